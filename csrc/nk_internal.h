@@ -1,0 +1,148 @@
+/*
+ * nk_internal.h — what the parts of the core share and nothing exports:
+ * the run-time tensor and op records, the op table interface that kernel
+ * backends fill, and small helpers. Never installed.
+ *
+ * The model (nk_model_t) is read-only after load: tensors, ops and the
+ * activation plan. Each context (nk_context_t) owns one activation block,
+ * one workspace block and a table of per-tensor data pointers.
+ */
+#ifndef NK_INTERNAL_H
+#define NK_INTERNAL_H
+
+#include "netkit.h"
+#include <string.h>
+
+#define NK_NONE 0xFFFFFFFFu
+#define NK_OP_MAX_IN 8
+#define NK_OP_MAX_OUT 4
+#define NK_PAYLOAD_ALIGN 16u
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define NK_HIDDEN
+#endif
+
+/* Op type ids: the numbers stored in .nk (docs/NK_FORMAT.md). */
+enum nk_op_type {
+    NK_OP_DENSE = 1,
+    NK_OP_CONV2D = 2,
+    NK_OP_DEPTHWISE_CONV2D = 3,
+    NK_OP_MAX_POOL2D = 4,
+    NK_OP_AVG_POOL2D = 5,
+    NK_OP_GLOBAL_AVG_POOL = 6,
+    NK_OP_BATCH_NORM = 7,
+    NK_OP_RELU = 8,
+    NK_OP_CLIP = 9,
+    NK_OP_LEAKY_RELU = 10,
+    NK_OP_SIGMOID = 11,
+    NK_OP_TANH = 12,
+    NK_OP_GELU = 13,
+    NK_OP_SOFTMAX = 14,
+    NK_OP_ADD = 15,
+    NK_OP_MUL = 16,
+    NK_OP_CONCAT = 17,
+    NK_OP_RESHAPE = 18,
+    NK_OP_PAD = 19,
+    NK_OP_TRANSPOSE = 20,
+    NK_OP_TYPE_COUNT = 21
+};
+
+typedef struct nk_quant_rt {
+    int32_t axis;         /* -1 per-tensor */
+    uint32_t count;
+    const float *scale;   /* views into the image */
+    const int32_t *zero_point;
+} nk_quant_rt;
+
+/* A tensor as the loaded model sees it. */
+typedef struct nk_tensor_rt {
+    const char *name;        /* "" when unnamed */
+    uint8_t dtype;           /* nk_dtype */
+    uint8_t rank;
+    uint8_t is_const;
+    uint8_t is_io;           /* bit 0 graph input, bit 1 graph output */
+    int32_t dims[NK_MAX_DIMS];
+    uint32_t elems;
+    uint32_t bytes;
+    const void *const_data;  /* CONST: bound payload (image or arena copy) */
+    uint32_t act_offset;     /* runtime: offset in the activation block */
+    uint32_t quant;          /* offset into the QUANT section or NK_NONE */
+} nk_tensor_rt;
+
+/* An op of the loaded model. in/out/params point into the image (4-byte
+ * aligned, little-endian; all supported targets are little-endian). */
+typedef struct nk_op_rt {
+    uint16_t type;
+    uint8_t n_in;
+    uint8_t n_out;
+    uint16_t n_params;
+    uint8_t act;             /* fused activation kind, informational */
+    uint8_t in_place;        /* planner: output aliases input 0 */
+    const char *name;        /* "" when unnamed */
+    const uint32_t *in;      /* tensor ids, NK_NONE for an absent optional input */
+    const uint32_t *out;
+    const uint32_t *params;
+    const struct nk_op_def *def;
+    uint32_t workspace;      /* bytes this op asked for */
+} nk_op_rt;
+
+/* What an eval function gets: the model's tensors, this context's data
+ * pointer for each tensor (const payload or activation), the workspace. */
+typedef struct nk_exec {
+    const nk_tensor_rt *tensors;
+    void *const *data;
+    void *workspace;
+    size_t workspace_size;
+} nk_exec;
+
+/* Op flags, used by the planner. */
+#define NK_OPF_ELEMENTWISE 1u /* out[i] depends only on in0[i]: may run in place */
+#define NK_OPF_ALIAS 2u       /* output is a view of input 0 (reshape): no copy */
+
+/* One op table entry. A backend (vendor_kernels/) may supply its own
+ * eval for an (op, dtype) pair; validate and workspace_size stay the core's. */
+typedef struct nk_op_def {
+    const char *name; /* lower case, e.g. "conv2d" */
+    uint16_t type;
+    uint8_t dtype;    /* dtype of input 0 this entry serves */
+    uint8_t flags;
+    uint8_t min_in, max_in;
+    uint8_t n_out;
+    uint8_t min_params; /* fixed words; ops with rank-dependent params check more */
+    /* Checks dtypes, shapes (inputs against outputs as stored in the file) and
+     * params; on failure fills err (op index is filled by the caller). */
+    nk_status (*validate)(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err);
+    /* Scratch bytes eval needs (0 for none). */
+    size_t (*workspace_size)(const nk_op_rt *op, const nk_tensor_rt *t);
+    /* Multiply-accumulates (or element ops) per inference, for inspect. */
+    uint64_t (*macs)(const nk_op_rt *op, const nk_tensor_rt *t);
+    /* Runs the op; shapes were validated at load, so it cannot fail on them. */
+    nk_status (*eval)(const nk_op_rt *op, const nk_exec *x);
+} nk_op_def;
+
+/* The op table lookup (csrc/ops/op_table.c): NULL when unsupported. */
+NK_HIDDEN const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype);
+
+/* Parameter words (little-endian; supported targets are LE). */
+static inline int32_t nk_param_i32(const nk_op_rt *op, uint32_t k) {
+    int32_t v;
+    memcpy(&v, &op->params[k], 4);
+    return v;
+}
+static inline float nk_param_f32(const nk_op_rt *op, uint32_t k) {
+    float v;
+    memcpy(&v, &op->params[k], 4);
+    return v;
+}
+
+/* Fills err with status, op index and a printf-free formatted message.
+ * (csrc/error.c; the core builds without stdio.) */
+NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg);
+/* Tiny formatting helpers for messages without snprintf. */
+NK_HIDDEN size_t nk_str_append(char *dst, size_t cap, size_t len, const char *s);
+NK_HIDDEN size_t nk_str_append_u64(char *dst, size_t cap, size_t len, uint64_t v);
+NK_HIDDEN size_t nk_str_append_i64(char *dst, size_t cap, size_t len, int64_t v);
+
+#endif /* NK_INTERNAL_H */

@@ -1,0 +1,3 @@
+module github.com/netkit/netkit
+
+go 1.26

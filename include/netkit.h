@@ -1,0 +1,310 @@
+/*
+ * netkit.h — the one public header of the netkit C core.
+ *
+ * netkit runs small neural networks (MLPs, CNNs) from a `.nk` model image
+ * out of ONE caller-provided memory arena. It never calls malloc: every byte
+ * it uses at load and inference time comes from the arena you hand it, and
+ * weights are bound in place (flash, your buffer, or a private mmap).
+ *
+ * QUICK START
+ *
+ *     static uint8_t arena_mem[48 * 1024] __attribute__((aligned(16)));
+ *     nk_arena_t arena;
+ *     nk_model_t *model;
+ *     nk_error_t err;
+ *     nk_arena_init(&arena, arena_mem, sizeof arena_mem);
+ *     if (nk_model_load_buffer(&model, model_nk, model_nk_len, &arena, &err) != NK_OK)
+ *         printf("%s\n", err.message);  // e.g. "arena overflow: 16384 B for ..."
+ *     nk_model_run(model, input, sizeof input, output, sizeof output, &err);
+ *
+ * HOW BIG MUST THE ARENA BE?  Run `netkit inspect model.nk` (or call
+ * nk_inspect_model on a host): it reports the exact byte count. Loading into
+ * an arena of exactly that size succeeds; one byte less fails with
+ * NK_ERR_ARENA_OVERFLOW and an error that says how much was missing where.
+ * Sizes assume a 16-byte aligned arena buffer.
+ *
+ * OWNERSHIP AND LIFETIMES
+ *  - The arena buffer is yours; netkit never frees it. Everything a model
+ *    allocates lives there until you reset or rewind the arena.
+ *  - The model image passed to nk_model_load_buffer must stay valid and
+ *    unchanged for the model's life: weights are views into it. netkit never
+ *    writes to it.
+ *  - A loaded model is read-only at inference time. Each nk_context_t owns
+ *    its own activations and workspace, so several contexts (one per thread)
+ *    may run one model concurrently. A model's default context (used by the
+ *    nk_model_* invoke functions) must not be shared between threads.
+ *  - Functions return an nk_status; when they take an nk_error_t *, a non-OK
+ *    status also fills it (it may be NULL). There is no global state.
+ *
+ * BUILD OPTIONS (preprocessor, 0 or 1)
+ *  - NETKIT_ARENA_HEAP  host builds: nk_arena_init_heap / nk_inspect_model
+ *                       (default 1 on hosted builds, 0 with NETKIT_MCU)
+ *  - NETKIT_MMAP        nk_model_load_file maps the file (POSIX); 0 reads it
+ *                       into the arena with fread; no file API with NETKIT_MCU
+ *  - NETKIT_DEBUG       poison fill (0xCD) of freed arena memory
+ */
+#ifndef NETKIT_H
+#define NETKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(NETKIT_BUILD_SHARED)
+#define NK_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define NK_API __attribute__((visibility("default")))
+#else
+#define NK_API
+#endif
+
+/* Bumped whenever a public struct layout or function signature changes;
+ * nkc (purego) refuses a library whose nk_abi_version() differs. */
+#define NK_ABI_VERSION 1u
+#define NK_VERSION_STRING "0.1.0"
+
+#define NK_MAX_DIMS 6
+
+#ifndef NK_ARENA_DEFAULT_CAPACITY
+#define NK_ARENA_DEFAULT_CAPACITY ((size_t)64 * 1024 * 1024)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum nk_status {
+    NK_OK = 0,
+    NK_ERR_ARG = 1,            /* NULL pointer, index out of range, bad size */
+    NK_ERR_ARENA_OVERFLOW = 2, /* the arena is too small */
+    NK_ERR_FORMAT = 3,         /* corrupt or truncated .nk image */
+    NK_ERR_VERSION = 4,        /* unsupported format major version */
+    NK_ERR_CHECKSUM = 5,       /* CRC mismatch: corrupted image */
+    NK_ERR_ALIGN = 6,          /* image or payload not 16-byte aligned */
+    NK_ERR_UNSUPPORTED = 7,    /* unknown op, dtype or parameter */
+    NK_ERR_SHAPE = 8,          /* shape mismatch (model, or caller's buffer) */
+    NK_ERR_DTYPE = 9,          /* dtype mismatch */
+    NK_ERR_IO = 10,            /* file open/read/map failure */
+    NK_ERR_STATE = 11          /* call not valid in this state */
+} nk_status;
+
+/* A short constant name for a status ("arena overflow", ...). */
+NK_API const char *nk_status_str(nk_status s);
+
+#define NK_ERROR_MESSAGE_MAX 256
+
+/* Filled by a failing call. All-zero is "no error". */
+typedef struct nk_error_t {
+    int32_t status;    /* nk_status */
+    int32_t op_index;  /* op the failure is about, or -1 */
+    uint64_t requested; /* bytes asked for (arena overflow), else 0 */
+    uint64_t free_bytes; /* bytes that were free in the arena, else 0 */
+    uint64_t capacity;   /* arena capacity, else 0 */
+    /* what, how big, where; e.g.
+     * "arena overflow: 16384 B for activations of op 3 (conv2d \"conv2\"), 1024 of 65536 B free" */
+    char message[NK_ERROR_MESSAGE_MAX];
+} nk_error_t;
+
+/* ------------------------------------------------------------------ */
+/* Arena: a bump allocator over a caller-owned buffer                  */
+/* ------------------------------------------------------------------ */
+
+/* Plain data; an all-zero nk_arena_t is a valid empty arena (every
+ * allocation fails with NULL). Fields are read-only for callers. */
+typedef struct nk_arena_t {
+    uint8_t *base;
+    size_t capacity;
+    size_t used;
+    size_t high_water;
+    uint32_t alloc_count; /* allocations made since init (for fail_at) */
+    uint32_t fail_at;     /* test hook: allocation number fail_at fails (0: never) */
+    uint32_t heap_owned;  /* base came from nk_arena_init_heap */
+    uint32_t reserved;
+} nk_arena_t;
+
+/* Use `size` bytes at `mem` (the caller keeps ownership). */
+NK_API void nk_arena_init(nk_arena_t *a, void *mem, size_t size);
+/* `size` bytes aligned to `align` (a power of two, else NULL). Returns NULL
+ * when it does not fit; never wraps, even for sizes near SIZE_MAX. A size of
+ * 0 returns a valid aligned pointer that must not be dereferenced. */
+NK_API void *nk_arena_alloc(nk_arena_t *a, size_t size, size_t align);
+NK_API void *nk_arena_alloc_zeroed(nk_arena_t *a, size_t size, size_t align);
+/* Frees everything (poison-fills the used bytes with 0xCD in NETKIT_DEBUG). */
+NK_API void nk_arena_reset(nk_arena_t *a);
+/* Scoped scratch: rewind(mark()) frees everything allocated in between. */
+NK_API size_t nk_arena_mark(const nk_arena_t *a);
+NK_API void nk_arena_rewind(nk_arena_t *a, size_t mark);
+NK_API size_t nk_arena_capacity(const nk_arena_t *a);
+NK_API size_t nk_arena_used(const nk_arena_t *a);
+NK_API size_t nk_arena_remaining(const nk_arena_t *a);
+NK_API size_t nk_arena_high_water(const nk_arena_t *a);
+/* Test hook (Lua's ltests idea): the n-th allocation from now fails; 0 disables. */
+NK_API void nk_arena_fail_at(nk_arena_t *a, uint32_t n);
+
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+/* Host builds: one heap allocation of `capacity` bytes (0 means
+ * NK_ARENA_DEFAULT_CAPACITY) backs the arena; free it with nk_arena_free_heap. */
+NK_API nk_status nk_arena_init_heap(nk_arena_t *a, size_t capacity);
+NK_API void nk_arena_free_heap(nk_arena_t *a);
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Tensors                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef enum nk_dtype {
+    NK_DTYPE_INVALID = 0,
+    NK_F32 = 1,
+    NK_I8 = 2,
+    NK_I16 = 3,
+    NK_I32 = 4
+} nk_dtype;
+
+/* Bytes per element; 0 for an invalid dtype. */
+NK_API size_t nk_dtype_size(nk_dtype t);
+NK_API const char *nk_dtype_str(nk_dtype t);
+
+typedef enum nk_layout { NK_LAYOUT_NATIVE = 0, NK_LAYOUT_NCHW = 1 } nk_layout;
+
+/* A view of a graph input or output. `data` points into the context's
+ * activations: write inputs there (or use nk_model_run). An input's contents
+ * are not preserved across invoke. Valid while the context lives. */
+typedef struct nk_tensor_t {
+    const char *name;  /* NUL-terminated, "" when unnamed; points into the image */
+    void *data;
+    uint64_t bytes;
+    int32_t dtype;     /* nk_dtype */
+    int32_t rank;
+    int32_t dims[NK_MAX_DIMS];
+    int32_t layout;    /* nk_layout of the model's source */
+    int32_t quant_zero_point; /* per-tensor quantization, 0 when none */
+    float quant_scale;        /* 0 when none */
+    int32_t reserved;
+} nk_tensor_t;
+
+/* ------------------------------------------------------------------ */
+/* Models and contexts                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct nk_model_t nk_model_t;     /* opaque; lives in the arena */
+typedef struct nk_context_t nk_context_t; /* opaque; lives in the arena */
+
+/* Validates `bytes[0..len)` (checksum, every offset, shapes), binds weight
+ * views into it (no copy), plans activations and reserves them together with
+ * the kernel workspace and a default context, all from `arena`. `bytes` must
+ * be 16-byte aligned and outlive the model; it is never written. */
+NK_API nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
+                                      nk_arena_t *arena, nk_error_t *err);
+
+#if !defined(NETKIT_MCU)
+/* Loads a file: a private read-only-by-default mmap where NETKIT_MMAP (the
+ * mapping is released by nk_model_unload), else fread into the arena. */
+NK_API nk_status nk_model_load_file(nk_model_t **out, const char *path,
+                                    nk_arena_t *arena, nk_error_t *err);
+#endif
+
+/* Releases what is not arena memory (a file mapping). The arena bytes stay
+ * allocated until the caller resets/rewinds the arena. NULL is a no-op. */
+NK_API void nk_model_unload(nk_model_t *m);
+
+NK_API int32_t nk_model_num_inputs(const nk_model_t *m);
+NK_API int32_t nk_model_num_outputs(const nk_model_t *m);
+NK_API int32_t nk_model_num_ops(const nk_model_t *m);
+/* Metadata value for `key` ("labels", "producer", ...) or NULL. */
+NK_API const char *nk_model_meta(const nk_model_t *m, const char *key);
+
+/* Views of the default context's I/O tensors. */
+NK_API nk_status nk_model_input(const nk_model_t *m, int32_t i, nk_tensor_t *out);
+NK_API nk_status nk_model_output(const nk_model_t *m, int32_t i, nk_tensor_t *out);
+/* Runs the graph on the default context. Never allocates from the arena. */
+NK_API nk_status nk_model_invoke(nk_model_t *m, nk_error_t *err);
+/* Copies `in` to input 0, invokes, copies output 0 to `out`. The byte
+ * counts must equal the tensors' sizes (else NK_ERR_SHAPE). */
+NK_API nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes,
+                              void *out, size_t out_bytes, nk_error_t *err);
+
+/* A further execution context over the same model: its own activations and
+ * workspace from `arena` (which may be another arena, e.g. per thread). */
+NK_API nk_status nk_context_create(nk_context_t **out, const nk_model_t *m,
+                                   nk_arena_t *arena, nk_error_t *err);
+/* Bytes nk_context_create takes from a 16-byte aligned arena. */
+NK_API size_t nk_context_size(const nk_model_t *m);
+NK_API nk_status nk_context_input(const nk_context_t *c, int32_t i, nk_tensor_t *out);
+NK_API nk_status nk_context_output(const nk_context_t *c, int32_t i, nk_tensor_t *out);
+NK_API nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err);
+/* Multi-input/output run: ins[i]/in_bytes[i] for every input, outs likewise. */
+NK_API nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *in_bytes,
+                                void *const *outs, const size_t *out_bytes, nk_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Inspect: exact memory figures and a per-op table                    */
+/* ------------------------------------------------------------------ */
+
+#define NK_OP_NAME_MAX 48
+
+typedef struct nk_op_info_t {
+    char op[24];              /* "conv2d", "dense", ... */
+    char name[NK_OP_NAME_MAX]; /* op name from the file, truncated */
+    int32_t index;
+    int32_t out_rank;
+    int32_t out_dims[NK_MAX_DIMS]; /* first output's shape */
+    int32_t in_rank;
+    int32_t in_dims[NK_MAX_DIMS];  /* first input's shape */
+    uint64_t macs;           /* multiply-accumulates per inference */
+    uint64_t param_bytes;    /* bytes of constant inputs */
+    uint64_t act_offset;     /* first output's offset in the activation block */
+    uint64_t act_bytes;      /* first output's bytes */
+    uint64_t workspace_bytes; /* scratch this op asks for */
+    int32_t in_place;        /* 1 when the output aliases its input */
+    int32_t reserved;
+} nk_op_info_t;
+
+typedef struct nk_report_t {
+    /* Declare this many bytes of arena in firmware (16-byte aligned). */
+    uint64_t arena_after_load;    /* after nk_model_load_buffer: model + default context */
+    uint64_t arena_after_forward; /* after one invoke (invoke never allocates: equal) */
+    uint64_t model_bytes;         /* the shared, read-only part */
+    uint64_t context_bytes;       /* nk_context_size: one more context */
+    uint64_t peak_activations;    /* planned activation block, I/O included */
+    uint64_t activation_lower_bound; /* max over steps of bytes live at that step */
+    uint64_t pingpong_bytes;      /* 2 x largest intermediate: the seed design */
+    uint64_t workspace;           /* shared kernel scratch */
+    uint64_t flash_payload;       /* weight bytes bound in place, outside the arena */
+    uint64_t file_bytes;
+    /* Breakdown: these sum to arena_after_load. */
+    uint64_t bytes_structs;       /* model, tensor and op records, context structs */
+    uint64_t bytes_activations;   /* activation block minus the I/O tensors */
+    uint64_t bytes_io;            /* graph input and output tensors */
+    uint64_t bytes_workspace;
+    uint64_t bytes_copied_weights; /* weights that could not stay in place (BN folding) */
+    uint64_t bytes_padding;       /* alignment padding */
+    uint64_t macs;                /* total per inference */
+    uint64_t param_bytes;
+    int32_t num_ops;
+    int32_t num_tensors;
+    int32_t num_inputs;
+    int32_t num_outputs;
+} nk_report_t;
+
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+/* Loads `bytes` into a private heap arena, measures, and unloads. Fills
+ * `rep`, and up to `max_ops` rows of `ops` (may be NULL); rep->num_ops says
+ * how many rows exist. Needs no arena from the caller. */
+NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep,
+                                  nk_op_info_t *ops, int32_t max_ops, nk_error_t *err);
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Version                                                             */
+/* ------------------------------------------------------------------ */
+
+NK_API uint32_t nk_abi_version(void); /* NK_ABI_VERSION of the built library */
+NK_API const char *nk_version(void);  /* NK_VERSION_STRING */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NETKIT_H */
