@@ -1,3 +1,11 @@
 module github.com/netkit/netkit
 
 go 1.26
+
+require (
+	github.com/ebitengine/purego v0.11.3
+	github.com/stretchr/testify v1.12.1
+	google.golang.org/protobuf v1.36.12
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
