@@ -1,0 +1,32 @@
+# Convenience entry points; each target is one script or tool call.
+.PHONY: test demo generate bench bench-mcu size-report clean
+
+# The whole test suite (installs missing Debian packages when run as root).
+test:
+	scripts/test.sh
+
+# The main job on a bundled model.
+demo:
+	go run ./cmd/netkit run testdata/models/cnn.nk --top 3
+
+# Regenerate committed test models and the cgo source hash.
+generate:
+	go generate ./...
+
+# Host benchmarks: Go call overhead, C arena vs malloc.
+bench:
+	go test -run '^$$' -bench . -benchmem ./nk/ ./nkc/
+	cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DNETKIT_BUILD_TESTS=ON >/dev/null
+	cmake --build build/bench --target bench_arena
+	build/bench/tests/c/bench_arena
+
+# Instructions per inference under QEMU (Cortex-M4, M55).
+bench-mcu:
+	scripts/bench-mcu.sh
+
+# .text/.rodata/.data/.bss of libnetkit per target.
+size-report:
+	scripts/size-report.sh
+
+clean:
+	rm -rf build
