@@ -1,0 +1,69 @@
+# Cross-build support, hooked into the project by the toolchain files in
+# toolchains/ (CMAKE_PROJECT_INCLUDE: runs right after project()).
+#
+# - Bare-metal targets: builds the board-support library (start-up code,
+#   vector table, fault handler) and links it into every executable.
+# - nk_embed_file(): a model or test vector as an aligned const C array.
+# - At the end of the top-level CMakeLists (cmake_language DEFER), adds the
+#   cross-only tests: the target smoke tests, the no-heap check of the MCU
+#   library, and the end-to-end CNN test from an embedded model.
+include_guard(GLOBAL)
+# The toolchain file is read again for CMake's own compiler checks; those
+# throwaway projects get none of this.
+if(PROJECT_NAME STREQUAL "CMAKE_TRY_COMPILE")
+  return()
+endif()
+
+set(NK_CROSS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+get_filename_component(NK_ROOT "${NK_CROSS_DIR}/../.." ABSOLUTE)
+
+if(NK_BSP_SOURCES)
+  enable_language(ASM)
+  add_library(nk_bsp STATIC ${NK_BSP_SOURCES})
+  # Every executable created from here on (tests, benchmarks) links it.
+  link_libraries(nk_bsp)
+endif()
+
+# nk_embed_file(<out_var> <input file> <C symbol>)
+# Generates, at build time, a C file defining
+#   const unsigned char <symbol>[] (16-byte aligned);  const size_t <symbol>_len;
+# and returns its path in <out_var> (add it to an executable's sources).
+function(nk_embed_file out_var input symbol)
+  set(out "${CMAKE_BINARY_DIR}/nk_embed/${symbol}.c")
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND "${CMAKE_COMMAND}" -DINPUT=${input} -DOUTPUT=${out} -DSYMBOL=${symbol}
+            -P "${NK_CROSS_DIR}/embed.cmake"
+    DEPENDS "${input}" "${NK_CROSS_DIR}/embed.cmake"
+    COMMENT "Embedding ${input} as ${symbol}[]"
+    VERBATIM)
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+function(nk_cross_add_tests)
+  set(emu ${CMAKE_CROSSCOMPILING_EMULATOR})
+
+  # The target itself: C library, stdio, float maths, argv, exit status.
+  add_executable(nk_cross_hello "${NK_CROSS_DIR}/hello.c")
+  target_compile_definitions(nk_cross_hello PRIVATE NK_TARGET_NAME="${NK_TARGET}")
+  target_link_libraries(nk_cross_hello PRIVATE m)
+  add_test(NAME cross_hello COMMAND nk_cross_hello)
+  add_test(NAME cross_exit_status
+           COMMAND "${NK_CROSS_DIR}/expect-status.sh" 42 ${emu} $<TARGET_FILE:nk_cross_hello> exit 42)
+  if(NK_BARE_METAL)
+    # A fault must end the run with a failure status, not hang: our ARM
+    # handler exits 100; picolibc's RISC-V trap handler exits 1.
+    if(NK_TARGET MATCHES "^cortex-m")
+      set(fault_status 100)
+    else()
+      set(fault_status 1)
+    endif()
+    add_test(NAME cross_fault_exits
+             COMMAND "${NK_CROSS_DIR}/expect-status.sh" ${fault_status} ${emu} $<TARGET_FILE:nk_cross_hello> fault)
+  endif()
+  set_tests_properties(cross_hello cross_exit_status PROPERTIES TIMEOUT 60 LABELS cross)
+
+  include("${NK_CROSS_DIR}/netkit-mcu-tests.cmake" OPTIONAL)
+endfunction()
+
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_add_tests)
