@@ -1,0 +1,41 @@
+package runtime
+
+import "unsafe"
+
+// Backend is the table a binding fills: one Go function per C function used,
+// with the C signature kept (pointers to the mirrors in abi.go, C handles as
+// unsafe.Pointer, out-parameters for handles turned into results). It holds
+// no logic; everything else lives in this package.
+type Backend struct {
+	Name string // "cgo" or "purego", for messages
+
+	ABIVersion    func() uint32                                     // nk_abi_version
+	Version       func() string                                     // nk_version
+	ArenaInitHeap func(a *CArena, capacity uint64) Status           // nk_arena_init_heap
+	ArenaFreeHeap func(a *CArena)                                   // nk_arena_free_heap
+	ContextSize   func(m unsafe.Pointer) uint64                     // nk_context_size
+	ModelUnload   func(m unsafe.Pointer)                            // nk_model_unload
+	NumInputs     func(m unsafe.Pointer) int32                      // nk_model_num_inputs
+	NumOutputs    func(m unsafe.Pointer) int32                      // nk_model_num_outputs
+	Meta          func(m unsafe.Pointer, key string) unsafe.Pointer // nk_model_meta; nil when absent
+
+	// nk_model_load_buffer: bytes must stay valid (pinned) for the model's life.
+	LoadBuffer func(bytes unsafe.Pointer, n uint64, a *CArena, e *CError) (unsafe.Pointer, Status)
+	// nk_model_load_file
+	LoadFile func(path string, a *CArena, e *CError) (unsafe.Pointer, Status)
+
+	ModelInput    func(m unsafe.Pointer, i int32, t *CTensor) Status // nk_model_input
+	ModelOutput   func(m unsafe.Pointer, i int32, t *CTensor) Status // nk_model_output
+	ModelInvoke   func(m unsafe.Pointer, e *CError) Status           // nk_model_invoke
+	ContextCreate func(m unsafe.Pointer, a *CArena, e *CError) (unsafe.Pointer, Status)
+	ContextInput  func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_input
+	ContextOutput func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_output
+	ContextInvoke func(c unsafe.Pointer, e *CError) Status           // nk_context_invoke
+
+	// nk_inspect_model; ops may be nil when maxOps is 0.
+	Inspect func(bytes unsafe.Pointer, n uint64, r *CReport, ops *COpInfo, maxOps int32, e *CError) Status
+}
+
+// Opener returns the backend to use; library is the WithLibrary path ("" for
+// the binding's default). Package nk ignores it.
+type Opener func(library string) (*Backend, error)

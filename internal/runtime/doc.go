@@ -1,0 +1,12 @@
+// Package runtime is the Go core shared by package nk (cgo) and package nkc
+// (purego): public types, options, error mapping, arena sizing and the
+// Model/Session logic are written once here. Each binding fills a Backend,
+// a thin table with one Go function per C function used, and re-exports the
+// types below as aliases.
+//
+// Memory: every model gets its own C heap arena (nk_arena_init_heap) sized
+// exactly from nk_inspect_model unless WithArenaSize imposes a budget. Each
+// Session gets a second heap arena of nk_context_size bytes for its
+// activations over the model's read-only weights. Inputs and outputs are
+// copied straight into and out of the C tensors, so a run is one C call.
+package runtime

@@ -1,0 +1,268 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Model is a loaded .nk model with its own C arena and a default execution
+// context. Run, Predict, RunMulti and RunRaw on a Model are safe for
+// concurrent use (they take turns on the default context); for parallel
+// inference give each goroutine a Session.
+type Model struct{ s *modelState }
+
+// modelState is what the C side depends on. It is separate from Model so a
+// cleanup can release it when a Model is dropped without Close.
+type modelState struct {
+	mu       sync.Mutex
+	b        *Backend
+	closed   bool
+	handle   unsafe.Pointer // nk_model_t *
+	arena    *CArena        // pinned: the C model may keep a pointer to it
+	image    []byte         // LoadBytes: pinned, bound in place by the C core
+	pin      goruntime.Pinner
+	inputs   []TensorInfo
+	outputs  []TensorInfo
+	def      exec // the model's default context
+	sessions map[*sessionState]struct{}
+}
+
+// Load maps the model file (nk_model_load_file) into a new arena sized
+// exactly from nk_inspect_model, unless WithArenaSize sets a budget.
+func Load(open Opener, path string, opts ...Option) (*Model, error) {
+	o := collect(opts)
+	b, err := open(o.library)
+	if err != nil {
+		return nil, err
+	}
+	size := o.arenaSize
+	if size == 0 {
+		img, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrIO, err)
+		}
+		rep, _, err := inspect(b, aligned(img), false)
+		if err != nil {
+			return nil, err
+		}
+		size = int64(rep.ArenaAfterLoad)
+	}
+	st, err := newModelState(b, size)
+	if err != nil {
+		return nil, err
+	}
+	ce := new(CError)
+	h, s := b.LoadFile(path, st.arena, ce)
+	if s != StatusOK {
+		st.release()
+		return nil, cError(s, ce)
+	}
+	return st.finish(h)
+}
+
+// LoadBytes binds b in place: the C core keeps views into it, so it is
+// pinned for the model's life and must not be modified until Close. b must
+// start at a 16-byte aligned address (any slice from make of 16 bytes or
+// more is); a misaligned b is copied once into an aligned buffer instead.
+func LoadBytes(open Opener, b []byte, opts ...Option) (*Model, error) {
+	o := collect(opts)
+	be, err := open(o.library)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, errorf(StatusArg, "netkit: empty model image")
+	}
+	return loadImage(be, aligned(b), o.arenaSize)
+}
+
+func loadImage(b *Backend, img []byte, size int64) (*Model, error) {
+	if size == 0 {
+		rep, _, err := inspect(b, img, false)
+		if err != nil {
+			return nil, err
+		}
+		size = int64(rep.ArenaAfterLoad)
+	}
+	st, err := newModelState(b, size)
+	if err != nil {
+		return nil, err
+	}
+	st.image = img
+	st.pin.Pin(unsafe.SliceData(img))
+	ce := new(CError)
+	h, s := b.LoadBuffer(unsafe.Pointer(unsafe.SliceData(img)), uint64(len(img)), st.arena, ce)
+	if s != StatusOK {
+		st.release()
+		return nil, cError(s, ce)
+	}
+	return st.finish(h)
+}
+
+// newModelState allocates the model's C heap arena of size bytes.
+func newModelState(b *Backend, size int64) (*modelState, error) {
+	if size <= 0 {
+		return nil, errorf(StatusArg, fmt.Sprintf("netkit: arena size %d B: must be positive", size))
+	}
+	st := &modelState{b: b, arena: new(CArena)}
+	st.pin.Pin(st.arena)
+	if s := b.ArenaInitHeap(st.arena, uint64(size)); s != StatusOK {
+		st.pin.Unpin()
+		return nil, errorf(s, fmt.Sprintf("netkit: cannot allocate a %d B arena: %v", size, s))
+	}
+	return st, nil
+}
+
+// finish reads the I/O tensors of the loaded model h and arms the cleanup.
+func (st *modelState) finish(h unsafe.Pointer) (*Model, error) {
+	st.handle = h
+	b := st.b
+	var err error
+	st.def, err = newExec(b, h, b.ModelInput, b.ModelOutput, b.ModelInvoke, b.NumInputs(h), b.NumOutputs(h))
+	if err != nil {
+		st.release()
+		return nil, err
+	}
+	st.inputs, st.outputs = st.def.infoIn, st.def.infoOut
+	m := &Model{s: st}
+	goruntime.AddCleanup(m, func(st *modelState) { _ = st.close() }, st)
+	return m, nil
+}
+
+// release frees the C side; the caller holds mu or owns st alone.
+func (st *modelState) release() {
+	if st.handle != nil {
+		st.b.ModelUnload(st.handle)
+		st.handle = nil
+	}
+	st.b.ArenaFreeHeap(st.arena)
+	st.pin.Unpin()
+	st.image = nil
+}
+
+func (st *modelState) close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return ErrClosed
+	}
+	st.closed = true
+	for ss := range st.sessions {
+		ss.close()
+	}
+	st.sessions = nil
+	st.release()
+	return nil
+}
+
+// Close releases the model, its arena and every open Session of it. A
+// second Close, and any later call, returns ErrClosed.
+func (m *Model) Close() error { return m.s.close() }
+
+// Inputs describes the graph inputs, in order.
+func (m *Model) Inputs() []TensorInfo { return cloneInfos(m.s.inputs) }
+
+// Outputs describes the graph outputs, in order.
+func (m *Model) Outputs() []TensorInfo { return cloneInfos(m.s.outputs) }
+
+// ArenaBytes is the capacity of the model's arena.
+func (m *Model) ArenaBytes() int64 { return int64(m.s.arena.Capacity) }
+
+// Meta returns the metadata value for key ("labels", "producer", ...).
+// It reports false when the key is absent or the model is closed.
+func (m *Model) Meta(key string) (string, bool) {
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return "", false
+	}
+	p := st.b.Meta(st.handle, key)
+	if p == nil {
+		return "", false
+	}
+	return GoString(p), true
+}
+
+// Labels returns the "labels" metadata split on newlines, nil when absent.
+func (m *Model) Labels() []string {
+	v, ok := m.Meta("labels")
+	if !ok || v == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(v, "\n"), "\n")
+}
+
+// Run copies in to the single f32 input, runs, and copies the single f32
+// output to out. Both lengths must match the tensors exactly (ErrShape).
+func (m *Model) Run(in, out []float32) error {
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return ErrClosed
+	}
+	return st.def.run(in, out)
+}
+
+// Predict runs in and returns a new slice with the single output.
+func (m *Model) Predict(in []float32) ([]float32, error) {
+	if len(m.s.outputs) != 1 {
+		return nil, errorf(StatusArg, fmt.Sprintf("netkit: Predict needs one output, the model has %d; use RunMulti", len(m.s.outputs)))
+	}
+	out := make([]float32, m.s.outputs[0].Elems())
+	if err := m.Run(in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RunMulti runs a model with several f32 inputs and outputs, one slice per
+// tensor in order.
+func (m *Model) RunMulti(ins, outs [][]float32) error {
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return ErrClosed
+	}
+	return st.def.runMulti(ins, outs)
+}
+
+// RunRaw runs with raw little-endian tensor bytes of any dtype, one slice
+// per tensor; each length must equal the tensor's byte size.
+func (m *Model) RunRaw(ins, outs [][]byte) error {
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return ErrClosed
+	}
+	return st.def.runRaw(ins, outs)
+}
+
+func cloneInfos(in []TensorInfo) []TensorInfo {
+	out := make([]TensorInfo, len(in))
+	for i, t := range in {
+		t.Shape = append([]int(nil), t.Shape...)
+		out[i] = t
+	}
+	return out
+}
+
+// aligned returns b, or a copy of b at a 16-byte aligned address when b is
+// not aligned (the C core binds weights in place and requires alignment).
+func aligned(b []byte) []byte {
+	if uintptr(unsafe.Pointer(unsafe.SliceData(b)))%16 == 0 {
+		return b
+	}
+	buf := make([]byte, len(b)+15)
+	off := (16 - uintptr(unsafe.Pointer(unsafe.SliceData(buf)))%16) % 16
+	c := buf[off : off+uintptr(len(b))]
+	copy(c, b)
+	return c
+}

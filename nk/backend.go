@@ -1,0 +1,81 @@
+package nk
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/../csrc -O2
+#cgo LDFLAGS: -lm
+#include <stdlib.h>
+#include "netkit.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/netkit/netkit/internal/runtime"
+)
+
+// The runtime mirrors are layout-identical to the C structs (TestLayouts),
+// so pointers to them are passed through as the C types.
+func arena(a *runtime.CArena) *C.nk_arena_t    { return (*C.nk_arena_t)(unsafe.Pointer(a)) }
+func cerr(e *runtime.CError) *C.nk_error_t     { return (*C.nk_error_t)(unsafe.Pointer(e)) }
+func tensor(t *runtime.CTensor) *C.nk_tensor_t { return (*C.nk_tensor_t)(unsafe.Pointer(t)) }
+func model(m unsafe.Pointer) *C.nk_model_t     { return (*C.nk_model_t)(m) }
+func ctx(c unsafe.Pointer) *C.nk_context_t     { return (*C.nk_context_t)(c) }
+
+var backend = runtime.Backend{
+	Name:       "cgo",
+	ABIVersion: func() uint32 { return uint32(C.nk_abi_version()) },
+	Version:    func() string { return C.GoString(C.nk_version()) },
+	ArenaInitHeap: func(a *runtime.CArena, capacity uint64) runtime.Status {
+		return runtime.Status(C.nk_arena_init_heap(arena(a), C.size_t(capacity)))
+	},
+	ArenaFreeHeap: func(a *runtime.CArena) { C.nk_arena_free_heap(arena(a)) },
+	ContextSize:   func(m unsafe.Pointer) uint64 { return uint64(C.nk_context_size(model(m))) },
+	ModelUnload:   func(m unsafe.Pointer) { C.nk_model_unload(model(m)) },
+	NumInputs:     func(m unsafe.Pointer) int32 { return int32(C.nk_model_num_inputs(model(m))) },
+	NumOutputs:    func(m unsafe.Pointer) int32 { return int32(C.nk_model_num_outputs(model(m))) },
+	Meta: func(m unsafe.Pointer, key string) unsafe.Pointer {
+		k := C.CString(key)
+		defer C.free(unsafe.Pointer(k))
+		return unsafe.Pointer(C.nk_model_meta(model(m), k))
+	},
+	LoadBuffer: func(b unsafe.Pointer, n uint64, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+		var m *C.nk_model_t
+		s := C.nk_model_load_buffer(&m, b, C.size_t(n), arena(a), cerr(e))
+		return unsafe.Pointer(m), runtime.Status(s)
+	},
+	LoadFile: func(path string, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+		p := C.CString(path)
+		defer C.free(unsafe.Pointer(p))
+		var m *C.nk_model_t
+		s := C.nk_model_load_file(&m, p, arena(a), cerr(e))
+		return unsafe.Pointer(m), runtime.Status(s)
+	},
+	ModelInput: func(m unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
+		return runtime.Status(C.nk_model_input(model(m), C.int32_t(i), tensor(t)))
+	},
+	ModelOutput: func(m unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
+		return runtime.Status(C.nk_model_output(model(m), C.int32_t(i), tensor(t)))
+	},
+	ModelInvoke: func(m unsafe.Pointer, e *runtime.CError) runtime.Status {
+		return runtime.Status(C.nk_model_invoke(model(m), cerr(e)))
+	},
+	ContextCreate: func(m unsafe.Pointer, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+		var c *C.nk_context_t
+		s := C.nk_context_create(&c, model(m), arena(a), cerr(e))
+		return unsafe.Pointer(c), runtime.Status(s)
+	},
+	ContextInput: func(c unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
+		return runtime.Status(C.nk_context_input(ctx(c), C.int32_t(i), tensor(t)))
+	},
+	ContextOutput: func(c unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
+		return runtime.Status(C.nk_context_output(ctx(c), C.int32_t(i), tensor(t)))
+	},
+	ContextInvoke: func(c unsafe.Pointer, e *runtime.CError) runtime.Status {
+		return runtime.Status(C.nk_context_invoke(ctx(c), cerr(e)))
+	},
+	Inspect: func(b unsafe.Pointer, n uint64, r *runtime.CReport, ops *runtime.COpInfo, maxOps int32, e *runtime.CError) runtime.Status {
+		return runtime.Status(C.nk_inspect_model(b, C.size_t(n), (*C.nk_report_t)(unsafe.Pointer(r)),
+			(*C.nk_op_info_t)(unsafe.Pointer(ops)), C.int32_t(maxOps), cerr(e)))
+	},
+}

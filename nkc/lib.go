@@ -1,0 +1,226 @@
+//go:build darwin || freebsd || linux || netbsd
+
+package nkc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+	nkrt "github.com/netkit/netkit/internal/runtime"
+)
+
+// libName is the shared library's file name on this system.
+var libName = map[string]string{"darwin": "libnetkit.dylib"}[runtime.GOOS]
+
+func init() {
+	if libName == "" {
+		libName = "libnetkit.so"
+	}
+}
+
+var (
+	libsMu sync.Mutex
+	libs   = map[string]*nkrt.Backend{} // by WithLibrary path, "" for the search
+)
+
+// open returns the backend for the library at path, or found by the search
+// when path is "". Libraries stay loaded for the life of the process.
+func open(path string) (*nkrt.Backend, error) {
+	libsMu.Lock()
+	defer libsMu.Unlock()
+	if b, ok := libs[path]; ok {
+		return b, nil
+	}
+	var b *nkrt.Backend
+	var err error
+	if path != "" {
+		b, err = openLibrary(path)
+	} else {
+		b, err = search()
+	}
+	if err != nil {
+		return nil, err
+	}
+	libs[path] = b
+	return b, nil
+}
+
+// search tries $NETKIT_LIB, the executable's folder, then the system loader.
+func search() (*nkrt.Backend, error) {
+	if p := os.Getenv("NETKIT_LIB"); p != "" {
+		b, err := openLibrary(p)
+		if err != nil {
+			return nil, fmt.Errorf("nkc: $NETKIT_LIB: %w", err)
+		}
+		return b, nil
+	}
+	var tried []string
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), libName)
+		if _, err := os.Stat(p); err == nil {
+			return openLibrary(p)
+		}
+		tried = append(tried, p)
+	}
+	b, err := openLibrary(libName)
+	if err != nil {
+		return nil, fmt.Errorf("%w (also looked for %s; set $NETKIT_LIB or use nkc.WithLibrary)", err, strings.Join(tried, ", "))
+	}
+	return b, nil
+}
+
+// openLibrary dlopens path, resolves every symbol and checks the ABI version.
+func openLibrary(path string) (*nkrt.Backend, error) {
+	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return nil, fmt.Errorf("nkc: cannot load %s: %w", path, err)
+	}
+	var l lib
+	var missing []string
+	for _, s := range l.symbols() {
+		addr, err := purego.Dlsym(h, s.name)
+		if err != nil || addr == 0 {
+			missing = append(missing, s.name)
+			continue
+		}
+		*s.addr = addr
+	}
+	if len(missing) > 0 {
+		_ = purego.Dlclose(h)
+		return nil, fmt.Errorf("nkc: %s lacks %s", path, strings.Join(missing, ", "))
+	}
+	if v := l.abiVersion(); v != nkrt.ABIVersion {
+		_ = purego.Dlclose(h)
+		return nil, fmt.Errorf("nkc: %s has ABI version %d, this package needs %d", path, v, nkrt.ABIVersion)
+	}
+	return l.backend(), nil
+}
+
+// lib holds the resolved address of every C function the backend calls.
+type lib struct {
+	abiVersionFn, version, arenaInitHeap, arenaFreeHeap, contextSize, modelUnload,
+	numInputs, numOutputs, meta, loadBuffer, loadFile, modelInput, modelOutput,
+	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, inspect uintptr
+}
+
+type symbol struct {
+	name string
+	addr *uintptr
+}
+
+func (l *lib) symbols() []symbol {
+	return []symbol{
+		{"nk_abi_version", &l.abiVersionFn}, {"nk_version", &l.version},
+		{"nk_arena_init_heap", &l.arenaInitHeap}, {"nk_arena_free_heap", &l.arenaFreeHeap},
+		{"nk_context_size", &l.contextSize}, {"nk_model_unload", &l.modelUnload},
+		{"nk_model_num_inputs", &l.numInputs}, {"nk_model_num_outputs", &l.numOutputs},
+		{"nk_model_meta", &l.meta}, {"nk_model_load_buffer", &l.loadBuffer},
+		{"nk_model_load_file", &l.loadFile}, {"nk_model_input", &l.modelInput},
+		{"nk_model_output", &l.modelOutput}, {"nk_model_invoke", &l.modelInvoke},
+		{"nk_context_create", &l.contextCreate}, {"nk_context_input", &l.contextInput},
+		{"nk_context_output", &l.contextOutput}, {"nk_context_invoke", &l.contextInvoke},
+		{"nk_inspect_model", &l.inspect},
+	}
+}
+
+func (l *lib) abiVersion() uint32 {
+	r, _, _ := purego.SyscallN(l.abiVersionFn)
+	return uint32(r)
+}
+
+// ptr turns a C pointer returned in a register into an unsafe.Pointer (the
+// double conversion keeps go vet's unsafeptr check quiet: this is C memory,
+// not Go memory, so the GC never moves or frees it).
+func ptr(r uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&r)) }
+
+// status reads a C enum (int) result: only the low 32 bits are defined.
+func status(r uintptr) nkrt.Status { return nkrt.Status(int32(r)) }
+
+// The calls below follow unsafe.Pointer rule 4: every Go pointer is
+// converted to uintptr inside SyscallN's argument list (which is marked
+// go:uintptrescapes), so the object stays alive and in place for the call.
+func (l *lib) backend() *nkrt.Backend {
+	return &nkrt.Backend{
+		Name:       "purego",
+		ABIVersion: l.abiVersion,
+		Version: func() string {
+			r, _, _ := purego.SyscallN(l.version)
+			return nkrt.GoString(ptr(r))
+		},
+		ArenaInitHeap: func(a *nkrt.CArena, capacity uint64) nkrt.Status {
+			r, _, _ := purego.SyscallN(l.arenaInitHeap, uintptr(unsafe.Pointer(a)), uintptr(capacity))
+			return status(r)
+		},
+		ArenaFreeHeap: func(a *nkrt.CArena) { purego.SyscallN(l.arenaFreeHeap, uintptr(unsafe.Pointer(a))) },
+		ContextSize: func(m unsafe.Pointer) uint64 {
+			r, _, _ := purego.SyscallN(l.contextSize, uintptr(m))
+			return uint64(r)
+		},
+		ModelUnload: func(m unsafe.Pointer) { purego.SyscallN(l.modelUnload, uintptr(m)) },
+		NumInputs: func(m unsafe.Pointer) int32 {
+			r, _, _ := purego.SyscallN(l.numInputs, uintptr(m))
+			return int32(r)
+		},
+		NumOutputs: func(m unsafe.Pointer) int32 {
+			r, _, _ := purego.SyscallN(l.numOutputs, uintptr(m))
+			return int32(r)
+		},
+		Meta: func(m unsafe.Pointer, key string) unsafe.Pointer {
+			k := nkrt.CString(key)
+			r, _, _ := purego.SyscallN(l.meta, uintptr(m), uintptr(unsafe.Pointer(&k[0])))
+			return ptr(r)
+		},
+		LoadBuffer: func(b unsafe.Pointer, n uint64, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+			var m unsafe.Pointer
+			r, _, _ := purego.SyscallN(l.loadBuffer, uintptr(unsafe.Pointer(&m)), uintptr(b), uintptr(n),
+				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
+			return m, status(r)
+		},
+		LoadFile: func(path string, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+			var m unsafe.Pointer
+			p := nkrt.CString(path)
+			r, _, _ := purego.SyscallN(l.loadFile, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&p[0])),
+				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
+			return m, status(r)
+		},
+		ModelInput:  l.tensorCall(l.modelInput),
+		ModelOutput: l.tensorCall(l.modelOutput),
+		ModelInvoke: invokeCall(l.modelInvoke),
+		ContextCreate: func(m unsafe.Pointer, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+			var c unsafe.Pointer
+			r, _, _ := purego.SyscallN(l.contextCreate, uintptr(unsafe.Pointer(&c)), uintptr(m),
+				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
+			return c, status(r)
+		},
+		ContextInput:  l.tensorCall(l.contextInput),
+		ContextOutput: l.tensorCall(l.contextOutput),
+		ContextInvoke: invokeCall(l.contextInvoke),
+		Inspect: func(b unsafe.Pointer, n uint64, rep *nkrt.CReport, ops *nkrt.COpInfo, maxOps int32, e *nkrt.CError) nkrt.Status {
+			r, _, _ := purego.SyscallN(l.inspect, uintptr(b), uintptr(n), uintptr(unsafe.Pointer(rep)),
+				uintptr(unsafe.Pointer(ops)), uintptr(maxOps), uintptr(unsafe.Pointer(e)))
+			return status(r)
+		},
+	}
+}
+
+// tensorCall wraps nk_{model,context}_{input,output}(handle, int32 i, nk_tensor_t *).
+func (l *lib) tensorCall(fn uintptr) func(unsafe.Pointer, int32, *nkrt.CTensor) nkrt.Status {
+	return func(h unsafe.Pointer, i int32, t *nkrt.CTensor) nkrt.Status {
+		r, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(i), uintptr(unsafe.Pointer(t)))
+		return status(r)
+	}
+}
+
+// invokeCall wraps nk_{model,context}_invoke(handle, nk_error_t *).
+func invokeCall(fn uintptr) func(unsafe.Pointer, *nkrt.CError) nkrt.Status {
+	return func(h unsafe.Pointer, e *nkrt.CError) nkrt.Status {
+		r, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(unsafe.Pointer(e)))
+		return status(r)
+	}
+}

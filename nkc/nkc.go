@@ -1,0 +1,114 @@
+// Package nkc runs netkit models with no cgo: it loads the C core from the
+// shared library libnetkit (libnetkit.so, libnetkit.dylib) at run time with
+// purego, and offers the same API as package nk. Build with
+// CGO_ENABLED=0 and ship the library next to the executable.
+//
+// The library is looked up, in order: the path given by WithLibrary, then
+// $NETKIT_LIB, then the executable's folder, then the system loader
+// (LD_LIBRARY_PATH, DYLD_LIBRARY_PATH, the usual folders). Every symbol is
+// resolved when the library is opened and its nk_abi_version must equal
+// the one this package was written for; any failure is returned as an
+// error from the first call, never a panic.
+//
+// Each model lives in one C heap arena sized exactly from the C core's
+// inspect figures (or the budget given by WithArenaSize). Errors from the C
+// core are *Error values that wrap a Status, so
+// errors.Is(err, nkc.ErrArenaOverflow) works.
+package nkc
+
+import "github.com/netkit/netkit/internal/runtime"
+
+type (
+	// Model is a loaded model; see Load.
+	Model = runtime.Model
+	// Session is an extra execution context over a Model's weights.
+	Session = runtime.Session
+	// TensorInfo describes a graph input or output.
+	TensorInfo = runtime.TensorInfo
+	// DType is an element type (F32, I8, I16, I32).
+	DType = runtime.DType
+	// Layout is a tensor's source layout.
+	Layout = runtime.Layout
+	// Report is the C core's inspect report.
+	Report = runtime.Report
+	// OpInfo is one row of Report.Ops.
+	OpInfo = runtime.OpInfo
+	// Option configures Load, LoadBytes and Inspect.
+	Option = runtime.Option
+	// Status is an nk_status code; it implements error.
+	Status = runtime.Status
+	// Error is a failure with the figures that explain it.
+	Error = runtime.Error
+)
+
+// Element types.
+const (
+	F32 = runtime.F32
+	I8  = runtime.I8
+	I16 = runtime.I16
+	I32 = runtime.I32
+)
+
+// Layouts.
+const (
+	LayoutNative = runtime.LayoutNative
+	LayoutNCHW   = runtime.LayoutNCHW
+)
+
+// Sentinels for errors.Is.
+var (
+	ErrArg           = runtime.ErrArg
+	ErrArenaOverflow = runtime.ErrArenaOverflow
+	ErrFormat        = runtime.ErrFormat
+	ErrVersion       = runtime.ErrVersion
+	ErrChecksum      = runtime.ErrChecksum
+	ErrAlign         = runtime.ErrAlign
+	ErrUnsupported   = runtime.ErrUnsupported
+	ErrShape         = runtime.ErrShape
+	ErrDType         = runtime.ErrDType
+	ErrIO            = runtime.ErrIO
+	ErrState         = runtime.ErrState
+	// ErrClosed is returned by any call on a closed Model or Session.
+	ErrClosed = runtime.ErrClosed
+)
+
+// WithArenaSize imposes an arena budget of n bytes instead of the exact size
+// from inspect; too small a budget fails with an *Error wrapping
+// ErrArenaOverflow that carries the requested, free and capacity bytes.
+func WithArenaSize(n int64) Option { return runtime.WithArenaSize(n) }
+
+// WithLibrary loads the C core from the shared library at path instead of
+// searching for it. Models loaded from different libraries may coexist.
+func WithLibrary(path string) Option { return runtime.WithLibrary(path) }
+
+// Load maps the model file in place (nk_model_load_file).
+func Load(path string, opts ...Option) (*Model, error) { return runtime.Load(open, path, opts...) }
+
+// LoadBytes binds b in place, with no copy: b is pinned for the model's
+// life and must not be modified until Close. b must be 16-byte aligned, as
+// every slice from make of 16 bytes or more is; a misaligned b is copied
+// once into an aligned buffer.
+func LoadBytes(b []byte, opts ...Option) (*Model, error) {
+	return runtime.LoadBytes(open, b, opts...)
+}
+
+// Inspect returns the C core's report for a model file: exact arena bytes
+// after load and after a forward pass, the breakdown, and a per-op table.
+func Inspect(path string, opts ...Option) (*Report, error) {
+	return runtime.Inspect(open, path, opts...)
+}
+
+// InspectBytes is Inspect for a model image in memory.
+func InspectBytes(b []byte, opts ...Option) (*Report, error) {
+	return runtime.InspectBytes(open, b, opts...)
+}
+
+// Version returns the version string of the default library (see the
+// package comment for how it is found).
+func Version() (string, error) {
+	b, err := open("")
+	if err != nil {
+		return "", err
+	}
+	return b.Version(), nil
+}
