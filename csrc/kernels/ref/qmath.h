@@ -1,0 +1,174 @@
+/*
+ * qmath.h — the integer fixed-point primitives every int8 kernel shares.
+ *
+ * These reproduce, bit for bit, the arithmetic of TFLite's int8 reference
+ * kernels and of CMSIS-NN (docs/INT8.md, facts from gemmlowp's fixed-point
+ * semantics and the TFLite quantization spec). Notation: a "Qm.n" value is
+ * an int32 whose real value is raw / 2^n, with m integer bits (m + n = 31).
+ *
+ * Rounding modes of the requantization, chosen at build time:
+ *   NETKIT_SINGLE_ROUNDING undefined or 0  double rounding (TFLite's default)
+ *   NETKIT_SINGLE_ROUNDING=1               single rounding (TFLITE_SINGLE_ROUNDING=1,
+ *                                          CMSIS_NN_USE_SINGLE_ROUNDING)
+ * The two differ by one on about 0.8% of outputs; a model must be run in
+ * the mode its reference used. Both variants are always compiled so tests
+ * can check them side by side; nk_q_requantize() is the build's choice.
+ *
+ * Everything here is defined behaviour in C99 for every input: left shifts
+ * go through uint32_t, right shifts of negative values are written as
+ * floor divisions, so UBSan stays quiet and results do not depend on the
+ * compiler's choice for `>>` of negative numbers.
+ */
+#ifndef NK_QMATH_H
+#define NK_QMATH_H
+
+#include <stdint.h>
+
+#ifndef NETKIT_SINGLE_ROUNDING
+#define NETKIT_SINGLE_ROUNDING 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_QMATH_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define NK_QMATH_HIDDEN
+#endif
+
+/* floor(x / 2^e) for e in [0, 31]: an arithmetic right shift, spelled so it
+ * is portable for negative x (~x is non-negative when x is negative). */
+static inline int32_t nk_q_asr32(int32_t x, int e) {
+    return x >= 0 ? (x >> e) : ~((~x) >> e);
+}
+
+/* floor(x / 2^e) for e in [0, 63]. */
+static inline int64_t nk_q_asr64(int64_t x, int e) {
+    return x >= 0 ? (x >> e) : ~((~x) >> e);
+}
+
+/* x * 2^e with two's complement wrap-around (the int32 multiply TFLite and
+ * CMSIS do before the high multiply; callers keep it in range). e in [0, 31]. */
+static inline int32_t nk_q_shl_wrap(int32_t x, int e) {
+    return (int32_t)((uint32_t)x << e);
+}
+
+/* Saturating rounding doubling high multiply (gemmlowp, Arm VQRDMULH):
+ * floor((a*b + 2^30) / 2^31), i.e. a*b/2^31 rounded half up, and the one
+ * overflow case a == b == INT32_MIN saturating to INT32_MAX. */
+static inline int32_t nk_q_srdhm(int32_t a, int32_t b) {
+    if (a == INT32_MIN && b == INT32_MIN)
+        return INT32_MAX;
+    return (int32_t)nk_q_asr64((int64_t)a * (int64_t)b + ((int64_t)1 << 30), 31);
+}
+
+/* Rounding divide by 2^e, e in [0, 31], ties away from zero (gemmlowp
+ * RoundingDivideByPOT): the remainder is compared with half the divisor,
+ * nudged by one for negative x so that -2.5 goes to -3. */
+static inline int32_t nk_q_rdbpot(int32_t x, int e) {
+    const int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u);
+    const int32_t rem = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return nk_q_asr32(x, e) + (rem > threshold ? 1 : 0);
+}
+
+/* x * 2^e saturated to int32, e in [0, 31] (gemmlowp
+ * SaturatingRoundingMultiplyByPOT with a positive exponent). */
+static inline int32_t nk_q_sat_shl(int32_t x, int e) {
+    const int32_t threshold = (int32_t)(0x7FFFFFFFu >> e);
+    if (x > threshold)
+        return INT32_MAX;
+    if (x < -threshold)
+        return INT32_MIN;
+    return nk_q_shl_wrap(x, e);
+}
+
+/* Requantize an int32 accumulator by the Q0.31 multiplier m (in
+ * [2^30, 2^31-1], or 0) and shift (in [-31, 30], positive = left):
+ * TFLite MultiplyByQuantizedMultiplier.
+ *
+ * Double rounding: SRDHM(val * 2^max(shift,0), m) then rounding divide by
+ * 2^max(-shift,0). val * 2^left wraps if it overflows, as the C/C++ int
+ * multiply does on every target; the converter keeps it in range. */
+static inline int32_t nk_q_requantize_dr(int32_t val, int32_t m, int32_t shift) {
+    const int left = shift > 0 ? (int)shift : 0;
+    const int right = shift > 0 ? 0 : (int)-shift;
+    return nk_q_rdbpot(nk_q_srdhm(nk_q_shl_wrap(val, left), m), right);
+}
+
+/* Single rounding: (val*m + 2^(30-shift)) / 2^(31-shift), floored, in int64.
+ * A result outside int32 wraps (TFLite casts; its check is debug only). */
+static inline int32_t nk_q_requantize_sr(int32_t val, int32_t m, int32_t shift) {
+    const int total = 31 - (int)shift;
+    const int64_t round = (int64_t)1 << (total - 1);
+    return (int32_t)(uint32_t)(uint64_t)nk_q_asr64((int64_t)val * (int64_t)m + round, total);
+}
+
+/* The build's requantization (see the rounding modes above). */
+static inline int32_t nk_q_requantize(int32_t val, int32_t m, int32_t shift) {
+#if NETKIT_SINGLE_ROUNDING
+    return nk_q_requantize_sr(val, m, shift);
+#else
+    return nk_q_requantize_dr(val, m, shift);
+#endif
+}
+
+/* Clamp to [lo, hi] (quantized activation range, int8 cast). */
+static inline int32_t nk_q_clamp(int32_t v, int32_t lo, int32_t hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* The int8 output epilogue of conv, depthwise, dense and mul: requantize,
+ * then add the output zero point, then clamp (in that order). */
+static inline int8_t nk_q_out_s8(int32_t acc, int32_t m, int32_t shift, int32_t out_zp,
+                                 int32_t act_min, int32_t act_max) {
+    return (int8_t)nk_q_clamp(nk_q_requantize(acc, m, shift) + out_zp, act_min, act_max);
+}
+
+/* Rounded average of an int8 pool window: ties away from zero with C's
+ * truncating division. count > 0. */
+static inline int32_t nk_q_round_div(int32_t sum, int32_t count) {
+    return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+}
+
+/* Leading zero bits of a 32-bit word (32 for 0). */
+NK_QMATH_HIDDEN int nk_q_clz32(uint32_t x);
+
+/* exp(a) for a <= 0 given in Q(ib).(31-ib), ib in [0, 6]; result in Q0.31
+ * (gemmlowp exp_on_negative_values). exp(0) is INT32_MAX. Softmax uses
+ * ib = 5, tanh ib = 5, logistic ib = 4. */
+NK_QMATH_HIDDEN int32_t nk_q_exp_neg(int32_t a, int ib);
+
+/* 1 / (1 + a) for a in [0, 1) in Q0.31; result in Q0.31 (three
+ * Newton-Raphson steps from 48/17 - 32/17 * d). */
+NK_QMATH_HIDDEN int32_t nk_q_one_over_one_plus_x(int32_t a);
+
+/* (1 - a) / (1 + a) for a in [0, 1) in Q0.31; result in Q0.31. */
+NK_QMATH_HIDDEN int32_t nk_q_one_minus_x_over_one_plus_x(int32_t a);
+
+/* Logistic of a Q4.27 value, result Q0.31 (1.0 saturates to INT32_MAX). */
+NK_QMATH_HIDDEN int32_t nk_q_logistic_q4(int32_t a);
+
+/* tanh of a Q4.27 value, result Q0.31. */
+NK_QMATH_HIDDEN int32_t nk_q_tanh_q4(int32_t a);
+
+/* Softmax reciprocal of a Q12.19 sum of exps (sum > 0): the Q0.31 scale
+ * 1/(sum normalised to [1,2)) and the extra power-of-two bits over one
+ * (TFLite GetReciprocal with 12 integer bits). */
+NK_QMATH_HIDDEN int32_t nk_q_softmax_reciprocal(int32_t sum, int *bits_over_unit);
+
+/* One int8 softmax row, TFLite's reference (output scale 1/256, zero point
+ * -128): mult/shift/diff_min as the converter computes them from beta and
+ * the input scale (docs/INT8.md). n >= 1; y may equal x. */
+NK_QMATH_HIDDEN void nk_q_softmax_row_s8(const int8_t *x, int8_t *y, int32_t n, int32_t mult,
+                                         int32_t shift, int32_t diff_min);
+
+/* Element-wise int8 logistic and tanh (TFLite reference_integer_ops):
+ * input zero point, range radius, Q0.31 multiplier and left shift from the
+ * converter. Logistic output: scale 1/256, zero point -128; tanh output:
+ * scale 1/128, zero point 0. */
+NK_QMATH_HIDDEN int8_t nk_q_logistic_s8(int8_t x, int32_t in_zp, int32_t radius, int32_t mult,
+                                        int32_t shift);
+NK_QMATH_HIDDEN int8_t nk_q_tanh_s8(int8_t x, int32_t in_zp, int32_t radius, int32_t mult,
+                                    int32_t shift);
+
+#endif /* NK_QMATH_H */

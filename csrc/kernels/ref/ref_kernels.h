@@ -1,0 +1,132 @@
+/*
+ * ref_kernels.h — the portable float32 reference kernels.
+ *
+ * Plain math over explicit pointers, dims and parameters; they know nothing
+ * of the op table, tensors or the arena, so an accelerated backend can
+ * replace any of them one for one. Layout is NHWC (channels last). None
+ * allocates or needs a workspace. Kernels whose op may run in place
+ * (activations, batch norm, softmax, add/mul) accept y == x (and y == a);
+ * the others take restrict pointers and need distinct buffers.
+ *
+ * The fused activation of conv/dense/pool/add/mul is a clamp to
+ * [act_min, act_max] (-inf/+inf for unbounded).
+ */
+#ifndef NK_REF_KERNELS_H
+#define NK_REF_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus)
+#define NK_RESTRICT
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define NK_RESTRICT restrict
+#else
+#define NK_RESTRICT
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_REF_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define NK_REF_HIDDEN
+#endif
+
+static inline float nk_clampf(float v, float lo, float hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* y[r, n] = clamp(sum_k x[r, k] * w[n, k] + bias[n]); bias may be NULL. */
+NK_REF_HIDDEN void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
+                                    const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+                                    size_t rows, int32_t in_features, int32_t out_features,
+                                    float act_min, float act_max);
+
+/* Geometry of a 2-D convolution or pooling window over NHWC tensors.
+ * Output pixel (oy, ox) reads input rows oy*stride_h - pad_top + ky*dil_h
+ * (likewise for columns); positions outside the input are padding. */
+typedef struct nk_ref_conv_geom {
+    int32_t batch;
+    int32_t in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t k_h, k_w;
+    int32_t stride_h, stride_w;
+    int32_t dil_h, dil_w;
+    int32_t pad_top, pad_left;
+    int32_t groups;            /* conv2d: in_c and out_c are multiples of it */
+    int32_t multiplier;        /* depthwise: out_c = in_c * multiplier */
+    int32_t count_include_pad; /* avg pool: divide by k_h*k_w, else by valid taps */
+    float act_min, act_max;
+} nk_ref_conv_geom;
+
+/* w is [out_c, k_h, k_w, in_c/groups]; bias [out_c] or NULL. */
+NK_REF_HIDDEN void nk_ref_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
+                                     const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+                                     const nk_ref_conv_geom *g);
+/* w is [1, k_h, k_w, in_c*multiplier]; output channel c*multiplier+m reads
+ * input channel c. bias [out_c] or NULL. */
+NK_REF_HIDDEN void nk_ref_depthwise_conv2d_f32(const float *NK_RESTRICT x,
+                                               const float *NK_RESTRICT w,
+                                               const float *NK_RESTRICT bias,
+                                               float *NK_RESTRICT y, const nk_ref_conv_geom *g);
+/* Pools use k_h, k_w, strides, pads (dilation 1); out_c == in_c. Every
+ * window must hold at least one input pixel (pads < kernel). */
+NK_REF_HIDDEN void nk_ref_max_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                         const nk_ref_conv_geom *g);
+NK_REF_HIDDEN void nk_ref_avg_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                         const nk_ref_conv_geom *g);
+/* [batch, hw, c] -> [batch, c]: mean over hw. */
+NK_REF_HIDDEN void nk_ref_global_avg_pool_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                              int32_t batch, size_t hw, int32_t c);
+
+/* Channels-last batch norm over `rows` rows of c channels:
+ * y = (x - mean) * gamma / sqrt(var + eps) + beta. y may equal x. */
+NK_REF_HIDDEN void nk_ref_batch_norm_f32(const float *x, float *y, size_t rows, int32_t c,
+                                         const float *gamma, const float *beta,
+                                         const float *mean, const float *var, float eps);
+
+/* Elementwise activations over n values; y may equal x. */
+NK_REF_HIDDEN void nk_ref_relu_f32(const float *x, float *y, size_t n);
+NK_REF_HIDDEN void nk_ref_clip_f32(const float *x, float *y, size_t n, float lo, float hi);
+NK_REF_HIDDEN void nk_ref_leaky_relu_f32(const float *x, float *y, size_t n, float alpha);
+NK_REF_HIDDEN void nk_ref_sigmoid_f32(const float *x, float *y, size_t n);
+NK_REF_HIDDEN void nk_ref_tanh_f32(const float *x, float *y, size_t n);
+/* approximate 0: x/2 * (1 + erf(x/sqrt 2)); 1: the tanh form. */
+NK_REF_HIDDEN void nk_ref_gelu_f32(const float *x, float *y, size_t n, int32_t approximate);
+/* Softmax of beta*x over each row of `cols` values (max-subtracted); y may equal x. */
+NK_REF_HIDDEN void nk_ref_softmax_f32(const float *x, float *y, size_t rows, size_t cols,
+                                      float beta);
+
+/* y = clamp(a + b) / clamp(a * b) with numpy broadcasting, ranks <= 6
+ * (dims outermost first; a missing leading dim counts as 1). y may equal a
+ * when y's shape is a's (up to leading 1s); likewise for b. */
+NK_REF_HIDDEN void nk_ref_add_f32(const float *a, const int32_t *a_dims, int32_t a_rank,
+                                  const float *b, const int32_t *b_dims, int32_t b_rank,
+                                  float *y, const int32_t *y_dims, int32_t y_rank,
+                                  float act_min, float act_max);
+NK_REF_HIDDEN void nk_ref_mul_f32(const float *a, const int32_t *a_dims, int32_t a_rank,
+                                  const float *b, const int32_t *b_dims, int32_t b_rank,
+                                  float *y, const int32_t *y_dims, int32_t y_rank,
+                                  float act_min, float act_max);
+
+/* Concatenation along one axis: the tensors are viewed as [outer, axis_i,
+ * inner]; y is [outer, sum axis_i, inner]. */
+NK_REF_HIDDEN void nk_ref_concat_f32(const float *const *xs, const int32_t *axis_dims,
+                                     int32_t n_in, float *NK_RESTRICT y, size_t outer,
+                                     size_t inner);
+
+#define NK_PAD_CONSTANT 0
+#define NK_PAD_REFLECT 1
+#define NK_PAD_EDGE 2
+/* out_dims[d] = in_dims[d] + before[d] + after[d]; before may be negative
+ * (cropping). Reflect needs |pads| <= dim-1 (mirror without the edge), edge
+ * repeats the border value, constant fills `value`. */
+NK_REF_HIDDEN void nk_ref_pad_f32(const float *NK_RESTRICT x, const int32_t *in_dims,
+                                  int32_t rank, const int32_t *before, float *NK_RESTRICT y,
+                                  const int32_t *out_dims, int32_t mode, float value);
+/* y's dim i is x's dim perm[i]; rank <= 6. */
+NK_REF_HIDDEN void nk_ref_transpose_f32(const float *NK_RESTRICT x, const int32_t *in_dims,
+                                        int32_t rank, const int32_t *perm,
+                                        float *NK_RESTRICT y);
+
+#endif /* NK_REF_KERNELS_H */

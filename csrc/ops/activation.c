@@ -1,0 +1,174 @@
+/* activation.c — RELU, CLIP, LEAKY_RELU, SIGMOID, TANH, GELU, SOFTMAX and
+ * BATCH_NORM: ops whose output has input 0's shape and whose element i
+ * depends only on input element i (softmax: on i's own row), so the planner
+ * may run them in place (out == in0); the ref kernels allow that. */
+#include "ops_common.h"
+
+static nk_status nk_unary_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                   int32_t n_params, nk_error_t *err) {
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, n_params, err);
+    if (s != NK_OK)
+        return s;
+    return nk_ops_check_same_shape(op, t, name, err);
+}
+
+static size_t nk_unary_n(const nk_op_rt *op, const nk_exec *x) {
+    return nk_ops_tin(op, x, 0)->elems;
+}
+
+/* ---- relu ---- */
+static nk_status nk_relu_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    return nk_unary_validate(op, t, "relu", 0, err);
+}
+static nk_status nk_relu_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_relu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
+    return NK_OK;
+}
+
+/* ---- clip: min, max ---- */
+static nk_status nk_clip_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    nk_status s = nk_unary_validate(op, t, "clip", 2, err);
+    if (s != NK_OK)
+        return s;
+    return nk_ops_check_act(op, 0, "clip", err);
+}
+static nk_status nk_clip_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_clip_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
+                    nk_param_f32(op, 0), nk_param_f32(op, 1));
+    return NK_OK;
+}
+
+/* ---- leaky_relu: alpha ---- */
+static nk_status nk_leaky_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    nk_status s = nk_unary_validate(op, t, "leaky_relu", 1, err);
+    if (s != NK_OK)
+        return s;
+    if (!nk_ops_finite(nk_param_f32(op, 0)))
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "leaky_relu", "alpha must be finite");
+    return NK_OK;
+}
+static nk_status nk_leaky_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_leaky_relu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
+                          nk_param_f32(op, 0));
+    return NK_OK;
+}
+
+/* ---- sigmoid, tanh ---- */
+static nk_status nk_sigmoid_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                     nk_error_t *err) {
+    return nk_unary_validate(op, t, "sigmoid", 0, err);
+}
+static nk_status nk_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_sigmoid_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
+    return NK_OK;
+}
+static nk_status nk_tanh_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    return nk_unary_validate(op, t, "tanh", 0, err);
+}
+static nk_status nk_tanh_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_tanh_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
+    return NK_OK;
+}
+
+/* ---- gelu: approximate (0 erf, 1 tanh) ---- */
+static nk_status nk_gelu_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    nk_status s = nk_unary_validate(op, t, "gelu", 1, err);
+    if (s != NK_OK)
+        return s;
+    if (nk_param_i32(op, 0) != 0 && nk_param_i32(op, 0) != 1) {
+        nk_msg m;
+        nk_msg_begin(&m, "gelu");
+        nk_msg_s(&m, "approximate ");
+        nk_msg_i(&m, nk_param_i32(op, 0));
+        nk_msg_s(&m, " is not 0 (erf) or 1 (tanh)");
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
+    return NK_OK;
+}
+static nk_status nk_gelu_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_gelu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
+                    nk_param_i32(op, 0));
+    return NK_OK;
+}
+
+/* ---- softmax over the last axis: beta ---- */
+static nk_status nk_softmax_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                     nk_error_t *err) {
+    nk_status s = nk_unary_validate(op, t, "softmax", 1, err);
+    if (s != NK_OK)
+        return s;
+    if (t[op->in[0]].rank < 1)
+        return nk_ops_fail(err, NK_ERR_SHAPE, "softmax", "input must have rank >= 1");
+    if (!nk_ops_finite(nk_param_f32(op, 0)))
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "softmax", "beta must be finite");
+    return NK_OK;
+}
+static nk_status nk_softmax_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+    const size_t cols = (size_t)in->dims[in->rank - 1];
+    nk_ref_softmax_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), in->elems / cols, cols,
+                       nk_param_f32(op, 0));
+    return NK_OK;
+}
+
+/* ---- batch_norm: x (channels last), gamma, beta, mean, var [C]; epsilon ---- */
+static nk_status nk_bn_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    static const char *const names[5] = {"x", "gamma", "beta", "mean", "var"};
+    const nk_tensor_rt *x;
+    int32_t c;
+    uint32_t i;
+    nk_status s = nk_ops_check_io(op, t, "batch_norm", 5, 5, 1, err);
+    if (s == NK_OK)
+        s = nk_ops_check_same_shape(op, t, "batch_norm", err);
+    if (s != NK_OK)
+        return s;
+    x = &t[op->in[0]];
+    if (x->rank < 1)
+        return nk_ops_fail(err, NK_ERR_SHAPE, "batch_norm", "input must have rank >= 1");
+    c = x->dims[x->rank - 1];
+    for (i = 1; i < 5; i++) {
+        const nk_tensor_rt *p = &t[op->in[i]];
+        if (p->rank != 1 || p->dims[0] != c) {
+            nk_msg m;
+            nk_msg_begin(&m, "batch_norm");
+            nk_msg_s(&m, names[i]);
+            nk_msg_s(&m, " ");
+            nk_msg_dims(&m, p->dims, p->rank);
+            nk_msg_s(&m, " does not match the ");
+            nk_msg_i(&m, c);
+            nk_msg_s(&m, " channels (last dim) of input ");
+            nk_msg_dims(&m, x->dims, x->rank);
+            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+        }
+    }
+    if (!nk_ops_finite(nk_param_f32(op, 0)) || nk_param_f32(op, 0) < 0.0f)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "batch_norm",
+                           "epsilon must be finite and >= 0");
+    return NK_OK;
+}
+static nk_status nk_bn_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+    const int32_t c = in->dims[in->rank - 1];
+    nk_ref_batch_norm_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
+                          in->elems / (uint32_t)c, c, nk_ops_in_f32(op, x, 1),
+                          nk_ops_in_f32(op, x, 2), nk_ops_in_f32(op, x, 3),
+                          nk_ops_in_f32(op, x, 4), nk_param_f32(op, 0));
+    return NK_OK;
+}
+
+#define NK_UNARY_DEF(var, name, type, min_in, max_in, n_params, validate, eval)                \
+    const nk_op_def var = {name,     type,   NK_F32, NK_OPF_ELEMENTWISE, min_in, max_in, 1,     \
+                           n_params, validate, nk_ops_no_workspace, nk_ops_out_elems, eval}
+
+NK_UNARY_DEF(nk_op_relu_f32, "relu", NK_OP_RELU, 1, 1, 0, nk_relu_validate, nk_relu_eval);
+NK_UNARY_DEF(nk_op_clip_f32, "clip", NK_OP_CLIP, 1, 1, 2, nk_clip_validate, nk_clip_eval);
+NK_UNARY_DEF(nk_op_leaky_relu_f32, "leaky_relu", NK_OP_LEAKY_RELU, 1, 1, 1, nk_leaky_validate,
+             nk_leaky_eval);
+NK_UNARY_DEF(nk_op_sigmoid_f32, "sigmoid", NK_OP_SIGMOID, 1, 1, 0, nk_sigmoid_validate,
+             nk_sigmoid_eval);
+NK_UNARY_DEF(nk_op_tanh_f32, "tanh", NK_OP_TANH, 1, 1, 0, nk_tanh_validate, nk_tanh_eval);
+NK_UNARY_DEF(nk_op_gelu_f32, "gelu", NK_OP_GELU, 1, 1, 1, nk_gelu_validate, nk_gelu_eval);
+NK_UNARY_DEF(nk_op_softmax_f32, "softmax", NK_OP_SOFTMAX, 1, 1, 1, nk_softmax_validate,
+             nk_softmax_eval);
+NK_UNARY_DEF(nk_op_batch_norm_f32, "batch_norm", NK_OP_BATCH_NORM, 5, 5, 1, nk_bn_validate,
+             nk_bn_eval);

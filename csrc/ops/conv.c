@@ -1,0 +1,199 @@
+/* conv.c — CONV2D and DEPTHWISE_CONV2D over NHWC tensors.
+ * params: stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left,
+ * pad_bottom, pad_right, groups (conv2d) or multiplier (depthwise), act_min,
+ * act_max. */
+#include "ops_common.h"
+
+#define NK_CONV_PARAMS 11
+
+static void nk_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win) {
+    win->k_h = w->dims[1];
+    win->k_w = w->dims[2];
+    win->stride_h = nk_param_i32(op, 0);
+    win->stride_w = nk_param_i32(op, 1);
+    win->dil_h = nk_param_i32(op, 2);
+    win->dil_w = nk_param_i32(op, 3);
+    win->pad_top = nk_param_i32(op, 4);
+    win->pad_left = nk_param_i32(op, 5);
+    win->pad_bottom = nk_param_i32(op, 6);
+    win->pad_right = nk_param_i32(op, 7);
+}
+
+/* Shared by both ops: ranks, window, bias, output dims; `out_c` is the
+ * output channel count the op implies. */
+static nk_status nk_conv_check_common(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                      int32_t out_c, const char *extra, nk_error_t *err) {
+    const nk_tensor_rt *x = nk_ops_in(op, t, 0), *w = nk_ops_in(op, t, 1);
+    const nk_tensor_rt *bias = nk_ops_in(op, t, 2), *out = &t[op->out[0]];
+    nk_ops_window win;
+    int32_t expected[4];
+    nk_status s;
+    nk_conv_window(op, w, &win);
+    s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err);
+    if (s != NK_OK)
+        return s;
+    if (bias && (bias->rank != 1 || bias->dims[0] != out_c)) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "bias ");
+        nk_msg_dims(&m, bias->dims, bias->rank);
+        nk_msg_s(&m, " does not match ");
+        nk_msg_i(&m, out_c);
+        nk_msg_s(&m, " output channels");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    expected[0] = x->dims[0];
+    expected[3] = out_c;
+    if (!nk_ops_dims_equal(out, expected, 4)) {
+        nk_msg d;
+        d.len = 0;
+        d.buf[0] = '\0';
+        nk_ops_window_detail(&d, &win);
+        if (extra)
+            nk_msg_s(&d, extra);
+        return nk_ops_fail_out_dims(err, name, out, x, d.buf, expected, 4);
+    }
+    return nk_ops_check_act(op, 9, name, err);
+}
+
+static nk_status nk_conv2d_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    const nk_tensor_rt *x, *w;
+    int32_t groups, c;
+    nk_status s = nk_ops_check_io(op, t, "conv2d", 2, 3, NK_CONV_PARAMS, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    w = nk_ops_in(op, t, 1);
+    if ((s = nk_ops_check_rank("conv2d", "input", x, 4, err)) != NK_OK ||
+        (s = nk_ops_check_rank("conv2d", "weights", w, 4, err)) != NK_OK)
+        return s;
+    groups = nk_param_i32(op, 8);
+    c = x->dims[3];
+    if (groups < 1 || c % groups != 0 || w->dims[0] % groups != 0) {
+        nk_msg m;
+        nk_msg_begin(&m, "conv2d");
+        nk_msg_s(&m, "groups ");
+        nk_msg_i(&m, groups);
+        nk_msg_s(&m, " must divide input channels ");
+        nk_msg_i(&m, c);
+        nk_msg_s(&m, " and output channels ");
+        nk_msg_i(&m, w->dims[0]);
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
+    if (w->dims[3] != c / groups) {
+        nk_msg m;
+        nk_msg_begin(&m, "conv2d");
+        nk_msg_s(&m, "weights ");
+        nk_msg_dims(&m, w->dims, 4);
+        nk_msg_s(&m, " do not fit input ");
+        nk_msg_dims(&m, x->dims, 4);
+        nk_msg_s(&m, " with groups ");
+        nk_msg_i(&m, groups);
+        nk_msg_s(&m, " (expected [O,KH,KW,");
+        nk_msg_i(&m, c / groups);
+        nk_msg_s(&m, "])");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    if (groups == 1)
+        return nk_conv_check_common(op, t, "conv2d", w->dims[0], NULL, err);
+    {
+        nk_msg g;
+        g.len = 0;
+        g.buf[0] = '\0';
+        nk_msg_s(&g, " groups ");
+        nk_msg_i(&g, groups);
+        return nk_conv_check_common(op, t, "conv2d", w->dims[0], g.buf, err);
+    }
+}
+
+static nk_status nk_depthwise_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                       nk_error_t *err) {
+    const nk_tensor_rt *x, *w;
+    int32_t mult;
+    nk_status s = nk_ops_check_io(op, t, "depthwise_conv2d", 2, 3, NK_CONV_PARAMS, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    w = nk_ops_in(op, t, 1);
+    if ((s = nk_ops_check_rank("depthwise_conv2d", "input", x, 4, err)) != NK_OK ||
+        (s = nk_ops_check_rank("depthwise_conv2d", "weights", w, 4, err)) != NK_OK)
+        return s;
+    mult = nk_param_i32(op, 8);
+    if (mult < 1 || mult > (1 << 24))
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "depthwise_conv2d",
+                           "multiplier must be >= 1");
+    if (w->dims[0] != 1 || (int64_t)w->dims[3] != (int64_t)x->dims[3] * mult) {
+        nk_msg m;
+        nk_msg_begin(&m, "depthwise_conv2d");
+        nk_msg_s(&m, "weights ");
+        nk_msg_dims(&m, w->dims, 4);
+        nk_msg_s(&m, " do not fit input ");
+        nk_msg_dims(&m, x->dims, 4);
+        nk_msg_s(&m, " with multiplier ");
+        nk_msg_i(&m, mult);
+        nk_msg_s(&m, " (expected [1,KH,KW,");
+        nk_msg_i(&m, (int64_t)x->dims[3] * mult);
+        nk_msg_s(&m, "])");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    return nk_conv_check_common(op, t, "depthwise_conv2d", w->dims[3], NULL, err);
+}
+
+static void nk_conv_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom *g) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *w = nk_ops_tin(op, x, 1);
+    const nk_tensor_rt *out = nk_ops_tout(op, x);
+    g->batch = in->dims[0];
+    g->in_h = in->dims[1];
+    g->in_w = in->dims[2];
+    g->in_c = in->dims[3];
+    g->out_h = out->dims[1];
+    g->out_w = out->dims[2];
+    g->out_c = out->dims[3];
+    g->k_h = w->dims[1];
+    g->k_w = w->dims[2];
+    g->stride_h = nk_param_i32(op, 0);
+    g->stride_w = nk_param_i32(op, 1);
+    g->dil_h = nk_param_i32(op, 2);
+    g->dil_w = nk_param_i32(op, 3);
+    g->pad_top = nk_param_i32(op, 4);
+    g->pad_left = nk_param_i32(op, 5);
+    g->groups = op->type == NK_OP_CONV2D ? nk_param_i32(op, 8) : 1;
+    g->multiplier = op->type == NK_OP_DEPTHWISE_CONV2D ? nk_param_i32(op, 8) : 1;
+    g->count_include_pad = 0;
+    g->act_min = nk_param_f32(op, 9);
+    g->act_max = nk_param_f32(op, 10);
+}
+
+static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const nk_tensor_rt *w = &t[op->in[1]];
+    uint64_t per_out = (uint64_t)w->dims[1] * (uint64_t)w->dims[2];
+    if (op->type == NK_OP_CONV2D)
+        per_out *= (uint64_t)w->dims[3];
+    return (uint64_t)t[op->out[0]].elems * per_out;
+}
+
+static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_conv_geom g;
+    nk_conv_geom(op, x, &g);
+    nk_ref_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
+                      nk_ops_out_f32(op, x), &g);
+    return NK_OK;
+}
+
+static nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_conv_geom g;
+    nk_conv_geom(op, x, &g);
+    nk_ref_depthwise_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1),
+                                nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g);
+    return NK_OK;
+}
+
+const nk_op_def nk_op_conv2d_f32 = {
+    "conv2d", NK_OP_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
+    nk_conv2d_validate, nk_ops_no_workspace, nk_conv_macs, nk_conv2d_eval,
+};
+
+const nk_op_def nk_op_depthwise_conv2d_f32 = {
+    "depthwise_conv2d", NK_OP_DEPTHWISE_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
+    nk_depthwise_validate, nk_ops_no_workspace, nk_conv_macs, nk_depthwise_eval,
+};

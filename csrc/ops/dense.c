@@ -1,0 +1,64 @@
+/* dense.c — DENSE (fully connected): x [..., K], W [N, K], bias [N] -> [..., N]. */
+#include "ops_common.h"
+
+static nk_status nk_dense_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    const nk_tensor_rt *x, *w, *bias, *out;
+    int32_t expected[NK_MAX_DIMS], i;
+    nk_status s = nk_ops_check_io(op, t, "dense", 2, 3, 2, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    w = nk_ops_in(op, t, 1);
+    bias = nk_ops_in(op, t, 2);
+    out = &t[op->out[0]];
+    if (x->rank < 1)
+        return nk_ops_fail(err, NK_ERR_SHAPE, "dense", "input must have rank >= 1");
+    if (w->rank != 2 || w->dims[1] != x->dims[x->rank - 1]) {
+        nk_msg m;
+        nk_msg_begin(&m, "dense");
+        nk_msg_s(&m, "weights ");
+        nk_msg_dims(&m, w->dims, w->rank);
+        nk_msg_s(&m, " do not fit input ");
+        nk_msg_dims(&m, x->dims, x->rank);
+        nk_msg_s(&m, " (expected [N,");
+        nk_msg_i(&m, x->dims[x->rank - 1]);
+        nk_msg_s(&m, "])");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    if (bias && (bias->rank != 1 || bias->dims[0] != w->dims[0])) {
+        nk_msg m;
+        nk_msg_begin(&m, "dense");
+        nk_msg_s(&m, "bias ");
+        nk_msg_dims(&m, bias->dims, bias->rank);
+        nk_msg_s(&m, " does not match ");
+        nk_msg_i(&m, w->dims[0]);
+        nk_msg_s(&m, " output features");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    for (i = 0; i < x->rank; i++)
+        expected[i] = x->dims[i];
+    expected[x->rank - 1] = w->dims[0];
+    if (!nk_ops_dims_equal(out, expected, x->rank))
+        return nk_ops_fail_out_dims(err, "dense", out, x, "with weights [N,K]", expected,
+                                    x->rank);
+    return nk_ops_check_act(op, 0, "dense", err);
+}
+
+static uint64_t nk_dense_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const nk_tensor_rt *w = &t[op->in[1]];
+    return (uint64_t)t[op->out[0]].elems * (uint64_t)w->dims[1];
+}
+
+static nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
+    const int32_t k = w->dims[1], n = w->dims[0];
+    nk_ref_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
+                     nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
+                     nk_param_f32(op, 0), nk_param_f32(op, 1));
+    return NK_OK;
+}
+
+const nk_op_def nk_op_dense_f32 = {
+    "dense", NK_OP_DENSE, NK_F32, 0, 2, 3, 1, 2,
+    nk_dense_validate, nk_ops_no_workspace, nk_dense_macs, nk_dense_eval,
+};

@@ -1,0 +1,82 @@
+/* elementwise.c — ADD and MUL with numpy broadcasting (rank <= 6), e.g. a
+ * per-channel [C] operand against [N,H,W,C]. params: act_min, act_max.
+ *
+ * In place: the planner may alias the output to input 0 only when their byte
+ * sizes are equal. Under broadcasting that means the output shape is input
+ * 0's shape (up to leading 1s), so every y[i] reads a[i] at the same index
+ * before writing it: the ref kernel is safe with y == a. */
+#include "ops_common.h"
+
+static nk_status nk_binary_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                    nk_error_t *err) {
+    const nk_tensor_rt *a, *b, *out;
+    int32_t expected[NK_MAX_DIMS], rank, d;
+    nk_status s = nk_ops_check_io(op, t, name, 2, 2, 2, err);
+    if (s != NK_OK)
+        return s;
+    a = &t[op->in[0]];
+    b = &t[op->in[1]];
+    out = &t[op->out[0]];
+    rank = a->rank > b->rank ? a->rank : b->rank;
+    for (d = 0; d < rank; d++) {
+        const int32_t ia = d - (rank - a->rank), ib = d - (rank - b->rank);
+        const int32_t da = ia >= 0 ? a->dims[ia] : 1;
+        const int32_t db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            nk_msg m;
+            nk_msg_begin(&m, name);
+            nk_msg_s(&m, "inputs ");
+            nk_msg_dims(&m, a->dims, a->rank);
+            nk_msg_s(&m, " and ");
+            nk_msg_dims(&m, b->dims, b->rank);
+            nk_msg_s(&m, " do not broadcast");
+            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+        }
+        expected[d] = da > db ? da : db;
+    }
+    if (!nk_ops_dims_equal(out, expected, rank)) {
+        nk_msg d2;
+        d2.len = 0;
+        d2.buf[0] = '\0';
+        nk_msg_s(&d2, "broadcast with ");
+        nk_msg_dims(&d2, b->dims, b->rank);
+        return nk_ops_fail_out_dims(err, name, out, a, d2.buf, expected, rank);
+    }
+    return nk_ops_check_act(op, 0, name, err);
+}
+
+static nk_status nk_add_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    return nk_binary_validate(op, t, "add", err);
+}
+
+static nk_status nk_mul_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    return nk_binary_validate(op, t, "mul", err);
+}
+
+static nk_status nk_add_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
+    const nk_tensor_rt *y = nk_ops_tout(op, x);
+    nk_ref_add_f32(nk_ops_in_f32(op, x, 0), a->dims, a->rank, nk_ops_in_f32(op, x, 1), b->dims,
+                   b->rank, nk_ops_out_f32(op, x), y->dims, y->rank, nk_param_f32(op, 0),
+                   nk_param_f32(op, 1));
+    return NK_OK;
+}
+
+static nk_status nk_mul_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
+    const nk_tensor_rt *y = nk_ops_tout(op, x);
+    nk_ref_mul_f32(nk_ops_in_f32(op, x, 0), a->dims, a->rank, nk_ops_in_f32(op, x, 1), b->dims,
+                   b->rank, nk_ops_out_f32(op, x), y->dims, y->rank, nk_param_f32(op, 0),
+                   nk_param_f32(op, 1));
+    return NK_OK;
+}
+
+const nk_op_def nk_op_add_f32 = {
+    "add", NK_OP_ADD, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_add_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_add_eval,
+};
+
+const nk_op_def nk_op_mul_f32 = {
+    "mul", NK_OP_MUL, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_mul_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_mul_eval,
+};

@@ -1,0 +1,22 @@
+/* op_table.c — the op table: one entry per (op type, dtype of input 0).
+ * A later int8 entry (op ids 64..127, or int8 variants of these ids) is one
+ * more line here. Looked up once per op at load, so a linear scan is fine. */
+#include "ops_common.h"
+
+static const nk_op_def *const nk_op_table[] = {
+    &nk_op_dense_f32,        &nk_op_conv2d_f32,       &nk_op_depthwise_conv2d_f32,
+    &nk_op_max_pool2d_f32,   &nk_op_avg_pool2d_f32,   &nk_op_global_avg_pool_f32,
+    &nk_op_batch_norm_f32,   &nk_op_relu_f32,         &nk_op_clip_f32,
+    &nk_op_leaky_relu_f32,   &nk_op_sigmoid_f32,      &nk_op_tanh_f32,
+    &nk_op_gelu_f32,         &nk_op_softmax_f32,      &nk_op_add_f32,
+    &nk_op_mul_f32,          &nk_op_concat_f32,       &nk_op_reshape_f32,
+    &nk_op_pad_f32,          &nk_op_transpose_f32,
+};
+
+const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {
+    size_t i;
+    for (i = 0; i < sizeof nk_op_table / sizeof nk_op_table[0]; i++)
+        if (nk_op_table[i]->type == type && nk_op_table[i]->dtype == dtype)
+            return nk_op_table[i];
+    return NULL;
+}

@@ -1,0 +1,312 @@
+/* ops_common.c — helpers shared by the op families (see ops_common.h). */
+#include "ops_common.h"
+
+void nk_msg_begin(nk_msg *m, const char *op) {
+    m->len = 0;
+    m->buf[0] = '\0';
+    nk_msg_s(m, op);
+    nk_msg_s(m, ": ");
+}
+
+void nk_msg_s(nk_msg *m, const char *s) {
+    m->len = nk_str_append(m->buf, sizeof m->buf, m->len, s);
+}
+
+void nk_msg_i(nk_msg *m, int64_t v) {
+    m->len = nk_str_append_i64(m->buf, sizeof m->buf, m->len, v);
+}
+
+void nk_msg_f(nk_msg *m, float v) {
+    if (v != v) {
+        nk_msg_s(m, "nan");
+        return;
+    }
+    if (v < 0.0f) {
+        nk_msg_s(m, "-");
+        v = -v;
+    }
+    if (v > 1e18f) {
+        nk_msg_s(m, v > 3.4e38f ? "inf" : "huge");
+        return;
+    }
+    {
+        uint64_t ip = (uint64_t)v;
+        uint64_t frac = (uint64_t)(((double)v - (double)ip) * 1e6 + 0.5);
+        char digits[8];
+        int i;
+        if (frac >= 1000000u) {
+            ip++;
+            frac -= 1000000u;
+        }
+        nk_msg_i(m, (int64_t)ip);
+        if (frac == 0)
+            return;
+        for (i = 5; i >= 0; i--) {
+            digits[i] = (char)('0' + frac % 10u);
+            frac /= 10u;
+        }
+        i = 6;
+        while (i > 1 && digits[i - 1] == '0')
+            i--;
+        digits[i] = '\0';
+        nk_msg_s(m, ".");
+        nk_msg_s(m, digits);
+    }
+}
+
+void nk_msg_dims(nk_msg *m, const int32_t *dims, int32_t rank) {
+    int32_t i;
+    nk_msg_s(m, "[");
+    for (i = 0; i < rank; i++) {
+        if (i)
+            nk_msg_s(m, ",");
+        nk_msg_i(m, dims[i]);
+    }
+    nk_msg_s(m, "]");
+}
+
+nk_status nk_msg_fail(nk_msg *m, nk_error_t *err, nk_status s) {
+    return nk_fail(err, s, -1, m->buf);
+}
+
+nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, const char *what) {
+    nk_msg m;
+    nk_msg_begin(&m, op);
+    nk_msg_s(&m, what);
+    return nk_msg_fail(&m, err, s);
+}
+
+const nk_tensor_rt *nk_ops_in(const nk_op_rt *op, const nk_tensor_rt *t, uint32_t i) {
+    if (i >= op->n_in || op->in[i] == NK_NONE)
+        return NULL;
+    return &t[op->in[i]];
+}
+
+static nk_status nk_ops_fail_count(nk_error_t *err, const char *name, const char *what,
+                                   int64_t got, int64_t lo, int64_t hi) {
+    nk_msg m;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, "has ");
+    nk_msg_i(&m, got);
+    nk_msg_s(&m, " ");
+    nk_msg_s(&m, what);
+    nk_msg_s(&m, ", expected ");
+    nk_msg_i(&m, lo);
+    if (hi != lo) {
+        nk_msg_s(&m, "..");
+        nk_msg_i(&m, hi);
+    }
+    return nk_msg_fail(&m, err, NK_ERR_FORMAT);
+}
+
+nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                          uint32_t min_in, uint32_t max_in, int32_t n_params, nk_error_t *err) {
+    uint32_t i;
+    if (op->n_in < min_in || op->n_in > max_in)
+        return nk_ops_fail_count(err, name, "inputs", op->n_in, min_in, max_in);
+    if (op->n_out != 1)
+        return nk_ops_fail_count(err, name, "outputs", op->n_out, 1, 1);
+    if (n_params >= 0 && op->n_params != (uint32_t)n_params)
+        return nk_ops_fail_count(err, name, "parameter words", op->n_params, n_params, n_params);
+    for (i = 0; i < op->n_in; i++) {
+        if (op->in[i] == NK_NONE) {
+            if (i < min_in) {
+                nk_msg m;
+                nk_msg_begin(&m, name);
+                nk_msg_s(&m, "required input ");
+                nk_msg_i(&m, i);
+                nk_msg_s(&m, " is absent");
+                return nk_msg_fail(&m, err, NK_ERR_FORMAT);
+            }
+            continue;
+        }
+        if (t[op->in[i]].dtype != NK_F32) {
+            nk_msg m;
+            nk_msg_begin(&m, name);
+            nk_msg_s(&m, "input ");
+            nk_msg_i(&m, i);
+            nk_msg_s(&m, " is ");
+            nk_msg_s(&m, nk_dtype_str((nk_dtype)t[op->in[i]].dtype));
+            nk_msg_s(&m, ", expected f32");
+            return nk_msg_fail(&m, err, NK_ERR_DTYPE);
+        }
+    }
+    if (op->out[0] == NK_NONE)
+        return nk_ops_fail(err, NK_ERR_FORMAT, name, "output is absent");
+    if (t[op->out[0]].dtype != NK_F32) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "output is ");
+        nk_msg_s(&m, nk_dtype_str((nk_dtype)t[op->out[0]].dtype));
+        nk_msg_s(&m, ", expected f32");
+        return nk_msg_fail(&m, err, NK_ERR_DTYPE);
+    }
+    return NK_OK;
+}
+
+int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int32_t rank) {
+    int32_t i;
+    if ((int32_t)o->rank != rank)
+        return 0;
+    for (i = 0; i < rank; i++)
+        if (o->dims[i] != dims[i])
+            return 0;
+    return 1;
+}
+
+nk_status nk_ops_fail_out_dims(nk_error_t *err, const char *op, const nk_tensor_rt *out,
+                               const nk_tensor_rt *in, const char *detail,
+                               const int32_t *expected, int32_t rank) {
+    nk_msg m;
+    nk_msg_begin(&m, op);
+    nk_msg_s(&m, "output dims ");
+    nk_msg_dims(&m, out->dims, out->rank);
+    nk_msg_s(&m, " do not match input ");
+    nk_msg_dims(&m, in->dims, in->rank);
+    if (detail) {
+        nk_msg_s(&m, " ");
+        nk_msg_s(&m, detail);
+    }
+    nk_msg_s(&m, " (expected ");
+    nk_msg_dims(&m, expected, rank);
+    nk_msg_s(&m, ")");
+    return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+}
+
+int nk_ops_finite(float v) {
+    return v == v && v - v == 0.0f;
+}
+
+nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name, nk_error_t *err) {
+    float lo = nk_param_f32(op, k), hi = nk_param_f32(op, k + 1);
+    if (lo != lo || hi != hi || lo > hi) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "activation clamp [");
+        nk_msg_f(&m, lo);
+        nk_msg_s(&m, ", ");
+        nk_msg_f(&m, hi);
+        nk_msg_s(&m, "] is empty or NaN");
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
+    return NK_OK;
+}
+
+nk_status nk_ops_check_same_shape(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                  nk_error_t *err) {
+    const nk_tensor_rt *in = &t[op->in[0]], *out = &t[op->out[0]];
+    if (!nk_ops_dims_equal(out, in->dims, in->rank))
+        return nk_ops_fail_out_dims(err, name, out, in, NULL, in->dims, in->rank);
+    return NK_OK;
+}
+
+size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    (void)op;
+    (void)t;
+    return 0;
+}
+
+uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    (void)op;
+    (void)t;
+    return 0;
+}
+
+uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return t[op->out[0]].elems;
+}
+
+#define NK_OPS_DIM_LIMIT (1 << 24)
+
+static nk_status nk_ops_fail_param(nk_error_t *err, const char *name, const char *what,
+                                   int64_t v, const char *rule) {
+    nk_msg m;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, what);
+    nk_msg_s(&m, " ");
+    nk_msg_i(&m, v);
+    nk_msg_s(&m, " ");
+    nk_msg_s(&m, rule);
+    return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+}
+
+nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x, const nk_ops_window *w,
+                              int32_t *out_h, int32_t *out_w, nk_error_t *err) {
+    static const char *const names[10] = {"kernel_h", "kernel_w", "stride_h", "stride_w",
+                                          "dilation_h", "dilation_w", "pad_top", "pad_left",
+                                          "pad_bottom", "pad_right"};
+    const int32_t v[10] = {w->k_h, w->k_w, w->stride_h, w->stride_w, w->dil_h, w->dil_w,
+                           w->pad_top, w->pad_left, w->pad_bottom, w->pad_right};
+    int64_t eff_h, eff_w, span_h, span_w;
+    int i;
+    for (i = 0; i < 10; i++) {
+        const int32_t lo = i < 6 ? 1 : 0;
+        if (v[i] < lo)
+            return nk_ops_fail_param(err, name, names[i], v[i], lo ? "must be >= 1" : "must be >= 0");
+        if (v[i] > NK_OPS_DIM_LIMIT)
+            return nk_ops_fail_param(err, name, names[i], v[i], "is out of range");
+    }
+    eff_h = (int64_t)(w->k_h - 1) * w->dil_h + 1;
+    eff_w = (int64_t)(w->k_w - 1) * w->dil_w + 1;
+    span_h = (int64_t)x->dims[1] + w->pad_top + w->pad_bottom;
+    span_w = (int64_t)x->dims[2] + w->pad_left + w->pad_right;
+    if (eff_h > span_h || eff_w > span_w) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "kernel ");
+        nk_msg_i(&m, eff_h);
+        nk_msg_s(&m, "x");
+        nk_msg_i(&m, eff_w);
+        nk_msg_s(&m, " (dilated) does not fit padded input ");
+        nk_msg_i(&m, span_h);
+        nk_msg_s(&m, "x");
+        nk_msg_i(&m, span_w);
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    *out_h = (int32_t)((span_h - eff_h) / w->stride_h + 1);
+    *out_w = (int32_t)((span_w - eff_w) / w->stride_w + 1);
+    return NK_OK;
+}
+
+void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w) {
+    nk_msg_s(m, "with kernel ");
+    nk_msg_i(m, w->k_h);
+    nk_msg_s(m, "x");
+    nk_msg_i(m, w->k_w);
+    nk_msg_s(m, " stride ");
+    nk_msg_i(m, w->stride_h);
+    if (w->stride_w != w->stride_h) {
+        nk_msg_s(m, "x");
+        nk_msg_i(m, w->stride_w);
+    }
+    if (w->dil_h != 1 || w->dil_w != 1) {
+        nk_msg_s(m, " dilation ");
+        nk_msg_i(m, w->dil_h);
+        nk_msg_s(m, "x");
+        nk_msg_i(m, w->dil_w);
+    }
+    nk_msg_s(m, " pads ");
+    nk_msg_i(m, w->pad_top);
+    nk_msg_s(m, ",");
+    nk_msg_i(m, w->pad_left);
+    nk_msg_s(m, ",");
+    nk_msg_i(m, w->pad_bottom);
+    nk_msg_s(m, ",");
+    nk_msg_i(m, w->pad_right);
+}
+
+nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_rt *x,
+                            int32_t rank, nk_error_t *err) {
+    nk_msg m;
+    if ((int32_t)x->rank == rank)
+        return NK_OK;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, what);
+    nk_msg_s(&m, " ");
+    nk_msg_dims(&m, x->dims, x->rank);
+    nk_msg_s(&m, " must have rank ");
+    nk_msg_i(&m, rank);
+    if (rank == 4)
+        nk_msg_s(&m, " (NHWC)");
+    return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+}

@@ -1,0 +1,119 @@
+/*
+ * ops_common.h — what the op families in csrc/ops/ share: the op_def
+ * entries op_table.c lists, printf-free error message building, and the
+ * checks every validate starts with.
+ */
+#ifndef NK_OPS_COMMON_H
+#define NK_OPS_COMMON_H
+
+#include "../nk_internal.h"
+#include "../kernels/ref/ref_kernels.h"
+
+/* ---- op table entries (one per op and dtype) ---- */
+NK_HIDDEN extern const nk_op_def nk_op_dense_f32;
+NK_HIDDEN extern const nk_op_def nk_op_conv2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_depthwise_conv2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_max_pool2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_avg_pool2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_global_avg_pool_f32;
+NK_HIDDEN extern const nk_op_def nk_op_batch_norm_f32;
+NK_HIDDEN extern const nk_op_def nk_op_relu_f32;
+NK_HIDDEN extern const nk_op_def nk_op_clip_f32;
+NK_HIDDEN extern const nk_op_def nk_op_leaky_relu_f32;
+NK_HIDDEN extern const nk_op_def nk_op_sigmoid_f32;
+NK_HIDDEN extern const nk_op_def nk_op_tanh_f32;
+NK_HIDDEN extern const nk_op_def nk_op_gelu_f32;
+NK_HIDDEN extern const nk_op_def nk_op_softmax_f32;
+NK_HIDDEN extern const nk_op_def nk_op_add_f32;
+NK_HIDDEN extern const nk_op_def nk_op_mul_f32;
+NK_HIDDEN extern const nk_op_def nk_op_concat_f32;
+NK_HIDDEN extern const nk_op_def nk_op_reshape_f32;
+NK_HIDDEN extern const nk_op_def nk_op_pad_f32;
+NK_HIDDEN extern const nk_op_def nk_op_transpose_f32;
+
+/* ---- error messages without stdio ---- */
+typedef struct nk_msg {
+    char buf[NK_ERROR_MESSAGE_MAX];
+    size_t len;
+} nk_msg;
+
+/* Starts a message with "<op>: ". */
+NK_HIDDEN void nk_msg_begin(nk_msg *m, const char *op);
+NK_HIDDEN void nk_msg_s(nk_msg *m, const char *s);
+NK_HIDDEN void nk_msg_i(nk_msg *m, int64_t v);
+/* Approximate decimal rendering (6 decimals at most), enough to name a value. */
+NK_HIDDEN void nk_msg_f(nk_msg *m, float v);
+/* "[1,28,28,3]" */
+NK_HIDDEN void nk_msg_dims(nk_msg *m, const int32_t *dims, int32_t rank);
+/* Hands the message to nk_fail (op index -1: the caller fills it). */
+NK_HIDDEN nk_status nk_msg_fail(nk_msg *m, nk_error_t *err, nk_status s);
+/* Shortcut for a fixed message "<op>: <s>". */
+NK_HIDDEN nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, const char *what);
+
+/* ---- shared validate steps ---- */
+
+/* Checks what every op shares: min_in..max_in inputs (those past min_in may
+ * be NK_NONE), exactly one output, `n_params` parameter words (skipped when
+ * n_params < 0), and that every present tensor is float32. */
+NK_HIDDEN nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                    uint32_t min_in, uint32_t max_in, int32_t n_params,
+                                    nk_error_t *err);
+/* Input i's tensor, or NULL when it is absent (NK_NONE or past n_in). */
+NK_HIDDEN const nk_tensor_rt *nk_ops_in(const nk_op_rt *op, const nk_tensor_rt *t, uint32_t i);
+/* 1 when `o` has exactly rank `rank` and dims `dims`. */
+NK_HIDDEN int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int32_t rank);
+/* Fails with NK_ERR_SHAPE: "<op>: output dims [..] do not match input [..]"
+ * + detail + " (expected [..])". detail may be NULL. */
+NK_HIDDEN nk_status nk_ops_fail_out_dims(nk_error_t *err, const char *op, const nk_tensor_rt *out,
+                                         const nk_tensor_rt *in, const char *detail,
+                                         const int32_t *expected, int32_t rank);
+/* Checks the fused-activation clamp [act_min, act_max] at params k, k+1:
+ * no NaN and min <= max (infinities allowed). */
+NK_HIDDEN nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name,
+                                     nk_error_t *err);
+/* The output of an op whose output has input 0's shape (elementwise). */
+NK_HIDDEN nk_status nk_ops_check_same_shape(const nk_op_rt *op, const nk_tensor_rt *t,
+                                            const char *name, nk_error_t *err);
+/* 1 when v is neither NaN nor infinite. */
+NK_HIDDEN int nk_ops_finite(float v);
+
+/* A sliding 2-D window (conv, depthwise, pools) read from params. */
+typedef struct nk_ops_window {
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w;
+    int32_t pad_top, pad_left, pad_bottom, pad_right;
+} nk_ops_window;
+/* Checks the window's values (kernel, stride, dilation >= 1, pads >= 0, all
+ * <= 2^24) and that the dilated kernel fits the padded input [N,H,W,C];
+ * fills *out_h, *out_w (floor mode). Fails NK_ERR_UNSUPPORTED / NK_ERR_SHAPE. */
+NK_HIDDEN nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x,
+                                        const nk_ops_window *w, int32_t *out_h,
+                                        int32_t *out_w, nk_error_t *err);
+/* Appends "with kernel 3x3 stride 2 pads 1,1,1,1" (+ dilation when not 1). */
+NK_HIDDEN void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w);
+/* Rank-4 NHWC check with a clear message. */
+NK_HIDDEN nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_rt *x,
+                                      int32_t rank, nk_error_t *err);
+
+/* Shared op_def callbacks. */
+NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);
+NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);
+/* One op per output element. */
+NK_HIDDEN uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t);
+
+/* Data pointers inside eval. */
+static inline const float *nk_ops_in_f32(const nk_op_rt *op, const nk_exec *x, uint32_t i) {
+    if (i >= op->n_in || op->in[i] == NK_NONE)
+        return NULL;
+    return (const float *)x->data[op->in[i]];
+}
+static inline float *nk_ops_out_f32(const nk_op_rt *op, const nk_exec *x) {
+    return (float *)x->data[op->out[0]];
+}
+static inline const nk_tensor_rt *nk_ops_tin(const nk_op_rt *op, const nk_exec *x, uint32_t i) {
+    return &x->tensors[op->in[i]];
+}
+static inline const nk_tensor_rt *nk_ops_tout(const nk_op_rt *op, const nk_exec *x) {
+    return &x->tensors[op->out[0]];
+}
+
+#endif /* NK_OPS_COMMON_H */

@@ -1,0 +1,161 @@
+/* pool.c — MAX_POOL2D, AVG_POOL2D and GLOBAL_AVG_POOL over NHWC tensors.
+ * params: kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left,
+ * pad_bottom, pad_right, [count_include_pad (avg)], act_min, act_max. */
+#include "ops_common.h"
+
+#define NK_MAXPOOL_PARAMS 10
+#define NK_AVGPOOL_PARAMS 11
+
+static void nk_pool_window(const nk_op_rt *op, nk_ops_window *w) {
+    w->k_h = nk_param_i32(op, 0);
+    w->k_w = nk_param_i32(op, 1);
+    w->stride_h = nk_param_i32(op, 2);
+    w->stride_w = nk_param_i32(op, 3);
+    w->dil_h = 1;
+    w->dil_w = 1;
+    w->pad_top = nk_param_i32(op, 4);
+    w->pad_left = nk_param_i32(op, 5);
+    w->pad_bottom = nk_param_i32(op, 6);
+    w->pad_right = nk_param_i32(op, 7);
+}
+
+static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                  int32_t n_params, nk_error_t *err) {
+    const nk_tensor_rt *x, *out;
+    nk_ops_window win;
+    int32_t expected[4];
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, n_params, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    out = &t[op->out[0]];
+    if ((s = nk_ops_check_rank(name, "input", x, 4, err)) != NK_OK)
+        return s;
+    nk_pool_window(op, &win);
+    if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
+        return s;
+    /* A window made only of padding has no value to take. */
+    if (win.pad_top >= win.k_h || win.pad_bottom >= win.k_h || win.pad_left >= win.k_w ||
+        win.pad_right >= win.k_w) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "pads must be smaller than the kernel; got ");
+        nk_ops_window_detail(&m, &win);
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
+    expected[0] = x->dims[0];
+    expected[3] = x->dims[3];
+    if (!nk_ops_dims_equal(out, expected, 4)) {
+        nk_msg d;
+        d.len = 0;
+        d.buf[0] = '\0';
+        nk_ops_window_detail(&d, &win);
+        return nk_ops_fail_out_dims(err, name, out, x, d.buf, expected, 4);
+    }
+    return nk_ops_check_act(op, (uint32_t)n_params - 2, name, err);
+}
+
+static nk_status nk_max_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                      nk_error_t *err) {
+    return nk_pool_validate(op, t, "max_pool2d", NK_MAXPOOL_PARAMS, err);
+}
+
+static nk_status nk_avg_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                      nk_error_t *err) {
+    nk_status s = nk_pool_validate(op, t, "avg_pool2d", NK_AVGPOOL_PARAMS, err);
+    if (s != NK_OK)
+        return s;
+    if (nk_param_i32(op, 8) != 0 && nk_param_i32(op, 8) != 1)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "avg_pool2d",
+                           "count_include_pad must be 0 or 1");
+    return NK_OK;
+}
+
+static uint64_t nk_pool_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return (uint64_t)t[op->out[0]].elems * (uint64_t)nk_param_i32(op, 0) *
+           (uint64_t)nk_param_i32(op, 1);
+}
+
+static void nk_pool_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom *g) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
+    const uint32_t act = op->type == NK_OP_AVG_POOL2D ? 9 : 8;
+    g->batch = in->dims[0];
+    g->in_h = in->dims[1];
+    g->in_w = in->dims[2];
+    g->in_c = in->dims[3];
+    g->out_h = out->dims[1];
+    g->out_w = out->dims[2];
+    g->out_c = out->dims[3];
+    g->k_h = nk_param_i32(op, 0);
+    g->k_w = nk_param_i32(op, 1);
+    g->stride_h = nk_param_i32(op, 2);
+    g->stride_w = nk_param_i32(op, 3);
+    g->dil_h = 1;
+    g->dil_w = 1;
+    g->pad_top = nk_param_i32(op, 4);
+    g->pad_left = nk_param_i32(op, 5);
+    g->groups = 1;
+    g->multiplier = 1;
+    g->count_include_pad = op->type == NK_OP_AVG_POOL2D ? nk_param_i32(op, 8) : 0;
+    g->act_min = nk_param_f32(op, act);
+    g->act_max = nk_param_f32(op, act + 1);
+}
+
+static nk_status nk_max_pool_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_conv_geom g;
+    nk_pool_geom(op, x, &g);
+    nk_ref_max_pool2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g);
+    return NK_OK;
+}
+
+static nk_status nk_avg_pool_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_conv_geom g;
+    nk_pool_geom(op, x, &g);
+    nk_ref_avg_pool2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g);
+    return NK_OK;
+}
+
+static nk_status nk_gap_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    const nk_tensor_rt *x, *out;
+    int32_t expected[4];
+    nk_status s = nk_ops_check_io(op, t, "global_avg_pool", 1, 1, 0, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    out = &t[op->out[0]];
+    if ((s = nk_ops_check_rank("global_avg_pool", "input", x, 4, err)) != NK_OK)
+        return s;
+    expected[0] = x->dims[0];
+    expected[1] = 1;
+    expected[2] = 1;
+    expected[3] = x->dims[3];
+    if (!nk_ops_dims_equal(out, expected, 4))
+        return nk_ops_fail_out_dims(err, "global_avg_pool", out, x, NULL, expected, 4);
+    return NK_OK;
+}
+
+static uint64_t nk_gap_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return t[op->in[0]].elems;
+}
+
+static nk_status nk_gap_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+    nk_ref_global_avg_pool_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), in->dims[0],
+                               (size_t)in->dims[1] * (size_t)in->dims[2], in->dims[3]);
+    return NK_OK;
+}
+
+const nk_op_def nk_op_max_pool2d_f32 = {
+    "max_pool2d", NK_OP_MAX_POOL2D, NK_F32, 0, 1, 1, 1, NK_MAXPOOL_PARAMS,
+    nk_max_pool_validate, nk_ops_no_workspace, nk_pool_macs, nk_max_pool_eval,
+};
+
+const nk_op_def nk_op_avg_pool2d_f32 = {
+    "avg_pool2d", NK_OP_AVG_POOL2D, NK_F32, 0, 1, 1, 1, NK_AVGPOOL_PARAMS,
+    nk_avg_pool_validate, nk_ops_no_workspace, nk_pool_macs, nk_avg_pool_eval,
+};
+
+const nk_op_def nk_op_global_avg_pool_f32 = {
+    "global_avg_pool", NK_OP_GLOBAL_AVG_POOL, NK_F32, 0, 1, 1, 1, 0,
+    nk_gap_validate, nk_ops_no_workspace, nk_gap_macs, nk_gap_eval,
+};
