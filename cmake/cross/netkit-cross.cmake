@@ -63,7 +63,51 @@ function(nk_cross_add_tests)
   endif()
   set_tests_properties(cross_hello cross_exit_status PROPERTIES TIMEOUT 60 LABELS cross)
 
-  include("${NK_CROSS_DIR}/netkit-mcu-tests.cmake" OPTIONAL)
+  nk_cross_add_plugin_test()
+  include("${NK_CROSS_DIR}/netkit-mcu-tests.cmake")
+endfunction()
+
+# The nkinsn QEMU plugin is a host program: built with the host compiler by
+# a custom command, next to the cross-built programs it measures.
+function(nk_cross_add_plugin)
+  if(TARGET nk_qemu_plugin)
+    return()
+  endif()
+  find_program(NK_HOST_CC NAMES cc gcc clang)
+  if(NOT NK_HOST_CC)
+    message(WARNING "no host C compiler: instruction counting (nkinsn) disabled")
+    return()
+  endif()
+  set(src "${NK_ROOT}/tools/qemu-plugin/nkinsn.c")
+  set(NK_QEMU_PLUGIN "${CMAKE_BINARY_DIR}/qemu-plugin/libnkinsn.so" PARENT_SCOPE)
+  set(so "${CMAKE_BINARY_DIR}/qemu-plugin/libnkinsn.so")
+  add_custom_command(
+    OUTPUT "${so}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/qemu-plugin"
+    COMMAND "${NK_HOST_CC}" -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror
+            -shared -fPIC -fvisibility=hidden -o "${so}" "${src}"
+    DEPENDS "${src}"
+    COMMENT "Building the nkinsn QEMU plugin (host)"
+    VERBATIM)
+  add_custom_target(nk_qemu_plugin ALL DEPENDS "${so}")
+endfunction()
+
+function(nk_cross_add_plugin_test)
+  nk_cross_add_plugin()
+  if(NOT TARGET nk_qemu_plugin)
+    return()
+  endif()
+  add_executable(nk_insn_count_test "${NK_ROOT}/tools/qemu-plugin/count_test.c")
+  if(NOT NK_BARE_METAL)
+    # The plugin sees run-time addresses; nm must report the same ones.
+    target_link_options(nk_insn_count_test PRIVATE -no-pie)
+  endif()
+  add_dependencies(nk_insn_count_test nk_qemu_plugin)
+  add_test(NAME cross_insn_count
+           COMMAND "${NK_ROOT}/tools/qemu-plugin/check-count.sh"
+                   "${CMAKE_BINARY_DIR}/qemu-plugin/libnkinsn.so" "${CMAKE_NM}" "${NK_TARGET}"
+                   $<TARGET_FILE:nk_insn_count_test>)
+  set_tests_properties(cross_insn_count PROPERTIES TIMEOUT 60 LABELS cross)
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_add_tests)
