@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds netkit and its C tests for every cross target and runs them under
+# QEMU with ctest (toolchains/qemu-run.sh is each build's emulator), then
+# runs the Go package nk on arm64 and armv7 Linux under qemu-user.
+#
+#   scripts/cross-test.sh                 every target
+#   scripts/cross-test.sh cortex-m4f ...  only these (names of toolchains/*.cmake)
+#
+# Environment: JOBS (default 2), NK_CROSS_GO=0 skips the Go runs,
+# NK_CROSS_BUILD (default build/cross) is where the builds go.
+# When a toolchain or QEMU is missing it says which Debian packages to
+# install and stops before building anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ALL_TARGETS=(cortex-m0 cortex-m3 cortex-m4f cortex-m7 cortex-m33 cortex-m55 rv32imac aarch64-linux armv7-linux)
+TARGETS=("$@")
+((${#TARGETS[@]})) || TARGETS=("${ALL_TARGETS[@]}")
+JOBS=${JOBS:-2}
+BUILD=${NK_CROSS_BUILD:-build/cross}
+GO_RUNS=${NK_CROSS_GO:-1}
+
+# What each target needs: "file-or-command:debian-package" pairs.
+needs() {
+    case $1 in
+        cortex-m*) echo "arm-none-eabi-gcc:gcc-arm-none-eabi" \
+                        "/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+fp/hard/librdimon.a:libnewlib-arm-none-eabi" \
+                        "qemu-system-arm:qemu-system-arm" ;;
+        rv32imac)  echo "riscv64-unknown-elf-gcc:gcc-riscv64-unknown-elf" \
+                        "/usr/lib/picolibc/riscv64-unknown-elf/lib/rv32imac/ilp32/libc.a:picolibc-riscv64-unknown-elf" \
+                        "qemu-system-riscv32:qemu-system-misc" ;;
+        aarch64-linux) echo "aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu" \
+                        "/usr/aarch64-linux-gnu/include/stdio.h:libc6-dev-arm64-cross" \
+                        "qemu-aarch64:qemu-user" ;;
+        armv7-linux) echo "arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf" \
+                        "/usr/arm-linux-gnueabihf/include/stdio.h:libc6-dev-armhf-cross" \
+                        "qemu-arm:qemu-user" ;;
+        *) echo "unknown target '$1' (one of: ${ALL_TARGETS[*]})" >&2; exit 2 ;;
+    esac
+}
+
+missing_pkgs=()
+missing_what=()
+check() { # check <file-or-command> <package>
+    if [[ $1 == /* ]]; then [[ -e $1 ]] && return 0; else command -v "$1" >/dev/null && return 0; fi
+    missing_what+=("$1")
+    [[ " ${missing_pkgs[*]} " == *" $2 "* ]] || missing_pkgs+=("$2")
+}
+check cmake cmake
+check ninja ninja-build
+check cc gcc
+for t in "${TARGETS[@]}"; do
+    for pair in $(needs "$t"); do check "${pair%%:*}" "${pair##*:}"; done
+done
+if ((${#missing_pkgs[@]})); then
+    {
+        echo "cross tests: missing ${missing_what[*]}"
+        echo "install the Debian packages with:"
+        echo "  sudo apt-get install --no-install-recommends ${missing_pkgs[*]}"
+    } >&2
+    exit 1
+fi
+
+failed=()
+summary=()
+run_target() {
+    local t=$1 dir=$BUILD/$1 t0=$SECONDS
+    echo
+    echo "== cross: $t"
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON >"$dir.configure.log" 2>&1 ||
+        { cat "$dir.configure.log"; return 1; }
+    cmake --build "$dir" -j"$JOBS" || return 1
+    ctest --test-dir "$dir" --output-on-failure -j"$JOBS" || return 1
+    summary+=("$t: passed in $((SECONDS - t0)) s")
+}
+mkdir -p "$BUILD"
+for t in "${TARGETS[@]}"; do
+    if ! run_target "$t"; then
+        failed+=("$t")
+        summary+=("$t: FAILED")
+    fi
+done
+
+# Go on Linux MPUs: cgo builds csrc/ with the cross compiler; the test
+# binaries run under qemu-user (no binfmt_misc needed).
+go_run() { # go_run <name> <qemu> <sysroot> <env...>
+    local name=$1 qemu=$2 root=$3 t0=$SECONDS
+    shift 3
+    echo
+    echo "== cross: go test ./nk/... on $name"
+    if env CGO_ENABLED=1 "$@" go test -count=1 -exec "$qemu -L $root" ./nk/...; then
+        summary+=("go $name: passed in $((SECONDS - t0)) s")
+    else
+        failed+=("go-$name")
+        summary+=("go $name: FAILED")
+    fi
+}
+if [[ $GO_RUNS != 0 && -d nk ]]; then
+    for t in "${TARGETS[@]}"; do
+        case $t in
+            aarch64-linux) go_run arm64 qemu-aarch64 /usr/aarch64-linux-gnu GOARCH=arm64 CC=aarch64-linux-gnu-gcc ;;
+            armv7-linux) go_run armv7 qemu-arm /usr/arm-linux-gnueabihf GOARCH=arm GOARM=7 CC=arm-linux-gnueabihf-gcc ;;
+        esac
+    done
+fi
+
+echo
+echo "== cross summary"
+printf '  %s\n' "${summary[@]}"
+if ((${#failed[@]})); then
+    echo "cross tests FAILED: ${failed[*]}" >&2
+    exit 1
+fi
+echo "all cross targets passed"
