@@ -1,0 +1,459 @@
+// Package conformance is the test suite that packages nk (cgo) and nkc
+// (purego) both run: outputs against the torch-computed expectations in
+// testdata/models, error mapping, use after Close, inspect figures,
+// concurrency and the allocation count of Session.Run. It is a library for
+// tests and is not imported by production code.
+package conformance
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	nkrt "github.com/netkit/netkit/internal/runtime"
+)
+
+// Binding is the API of one package under test.
+type Binding struct {
+	Name         string
+	Load         func(path string, opts ...nkrt.Option) (*nkrt.Model, error)
+	LoadBytes    func(b []byte, opts ...nkrt.Option) (*nkrt.Model, error)
+	Inspect      func(path string, opts ...nkrt.Option) (*nkrt.Report, error)
+	InspectBytes func(b []byte, opts ...nkrt.Option) (*nkrt.Report, error)
+}
+
+// Case is a model of testdata/models with its input batch and the output
+// batch PyTorch computed for it.
+type Case struct {
+	Name     string
+	Path     string
+	Input    []float32 // N whole inputs
+	Expected []float32 // N whole outputs
+}
+
+// Cases lists testdata/models/NAME.nk that have NAME.input.npy and
+// NAME.expected.npy next to them.
+func Cases(tb testing.TB) []Case {
+	tb.Helper()
+	dir := filepath.Join(ModuleRoot(tb), "testdata", "models")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.nk"))
+	require.NoError(tb, err)
+	var cases []Case
+	for _, p := range paths {
+		base := strings.TrimSuffix(p, ".nk")
+		in, err1 := readNpyF32(base + ".input.npy")
+		want, err2 := readNpyF32(base + ".expected.npy")
+		if errors.Is(err1, os.ErrNotExist) || errors.Is(err2, os.ErrNotExist) {
+			continue
+		}
+		require.NoError(tb, err1)
+		require.NoError(tb, err2)
+		cases = append(cases, Case{Name: filepath.Base(base), Path: p, Input: in, Expected: want})
+	}
+	if len(cases) == 0 {
+		tb.Fatalf("no models with inputs and expected outputs in %s (run go generate ./internal/testmodels)", dir)
+	}
+	return cases
+}
+
+// ModelPath returns testdata/models/name.
+func ModelPath(tb testing.TB, name string) string {
+	return filepath.Join(ModuleRoot(tb), "testdata", "models", name)
+}
+
+// Outputs runs every case through Load and returns the raw outputs by case
+// name, for comparing two bindings bit for bit.
+func Outputs(t *testing.T, b Binding) map[string][]float32 {
+	out := map[string][]float32{}
+	for _, c := range Cases(t) {
+		m, err := b.Load(c.Path)
+		require.NoError(t, err, c.Name)
+		out[c.Name] = runBatch(t, m.Run, m, c.Input)
+		require.NoError(t, m.Close())
+	}
+	return out
+}
+
+// Run runs the whole suite against one binding.
+func Run(t *testing.T, b Binding) {
+	t.Run("ExpectedOutputs", func(t *testing.T) { testExpected(t, b) })
+	t.Run("Inspect", func(t *testing.T) { testInspect(t, b) })
+	t.Run("ArenaBudget", func(t *testing.T) { testArenaBudget(t, b) })
+	t.Run("ShapeErrors", func(t *testing.T) { testShapeErrors(t, b) })
+	t.Run("CorruptImages", func(t *testing.T) { testCorrupt(t, b) })
+	t.Run("UseAfterClose", func(t *testing.T) { testClosed(t, b) })
+	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, b) })
+	t.Run("DroppedWithoutClose", func(t *testing.T) { testDropped(t, b) })
+}
+
+// runBatch runs run over every whole input in batch and returns the outputs
+// concatenated.
+func runBatch(t *testing.T, run func(in, out []float32) error, m *nkrt.Model, batch []float32) []float32 {
+	t.Helper()
+	inN, outN := m.Inputs()[0].Elems(), m.Outputs()[0].Elems()
+	require.Zero(t, len(batch)%inN, "input batch of %d values is not whole inputs of %d", len(batch), inN)
+	n := len(batch) / inN
+	out := make([]float32, n*outN)
+	for i := range n {
+		require.NoError(t, run(batch[i*inN:(i+1)*inN], out[i*outN:(i+1)*outN]))
+	}
+	return out
+}
+
+// assertClose checks got against a float32 reference computed by PyTorch:
+// float32 kernels may sum in another order, so allow a few ulps of the
+// accumulated magnitude.
+func assertClose(t *testing.T, want, got []float32, what string) {
+	t.Helper()
+	require.Len(t, got, len(want), what)
+	worst, at := 0.0, -1
+	for i := range want {
+		w, g := float64(want[i]), float64(got[i])
+		d := math.Abs(w - g)
+		if d > 1e-5+1e-4*math.Abs(w) && d > worst {
+			worst, at = d, i
+		}
+	}
+	if at >= 0 {
+		t.Errorf("%s: output %d is %g, torch says %g (|diff| %g)", what, at, got[at], want[at], worst)
+	}
+}
+
+func testExpected(t *testing.T, b Binding) {
+	for _, c := range Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			m, err := b.Load(c.Path)
+			require.NoError(t, err)
+			defer m.Close()
+			require.Len(t, m.Inputs(), 1)
+			require.Len(t, m.Outputs(), 1)
+			got := runBatch(t, m.Run, m, c.Input)
+			assertClose(t, c.Expected, got, c.Name)
+
+			// LoadBytes binds the same image: identical bits.
+			img, err := os.ReadFile(c.Path)
+			require.NoError(t, err)
+			mb, err := b.LoadBytes(img)
+			require.NoError(t, err)
+			defer mb.Close()
+			assert.Equal(t, got, runBatch(t, mb.Run, mb, c.Input), "LoadBytes vs Load")
+
+			// A session runs the same kernels on other activations: identical bits.
+			s, err := m.NewSession()
+			require.NoError(t, err)
+			defer s.Close()
+			assert.Equal(t, got, runBatch(t, s.Run, m, c.Input), "Session vs Model")
+
+			// Predict, RunMulti and RunRaw are views of the same call.
+			inN := m.Inputs()[0].Elems()
+			outN := m.Outputs()[0].Elems()
+			p, err := m.Predict(c.Input[:inN])
+			require.NoError(t, err)
+			assert.Equal(t, got[:outN], p)
+			multi := [][]float32{make([]float32, outN)}
+			require.NoError(t, s.RunMulti([][]float32{c.Input[:inN]}, multi))
+			assert.Equal(t, got[:outN], multi[0])
+			raw := [][]byte{make([]byte, 4*outN)}
+			require.NoError(t, s.RunRaw([][]byte{f32Bytes(c.Input[:inN])}, raw))
+			assert.Equal(t, got[:outN], bytesF32(raw[0]))
+		})
+	}
+}
+
+func testInspect(t *testing.T, b Binding) {
+	for _, c := range Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			r, err := b.Inspect(c.Path)
+			require.NoError(t, err)
+			img, err := os.ReadFile(c.Path)
+			require.NoError(t, err)
+			rb, err := b.InspectBytes(img)
+			require.NoError(t, err)
+			assert.Equal(t, r, rb, "Inspect and InspectBytes")
+
+			assert.Equal(t, int64(len(img)), r.FileBytes)
+			assert.Equal(t, r.ArenaAfterLoad, r.ArenaAfterForward, "invoke never allocates")
+			assert.Equal(t, r.ArenaAfterLoad, r.BytesStructs+r.BytesActivations+r.BytesIO+
+				r.BytesWorkspace+r.BytesCopiedWeights+r.BytesPadding, "the breakdown sums to the total")
+			assert.LessOrEqual(t, r.ActivationLowerBound, r.PeakActivations)
+			assert.NotEmpty(t, r.Ops)
+			for i, op := range r.Ops {
+				assert.Equal(t, i, op.Index)
+				assert.NotEmpty(t, op.Op)
+			}
+
+			m, err := b.Load(c.Path)
+			require.NoError(t, err)
+			defer m.Close()
+			assert.Equal(t, r.ArenaAfterLoad, m.ArenaBytes(), "Load sizes the arena exactly")
+			assert.Equal(t, m.Inputs(), r.Inputs)
+			assert.Equal(t, m.Outputs(), r.Outputs)
+			assert.Equal(t, int64(m.Inputs()[0].Bytes()+m.Outputs()[0].Bytes()), r.BytesIO)
+			_, ok := m.Meta("no such key")
+			assert.False(t, ok)
+		})
+	}
+}
+
+func testArenaBudget(t *testing.T, b Binding) {
+	c := Cases(t)[0]
+	r, err := b.Inspect(c.Path)
+	require.NoError(t, err)
+	img, err := os.ReadFile(c.Path)
+	require.NoError(t, err)
+
+	m, err := b.LoadBytes(img, nkrt.WithArenaSize(r.ArenaAfterLoad))
+	require.NoError(t, err, "exactly the reported size fits")
+	assert.Equal(t, r.ArenaAfterLoad, m.ArenaBytes())
+	require.NoError(t, m.Close())
+
+	for _, load := range []func(nkrt.Option) (*nkrt.Model, error){
+		func(o nkrt.Option) (*nkrt.Model, error) { return b.LoadBytes(img, o) },
+		func(o nkrt.Option) (*nkrt.Model, error) { return b.Load(c.Path, o) },
+	} {
+		_, err = load(nkrt.WithArenaSize(r.ArenaAfterLoad - 1))
+		require.ErrorIs(t, err, nkrt.ErrArenaOverflow, "one byte less does not")
+		var e *nkrt.Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, r.ArenaAfterLoad-1, e.Capacity)
+		assert.Greater(t, e.Requested, e.Free, "the failing request did not fit in what was free")
+		assert.Contains(t, e.Message, "arena overflow")
+	}
+
+	_, err = b.LoadBytes(img, nkrt.WithArenaSize(-5))
+	assert.ErrorIs(t, err, nkrt.ErrArg)
+}
+
+func testShapeErrors(t *testing.T, b Binding) {
+	c := Cases(t)[0]
+	m, err := b.Load(c.Path)
+	require.NoError(t, err)
+	defer m.Close()
+	inN, outN := m.Inputs()[0].Elems(), m.Outputs()[0].Elems()
+	in, out := make([]float32, inN), make([]float32, outN)
+	s, err := m.NewSession()
+	require.NoError(t, err)
+	defer s.Close()
+
+	for _, run := range []func(in, out []float32) error{m.Run, s.Run} {
+		err = run(in[:inN-1], out)
+		assert.ErrorIs(t, err, nkrt.ErrShape, "short input")
+		err = run(append(in, 0), out)
+		assert.ErrorIs(t, err, nkrt.ErrShape, "long input")
+		err = run(in, out[:outN-1])
+		assert.ErrorIs(t, err, nkrt.ErrShape, "short output")
+		require.NoError(t, run(in, out))
+	}
+	var e *nkrt.Error
+	require.ErrorAs(t, m.Run(in[:1], out), &e)
+	assert.Equal(t, -1, e.Op)
+
+	assert.ErrorIs(t, m.RunMulti([][]float32{in, in}, [][]float32{out}), nkrt.ErrArg, "two inputs for one")
+	assert.ErrorIs(t, m.RunRaw([][]byte{make([]byte, 4*inN-1)}, [][]byte{make([]byte, 4*outN)}), nkrt.ErrShape)
+	_, err = m.Predict(in[:2])
+	assert.ErrorIs(t, err, nkrt.ErrShape)
+}
+
+func testCorrupt(t *testing.T, b Binding) {
+	c := Cases(t)[0]
+	img, err := os.ReadFile(c.Path)
+	require.NoError(t, err)
+	mutate := func(f func([]byte) []byte) []byte { return f(slices.Clone(img)) }
+	for _, tc := range []struct {
+		name string
+		img  []byte
+		want error
+	}{
+		{"bit flip in the payload", mutate(func(b []byte) []byte { b[len(b)-3] ^= 0x10; return b }), nkrt.ErrChecksum},
+		{"truncated", img[:len(img)/2], nkrt.ErrFormat},
+		{"bad magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b }), nkrt.ErrFormat},
+		{"major version 2", mutate(func(b []byte) []byte { b[4] = 2; return b }), nkrt.ErrVersion},
+		{"header only", img[:32], nkrt.ErrFormat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := b.LoadBytes(tc.img)
+			assert.ErrorIs(t, err, tc.want)
+			var e *nkrt.Error
+			if assert.ErrorAs(t, err, &e) {
+				assert.NotEmpty(t, e.Message)
+			}
+			_, err = b.LoadBytes(tc.img, nkrt.WithArenaSize(1<<20))
+			assert.ErrorIs(t, err, tc.want, "with a budget (the C loader decides)")
+			_, err = b.InspectBytes(tc.img)
+			assert.ErrorIs(t, err, tc.want)
+		})
+	}
+	_, err = b.LoadBytes(nil)
+	assert.ErrorIs(t, err, nkrt.ErrArg)
+	_, err = b.Load(filepath.Join(t.TempDir(), "missing.nk"))
+	assert.ErrorIs(t, err, nkrt.ErrIO)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = b.Load(filepath.Join(t.TempDir(), "missing.nk"), nkrt.WithArenaSize(1<<20))
+	assert.ErrorIs(t, err, nkrt.ErrIO, "the C loader reports a missing file")
+}
+
+func testClosed(t *testing.T, b Binding) {
+	c := Cases(t)[0]
+	m, err := b.Load(c.Path)
+	require.NoError(t, err)
+	in, out := make([]float32, m.Inputs()[0].Elems()), make([]float32, m.Outputs()[0].Elems())
+	s1, err := m.NewSession()
+	require.NoError(t, err)
+	s2, err := m.NewSession()
+	require.NoError(t, err)
+
+	require.NoError(t, s1.Close())
+	assert.ErrorIs(t, s1.Run(in, out), nkrt.ErrClosed)
+	assert.ErrorIs(t, s1.Close(), nkrt.ErrClosed)
+	require.NoError(t, s2.Run(in, out), "closing one session leaves the others")
+
+	require.NoError(t, m.Close())
+	assert.ErrorIs(t, m.Close(), nkrt.ErrClosed)
+	assert.ErrorIs(t, m.Run(in, out), nkrt.ErrClosed)
+	_, err = m.Predict(in)
+	assert.ErrorIs(t, err, nkrt.ErrClosed)
+	assert.ErrorIs(t, m.RunMulti([][]float32{in}, [][]float32{out}), nkrt.ErrClosed)
+	assert.ErrorIs(t, m.RunRaw([][]byte{f32Bytes(in)}, [][]byte{make([]byte, 4*len(out))}), nkrt.ErrClosed)
+	_, err = m.NewSession()
+	assert.ErrorIs(t, err, nkrt.ErrClosed)
+	_, ok := m.Meta("labels")
+	assert.False(t, ok)
+	assert.Nil(t, m.Labels())
+	assert.NotEmpty(t, m.Inputs(), "descriptions stay readable")
+
+	// Closing the model closed its open session.
+	assert.ErrorIs(t, s2.Run(in, out), nkrt.ErrClosed)
+	_, err = s2.Predict(in)
+	assert.ErrorIs(t, err, nkrt.ErrClosed)
+	assert.ErrorIs(t, s2.Close(), nkrt.ErrClosed)
+	assert.ErrorIs(t, err, nkrt.ErrState)
+}
+
+// testConcurrent: 8 goroutines x 1000 runs over one model, each on its own
+// Session, plus goroutines sharing the Model's default context; every
+// output must equal the serial run's bits.
+func testConcurrent(t *testing.T, b Binding) {
+	c := Cases(t)[0]
+	m, err := b.Load(c.Path)
+	require.NoError(t, err)
+	defer m.Close()
+	inN, outN := m.Inputs()[0].Elems(), m.Outputs()[0].Elems()
+	inputs := variants(c.Input[:inN], 16)
+	serial := make([][]float32, len(inputs))
+	for i, in := range inputs {
+		serial[i], err = m.Predict(in)
+		require.NoError(t, err)
+	}
+	const goroutines, runs = 8, 1000
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines+2)
+	mismatch := make(chan int, goroutines+2)
+	worker := func(g int, run func(in, out []float32) error, n int) {
+		defer wg.Done()
+		out := make([]float32, outN)
+		for r := range n {
+			k := (g*7 + r) % len(inputs)
+			if err := run(inputs[k], out); err != nil {
+				errs <- err
+				return
+			}
+			if !slices.Equal(out, serial[k]) {
+				mismatch <- k
+				return
+			}
+		}
+	}
+	for g := range goroutines {
+		s, err := m.NewSession()
+		require.NoError(t, err)
+		defer s.Close()
+		wg.Add(1)
+		go worker(g, s.Run, runs)
+	}
+	for g := range 2 { // the shared default context, serialized by the model
+		wg.Add(1)
+		go worker(goroutines+g, m.Run, runs/5)
+	}
+	wg.Wait()
+	close(errs)
+	close(mismatch)
+	for err := range errs {
+		t.Error(err)
+	}
+	for k := range mismatch {
+		t.Errorf("input variant %d gave other bits than the serial run", k)
+	}
+}
+
+// testDropped: a model and session dropped without Close are released by
+// their cleanups (a leaked runtime.Pinner would panic the process).
+func testDropped(t *testing.T, b Binding) {
+	c := Cases(t)[0]
+	img, err := os.ReadFile(c.Path)
+	require.NoError(t, err)
+	for range 3 {
+		m, err := b.LoadBytes(img)
+		require.NoError(t, err)
+		_, err = m.NewSession()
+		require.NoError(t, err)
+	}
+	for range 3 {
+		runtime.GC()
+	}
+}
+
+// SessionRunAllocs returns the Go allocations of one Session.Run.
+func SessionRunAllocs(t *testing.T, b Binding) float64 {
+	c := Cases(t)[0]
+	m, err := b.Load(c.Path)
+	require.NoError(t, err)
+	defer m.Close()
+	s, err := m.NewSession()
+	require.NoError(t, err)
+	defer s.Close()
+	in, out := c.Input[:m.Inputs()[0].Elems()], make([]float32, m.Outputs()[0].Elems())
+	return testing.AllocsPerRun(200, func() {
+		if err := s.Run(in, out); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// variants returns n distinct inputs derived from in.
+func variants(in []float32, n int) [][]float32 {
+	out := make([][]float32, n)
+	for k := range out {
+		v := make([]float32, len(in))
+		for i, x := range in {
+			v[i] = x*float32(1+k)/4 - float32(k%3)*0.1
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		u := math.Float32bits(f)
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return b
+}
+
+func bytesF32(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24)
+	}
+	return v
+}
