@@ -1,0 +1,61 @@
+/* op_table_test.c — nk_op_lookup: every op id of docs/NK_FORMAT.md has a
+ * float32 entry with the documented name, counts and planner flags. */
+#include "op_test.h"
+
+typedef struct nkt_expect {
+    uint32_t type;
+    const char *name;
+    uint8_t flags, min_in, max_in, min_params;
+} nkt_expect;
+
+static const nkt_expect nkt_table[] = {
+    {1, "dense", 0, 2, 3, 2},
+    {2, "conv2d", 0, 2, 3, 11},
+    {3, "depthwise_conv2d", 0, 2, 3, 11},
+    {4, "max_pool2d", 0, 1, 1, 10},
+    {5, "avg_pool2d", 0, 1, 1, 11},
+    {6, "global_avg_pool", 0, 1, 1, 0},
+    {7, "batch_norm", NK_OPF_ELEMENTWISE, 5, 5, 1},
+    {8, "relu", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {9, "clip", NK_OPF_ELEMENTWISE, 1, 1, 2},
+    {10, "leaky_relu", NK_OPF_ELEMENTWISE, 1, 1, 1},
+    {11, "sigmoid", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {12, "tanh", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {13, "gelu", NK_OPF_ELEMENTWISE, 1, 1, 1},
+    {14, "softmax", NK_OPF_ELEMENTWISE, 1, 1, 1},
+    {15, "add", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {16, "mul", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {17, "concat", 0, 1, 8, 1},
+    {18, "reshape", NK_OPF_ALIAS, 1, 1, 0},
+    {19, "pad", 0, 1, 1, 2},
+    {20, "transpose", 0, 1, 1, 0},
+};
+
+int main(void) {
+    size_t i;
+    for (i = 0; i < NKT_COUNT(nkt_table); i++) {
+        const nkt_expect *e = &nkt_table[i];
+        const nk_op_def *d = nk_op_lookup(e->type, NK_F32);
+        NKT_CHECK(d != NULL, "type %u has no f32 entry", e->type);
+        if (!d)
+            continue;
+        NKT_CHECK(d->type == e->type && d->dtype == NK_F32, "type %u entry", e->type);
+        NKT_CHECK(strcmp(d->name, e->name) == 0, "type %u named %s", e->type, d->name);
+        NKT_CHECK(d->flags == e->flags, "%s flags %u", d->name, d->flags);
+        NKT_CHECK(d->min_in == e->min_in && d->max_in == e->max_in, "%s inputs", d->name);
+        NKT_CHECK(d->n_out == 1, "%s outputs", d->name);
+        NKT_CHECK(d->min_params == e->min_params, "%s params %u", d->name, d->min_params);
+        NKT_CHECK(d->validate && d->workspace_size && d->macs && d->eval, "%s callbacks",
+                  d->name);
+        NKT_CHECK(strlen(d->name) < sizeof(((nk_op_info_t *)0)->op), "%s fits nk_op_info_t",
+                  d->name);
+        /* no int8 kernels yet */
+        NKT_CHECK(nk_op_lookup(e->type, NK_I8) == NULL, "%s has an i8 entry", d->name);
+    }
+    NKT_CHECK(nk_op_lookup(0, NK_F32) == NULL, "type 0");
+    NKT_CHECK(nk_op_lookup(NK_OP_TYPE_COUNT, NK_F32) == NULL, "type 21");
+    NKT_CHECK(nk_op_lookup(64, NK_F32) == NULL, "type 64");
+    NKT_CHECK(nk_op_lookup(0xFFFFu, NK_F32) == NULL, "type 0xFFFF");
+    NKT_CHECK(nk_op_lookup(1, NK_DTYPE_INVALID) == NULL, "dtype 0");
+    return nkt_finish("op_table");
+}

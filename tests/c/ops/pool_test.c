@@ -1,0 +1,49 @@
+/* pool_test.c — MAX_POOL2D, AVG_POOL2D, GLOBAL_AVG_POOL against PyTorch
+ * vectors, and validate rejections. */
+#include "op_test.h"
+
+#include "../../../testdata/op_vectors/pool.h"
+
+#define CASES nkt_pool_cases
+
+/* fixture "max_pool 3x3 s2 p1": x [2,7,7,2] -> [2,4,4,2] */
+static void out_w_wrong(nkt_graph *g) { g->t[1].dims[2] = 3; }
+static void kernel_zero(nkt_graph *g) { nkt_set_i32(g, 1, 0); }
+static void stride_zero(nkt_graph *g) { nkt_set_i32(g, 3, 0); }
+static void pad_ge_kernel(nkt_graph *g) {
+    nkt_set_i32(g, 4, 3); /* pad_top 3 with kernel 3: a window of padding only */
+    g->t[1].dims[1] = 5;
+}
+static void channels_wrong(nkt_graph *g) { g->t[1].dims[3] = 3; }
+static void rank2(nkt_graph *g) { g->t[0].rank = 2; }
+static void cip_two(nkt_graph *g) { nkt_set_i32(g, 8, 2); }
+static void avg_ten_params(nkt_graph *g) { g->op.n_params = 10; }
+static void gap_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
+static void gap_params(nkt_graph *g) { g->op.n_params = 1; }
+
+int main(void) {
+    const nkt_case *mp = nkt_find(CASES, NKT_COUNT(CASES), "max_pool 3x3 s2 p1");
+    const nkt_case *ap =
+        nkt_find(CASES, NKT_COUNT(CASES), "avg_pool 3x3 s1 p1 count_include_pad=0");
+    const nkt_case *gp = nkt_find(CASES, NKT_COUNT(CASES), "global_avg_pool (1, 4, 4, 3)");
+    nkt_run_cases(CASES, NKT_COUNT(CASES));
+
+    nkt_expect_reject(mp, out_w_wrong, NK_ERR_SHAPE,
+                      "max_pool2d: output dims [2,4,3,2] do not match input [2,7,7,2] with "
+                      "kernel 3x3 stride 2 pads 1,1,1,1 (expected [2,4,4,2])",
+                      "max_pool wrong width");
+    nkt_expect_reject(mp, kernel_zero, NK_ERR_UNSUPPORTED, "kernel_w 0", "max_pool kernel 0");
+    nkt_expect_reject(mp, stride_zero, NK_ERR_UNSUPPORTED, "stride_w 0", "max_pool stride 0");
+    nkt_expect_reject(mp, pad_ge_kernel, NK_ERR_UNSUPPORTED, "smaller than the kernel",
+                      "max_pool pad >= kernel");
+    nkt_expect_reject(mp, channels_wrong, NK_ERR_SHAPE, "(expected [2,4,4,2])",
+                      "max_pool channels");
+    nkt_expect_reject(mp, rank2, NK_ERR_SHAPE, "rank 4", "max_pool rank 2");
+    nkt_expect_reject(ap, cip_two, NK_ERR_UNSUPPORTED, "count_include_pad", "avg_pool cip 2");
+    nkt_expect_reject(ap, avg_ten_params, NK_ERR_FORMAT, "expected 11", "avg_pool params");
+    nkt_expect_reject(ap, out_w_wrong, NK_ERR_SHAPE, "(expected [1,5,5,2])", "avg_pool out");
+    nkt_expect_reject(gp, gap_out, NK_ERR_SHAPE, "(expected [1,1,1,3])", "gap out dims");
+    nkt_expect_reject(gp, gap_params, NK_ERR_FORMAT, "parameter words", "gap params");
+    nkt_expect_reject(gp, rank2, NK_ERR_SHAPE, "rank 4", "gap rank 2");
+    return nkt_finish("pool");
+}

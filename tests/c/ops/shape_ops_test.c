@@ -1,0 +1,72 @@
+/* shape_ops_test.c — CONCAT, RESHAPE, PAD, TRANSPOSE against PyTorch/numpy
+ * vectors (reshape also aliased: out == in), and validate rejections. */
+#include "op_test.h"
+
+#include "../../../testdata/op_vectors/shape_ops.h"
+
+#define CASES nkt_shape_cases
+
+/* concat fixture "concat channels": [1,3,3,2],[1,3,3,3],[1,3,3,1] -> [1,3,3,6] */
+static void cat_axis_sum(nkt_graph *g) { g->t[3].dims[3] = 5; }
+static void cat_other_dim(nkt_graph *g) { g->t[1].dims[1] = 4; }
+static void cat_axis_big(nkt_graph *g) { nkt_set_i32(g, 0, 4); }
+static void cat_axis_neg(nkt_graph *g) { nkt_set_i32(g, 0, -1); }
+static void cat_rank(nkt_graph *g) { g->t[2].rank = 3; }
+/* reshape fixture [1,2,3,4] -> [1,24] */
+static void rs_elems(nkt_graph *g) {
+    g->t[1].dims[1] = 23;
+    g->t[1].elems = 23;
+    g->t[1].bytes = 92;
+}
+/* pad fixtures */
+static void pad_mode(nkt_graph *g) { nkt_set_i32(g, 0, 3); }
+static void pad_params(nkt_graph *g) { g->op.n_params = 9; }
+static void pad_out(nkt_graph *g) { g->t[1].dims[1] = 5; }
+static void reflect_too_far(nkt_graph *g) {
+    /* "pad reflect rank 3": x [2,4,5]; before[1] = 4 >= dim 4 */
+    nkt_set_i32(g, 3, 4);
+    g->t[1].dims[1] += 1;
+}
+static void crop_all(nkt_graph *g) {
+    /* "pad constant rank 1": x [5]; before -5 after -1 leaves nothing */
+    nkt_set_i32(g, 2, -5);
+    nkt_set_i32(g, 3, -1);
+}
+/* transpose fixture "transpose nhwc->nchw": [1,3,4,5] perm 0,3,1,2 */
+static void tr_dup(nkt_graph *g) { nkt_set_i32(g, 1, 1); }
+static void tr_range(nkt_graph *g) { nkt_set_i32(g, 2, 4); }
+static void tr_params(nkt_graph *g) { g->op.n_params = 3; }
+static void tr_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
+
+int main(void) {
+    const nkt_case *cat = nkt_find(CASES, NKT_COUNT(CASES), "concat channels");
+    const nkt_case *rs =
+        nkt_find(CASES, NKT_COUNT(CASES), "reshape flatten [1,2,3,4]->[1,24]");
+    const nkt_case *pc = nkt_find(CASES, NKT_COUNT(CASES), "pad constant nhwc spatial");
+    const nkt_case *pr = nkt_find(CASES, NKT_COUNT(CASES), "pad reflect rank 3");
+    const nkt_case *p1 = nkt_find(CASES, NKT_COUNT(CASES), "pad constant rank 1");
+    const nkt_case *tr = nkt_find(CASES, NKT_COUNT(CASES), "transpose nhwc->nchw");
+    nkt_run_cases(CASES, NKT_COUNT(CASES));
+
+    nkt_expect_reject(cat, cat_axis_sum, NK_ERR_SHAPE, "inputs sum to 6", "concat axis sum");
+    nkt_expect_reject(cat, cat_other_dim, NK_ERR_SHAPE, "input 1 [1,4,3,3] does not match",
+                      "concat other dim");
+    nkt_expect_reject(cat, cat_axis_big, NK_ERR_UNSUPPORTED, "axis 4 is outside rank 4",
+                      "concat axis 4");
+    nkt_expect_reject(cat, cat_axis_neg, NK_ERR_UNSUPPORTED, "axis -1", "concat axis -1");
+    nkt_expect_reject(cat, cat_rank, NK_ERR_SHAPE, "input 2", "concat rank");
+    nkt_expect_reject(rs, rs_elems, NK_ERR_SHAPE,
+                      "reshape: output dims [1,23] hold 23 elements, input [1,2,3,4] holds 24",
+                      "reshape elements");
+    nkt_expect_reject(pc, pad_mode, NK_ERR_UNSUPPORTED, "mode 3", "pad mode 3");
+    nkt_expect_reject(pc, pad_params, NK_ERR_FORMAT, "expected 10 for rank 4", "pad params");
+    nkt_expect_reject(pc, pad_out, NK_ERR_SHAPE, "(expected [1,6,7,2])", "pad output");
+    nkt_expect_reject(pr, reflect_too_far, NK_ERR_UNSUPPORTED, "reflect", "pad reflect 4 of 4");
+    nkt_expect_reject(p1, crop_all, NK_ERR_UNSUPPORTED, "out of range", "pad crop all");
+    nkt_expect_reject(tr, tr_dup, NK_ERR_UNSUPPORTED, "not a permutation", "transpose dup");
+    nkt_expect_reject(tr, tr_range, NK_ERR_UNSUPPORTED, "perm entry 2 = 4", "transpose range");
+    nkt_expect_reject(tr, tr_params, NK_ERR_FORMAT, "3 perm entries for rank 4",
+                      "transpose params");
+    nkt_expect_reject(tr, tr_out, NK_ERR_SHAPE, "(expected [1,5,3,4])", "transpose output");
+    return nkt_finish("shape_ops");
+}
