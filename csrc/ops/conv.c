@@ -45,13 +45,11 @@ static nk_status nk_conv_check_common(const nk_op_rt *op, const nk_tensor_rt *t,
     expected[0] = x->dims[0];
     expected[3] = out_c;
     if (!nk_ops_dims_equal(out, expected, 4)) {
-        nk_msg d;
-        d.len = 0;
-        d.buf[0] = '\0';
+        nk_msg d = NK_MSG_INIT;
         nk_ops_window_detail(&d, &win);
         if (extra)
             nk_msg_s(&d, extra);
-        return nk_ops_fail_out_dims(err, name, out, x, d.buf, expected, 4);
+        return nk_ops_fail_out_dims(err, name, out, x, d.text, expected, 4);
     }
     return nk_ops_check_act(op, 9, name, err);
 }
@@ -97,12 +95,10 @@ static nk_status nk_conv2d_validate(const nk_op_rt *op, const nk_tensor_rt *t, n
     if (groups == 1)
         return nk_conv_check_common(op, t, "conv2d", w->dims[0], NULL, err);
     {
-        nk_msg g;
-        g.len = 0;
-        g.buf[0] = '\0';
+        nk_msg g = NK_MSG_INIT;
         nk_msg_s(&g, " groups ");
         nk_msg_i(&g, groups);
-        return nk_conv_check_common(op, t, "conv2d", w->dims[0], g.buf, err);
+        return nk_conv_check_common(op, t, "conv2d", w->dims[0], g.text, err);
     }
 }
 

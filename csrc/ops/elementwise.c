@@ -35,12 +35,10 @@ static nk_status nk_binary_validate(const nk_op_rt *op, const nk_tensor_rt *t, c
         expected[d] = da > db ? da : db;
     }
     if (!nk_ops_dims_equal(out, expected, rank)) {
-        nk_msg d2;
-        d2.len = 0;
-        d2.buf[0] = '\0';
+        nk_msg d2 = NK_MSG_INIT;
         nk_msg_s(&d2, "broadcast with ");
         nk_msg_dims(&d2, b->dims, b->rank);
-        return nk_ops_fail_out_dims(err, name, out, a, d2.buf, expected, rank);
+        return nk_ops_fail_out_dims(err, name, out, a, d2.text, expected, rank);
     }
     return nk_ops_check_act(op, 0, name, err);
 }

@@ -3,17 +3,9 @@
 
 void nk_msg_begin(nk_msg *m, const char *op) {
     m->len = 0;
-    m->buf[0] = '\0';
+    m->text[0] = '\0';
     nk_msg_s(m, op);
     nk_msg_s(m, ": ");
-}
-
-void nk_msg_s(nk_msg *m, const char *s) {
-    m->len = nk_str_append(m->buf, sizeof m->buf, m->len, s);
-}
-
-void nk_msg_i(nk_msg *m, int64_t v) {
-    m->len = nk_str_append_i64(m->buf, sizeof m->buf, m->len, v);
 }
 
 void nk_msg_f(nk_msg *m, float v) {
@@ -66,7 +58,7 @@ void nk_msg_dims(nk_msg *m, const int32_t *dims, int32_t rank) {
 }
 
 nk_status nk_msg_fail(nk_msg *m, nk_error_t *err, nk_status s) {
-    return nk_fail(err, s, -1, m->buf);
+    return nk_fail(err, s, -1, m->text);
 }
 
 nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, const char *what) {

@@ -7,6 +7,7 @@
 #define NK_OPS_COMMON_H
 
 #include "../nk_internal.h"
+#include "../format.h" /* nk_msg: the core's message builder */
 #include "../kernels/ref/ref_kernels.h"
 
 /* ---- op table entries (one per op and dtype) ---- */
@@ -31,16 +32,10 @@ NK_HIDDEN extern const nk_op_def nk_op_reshape_f32;
 NK_HIDDEN extern const nk_op_def nk_op_pad_f32;
 NK_HIDDEN extern const nk_op_def nk_op_transpose_f32;
 
-/* ---- error messages without stdio ---- */
-typedef struct nk_msg {
-    char buf[NK_ERROR_MESSAGE_MAX];
-    size_t len;
-} nk_msg;
+/* ---- error messages without stdio (on top of format.h's nk_msg) ---- */
 
 /* Starts a message with "<op>: ". */
 NK_HIDDEN void nk_msg_begin(nk_msg *m, const char *op);
-NK_HIDDEN void nk_msg_s(nk_msg *m, const char *s);
-NK_HIDDEN void nk_msg_i(nk_msg *m, int64_t v);
 /* Approximate decimal rendering (6 decimals at most), enough to name a value. */
 NK_HIDDEN void nk_msg_f(nk_msg *m, float v);
 /* "[1,28,28,3]" */

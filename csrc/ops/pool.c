@@ -46,11 +46,9 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
     expected[0] = x->dims[0];
     expected[3] = x->dims[3];
     if (!nk_ops_dims_equal(out, expected, 4)) {
-        nk_msg d;
-        d.len = 0;
-        d.buf[0] = '\0';
+        nk_msg d = NK_MSG_INIT;
         nk_ops_window_detail(&d, &win);
-        return nk_ops_fail_out_dims(err, name, out, x, d.buf, expected, 4);
+        return nk_ops_fail_out_dims(err, name, out, x, d.text, expected, 4);
     }
     return nk_ops_check_act(op, (uint32_t)n_params - 2, name, err);
 }
