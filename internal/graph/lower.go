@@ -1,0 +1,661 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/netkit/netkit/internal/nkfile"
+)
+
+// allowedAttrs lists, per supported ONNX op, the attributes the importer
+// understands; any other attribute refuses the node rather than being ignored.
+var allowedAttrs = map[string][]string{
+	"Conv":               {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"},
+	"Gemm":               {"alpha", "beta", "transA", "transB"},
+	"MatMul":             {},
+	"Relu":               {},
+	"LeakyRelu":          {"alpha"},
+	"Clip":               {"min", "max"},
+	"Sigmoid":            {},
+	"Tanh":               {},
+	"Gelu":               {"approximate"},
+	"Softmax":            {"axis"},
+	"MaxPool":            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"},
+	"AveragePool":        {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"},
+	"GlobalAveragePool":  {},
+	"BatchNormalization": {"epsilon", "momentum", "training_mode"},
+	"Add":                {},
+	"Sub":                {},
+	"Mul":                {},
+	"Div":                {},
+	"Flatten":            {"axis"},
+	"Reshape":            {"allowzero"},
+	"Squeeze":            {"axes"},
+	"Unsqueeze":          {"axes"},
+	"Concat":             {"axis"},
+	"Pad":                {"mode"},
+	"Transpose":          {"perm"},
+}
+
+// lowerNodes walks the graph in order, folding constant nodes, inferring
+// shapes and rewriting every other node into nk ops. Refused nodes are
+// collected and reported together.
+func (g *Graph) lowerNodes() error {
+	var issues []Issue
+	var out []*Node
+	for _, n := range g.Nodes {
+		broken := false
+		allConst := true
+		for _, t := range n.In {
+			if t != nil {
+				broken = broken || t.broken
+				allConst = allConst && t.Const
+			}
+		}
+		markBroken := func() {
+			for _, t := range n.Out {
+				t.broken = true
+			}
+		}
+		if broken {
+			markBroken()
+			continue
+		}
+		if n.Op == "Shape" && len(n.In) == 1 && n.src.attr("start") == nil && n.src.attr("end") == nil {
+			t := n.Out[0]
+			t.Const, t.Int, t.Shape = true, true, []int{len(n.In[0].Shape)}
+			for _, d := range n.In[0].Shape {
+				t.I = append(t.I, int64(d))
+			}
+			g.Stats.FoldedConstants++
+			continue
+		}
+		if allConst && foldable[n.Op] {
+			vals, err := g.fold(n)
+			if err != nil {
+				issues = append(issues, Issue{n.Name, n.Op, "constant folding: " + err.Error()})
+				markBroken()
+				continue
+			}
+			for i, v := range vals {
+				name := n.Out[i].Name
+				*n.Out[i] = *v
+				n.Out[i].Name = name
+			}
+			g.Stats.FoldedConstants++
+			continue
+		}
+		nodes, err := g.lowerNode(n)
+		if err != nil {
+			issues = append(issues, Issue{n.Name, n.Op, err.Error()})
+			markBroken()
+			continue
+		}
+		for _, m := range nodes {
+			for _, t := range m.Out {
+				if len(t.Shape) > nkfile.MaxRank {
+					err = fmt.Errorf("output %q has rank %d; netkit supports up to %d", t.Name, len(t.Shape), nkfile.MaxRank)
+				}
+				for _, d := range t.Shape {
+					if d < 1 || d > nkfile.MaxDim {
+						err = fmt.Errorf("output %q has shape %v; dims must be 1..%d", t.Name, t.Shape, nkfile.MaxDim)
+					}
+				}
+			}
+		}
+		if err != nil {
+			issues = append(issues, Issue{n.Name, n.Op, err.Error()})
+			markBroken()
+			continue
+		}
+		out = append(out, nodes...)
+	}
+	g.Nodes = out
+	for _, t := range g.Outputs {
+		if t.Const && !t.broken {
+			issues = append(issues, Issue{t.Name, "output", "graph output is a constant; netkit outputs are computed tensors"})
+		}
+	}
+	if len(issues) > 0 {
+		return &UnsupportedError{Issues: issues}
+	}
+	return nil
+}
+
+// lowerNode checks one node and returns the nk ops that compute it.
+func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
+	allowed, ok := allowedAttrs[n.Op]
+	if !ok {
+		if foldable[n.Op] || n.Op == "Shape" {
+			return nil, fmt.Errorf("op is only supported on constant inputs (it is folded at conversion), and an input here is computed at run time")
+		}
+		return nil, fmt.Errorf("op type is not supported")
+	}
+	for _, a := range n.src.n.Attrs {
+		if !slices.Contains(allowed, a.Name) {
+			return nil, fmt.Errorf("attribute %s is not supported", a.Name)
+		}
+	}
+	x := n.In[0]
+	if x == nil {
+		return nil, fmt.Errorf("input 0 is absent")
+	}
+	if x.Const && !x.Int && n.Op != "Add" && n.Op != "Mul" && n.Op != "Concat" {
+		return nil, fmt.Errorf("input 0 is a constant the importer cannot fold")
+	}
+	for i, t := range n.In {
+		if t != nil && t.Int && !t.Const {
+			return nil, fmt.Errorf("input %d is an integer tensor; netkit runs float32", i)
+		}
+	}
+	out := n.Out[0]
+	for i, t := range n.Out[1:] {
+		if t.Name != "" {
+			return nil, fmt.Errorf("output %d (%q) is not supported (training or index outputs)", i+1, t.Name)
+		}
+	}
+	s := n.src
+	nk := func(kind nkfile.OpType, in ...*Tensor) *Node {
+		return &Node{Op: n.Op, Kind: kind, Name: n.Name, In: in, Out: []*Tensor{out}}
+	}
+	same := func(kind nkfile.OpType) []*Node {
+		out.Shape = slices.Clone(x.Shape)
+		return []*Node{nk(kind, x)}
+	}
+	switch n.Op {
+	case "Conv":
+		return g.lowerConv(n)
+	case "MaxPool", "AveragePool":
+		return g.lowerPool(n)
+	case "Gemm", "MatMul":
+		return g.lowerDense(n)
+	case "GlobalAveragePool":
+		if len(x.Shape) != 4 {
+			return nil, fmt.Errorf("only rank-4 (2-D spatial) input is supported, got %v", x.Shape)
+		}
+		out.Shape = []int{x.Shape[0], x.Shape[1], 1, 1}
+		return []*Node{nk(nkfile.OpGlobalAvgPool, x)}, nil
+	case "BatchNormalization":
+		if s.int("training_mode", 0) != 0 {
+			return nil, fmt.Errorf("attribute training_mode=1 is not supported (inference only)")
+		}
+		if len(x.Shape) < 2 {
+			return nil, fmt.Errorf("input %v has no channel axis", x.Shape)
+		}
+		c := x.Shape[1]
+		if len(n.In) != 5 {
+			return nil, fmt.Errorf("want 5 inputs")
+		}
+		for i, t := range n.In[1:] {
+			if t == nil || !t.Const || t.Elems() != c {
+				return nil, fmt.Errorf("input %d must be a constant of %d values", i+1, c)
+			}
+		}
+		params := []*Tensor{x}
+		for _, t := range n.In[1:] {
+			params = append(params, &Tensor{Name: t.Name, Shape: []int{c}, Const: true, F: floats(t)})
+		}
+		m := nk(nkfile.OpBatchNorm, params...)
+		m.Floats = []float32{s.float("epsilon", 1e-5)}
+		out.Shape = slices.Clone(x.Shape)
+		return []*Node{m}, nil
+	case "Relu":
+		return same(nkfile.OpRelu), nil
+	case "Sigmoid":
+		return same(nkfile.OpSigmoid), nil
+	case "Tanh":
+		return same(nkfile.OpTanh), nil
+	case "LeakyRelu":
+		nodes := same(nkfile.OpLeakyRelu)
+		nodes[0].Floats = []float32{s.float("alpha", 0.01)}
+		return nodes, nil
+	case "Gelu":
+		nodes := same(nkfile.OpGelu)
+		switch s.str("approximate", "none") {
+		case "none":
+		case "tanh":
+			nodes[0].Mode = 1
+		default:
+			return nil, fmt.Errorf("attribute approximate=%q is not supported", s.str("approximate", ""))
+		}
+		return nodes, nil
+	case "Clip":
+		lo, hi := negInf, inf
+		if s.opset < 11 {
+			lo, hi = s.float("min", lo), s.float("max", hi)
+		}
+		for i, p := range []*float32{&lo, &hi} {
+			if len(n.In) > i+1 && n.In[i+1] != nil {
+				v, ok := constScalar(n.In[i+1])
+				if !ok {
+					return nil, fmt.Errorf("input %d (the bound) must be a constant scalar", i+1)
+				}
+				*p = float32(v)
+			}
+		}
+		nodes := same(nkfile.OpClip)
+		nodes[0].Floats = []float32{lo, hi}
+		return nodes, nil
+	case "Softmax":
+		r := len(x.Shape)
+		def := -1
+		if s.opset < 13 {
+			def = 1
+		}
+		axis, err := normAxis(s.int("axis", def), r)
+		if err != nil {
+			return nil, fmt.Errorf("attribute %v", err)
+		}
+		if s.opset >= 13 || axis == r-1 {
+			nodes := same(nkfile.OpSoftmax)
+			nodes[0].Axis, nodes[0].Floats = axis, []float32{1}
+			return nodes, nil
+		}
+		// Before opset 13 Softmax works on the input coerced to 2-D at axis.
+		flat := &Tensor{Name: out.Name + "_2d", Shape: []int{prod(x.Shape[:axis]), prod(x.Shape[axis:])}}
+		soft := &Tensor{Name: out.Name + "_softmax", Shape: slices.Clone(flat.Shape)}
+		out.Shape = slices.Clone(x.Shape)
+		return []*Node{
+			{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/to2d", In: []*Tensor{x}, Out: []*Tensor{flat}},
+			{Op: n.Op, Kind: nkfile.OpSoftmax, Name: n.Name, In: []*Tensor{flat}, Out: []*Tensor{soft}, Axis: 1, Floats: []float32{1}},
+			{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/back", In: []*Tensor{soft}, Out: []*Tensor{out}},
+		}, nil
+	case "Add", "Mul", "Sub", "Div":
+		a, b := n.In[0], n.In[1]
+		if b == nil {
+			return nil, fmt.Errorf("input 1 is absent")
+		}
+		kind := nkfile.OpAdd
+		if n.Op == "Mul" || n.Op == "Div" {
+			kind = nkfile.OpMul
+		}
+		if n.Op == "Sub" || n.Op == "Div" {
+			// x - c and x / c become x + (-c) and x * (1/c); other forms need ops netkit lacks.
+			if a.Const || !b.Const {
+				return nil, fmt.Errorf("only a computed tensor %s a constant is supported", map[string]string{"Sub": "minus", "Div": "divided by"}[n.Op])
+			}
+			f := floats(b)
+			c := &Tensor{Name: b.Name + "_" + n.Op, Shape: slices.Clone(b.Shape), Const: true, F: make([]float32, len(f))}
+			for i, v := range f {
+				if n.Op == "Sub" {
+					c.F[i] = -v
+				} else {
+					c.F[i] = 1 / v
+				}
+			}
+			b = c
+		}
+		if a.Const && b.Const {
+			return nil, fmt.Errorf("both inputs are constants")
+		}
+		shape, err := broadcastShape(a.Shape, b.Shape)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range []*Tensor{a, b} {
+			if t.Int {
+				return nil, fmt.Errorf("integer constant %q in float arithmetic", t.Name)
+			}
+		}
+		out.Shape = shape
+		m := nk(kind, a, b)
+		m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+		return []*Node{m}, nil
+	case "Concat":
+		shape, axis, err := concatShape(n)
+		if err != nil {
+			return nil, err
+		}
+		if len(n.In) > nkfile.MaxOpInputs {
+			return nil, fmt.Errorf("%d inputs; netkit ops take at most %d", len(n.In), nkfile.MaxOpInputs)
+		}
+		runtime := false
+		for _, t := range n.In {
+			if t.Int {
+				return nil, fmt.Errorf("integer input in a computed Concat")
+			}
+			runtime = runtime || !t.Const
+		}
+		if !runtime {
+			return nil, fmt.Errorf("all inputs are constants")
+		}
+		out.Shape = shape
+		m := nk(nkfile.OpConcat, n.In...)
+		m.Axis = axis
+		return []*Node{m}, nil
+	case "Flatten", "Reshape", "Squeeze", "Unsqueeze":
+		shape, _, err := g.reshapeLike(n)
+		if err != nil {
+			return nil, err
+		}
+		out.Shape = shape
+		return []*Node{nk(nkfile.OpReshape, x)}, nil
+	case "Transpose":
+		shape, perm, err := g.reshapeLike(n)
+		if err != nil {
+			return nil, err
+		}
+		out.Shape = shape
+		m := nk(nkfile.OpTranspose, x)
+		m.Perm = perm
+		return []*Node{m}, nil
+	case "Pad":
+		return g.lowerPad(n)
+	}
+	return nil, fmt.Errorf("op type is not supported")
+}
+
+// resolvePads returns begin/end pads per spatial axis for a window op,
+// resolving auto_pad the way ONNX defines it.
+func resolvePads(s *srcNode, in, kernel, strides, dilations []int) (begin, end []int, err error) {
+	nd := len(in)
+	begin, end = make([]int, nd), make([]int, nd)
+	switch ap := s.str("auto_pad", "NOTSET"); ap {
+	case "NOTSET", "":
+		pads := s.ints("pads", make([]int, 2*nd))
+		if len(pads) != 2*nd {
+			return nil, nil, fmt.Errorf("attribute pads=%v, want %d values", pads, 2*nd)
+		}
+		for k := range nd {
+			begin[k], end[k] = pads[k], pads[k+nd]
+			if begin[k] < 0 || end[k] < 0 {
+				return nil, nil, fmt.Errorf("attribute pads=%v is negative", pads)
+			}
+		}
+	case "VALID":
+	case "SAME_UPPER", "SAME_LOWER":
+		for k := range nd {
+			outDim := (in[k] + strides[k] - 1) / strides[k]
+			total := max(0, (outDim-1)*strides[k]+(kernel[k]-1)*dilations[k]+1-in[k])
+			begin[k] = total / 2
+			if ap == "SAME_LOWER" {
+				begin[k] = total - total/2
+			}
+			end[k] = total - begin[k]
+		}
+	default:
+		return nil, nil, fmt.Errorf("attribute auto_pad=%s is not supported", ap)
+	}
+	return begin, end, nil
+}
+
+func positive(name string, v []int, n int) error {
+	if len(v) != n {
+		return fmt.Errorf("attribute %s=%v, want %d values", name, v, n)
+	}
+	for _, x := range v {
+		if x < 1 {
+			return fmt.Errorf("attribute %s=%v must be positive", name, v)
+		}
+	}
+	return nil
+}
+
+func (g *Graph) lowerConv(n *Node) ([]*Node, error) {
+	s := n.src
+	x, w := n.In[0], n.In[1]
+	var b *Tensor
+	if len(n.In) > 2 {
+		b = n.In[2]
+	}
+	if len(x.Shape) != 4 {
+		return nil, fmt.Errorf("only 2-D convolution is supported (input %v is not rank 4)", x.Shape)
+	}
+	if w == nil || !w.Const || len(w.Shape) != 4 {
+		return nil, fmt.Errorf("weights (input 1) must be a rank-4 constant")
+	}
+	if b != nil && (!b.Const || b.Elems() != w.Shape[0]) {
+		return nil, fmt.Errorf("bias (input 2) must be a constant of %d values", w.Shape[0])
+	}
+	group := s.int("group", 1)
+	c, o, kh, kw := x.Shape[1], w.Shape[0], w.Shape[2], w.Shape[3]
+	if group < 1 || c%group != 0 || o%group != 0 || w.Shape[1]*group != c {
+		return nil, fmt.Errorf("attribute group=%d does not fit input channels %d and weights %v", group, c, w.Shape)
+	}
+	if ks := s.ints("kernel_shape", []int{kh, kw}); !slices.Equal(ks, []int{kh, kw}) {
+		return nil, fmt.Errorf("attribute kernel_shape=%v disagrees with weights %v", ks, w.Shape)
+	}
+	strides, dil := s.ints("strides", []int{1, 1}), s.ints("dilations", []int{1, 1})
+	if err := positive("strides", strides, 2); err != nil {
+		return nil, err
+	}
+	if err := positive("dilations", dil, 2); err != nil {
+		return nil, err
+	}
+	begin, end, err := resolvePads(s, x.Shape[2:], []int{kh, kw}, strides, dil)
+	if err != nil {
+		return nil, err
+	}
+	oh := nkfile.ConvOutDim(x.Shape[2], kh, strides[0], dil[0], begin[0], end[0])
+	ow := nkfile.ConvOutDim(x.Shape[3], kw, strides[1], dil[1], begin[1], end[1])
+	if oh < 1 || ow < 1 {
+		return nil, fmt.Errorf("kernel %dx%d does not fit input %v", kh, kw, x.Shape)
+	}
+	n.Out[0].Shape = []int{x.Shape[0], o, oh, ow}
+	kind, last := nkfile.OpConv2D, group
+	wt := &Tensor{Name: w.Name, Shape: slices.Clone(w.Shape), Const: true, F: floats(w)}
+	if group == c && c > 1 && w.Shape[1] == 1 {
+		kind, last = nkfile.OpDepthwiseConv2D, o/c
+	}
+	in := []*Tensor{x, wt, nil}
+	if b != nil {
+		in[2] = &Tensor{Name: b.Name, Shape: []int{o}, Const: true, F: floats(b)}
+	}
+	m := &Node{Op: n.Op, Kind: kind, Name: n.Name, In: in, Out: n.Out[:1], HasAct: true, ActMin: negInf, ActMax: inf}
+	m.Ints = []int{strides[0], strides[1], dil[0], dil[1], begin[0], begin[1], end[0], end[1], last}
+	return []*Node{m}, nil
+}
+
+func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
+	s := n.src
+	x := n.In[0]
+	if len(x.Shape) != 4 {
+		return nil, fmt.Errorf("only 2-D pooling is supported (input %v is not rank 4)", x.Shape)
+	}
+	kernel := s.ints("kernel_shape", nil)
+	if err := positive("kernel_shape", kernel, 2); err != nil {
+		return nil, err
+	}
+	strides := s.ints("strides", []int{1, 1})
+	if err := positive("strides", strides, 2); err != nil {
+		return nil, err
+	}
+	if d := s.ints("dilations", []int{1, 1}); !slices.Equal(d, []int{1, 1}) {
+		return nil, fmt.Errorf("attribute dilations=%v is not supported (only 1)", d)
+	}
+	if so := s.int("storage_order", 0); so != 0 {
+		return nil, fmt.Errorf("attribute storage_order=%d is not supported", so)
+	}
+	begin, end, err := resolvePads(s, x.Shape[2:], kernel, strides, []int{1, 1})
+	if err != nil {
+		return nil, err
+	}
+	avg := n.Op == "AveragePool"
+	includePad := avg && s.int("count_include_pad", 0) != 0
+	var outHW [2]int
+	for k := range 2 {
+		in := x.Shape[2+k]
+		span := in + begin[k] + end[k] - kernel[k]
+		if span < 0 {
+			return nil, fmt.Errorf("kernel %v does not fit input %v", kernel, x.Shape)
+		}
+		outDim := span/strides[k] + 1
+		if s.int("ceil_mode", 0) != 0 {
+			outDim = (span+strides[k]-1)/strides[k] + 1
+			// A window may not start in the end padding (PyTorch and ONNX agree).
+			if (outDim-1)*strides[k] >= in+begin[k] {
+				outDim--
+			}
+			// Let the floor formula of the kernels reach the ceil size by
+			// padding the end; those cells never count for max or avg.
+			if extra := (outDim-1)*strides[k] + kernel[k] - (in + begin[k] + end[k]); extra > 0 {
+				if includePad {
+					return nil, fmt.Errorf("ceil_mode=1 with count_include_pad=1 is not supported")
+				}
+				end[k] += extra
+			}
+		}
+		if begin[k] >= kernel[k] || end[k] >= kernel[k] {
+			return nil, fmt.Errorf("pads %v/%v must be smaller than kernel %v", begin, end, kernel)
+		}
+		outHW[k] = outDim
+	}
+	n.Out[0].Shape = []int{x.Shape[0], x.Shape[1], outHW[0], outHW[1]}
+	kind := nkfile.OpMaxPool2D
+	ints := []int{kernel[0], kernel[1], strides[0], strides[1], begin[0], begin[1], end[0], end[1]}
+	if avg {
+		kind = nkfile.OpAvgPool2D
+		ints = append(ints, map[bool]int{false: 0, true: 1}[includePad])
+	}
+	m := &Node{Op: n.Op, Kind: kind, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Ints: ints, HasAct: true, ActMin: negInf, ActMax: inf}
+	return []*Node{m}, nil
+}
+
+// lowerDense turns Gemm and MatMul with constant weights into DENSE with W
+// [N, K]; alpha and beta are folded into the constants.
+func (g *Graph) lowerDense(n *Node) ([]*Node, error) {
+	s := n.src
+	a, bm := n.In[0], n.In[1]
+	out := n.Out[0]
+	if bm == nil || !bm.Const || len(bm.Shape) != 2 {
+		return nil, fmt.Errorf("input 1 must be a rank-2 constant (weights); a computed or batched right-hand side is not supported")
+	}
+	var nodes []*Node
+	x := a
+	k, nOut := bm.Shape[0], bm.Shape[1]
+	wf := floats(bm)
+	alpha := float32(1)
+	transB := false
+	if n.Op == "Gemm" {
+		if len(a.Shape) != 2 {
+			return nil, fmt.Errorf("input 0 %v is not rank 2", a.Shape)
+		}
+		alpha, transB = s.float("alpha", 1), s.int("transB", 0) != 0
+		if s.int("transA", 0) != 0 {
+			x = &Tensor{Name: a.Name + "_T", Shape: []int{a.Shape[1], a.Shape[0]}}
+			nodes = append(nodes, &Node{Op: n.Op, Kind: nkfile.OpTranspose, Name: n.Name + "/transA", In: []*Tensor{a}, Out: []*Tensor{x}, Perm: []int{1, 0}})
+		}
+	} else if len(a.Shape) < 2 {
+		return nil, fmt.Errorf("input 0 %v must have rank 2 or more", a.Shape)
+	}
+	w := &Tensor{Name: bm.Name, Const: true}
+	if transB {
+		k, nOut = nOut, k
+		w.F = slices.Clone(wf)
+	} else {
+		w.F = transposeData(wf, bm.Shape, []int{1, 0})
+	}
+	w.Shape = []int{nOut, k}
+	if x.Shape[len(x.Shape)-1] != k {
+		return nil, fmt.Errorf("input %v and weights %v disagree on K", x.Shape, bm.Shape)
+	}
+	if alpha != 1 {
+		for i := range w.F {
+			w.F[i] *= alpha
+		}
+	}
+	outShape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), nOut)
+	var c *Tensor
+	if n.Op == "Gemm" && len(n.In) > 2 {
+		c = n.In[2]
+	}
+	dense := &Node{Op: n.Op, Kind: nkfile.OpDense, Name: n.Name, In: []*Tensor{x, w, nil}, Out: []*Tensor{out}, HasAct: true, ActMin: negInf, ActMax: inf}
+	out.Shape = outShape
+	nodes = append(nodes, dense)
+	if c == nil {
+		return nodes, nil
+	}
+	if !c.Const {
+		return nil, fmt.Errorf("input 2 (C) must be a constant")
+	}
+	if _, err := broadcastShape(outShape, c.Shape); err != nil {
+		return nil, fmt.Errorf("input 2 (C) %v does not broadcast to %v", c.Shape, outShape)
+	}
+	beta := s.float("beta", 1)
+	cf := floats(c)
+	scaled := make([]float32, len(cf))
+	for i, v := range cf {
+		scaled[i] = beta * v
+	}
+	// C that varies only along N is a bias; anything else is added after.
+	trimmed := slices.Clone(c.Shape)
+	for len(trimmed) > 0 && trimmed[0] == 1 {
+		trimmed = trimmed[1:]
+	}
+	if len(trimmed) <= 1 {
+		bias := make([]float32, nOut)
+		for i := range bias {
+			bias[i] = scaled[i%len(scaled)]
+		}
+		dense.In[2] = &Tensor{Name: c.Name, Shape: []int{nOut}, Const: true, F: bias}
+		return nodes, nil
+	}
+	mid := &Tensor{Name: out.Name + "_matmul", Shape: outShape}
+	dense.Out = []*Tensor{mid}
+	add := &Node{Op: n.Op, Kind: nkfile.OpAdd, Name: n.Name + "/C", In: []*Tensor{mid, {Name: c.Name, Shape: slices.Clone(c.Shape), Const: true, F: scaled}},
+		Out: []*Tensor{out}, HasAct: true, ActMin: negInf, ActMax: inf}
+	return append(nodes, add), nil
+}
+
+func (g *Graph) lowerPad(n *Node) ([]*Node, error) {
+	s := n.src
+	x := n.In[0]
+	r := len(x.Shape)
+	mode := map[string]int{"constant": 0, "reflect": 1, "edge": 2}
+	m, ok := mode[s.str("mode", "constant")]
+	if !ok {
+		return nil, fmt.Errorf("attribute mode=%s is not supported", s.str("mode", ""))
+	}
+	if len(n.In) < 2 || n.In[1] == nil || !n.In[1].Const {
+		return nil, fmt.Errorf("pads (input 1) must be a constant")
+	}
+	raw := ints(n.In[1])
+	axes := make([]int, r)
+	for k := range axes {
+		axes[k] = k
+	}
+	if len(n.In) > 3 && n.In[3] != nil {
+		if !n.In[3].Const {
+			return nil, fmt.Errorf("axes (input 3) must be a constant")
+		}
+		axes = axes[:0]
+		for _, a := range ints(n.In[3]) {
+			k, err := normAxis(int(a), r)
+			if err != nil {
+				return nil, err
+			}
+			axes = append(axes, k)
+		}
+	}
+	if len(raw) != 2*len(axes) {
+		return nil, fmt.Errorf("pads %v, want %d values", raw, 2*len(axes))
+	}
+	pads := make([]int, 2*r)
+	for i, k := range axes {
+		pads[k], pads[r+k] = int(raw[i]), int(raw[len(axes)+i])
+	}
+	value := float32(0)
+	if len(n.In) > 2 && n.In[2] != nil {
+		v, ok := constScalar(n.In[2])
+		if !ok {
+			return nil, fmt.Errorf("constant_value (input 2) must be a constant scalar")
+		}
+		value = float32(v)
+	}
+	shape := slices.Clone(x.Shape)
+	for k := range r {
+		if pads[k] < 0 || pads[r+k] < 0 {
+			return nil, fmt.Errorf("negative pads %v (cropping) are not supported", raw)
+		}
+		if m == 1 && (pads[k] >= x.Shape[k] || pads[r+k] >= x.Shape[k]) {
+			return nil, fmt.Errorf("reflect pads %v must be smaller than the input %v", raw, x.Shape)
+		}
+		shape[k] += pads[k] + pads[r+k]
+	}
+	if math.IsNaN(float64(value)) {
+		return nil, fmt.Errorf("NaN pad value")
+	}
+	n.Out[0].Shape = shape
+	return []*Node{{Op: n.Op, Kind: nkfile.OpPad, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Pads: pads, Mode: m, Floats: []float32{value}}}, nil
+}
