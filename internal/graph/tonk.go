@@ -106,4 +106,3 @@ func (g *Graph) Params() int {
 	}
 	return n
 }
-
