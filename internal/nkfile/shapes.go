@@ -1,0 +1,301 @@
+package nkfile
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Shape inference for the writer side: model builders and converters ask
+// for an op's output shape instead of computing it by hand, and
+// CheckShapes verifies a whole model before it is written. The C core's
+// op validators remain the authority at load time; these rules mirror the
+// spec's op table.
+
+// ConvOutDim is the output extent of a convolution or pool along one axis,
+// or a value < 1 when the window does not fit.
+func ConvOutDim(in, kernel, stride, dilation, padBefore, padAfter int) int {
+	eff := dilation*(kernel-1) + 1
+	span := in + padBefore + padAfter - eff
+	if span < 0 || stride < 1 {
+		return 0
+	}
+	return span/stride + 1
+}
+
+// paramCount is the number of param words each op takes; -1 when it
+// depends on the input rank (PAD, TRANSPOSE).
+var paramCount = [opTypeEnd]int{
+	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: 10, OpAvgPool2D: 11,
+	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
+	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
+	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1,
+}
+
+// inputArity is the [min, max] number of inputs of each op.
+var inputArity = [opTypeEnd][2]int{
+	OpDense: {2, 3}, OpConv2D: {2, 3}, OpDepthwiseConv2D: {2, 3}, OpMaxPool2D: {1, 1},
+	OpAvgPool2D: {1, 1}, OpGlobalAvgPool: {1, 1}, OpBatchNorm: {5, 5}, OpRelu: {1, 1},
+	OpClip: {1, 1}, OpLeakyRelu: {1, 1}, OpSigmoid: {1, 1}, OpTanh: {1, 1}, OpGelu: {1, 1},
+	OpSoftmax: {1, 1}, OpAdd: {2, 2}, OpMul: {2, 2}, OpConcat: {1, MaxOpInputs},
+	OpReshape: {1, 1}, OpPad: {1, 1}, OpTranspose: {1, 1},
+}
+
+// BroadcastShapes returns the numpy broadcast of a and b.
+func BroadcastShapes(a, b []int) ([]int, error) {
+	n := max(len(a), len(b))
+	out := make([]int, n)
+	for i := range n {
+		da, db := 1, 1
+		if k := i - (n - len(a)); k >= 0 {
+			da = a[k]
+		}
+		if k := i - (n - len(b)); k >= 0 {
+			db = b[k]
+		}
+		switch {
+		case da == db, db == 1:
+			out[i] = da
+		case da == 1:
+			out[i] = db
+		default:
+			return nil, fmt.Errorf("shapes %v and %v do not broadcast", a, b)
+		}
+	}
+	return out, nil
+}
+
+// InferShape returns the output shape of a single-output op given its
+// input shapes (nil for an absent optional input). RESHAPE has no
+// inferable output (its target is the output tensor itself) and errors.
+func InferShape(op *Op, in [][]int) ([]int, error) {
+	out, err := inferShape(op, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", op.Type, op.Name, err)
+	}
+	return out, nil
+}
+
+func inferShape(op *Op, in [][]int) ([]int, error) {
+	t := op.Type
+	if !t.Known() {
+		return nil, fmt.Errorf("unknown op type")
+	}
+	ar := inputArity[t]
+	if len(in) < ar[0] || len(in) > ar[1] {
+		return nil, fmt.Errorf("%d inputs, want %d..%d", len(in), ar[0], ar[1])
+	}
+	for k, s := range in {
+		if s == nil && !(k == 2 && (t == OpDense || t == OpConv2D || t == OpDepthwiseConv2D)) {
+			return nil, fmt.Errorf("input %d is absent but required", k)
+		}
+	}
+	if want := paramCount[t]; want >= 0 && len(op.Params) != want {
+		return nil, fmt.Errorf("%d params, want %d", len(op.Params), want)
+	}
+	x := in[0]
+	switch t {
+	case OpDense:
+		w := in[1]
+		if len(x) < 1 || len(w) != 2 || w[1] != x[len(x)-1] {
+			return nil, fmt.Errorf("x %v and W %v: want x [..., K] and W [N, K]", x, w)
+		}
+		if err := checkBias(in, w[0]); err != nil {
+			return nil, err
+		}
+		return append(slices.Clone(x[:len(x)-1]), w[0]), nil
+	case OpConv2D, OpDepthwiseConv2D:
+		p, err := ParseConvParams(t, op.Params)
+		if err != nil {
+			return nil, err
+		}
+		w := in[1]
+		if len(x) != 4 || len(w) != 4 {
+			return nil, fmt.Errorf("x %v and W %v must be rank 4", x, w)
+		}
+		var outC int
+		if t == OpConv2D {
+			g := p.Groups
+			if g < 1 || x[3]%g != 0 || w[0]%g != 0 || w[3] != x[3]/g {
+				return nil, fmt.Errorf("x %v, W %v and groups %d: want W [O, KH, KW, C/groups]", x, w, g)
+			}
+			outC = w[0]
+		} else {
+			mult := p.Multiplier
+			if mult < 1 || w[0] != 1 || w[3] != x[3]*mult {
+				return nil, fmt.Errorf("x %v, W %v and multiplier %d: want W [1, KH, KW, C*M]", x, w, mult)
+			}
+			outC = w[3]
+		}
+		if err := checkBias(in, outC); err != nil {
+			return nil, err
+		}
+		oh, ow, err := window(x, w[1], w[2], p.Window)
+		if err != nil {
+			return nil, err
+		}
+		return []int{x[0], oh, ow, outC}, nil
+	case OpMaxPool2D, OpAvgPool2D:
+		p, err := ParsePoolParams(t, op.Params)
+		if err != nil {
+			return nil, err
+		}
+		if len(x) != 4 {
+			return nil, fmt.Errorf("x %v must be rank 4", x)
+		}
+		if p.KernelH < 1 || p.KernelW < 1 {
+			return nil, fmt.Errorf("kernel %dx%d", p.KernelH, p.KernelW)
+		}
+		if p.PadTop >= p.KernelH || p.PadBottom >= p.KernelH || p.PadLeft >= p.KernelW || p.PadRight >= p.KernelW {
+			return nil, fmt.Errorf("pads must be smaller than the kernel")
+		}
+		oh, ow, err := window(x, p.KernelH, p.KernelW, p.Window)
+		if err != nil {
+			return nil, err
+		}
+		return []int{x[0], oh, ow, x[3]}, nil
+	case OpGlobalAvgPool:
+		if len(x) != 4 {
+			return nil, fmt.Errorf("x %v must be rank 4", x)
+		}
+		return []int{x[0], 1, 1, x[3]}, nil
+	case OpBatchNorm:
+		if len(x) < 1 {
+			return nil, fmt.Errorf("x must have a channel axis")
+		}
+		c := x[len(x)-1]
+		for k := 1; k < 5; k++ {
+			if !slices.Equal(in[k], []int{c}) {
+				return nil, fmt.Errorf("input %d is %v, want [%d]", k, in[k], c)
+			}
+		}
+		return slices.Clone(x), nil
+	case OpRelu, OpClip, OpLeakyRelu, OpSigmoid, OpTanh, OpGelu:
+		return slices.Clone(x), nil
+	case OpSoftmax:
+		if len(x) < 1 {
+			return nil, fmt.Errorf("softmax needs rank >= 1")
+		}
+		return slices.Clone(x), nil
+	case OpAdd, OpMul:
+		return BroadcastShapes(in[0], in[1])
+	case OpConcat:
+		axis := WordI32(op.Params[0])
+		if axis < 0 || axis >= len(x) {
+			return nil, fmt.Errorf("axis %d outside 0..%d", axis, len(x)-1)
+		}
+		out := slices.Clone(x)
+		for _, s := range in[1:] {
+			if len(s) != len(x) {
+				return nil, fmt.Errorf("inputs %v and %v differ in rank", x, s)
+			}
+			for k := range s {
+				if k != axis && s[k] != x[k] {
+					return nil, fmt.Errorf("inputs %v and %v differ off axis %d", x, s, axis)
+				}
+			}
+			out[axis] += s[axis]
+		}
+		return out, nil
+	case OpReshape:
+		return nil, fmt.Errorf("reshape takes its output shape from the output tensor")
+	case OpPad:
+		r := len(x)
+		if len(op.Params) != 2+2*r {
+			return nil, fmt.Errorf("%d params, want %d for rank %d", len(op.Params), 2+2*r, r)
+		}
+		mode := WordI32(op.Params[0])
+		if mode < 0 || mode > int(PadEdge) {
+			return nil, fmt.Errorf("unknown pad mode %d", mode)
+		}
+		out := make([]int, r)
+		for k := range r {
+			before, after := WordI32(op.Params[2+k]), WordI32(op.Params[2+r+k])
+			if before < 0 || after < 0 {
+				return nil, fmt.Errorf("negative pad on axis %d", k)
+			}
+			if PadMode(mode) == PadReflect && (before >= x[k] || after >= x[k]) {
+				return nil, fmt.Errorf("reflect pad on axis %d must be below the dim %d", k, x[k])
+			}
+			out[k] = x[k] + before + after
+		}
+		return out, nil
+	case OpTranspose:
+		r := len(x)
+		if len(op.Params) != r {
+			return nil, fmt.Errorf("%d params, want a perm of %d", len(op.Params), r)
+		}
+		seen := make([]bool, r)
+		out := make([]int, r)
+		for k, w := range op.Params {
+			p := WordI32(w)
+			if p < 0 || p >= r || seen[p] {
+				return nil, fmt.Errorf("perm %v is not a permutation", op.Params)
+			}
+			seen[p] = true
+			out[k] = x[p]
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("no shape rule")
+}
+
+func checkBias(in [][]int, n int) error {
+	if len(in) == 3 && in[2] != nil && !slices.Equal(in[2], []int{n}) {
+		return fmt.Errorf("bias %v, want [%d]", in[2], n)
+	}
+	return nil
+}
+
+func window(x []int, kh, kw int, w Window) (oh, ow int, err error) {
+	w = w.normalized()
+	if w.StrideH < 1 || w.StrideW < 1 || w.DilationH < 1 || w.DilationW < 1 ||
+		w.PadTop < 0 || w.PadLeft < 0 || w.PadBottom < 0 || w.PadRight < 0 {
+		return 0, 0, fmt.Errorf("strides and dilations must be >= 1 and pads >= 0")
+	}
+	oh = ConvOutDim(x[1], kh, w.StrideH, w.DilationH, w.PadTop, w.PadBottom)
+	ow = ConvOutDim(x[2], kw, w.StrideW, w.DilationW, w.PadLeft, w.PadRight)
+	if oh < 1 || ow < 1 {
+		return 0, 0, fmt.Errorf("window %dx%d does not fit input %v", kh, kw, x)
+	}
+	return oh, ow, nil
+}
+
+// CheckShapes verifies every op's input and output shapes and dtypes
+// (all f32 in version 1's kernels, but any dtype is accepted as long as
+// an op's inputs and outputs agree).
+func (m *Model) CheckShapes() error {
+	for i := range m.Ops {
+		op := &m.Ops[i]
+		in := make([][]int, len(op.Inputs))
+		for k, id := range op.Inputs {
+			if id >= 0 && id < len(m.Tensors) {
+				in[k] = m.Tensors[id].Shape
+			}
+		}
+		if len(op.Outputs) != 1 || op.Outputs[0] < 0 || op.Outputs[0] >= len(m.Tensors) {
+			return fmt.Errorf("nkfile: op %d (%s %q): want exactly one valid output", i, op.Type, op.Name)
+		}
+		got := m.Tensors[op.Outputs[0]]
+		if op.Type == OpReshape {
+			if len(in) != 1 || in[0] == nil {
+				return fmt.Errorf("nkfile: op %d (reshape %q): want one input", i, op.Name)
+			}
+			src := m.Tensors[op.Inputs[0]]
+			if src.Elems() != got.Elems() {
+				return fmt.Errorf("nkfile: op %d (reshape %q): %v and %v differ in element count", i, op.Name, src.Shape, got.Shape)
+			}
+			continue
+		}
+		if len(op.Inputs) > 0 && op.Inputs[0] >= 0 && op.Inputs[0] < len(m.Tensors) && m.Tensors[op.Inputs[0]].DType != got.DType {
+			return fmt.Errorf("nkfile: op %d (%s %q): input is %s, output is %s", i, op.Type, op.Name, m.Tensors[op.Inputs[0]].DType, got.DType)
+		}
+		want, err := InferShape(op, in)
+		if err != nil {
+			return fmt.Errorf("nkfile: op %d: %w", i, err)
+		}
+		if !slices.Equal(want, got.Shape) {
+			return fmt.Errorf("nkfile: op %d (%s %q): output tensor is %v, the op produces %v", i, op.Type, op.Name, got.Shape, want)
+		}
+	}
+	return nil
+}
