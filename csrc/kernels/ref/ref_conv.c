@@ -33,17 +33,50 @@ void nk_ref_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
                 nk_ref_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 for (grp = 0; grp < g->groups; grp++) {
                     const float *xg = xb + (size_t)grp * (size_t)cg;
-                    for (o = grp * og; o < (grp + 1) * og; o++) {
-                        const float *wo = w + (size_t)o * w_per_out;
+                    const int32_t o_end = (grp + 1) * og;
+                    o = grp * og;
+                    /* Four output channels at a time: each input value is
+                     * loaded once for four independent accumulators. */
+                    for (; o + 4 <= o_end; o += 4) {
+                        const float *w0 = w + (size_t)o * w_per_out;
+                        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+                        if (bias) {
+                            a0 = bias[o];
+                            a1 = bias[o + 1];
+                            a2 = bias[o + 2];
+                            a3 = bias[o + 3];
+                        }
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const float *xrow = xg + (size_t)(iy0 + ky * g->dil_h) * row_stride;
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const float *xp =
+                                    xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
+                                const float *wp =
+                                    w0 + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * (size_t)cg;
+                                for (ci = 0; ci < cg; ci++) {
+                                    const float xv = xp[ci];
+                                    a0 += xv * wp[ci];
+                                    a1 += xv * wp[w_per_out + (size_t)ci];
+                                    a2 += xv * wp[2 * w_per_out + (size_t)ci];
+                                    a3 += xv * wp[3 * w_per_out + (size_t)ci];
+                                }
+                            }
+                        }
+                        yp[o] = nk_clampf(a0, g->act_min, g->act_max);
+                        yp[o + 1] = nk_clampf(a1, g->act_min, g->act_max);
+                        yp[o + 2] = nk_clampf(a2, g->act_min, g->act_max);
+                        yp[o + 3] = nk_clampf(a3, g->act_min, g->act_max);
+                    }
+                    for (; o < o_end; o++) {
+                        const float *w0 = w + (size_t)o * w_per_out;
                         float acc = bias ? bias[o] : 0.0f;
                         for (ky = ky_lo; ky < ky_hi; ky++) {
-                            const int32_t iy = iy0 + ky * g->dil_h;
-                            const float *xrow = xg + (size_t)iy * row_stride;
-                            const float *wrow = wo + (size_t)ky * (size_t)g->k_w * (size_t)cg;
+                            const float *xrow = xg + (size_t)(iy0 + ky * g->dil_h) * row_stride;
                             for (kx = kx_lo; kx < kx_hi; kx++) {
-                                const int32_t ix = ix0 + kx * g->dil_w;
-                                const float *xp = xrow + (size_t)ix * (size_t)g->in_c;
-                                const float *wp = wrow + (size_t)kx * (size_t)cg;
+                                const float *xp =
+                                    xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
+                                const float *wp =
+                                    w0 + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * (size_t)cg;
                                 for (ci = 0; ci < cg; ci++)
                                     acc += xp[ci] * wp[ci];
                             }
