@@ -19,17 +19,47 @@ get_filename_component(NK_ROOT "${NK_CROSS_DIR}/../.." ABSOLUTE)
 
 if(NK_BSP_SOURCES)
   enable_language(ASM)
-  add_library(nk_bsp STATIC ${NK_BSP_SOURCES})
-  # Every executable created from here on (tests, benchmarks) links it.
-  link_libraries(nk_bsp)
+  # Linked into every executable of the project by nk_cross_link_bsp() at
+  # the end of configuration; libraries never see it.
+  add_library(nk_bsp OBJECT ${NK_BSP_SOURCES})
 endif()
 
-# nk_embed_file(<out_var> <input file> <C symbol>)
+# Every executable target in `dir` and below.
+function(nk_cross_executables dir out_var)
+  set(found "")
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      list(APPEND found ${t})
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    nk_cross_executables("${sub}" sub_found)
+    list(APPEND found ${sub_found})
+  endforeach()
+  set(${out_var} "${found}" PARENT_SCOPE)
+endfunction()
+
+# Bare metal: start-up code, vector table and fault handler in every program.
+function(nk_cross_link_bsp)
+  if(NOT TARGET nk_bsp)
+    return()
+  endif()
+  nk_cross_executables("${CMAKE_SOURCE_DIR}" exes)
+  foreach(exe IN LISTS exes)
+    target_link_libraries(${exe} PRIVATE nk_bsp)
+  endforeach()
+endfunction()
+
+# nk_embed_file(<out_var> <input file> <C symbol> [<subdir>])
 # Generates, at build time, a C file defining
 #   const unsigned char <symbol>[] (16-byte aligned);  const size_t <symbol>_len;
 # and returns its path in <out_var> (add it to an executable's sources).
+# <subdir> keeps apart files that use the same symbol for different inputs.
 function(nk_embed_file out_var input symbol)
-  set(out "${CMAKE_BINARY_DIR}/nk_embed/${symbol}.c")
+  set(out "${CMAKE_BINARY_DIR}/nk_embed/${ARGN}/${symbol}.c")
   add_custom_command(
     OUTPUT "${out}"
     COMMAND "${CMAKE_COMMAND}" -DINPUT=${input} -DOUTPUT=${out} -DSYMBOL=${symbol}
@@ -41,6 +71,10 @@ function(nk_embed_file out_var input symbol)
 endfunction()
 
 function(nk_cross_add_tests)
+  if(NOT NETKIT_BUILD_TESTS)
+    return()
+  endif()
+  enable_testing()
   set(emu ${CMAKE_CROSSCOMPILING_EMULATOR})
 
   # The target itself: C library, stdio, float maths, argv, exit status.
@@ -111,3 +145,4 @@ function(nk_cross_add_plugin_test)
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_add_tests)
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_link_bsp)

@@ -26,10 +26,9 @@ set(NK_BSP_SOURCES "${NK_BSP_DIR}/startup.S;${NK_BSP_DIR}/vectors.c")
 
 set(CMAKE_C_FLAGS_INIT "${NK_CPU_FLAGS} -mthumb -ffunction-sections -fdata-sections")
 set(CMAKE_ASM_FLAGS_INIT "${NK_CPU_FLAGS} -mthumb")
-# -u pulls the vector table (and with it the start-up code) out of the BSP
-# library, which no program references by name.
+# cmake/cross/netkit-cross.cmake adds the start-up objects to every program.
 set(CMAKE_EXE_LINKER_FLAGS_INIT
-    "--specs=rdimon.specs -nostartfiles -T ${NK_BSP_DIR}/cortexm.ld -L${NK_BSP_DIR}/boards/${NK_BOARD} -Wl,--gc-sections -Wl,-u,nk_bsp_vectors -Wl,--no-warn-rwx-segments")
+    "--specs=rdimon.specs -nostartfiles -T ${NK_BSP_DIR}/cortexm.ld -L${NK_BSP_DIR}/boards/${NK_BOARD} -Wl,--gc-sections -Wl,--no-warn-rwx-segments")
 
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
