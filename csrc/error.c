@@ -1,0 +1,120 @@
+/*
+ * error.c — status names and error reports, without stdio: the core must
+ * build freestanding, so messages are assembled with the small append
+ * helpers below instead of snprintf. Each helper takes the current length
+ * and returns the new one, always NUL-terminating and never writing past
+ * `cap`, so callers can chain them without checking each step.
+ */
+#include "format.h"
+
+const char *nk_status_str(nk_status s) {
+    switch (s) {
+    case NK_OK: return "ok";
+    case NK_ERR_ARG: return "invalid argument";
+    case NK_ERR_ARENA_OVERFLOW: return "arena overflow";
+    case NK_ERR_FORMAT: return "bad model format";
+    case NK_ERR_VERSION: return "unsupported format version";
+    case NK_ERR_CHECKSUM: return "checksum mismatch";
+    case NK_ERR_ALIGN: return "misaligned data";
+    case NK_ERR_UNSUPPORTED: return "unsupported";
+    case NK_ERR_SHAPE: return "shape mismatch";
+    case NK_ERR_DTYPE: return "dtype mismatch";
+    case NK_ERR_IO: return "i/o error";
+    case NK_ERR_STATE: return "invalid state";
+    }
+    return "unknown status";
+}
+
+size_t nk_str_append(char *dst, size_t cap, size_t len, const char *s) {
+    if (dst == NULL || cap == 0) return 0;
+    if (len >= cap) len = cap - 1;
+    if (s != NULL) {
+        while (*s != '\0' && len + 1 < cap) dst[len++] = *s++;
+    }
+    dst[len] = '\0';
+    return len;
+}
+
+size_t nk_str_append_u64(char *dst, size_t cap, size_t len, uint64_t v) {
+    char digits[21];
+    size_t n = sizeof digits - 1;
+    digits[n] = '\0';
+    do {
+        digits[--n] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0);
+    return nk_str_append(dst, cap, len, digits + n);
+}
+
+size_t nk_str_append_i64(char *dst, size_t cap, size_t len, int64_t v) {
+    if (v < 0) {
+        len = nk_str_append(dst, cap, len, "-");
+        /* negate in unsigned arithmetic so INT64_MIN does not overflow */
+        return nk_str_append_u64(dst, cap, len, 0u - (uint64_t)v);
+    }
+    return nk_str_append_u64(dst, cap, len, (uint64_t)v);
+}
+
+nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg) {
+    if (err != NULL) {
+        memset(err, 0, sizeof *err);
+        err->status = (int32_t)s;
+        err->op_index = op_index;
+        nk_str_append(err->message, sizeof err->message, 0, msg != NULL ? msg : nk_status_str(s));
+    }
+    return s;
+}
+
+/* The helpers below serve the loader and planner (declared in format.h). */
+
+void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op) {
+    nk_msg_s(m, "op ");
+    nk_msg_i(m, index);
+    if (op == NULL) return;
+    nk_msg_s(m, " (");
+    if (op->def != NULL) {
+        nk_msg_s(m, op->def->name);
+    } else {
+        nk_msg_s(m, "type ");
+        nk_msg_u(m, op->type);
+    }
+    if (op->name != NULL && op->name[0] != '\0') {
+        nk_msg_s(m, " \"");
+        nk_msg_s(m, op->name);
+        nk_msg_s(m, "\"");
+    }
+    nk_msg_s(m, ")");
+}
+
+void *nk_core_alloc(nk_arena_t *a, size_t size, const char *what, int32_t op_index,
+                    const nk_op_rt *op, nk_error_t *err) {
+    void *p = nk_arena_alloc_zeroed(a, size, NK_PAYLOAD_ALIGN);
+    if (p == NULL) {
+        nk_msg m = NK_MSG_INIT;
+        size_t remaining = nk_arena_remaining(a), free_bytes = remaining;
+        if (a != NULL && a->base != NULL) {
+            size_t pad = (size_t)(0u - ((uintptr_t)a->base + a->used)) & (NK_PAYLOAD_ALIGN - 1);
+            free_bytes = pad < remaining ? remaining - pad : 0;
+        }
+        nk_msg_s(&m, "arena overflow: ");
+        nk_msg_u(&m, size);
+        nk_msg_s(&m, " B for ");
+        nk_msg_s(&m, what);
+        if (op_index >= 0) {
+            nk_msg_s(&m, " of ");
+            nk_msg_op_ref(&m, op_index, op);
+        }
+        nk_msg_s(&m, ", ");
+        nk_msg_u(&m, free_bytes);
+        nk_msg_s(&m, " of ");
+        nk_msg_u(&m, nk_arena_capacity(a));
+        nk_msg_s(&m, " B free");
+        nk_fail(err, NK_ERR_ARENA_OVERFLOW, op_index, m.text);
+        if (err != NULL) {
+            err->requested = size;
+            err->free_bytes = free_bytes;
+            err->capacity = nk_arena_capacity(a);
+        }
+    }
+    return p;
+}

@@ -1,0 +1,127 @@
+/*
+ * format.h — the reader of `.nk` images (docs/NK_FORMAT.md), the only one
+ * in the C core.
+ *
+ * Reading happens in two steps so the loader can size its arena records
+ * before decoding into them:
+ *   1. nk_format_open checks the header, the checksum and the section table
+ *      and reads the counts. Nothing past this point trusts a count that
+ *      nk_format_open has not checked against the bytes that carry it.
+ *   2. nk_format_decode fills caller-provided tensor and op records and
+ *      checks the graph: tensor records (dtype, dims, payload ranges,
+ *      quantization records), graph inputs/outputs and the ops (ids, and
+ *      that the order is a valid topological order).
+ * Every failure is one of NK_ERR_FORMAT / VERSION / CHECKSUM / ALIGN with a
+ * message that names the section, record or op. Offsets are checked in
+ * 64-bit arithmetic, so nothing can wrap.
+ */
+#ifndef NK_FORMAT_H
+#define NK_FORMAT_H
+
+#include "nk_internal.h"
+
+#define NK_FORMAT_MAGIC "NKIT"
+#define NK_FORMAT_MAJOR 1u
+#define NK_FORMAT_HEADER_SIZE 32u
+#define NK_FORMAT_SECTION_ENTRY 16u
+#define NK_FORMAT_MAX_SECTIONS 64u
+#define NK_FORMAT_TENSOR_RECORD 48u
+#define NK_FORMAT_OP_HEADER 12u
+#define NK_FORMAT_MAX_IO 16u
+#define NK_FORMAT_MAX_DIM (1u << 24)
+#define NK_FORMAT_TENSOR_CONST 1u
+
+enum nk_section_kind {
+    NK_SECTION_TENSORS = 1,
+    NK_SECTION_OPS = 2,
+    NK_SECTION_GRAPH = 3,
+    NK_SECTION_STRINGS = 4,
+    NK_SECTION_QUANT = 5,
+    NK_SECTION_META = 6,
+    NK_SECTION_DATA = 7,
+    NK_SECTION_KNOWN = 8 /* one past the last known kind */
+};
+
+typedef struct nk_section {
+    uint32_t offset;
+    uint32_t size;
+    uint32_t present;
+} nk_section;
+
+/* A checked view of an image. Pointers go into the caller's bytes. */
+typedef struct nk_image {
+    const uint8_t *base;
+    uint32_t size; /* file_size from the header (<= the buffer length) */
+    uint16_t version_minor;
+    nk_section sec[NK_SECTION_KNOWN]; /* indexed by nk_section_kind */
+    uint32_t n_tensors;
+    uint32_t n_ops;
+    uint32_t n_inputs;
+    uint32_t n_outputs;
+    uint32_t n_meta;
+} nk_image;
+
+/* CRC-32 (zlib's): pass 0 to start, the previous value to continue. */
+NK_HIDDEN uint32_t nk_crc32(uint32_t crc, const void *data, size_t n);
+
+/* Step 1: header, checksum, section table and counts. `bytes` must be
+ * 16-byte aligned (NK_ERR_ALIGN otherwise). */
+NK_HIDDEN nk_status nk_format_open(nk_image *img, const void *bytes, size_t len,
+                                   nk_error_t *err);
+
+/* Step 2: fills t[0..n_tensors) and ops[0..n_ops) (zero them first) and
+ * validates the graph. Sets nk_tensor_rt.is_io. Leaves op->def, workspace
+ * and in_place alone and act_offset at 0: they belong to the loader. */
+NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *t, nk_op_rt *ops,
+                                     nk_error_t *err);
+
+/* Graph input (is_output 0) or output (1) number i: tensor id and layout. */
+NK_HIDDEN uint32_t nk_format_io_tensor(const nk_image *img, int is_output, uint32_t i);
+NK_HIDDEN uint32_t nk_format_io_layout(const nk_image *img, int is_output, uint32_t i);
+
+/* A string reference as a C string: "" for NK_NONE. Only valid refs are
+ * passed once the image is decoded. */
+NK_HIDDEN const char *nk_format_string(const nk_image *img, uint32_t ref);
+
+/* The META value for `key`, or NULL. */
+NK_HIDDEN const char *nk_format_meta(const nk_image *img, const char *key);
+
+/* A quantization record (offset as stored in a tensor) as views. */
+NK_HIDDEN void nk_format_quant(const nk_image *img, uint32_t off, nk_quant_rt *q);
+
+/* A message under construction, for errors that say what, how big, where:
+ *     nk_msg m = NK_MSG_INIT; nk_msg_s(&m, "tensor "); nk_msg_u(&m, 3); */
+typedef struct nk_msg {
+    char text[NK_ERROR_MESSAGE_MAX];
+    size_t len;
+} nk_msg;
+#define NK_MSG_INIT {{0}, 0}
+static inline void nk_msg_s(nk_msg *m, const char *s) {
+    m->len = nk_str_append(m->text, sizeof m->text, m->len, s);
+}
+static inline void nk_msg_u(nk_msg *m, uint64_t v) {
+    m->len = nk_str_append_u64(m->text, sizeof m->text, m->len, v);
+}
+static inline void nk_msg_i(nk_msg *m, int64_t v) {
+    m->len = nk_str_append_i64(m->text, sizeof m->text, m->len, v);
+}
+
+/* Appends `op 3 (conv2d "conv2")` (type name from the op table when bound). */
+NK_HIDDEN void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op);
+
+/* Allocates `size` zeroed bytes, 16-byte aligned, for `what` (of op
+ * `op_index` when >= 0), or fails with NK_ERR_ARENA_OVERFLOW and a report:
+ * "arena overflow: 16384 B for activations of op 3 (conv2d \"conv2\"),
+ *  1024 of 65536 B free". `free_bytes` is what was left after alignment. */
+NK_HIDDEN void *nk_core_alloc(nk_arena_t *a, size_t size, const char *what, int32_t op_index,
+                              const nk_op_rt *op, nk_error_t *err);
+
+/* Little-endian reads at any alignment. */
+static inline uint32_t nk_rd_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint16_t nk_rd_u16(const uint8_t *p) {
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+#endif /* NK_FORMAT_H */

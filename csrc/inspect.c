@@ -1,0 +1,154 @@
+/*
+ * inspect.c — exact memory figures for a model, measured rather than
+ * estimated: the model is really loaded (into a private heap arena) and
+ * run once, and the arena's own counters are read. So "load into an arena
+ * of arena_after_load bytes" succeeds by construction, and one byte less
+ * fails, because the loader's allocation sequence on a 16-byte aligned
+ * arena does not depend on where the arena is.
+ */
+#include "model.h"
+
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+
+static void nk_inspect_copy(char *dst, size_t cap, const char *src) {
+    nk_str_append(dst, cap, 0, src);
+}
+
+/* Bytes of the activation block covered by graph inputs and outputs (their
+ * 16-rounded slots; aliased I/O tensors count once). */
+static uint64_t nk_inspect_io_bytes(const nk_model_t *m) {
+    uint64_t lo[2 * NK_FORMAT_MAX_IO], hi[2 * NK_FORMAT_MAX_IO], total = 0, end = 0;
+    uint32_t n = 0, i, j;
+    for (i = 0; i < m->img.n_inputs + m->img.n_outputs; i++) {
+        int is_out = i >= m->img.n_inputs;
+        uint32_t id = nk_format_io_tensor(&m->img, is_out, is_out ? i - m->img.n_inputs : i);
+        uint64_t a = m->tensors[id].act_offset;
+        uint64_t b = a + (((uint64_t)m->tensors[id].bytes + 15u) & ~(uint64_t)15u);
+        /* insertion by start offset */
+        for (j = n; j > 0 && lo[j - 1] > a; j--) {
+            lo[j] = lo[j - 1];
+            hi[j] = hi[j - 1];
+        }
+        lo[j] = a;
+        hi[j] = b;
+        n++;
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t a = lo[i] > end ? lo[i] : end;
+        if (hi[i] > a) total += hi[i] - a;
+        if (hi[i] > end) end = hi[i];
+    }
+    return total;
+}
+
+static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
+    const nk_op_rt *op = &m->ops[k];
+    const nk_tensor_rt *out = &m->tensors[op->out[0]];
+    const nk_tensor_rt *in = &m->tensors[op->in[0]];
+    int folded = (op->def->flags & NK_OPF_ALIAS) && op->def->eval == NULL;
+    uint32_t j, d;
+    memset(row, 0, sizeof *row);
+    nk_inspect_copy(row->op, sizeof row->op, op->def->name);
+    nk_inspect_copy(row->name, sizeof row->name, op->name);
+    row->index = (int32_t)k;
+    row->out_rank = out->rank;
+    for (d = 0; d < out->rank; d++) row->out_dims[d] = out->dims[d];
+    row->in_rank = in->rank;
+    for (d = 0; d < in->rank; d++) row->in_dims[d] = in->dims[d];
+    if (!folded) {
+        row->macs = op->def->macs != NULL ? op->def->macs(op, m->tensors) : 0;
+        for (j = 0; j < op->n_in; j++)
+            if (op->in[j] != NK_NONE && m->tensors[op->in[j]].is_const)
+                row->param_bytes += m->tensors[op->in[j]].bytes;
+    }
+    row->act_offset = out->act_offset;
+    row->act_bytes = out->bytes;
+    row->workspace_bytes = op->workspace;
+    row->in_place = op->in_place;
+}
+
+nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_op_info_t *ops,
+                           int32_t max_ops, nk_error_t *err) {
+    nk_arena_t arena, copy;
+    nk_model_t *m = NULL;
+    nk_status s;
+    size_t capacity = NK_ARENA_DEFAULT_CAPACITY;
+    const void *image = bytes;
+    uint64_t sum, in_image = 0;
+    uint32_t i, k;
+
+    if (rep == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "inspect: NULL argument");
+    memset(rep, 0, sizeof *rep);
+    memset(&copy, 0, sizeof copy);
+    if (((uintptr_t)bytes & (NK_PAYLOAD_ALIGN - 1)) != 0) {
+        /* inspect is a host tool: take an aligned copy instead of refusing */
+        if (nk_arena_init_heap(&copy, len != 0 ? len : 1) != NK_OK)
+            return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "inspect: no memory for an aligned copy");
+        memcpy(copy.base, bytes, len);
+        image = copy.base;
+    }
+    /* grow the private arena until the model fits: the figures come from
+     * its counters, not from its capacity */
+    for (;;) {
+        s = nk_arena_init_heap(&arena, capacity);
+        if (s != NK_OK) {
+            s = nk_fail(err, s, -1, "inspect: cannot allocate the measuring arena");
+            break;
+        }
+        s = nk_model_load_buffer(&m, image, len, &arena, err);
+        if (s != NK_ERR_ARENA_OVERFLOW || capacity > ((size_t)-1) / 8u) break;
+        nk_arena_free_heap(&arena);
+        capacity *= 4u;
+    }
+    if (s != NK_OK) {
+        nk_arena_free_heap(&arena);
+        nk_arena_free_heap(&copy);
+        return s;
+    }
+
+    rep->arena_after_load = nk_arena_high_water(&arena);
+    rep->model_bytes = (uint64_t)((uint8_t *)m->ctx - arena.base);
+    rep->context_bytes = nk_context_size(m);
+    rep->peak_activations = m->plan.peak;
+    rep->activation_lower_bound = m->plan.lower_bound;
+    rep->pingpong_bytes = m->plan.pingpong;
+    rep->workspace = m->workspace;
+    rep->file_bytes = m->img.size;
+    for (i = 0; i < m->n_tensors; i++) {
+        const uint8_t *p = (const uint8_t *)m->tensors[i].const_data;
+        if (m->tensors[i].is_const && p >= m->img.base && p < m->img.base + m->img.size)
+            in_image += m->tensors[i].bytes;
+    }
+    rep->flash_payload = in_image;
+    rep->bytes_structs = m->stats.structs;
+    rep->bytes_io = nk_inspect_io_bytes(m);
+    rep->bytes_activations = m->plan.peak - rep->bytes_io;
+    rep->bytes_workspace = m->workspace;
+    rep->bytes_copied_weights = m->stats.copied_weights + m->stats.file_copy;
+    sum = rep->bytes_structs + rep->bytes_io + rep->bytes_activations + rep->bytes_workspace +
+          rep->bytes_copied_weights;
+    /* alignment padding, plus planner scratch beyond the final allocations
+     * when a tiny model's scratch outgrew its context */
+    rep->bytes_padding = rep->arena_after_load - sum;
+    rep->num_ops = (int32_t)m->n_ops;
+    rep->num_tensors = (int32_t)m->n_tensors;
+    rep->num_inputs = (int32_t)m->img.n_inputs;
+    rep->num_outputs = (int32_t)m->img.n_outputs;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_info_t row;
+        nk_inspect_op(m, k, &row);
+        rep->macs += row.macs;
+        rep->param_bytes += row.param_bytes;
+        if (ops != NULL && (int32_t)k < max_ops) ops[k] = row;
+    }
+
+    /* one forward pass on the zeroed inputs proves invoke takes nothing more */
+    s = nk_model_invoke(m, err);
+    rep->arena_after_forward = nk_arena_high_water(&arena);
+    nk_model_unload(m);
+    nk_arena_free_heap(&arena);
+    nk_arena_free_heap(&copy);
+    return s;
+}
+
+#endif

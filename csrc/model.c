@@ -1,0 +1,563 @@
+/*
+ * model.c — loading a model into the arena and running it.
+ *
+ * Load, in order: check the image (format.c), decode tensor and op records,
+ * bind each op to its op table entry and let it validate shapes, fold
+ * batch-norms the converter left in, plan activations (plan.c), and create
+ * the default context. Everything comes from the caller's arena; a failed
+ * load rewinds the arena to where it was. Invoke only walks the ops.
+ */
+#include "model.h"
+#include "platform/platform.h"
+
+#include <math.h>
+
+static size_t nk_model_round16(size_t v) { return (v + 15u) & ~(size_t)15u; }
+
+uint32_t nk_abi_version(void) { return NK_ABI_VERSION; }
+const char *nk_version(void) { return NK_VERSION_STRING; }
+
+/* "<op ref>: <detail>" with the op index in err. */
+static nk_status nk_model_op_fail(nk_error_t *err, nk_status s, uint32_t k, const nk_op_rt *op,
+                                  const char *detail) {
+    nk_msg m = NK_MSG_INIT;
+    nk_msg_op_ref(&m, (int32_t)k, op);
+    nk_msg_s(&m, ": ");
+    nk_msg_s(&m, detail);
+    return nk_fail(err, s, (int32_t)k, m.text);
+}
+
+/* ------------------------------------------------------------------ */
+/* Binding ops to the op table                                         */
+/* ------------------------------------------------------------------ */
+
+static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
+    uint32_t k;
+    m->workspace = 0;
+    m->workspace_op = -1;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt *op = &m->ops[k];
+        const nk_op_def *def;
+        nk_status s;
+        size_t ws;
+        nk_msg d = NK_MSG_INIT;
+
+        if (op->n_in == 0 || op->in[0] == NK_NONE)
+            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op, "has no input 0");
+        def = nk_op_lookup(op->type, m->tensors[op->in[0]].dtype);
+        if (def == NULL || def->eval == NULL) {
+            nk_msg_s(&d, "op type ");
+            nk_msg_u(&d, op->type);
+            nk_msg_s(&d, " on ");
+            nk_msg_s(&d, nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype));
+            nk_msg_s(&d, " input is not supported by this build");
+            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op, d.text);
+        }
+        op->def = def;
+        if (op->n_in < def->min_in || op->n_in > def->max_in || op->n_out != def->n_out ||
+            op->n_params < def->min_params) {
+            nk_msg_u(&d, op->n_in);
+            nk_msg_s(&d, " inputs, ");
+            nk_msg_u(&d, op->n_out);
+            nk_msg_s(&d, " outputs, ");
+            nk_msg_u(&d, op->n_params);
+            nk_msg_s(&d, " params; it takes ");
+            nk_msg_u(&d, def->min_in);
+            nk_msg_s(&d, "..");
+            nk_msg_u(&d, def->max_in);
+            nk_msg_s(&d, " inputs, ");
+            nk_msg_u(&d, def->n_out);
+            nk_msg_s(&d, " outputs, >= ");
+            nk_msg_u(&d, def->min_params);
+            nk_msg_s(&d, " params");
+            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op, d.text);
+        }
+        if (def->validate != NULL) {
+            nk_error_t ve;
+            memset(&ve, 0, sizeof ve);
+            s = def->validate(op, m->tensors, &ve);
+            if (s != NK_OK)
+                return nk_model_op_fail(err, s, k, op,
+                                        ve.message[0] != '\0' ? ve.message : nk_status_str(s));
+        }
+        ws = def->workspace_size != NULL ? def->workspace_size(op, m->tensors) : 0;
+        if (ws > UINT32_MAX)
+            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB");
+        op->workspace = (uint32_t)ws;
+        if (ws > m->workspace) {
+            m->workspace = ws;
+            m->workspace_op = (int32_t)k;
+        }
+    }
+    return NK_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Batch-norm folding                                                  */
+/* ------------------------------------------------------------------ */
+
+/* A folded batch-norm stays in the op list (inspect shows it) but is a
+ * view of its input: the planner aliases it and invoke skips it. */
+static const nk_op_def nk_folded_bn_def = {
+    "batch_norm", NK_OP_BATCH_NORM, NK_F32, NK_OPF_ALIAS, 5, 5, 1, 1, NULL, NULL, NULL, NULL};
+
+typedef struct nk_fold {
+    uint32_t prod; /* op index of the conv/dense */
+    uint32_t w, bias, gamma, beta, mean, var;
+    uint32_t channels;
+    int inner; /* depthwise: the channel is the innermost weight dim */
+    float eps;
+} nk_fold;
+
+static int nk_fold_const_f32(const nk_model_t *m, uint32_t id, uint32_t elems) {
+    return id != NK_NONE && id < m->n_tensors && m->tensors[id].is_const &&
+           m->tensors[id].dtype == NK_F32 && m->tensors[id].elems == elems;
+}
+
+static uint32_t nk_fold_uses(const nk_model_t *m, uint32_t id) {
+    uint32_t k, j, n = 0;
+    for (k = 0; k < m->n_ops; k++)
+        for (j = 0; j < m->ops[k].n_in; j++) n += m->ops[k].in[j] == id;
+    return n;
+}
+
+/* Is batch-norm op k foldable into the op producing its input? */
+static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
+    const nk_op_rt *bn = &m->ops[k], *p;
+    const nk_tensor_rt *x, *w;
+    uint32_t xid, pk, act_param;
+    float lo, hi;
+    if (bn->type != NK_OP_BATCH_NORM || bn->n_in != 5 || bn->n_params < 1) return 0;
+    xid = bn->in[0];
+    x = &m->tensors[xid];
+    if (x->is_const || x->dtype != NK_F32 || (x->is_io & 2u) || x->rank == 0) return 0;
+    for (pk = k; pk-- > 0;)
+        if (m->ops[pk].n_out == 1 && m->ops[pk].out[0] == xid) break;
+    if (pk >= k) return 0; /* a graph input: nothing to fold into */
+    p = &m->ops[pk];
+    if (p->type == NK_OP_DENSE) {
+        act_param = 0;
+    } else if (p->type == NK_OP_CONV2D || p->type == NK_OP_DEPTHWISE_CONV2D) {
+        act_param = 9;
+    } else {
+        return 0;
+    }
+    if (p->n_in < 2 || p->n_params < act_param + 2u) return 0;
+    /* BN after a clamp is not a BN before it */
+    lo = nk_param_f32(p, act_param);
+    hi = nk_param_f32(p, act_param + 1u);
+    if (!(isinf(lo) && lo < 0) || !(isinf(hi) && hi > 0)) return 0;
+    f->prod = pk;
+    f->channels = (uint32_t)x->dims[x->rank - 1];
+    f->w = p->in[1];
+    f->bias = p->n_in > 2 ? p->in[2] : NK_NONE;
+    f->gamma = bn->in[1];
+    f->beta = bn->in[2];
+    f->mean = bn->in[3];
+    f->var = bn->in[4];
+    f->eps = nk_param_f32(bn, 0);
+    if (f->w == NK_NONE || f->w >= m->n_tensors) return 0;
+    w = &m->tensors[f->w];
+    if (!w->is_const || w->dtype != NK_F32) return 0;
+    if (p->type == NK_OP_DEPTHWISE_CONV2D) {
+        f->inner = 1;
+        if (w->rank != 4 || (uint32_t)w->dims[3] != f->channels) return 0;
+    } else {
+        f->inner = 0;
+        if (w->rank < 2 || (uint32_t)w->dims[0] != f->channels) return 0;
+    }
+    if (f->bias != NK_NONE && !nk_fold_const_f32(m, f->bias, f->channels)) return 0;
+    if (!nk_fold_const_f32(m, f->gamma, f->channels) || !nk_fold_const_f32(m, f->beta, f->channels) ||
+        !nk_fold_const_f32(m, f->mean, f->channels) || !nk_fold_const_f32(m, f->var, f->channels))
+        return 0;
+    /* the payloads we rewrite must belong to this conv alone */
+    if (nk_fold_uses(m, xid) != 1 || nk_fold_uses(m, f->w) != 1) return 0;
+    if (nk_fold_uses(m, f->bias != NK_NONE ? f->bias : f->beta) != 1) return 0;
+    return 1;
+}
+
+static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const nk_fold *f,
+                               nk_error_t *err) {
+    nk_op_rt *p = &m->ops[f->prod];
+    nk_tensor_rt *tw = &m->tensors[f->w];
+    uint32_t bias_id = f->bias != NK_NONE ? f->bias : f->beta, c, e, C = f->channels;
+    const float *gamma = (const float *)m->tensors[f->gamma].const_data;
+    const float *beta = (const float *)m->tensors[f->beta].const_data;
+    const float *mean = (const float *)m->tensors[f->mean].const_data;
+    const float *var = (const float *)m->tensors[f->var].const_data;
+    float *w, *b;
+
+    if (m->kind == NK_IMAGE_BORROWED) {
+        /* never write the caller's bytes: fold into arena copies */
+        w = (float *)nk_core_alloc(a, tw->bytes, "batch-norm folded weights", (int32_t)f->prod, p, err);
+        if (w == NULL) return NK_ERR_ARENA_OVERFLOW;
+        b = (float *)nk_core_alloc(a, (size_t)C * 4u, "batch-norm folded bias", (int32_t)f->prod, p, err);
+        if (b == NULL) return NK_ERR_ARENA_OVERFLOW;
+        memcpy(w, tw->const_data, tw->bytes);
+        memcpy(b, m->tensors[bias_id].const_data, (size_t)C * 4u);
+        m->stats.copied_weights += tw->bytes + (uint64_t)C * 4u;
+    } else {
+        w = (float *)(uintptr_t)tw->const_data;
+        b = (float *)(uintptr_t)m->tensors[bias_id].const_data;
+    }
+    if (f->bias == NK_NONE) {
+        /* no bias: beta's payload becomes the conv's bias */
+        uint32_t *in = (uint32_t *)nk_core_alloc(a, 3u * sizeof(uint32_t), "folded op inputs",
+                                                 (int32_t)f->prod, p, err);
+        if (in == NULL) return NK_ERR_ARENA_OVERFLOW;
+        in[0] = p->in[0];
+        in[1] = p->in[1];
+        in[2] = f->beta;
+        p->in = in;
+        p->n_in = 3;
+        m->stats.structs += 3u * sizeof(uint32_t);
+    }
+    for (c = 0; c < C; c++) {
+        float scale = gamma[c] / sqrtf(var[c] + f->eps);
+        float b0 = f->bias != NK_NONE ? b[c] : 0.0f;
+        b[c] = (b0 - mean[c]) * scale + beta[c];
+    }
+    if (f->inner) {
+        for (e = 0; e < tw->elems; e++) {
+            c = e % C;
+            w[e] *= gamma[c] / sqrtf(var[c] + f->eps);
+        }
+    } else {
+        uint32_t row = tw->elems / C;
+        for (c = 0; c < C; c++) {
+            float scale = gamma[c] / sqrtf(var[c] + f->eps);
+            for (e = 0; e < row; e++) w[(size_t)c * row + e] *= scale;
+        }
+    }
+    tw->const_data = w;
+    m->tensors[bias_id].const_data = b;
+    m->ops[k].def = &nk_folded_bn_def;
+    m->stats.folded_bn++;
+    return NK_OK;
+}
+
+static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
+    uint32_t k;
+    int writable = m->kind != NK_IMAGE_MAPPED;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_fold f;
+        nk_status s;
+        if (!nk_fold_find(m, k, &f)) continue;
+        if (!writable) {
+#if !defined(NETKIT_MCU) && NETKIT_MMAP
+            s = nk_platform_map_writable(m->mapping, m->mapping_len, err);
+            if (s != NK_OK) return s;
+#endif
+            writable = 1;
+        }
+        s = nk_fold_apply(m, a, k, &f, err);
+        if (s != NK_OK) return s;
+    }
+    return NK_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                            */
+/* ------------------------------------------------------------------ */
+
+size_t nk_context_struct_bytes(const nk_model_t *m) {
+    return nk_model_round16(sizeof(nk_context_t)) + (size_t)m->n_tensors * sizeof(void *);
+}
+
+size_t nk_context_size(const nk_model_t *m) {
+    if (m == NULL) return 0;
+    return nk_model_round16(sizeof(nk_context_t)) +
+           nk_model_round16((size_t)m->n_tensors * sizeof(void *)) +
+           nk_model_round16((size_t)m->plan.peak) + m->workspace;
+}
+
+nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                            nk_error_t *err) {
+    nk_context_t *c;
+    size_t mark;
+    uint32_t i;
+    int32_t peak_op = m != NULL && m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
+    if (out == NULL || m == NULL || arena == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
+    *out = NULL;
+    mark = nk_arena_mark(arena);
+    c = (nk_context_t *)nk_core_alloc(arena, sizeof *c, "context record", -1, NULL, err);
+    if (c == NULL) goto overflow;
+    c->model = m;
+    c->data = (void **)nk_core_alloc(arena, (size_t)m->n_tensors * sizeof(void *),
+                                     "tensor data table", -1, NULL, err);
+    if (c->data == NULL) goto overflow;
+    c->activations = (uint8_t *)nk_core_alloc(arena, (size_t)m->plan.peak, "activations", peak_op,
+                                              peak_op >= 0 ? &m->ops[peak_op] : NULL, err);
+    if (c->activations == NULL) goto overflow;
+    c->workspace = nk_core_alloc(arena, m->workspace, "workspace", m->workspace_op,
+                                 m->workspace_op >= 0 ? &m->ops[m->workspace_op] : NULL, err);
+    if (c->workspace == NULL) goto overflow;
+    for (i = 0; i < m->n_tensors; i++) {
+        const nk_tensor_rt *t = &m->tensors[i];
+        c->data[i] = t->is_const ? (void *)(uintptr_t)t->const_data : c->activations + t->act_offset;
+    }
+    *out = c;
+    return NK_OK;
+overflow:
+    nk_arena_rewind(arena, mark);
+    return NK_ERR_ARENA_OVERFLOW;
+}
+
+static nk_status nk_context_view(const nk_context_t *c, int is_out, int32_t i, nk_tensor_t *out) {
+    const nk_model_t *m;
+    const nk_tensor_rt *t;
+    uint32_t id, n, d;
+    if (c == NULL || out == NULL) return NK_ERR_ARG;
+    m = c->model;
+    n = is_out ? m->img.n_outputs : m->img.n_inputs;
+    if (i < 0 || (uint32_t)i >= n) return NK_ERR_ARG;
+    id = nk_format_io_tensor(&m->img, is_out, (uint32_t)i);
+    t = &m->tensors[id];
+    memset(out, 0, sizeof *out);
+    out->name = t->name;
+    out->data = c->data[id];
+    out->bytes = t->bytes;
+    out->dtype = t->dtype;
+    out->rank = t->rank;
+    for (d = 0; d < t->rank; d++) out->dims[d] = t->dims[d];
+    out->layout = (int32_t)nk_format_io_layout(&m->img, is_out, (uint32_t)i);
+    if (t->quant != NK_NONE) {
+        nk_quant_rt q;
+        nk_format_quant(&m->img, t->quant, &q);
+        if (q.count == 1) {
+            memcpy(&out->quant_scale, q.scale, sizeof(float));
+            memcpy(&out->quant_zero_point, q.zero_point, sizeof(int32_t));
+        }
+    }
+    return NK_OK;
+}
+
+nk_status nk_context_input(const nk_context_t *c, int32_t i, nk_tensor_t *out) {
+    return nk_context_view(c, 0, i, out);
+}
+
+nk_status nk_context_output(const nk_context_t *c, int32_t i, nk_tensor_t *out) {
+    return nk_context_view(c, 1, i, out);
+}
+
+nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
+    const nk_model_t *m;
+    nk_exec x;
+    uint32_t k;
+    if (c == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL context");
+    m = c->model;
+    x.tensors = m->tensors;
+    x.data = c->data;
+    x.workspace = c->workspace;
+    x.workspace_size = m->workspace;
+    for (k = 0; k < m->n_ops; k++) {
+        const nk_op_rt *op = &m->ops[k];
+        nk_status s;
+        /* an aliased output already is its input's bytes */
+        if ((op->def->flags & NK_OPF_ALIAS) && op->in_place) continue;
+        s = op->def->eval(op, &x);
+        if (s != NK_OK) {
+            nk_msg d = NK_MSG_INIT;
+            nk_msg_s(&d, "kernel failed: ");
+            nk_msg_s(&d, nk_status_str(s));
+            return nk_model_op_fail(err, s, k, op, d.text);
+        }
+    }
+    return NK_OK;
+}
+
+nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *in_bytes,
+                         void *const *outs, const size_t *out_bytes, nk_error_t *err) {
+    const nk_model_t *m;
+    nk_tensor_t v;
+    uint32_t i;
+    nk_status s;
+    if (c == NULL || ins == NULL || in_bytes == NULL || outs == NULL || out_bytes == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
+    m = c->model;
+    for (i = 0; i < m->img.n_inputs + m->img.n_outputs; i++) {
+        int is_out = i >= m->img.n_inputs;
+        uint32_t j = is_out ? i - m->img.n_inputs : i;
+        size_t given = is_out ? out_bytes[j] : in_bytes[j];
+        const void *buf = is_out ? (const void *)outs[j] : ins[j];
+        nk_context_view(c, is_out, (int32_t)j, &v);
+        if (buf == NULL || given != v.bytes) {
+            nk_msg d = NK_MSG_INIT;
+            nk_msg_s(&d, is_out ? "output " : "input ");
+            nk_msg_u(&d, j);
+            nk_msg_s(&d, buf == NULL ? ": NULL buffer" : ": buffer of ");
+            if (buf != NULL) {
+                nk_msg_u(&d, given);
+                nk_msg_s(&d, " B, the tensor has ");
+                nk_msg_u(&d, v.bytes);
+                nk_msg_s(&d, " B");
+            }
+            return nk_fail(err, buf == NULL ? NK_ERR_ARG : NK_ERR_SHAPE, -1, d.text);
+        }
+    }
+    for (i = 0; i < m->img.n_inputs; i++) {
+        nk_context_view(c, 0, (int32_t)i, &v);
+        memcpy(v.data, ins[i], (size_t)v.bytes);
+    }
+    s = nk_context_invoke(c, err);
+    if (s != NK_OK) return s;
+    for (i = 0; i < m->img.n_outputs; i++) {
+        nk_context_view(c, 1, (int32_t)i, &v);
+        memcpy(outs[i], v.data, (size_t)v.bytes);
+    }
+    return NK_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                             */
+/* ------------------------------------------------------------------ */
+
+static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t len,
+                                     uint32_t kind, nk_arena_t *arena, nk_error_t *err) {
+    nk_image img;
+    nk_model_t *m;
+    size_t mark;
+    nk_status s;
+
+    if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
+    *out = NULL;
+    s = nk_format_open(&img, bytes, len, err);
+    if (s != NK_OK) return s;
+    mark = nk_arena_mark(arena);
+    if ((uint64_t)img.n_tensors * sizeof(nk_tensor_rt) > (uint64_t)((size_t)-1 / 2u) ||
+        (uint64_t)img.n_ops * sizeof(nk_op_rt) > (uint64_t)((size_t)-1 / 2u)) {
+        return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
+                       "arena overflow: tensor or op records exceed the address space");
+    }
+    m = (nk_model_t *)nk_core_alloc(arena, sizeof *m, "model record", -1, NULL, err);
+    if (m == NULL) goto fail_overflow;
+    m->img = img;
+    m->kind = kind;
+    m->n_tensors = img.n_tensors;
+    m->n_ops = img.n_ops;
+    m->tensors = (nk_tensor_rt *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(nk_tensor_rt),
+                                               "tensor records", -1, NULL, err);
+    if (m->tensors == NULL) goto fail_overflow;
+    m->ops = (nk_op_rt *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_rt), "op records",
+                                       -1, NULL, err);
+    if (m->ops == NULL) goto fail_overflow;
+    m->stats.structs = sizeof *m + (uint64_t)img.n_tensors * sizeof(nk_tensor_rt) +
+                       (uint64_t)img.n_ops * sizeof(nk_op_rt);
+    if (kind == NK_IMAGE_MAPPED) {
+        m->mapping = (void *)(uintptr_t)bytes;
+        m->mapping_len = len;
+    }
+
+    s = nk_format_decode(&img, m->tensors, m->ops, err);
+    if (s == NK_OK) s = nk_model_bind_ops(m, err);
+    if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
+    if (s == NK_OK)
+        s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
+    if (s == NK_OK) s = nk_context_create(&m->ctx, m, arena, err);
+    if (s != NK_OK) {
+        nk_arena_rewind(arena, mark);
+        return s;
+    }
+    m->stats.structs += sizeof(nk_context_t) + (uint64_t)m->n_tensors * sizeof(void *);
+    *out = m;
+    return NK_OK;
+fail_overflow:
+    nk_arena_rewind(arena, mark);
+    return NK_ERR_ARENA_OVERFLOW;
+}
+
+nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
+                               nk_arena_t *arena, nk_error_t *err) {
+    return nk_model_load_image(out, bytes, len, NK_IMAGE_BORROWED, arena, err);
+}
+
+#if !defined(NETKIT_MCU)
+nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
+                             nk_error_t *err) {
+    void *addr = NULL;
+    size_t len = 0;
+    nk_status s;
+    if (out == NULL || path == NULL || arena == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "load_file: NULL argument");
+    *out = NULL;
+#if NETKIT_MMAP
+    s = nk_platform_map(path, &addr, &len, err);
+    if (s != NK_OK) return s;
+    s = nk_model_load_image(out, addr, len, NK_IMAGE_MAPPED, arena, err);
+    if (s != NK_OK) nk_platform_unmap(addr, len);
+#else
+    {
+        size_t mark = nk_arena_mark(arena);
+        s = nk_platform_read_file(path, arena, &addr, &len, err);
+        if (s != NK_OK) return s;
+        s = nk_model_load_image(out, addr, len, NK_IMAGE_OWNED, arena, err);
+        if (s != NK_OK) {
+            nk_arena_rewind(arena, mark);
+            return s;
+        }
+        (*out)->stats.file_copy = len;
+    }
+#endif
+    return s;
+}
+#endif
+
+void nk_model_unload(nk_model_t *m) {
+    if (m == NULL) return;
+#if !defined(NETKIT_MCU) && NETKIT_MMAP
+    if (m->mapping != NULL) nk_platform_unmap(m->mapping, m->mapping_len);
+#endif
+    m->mapping = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Model accessors: the default context                                */
+/* ------------------------------------------------------------------ */
+
+int32_t nk_model_num_inputs(const nk_model_t *m) { return m != NULL ? (int32_t)m->img.n_inputs : 0; }
+int32_t nk_model_num_outputs(const nk_model_t *m) { return m != NULL ? (int32_t)m->img.n_outputs : 0; }
+int32_t nk_model_num_ops(const nk_model_t *m) { return m != NULL ? (int32_t)m->n_ops : 0; }
+
+const char *nk_model_meta(const nk_model_t *m, const char *key) {
+    return m != NULL ? nk_format_meta(&m->img, key) : NULL;
+}
+
+nk_status nk_model_input(const nk_model_t *m, int32_t i, nk_tensor_t *out) {
+    return m != NULL ? nk_context_view(m->ctx, 0, i, out) : NK_ERR_ARG;
+}
+
+nk_status nk_model_output(const nk_model_t *m, int32_t i, nk_tensor_t *out) {
+    return m != NULL ? nk_context_view(m->ctx, 1, i, out) : NK_ERR_ARG;
+}
+
+nk_status nk_model_invoke(nk_model_t *m, nk_error_t *err) {
+    if (m == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL model");
+    return nk_context_invoke(m->ctx, err);
+}
+
+nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes, void *out, size_t out_bytes,
+                       nk_error_t *err) {
+    nk_tensor_t vi, vo;
+    nk_status s;
+    if (m == NULL || in == NULL || out == NULL) return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
+    nk_context_view(m->ctx, 0, 0, &vi);
+    nk_context_view(m->ctx, 1, 0, &vo);
+    if (in_bytes != vi.bytes || out_bytes != vo.bytes) {
+        nk_msg d = NK_MSG_INIT;
+        nk_msg_s(&d, "run: buffers of ");
+        nk_msg_u(&d, in_bytes);
+        nk_msg_s(&d, " B in, ");
+        nk_msg_u(&d, out_bytes);
+        nk_msg_s(&d, " B out; the model takes ");
+        nk_msg_u(&d, vi.bytes);
+        nk_msg_s(&d, " B and gives ");
+        nk_msg_u(&d, vo.bytes);
+        nk_msg_s(&d, " B");
+        return nk_fail(err, NK_ERR_SHAPE, -1, d.text);
+    }
+    memcpy(vi.data, in, in_bytes);
+    s = nk_context_invoke(m->ctx, err);
+    if (s == NK_OK) memcpy(out, vo.data, out_bytes);
+    return s;
+}

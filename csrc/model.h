@@ -1,0 +1,57 @@
+/*
+ * model.h — the loaded model and its execution contexts (opaque in the
+ * public API). Everything here lives in the caller's arena.
+ *
+ * A model is read-only once loaded: tensors, ops (with their op table
+ * entries), the activation plan and the workspace size. A context holds
+ * what one invoke writes: the activation block, the workspace and a data
+ * pointer per tensor (constant payload or activation slot).
+ */
+#ifndef NK_MODEL_H
+#define NK_MODEL_H
+
+#include "format.h"
+#include "plan.h"
+
+/* Where the image bytes came from, which decides whether load may write. */
+enum nk_image_kind {
+    NK_IMAGE_BORROWED = 0, /* caller's buffer or flash: never written */
+    NK_IMAGE_MAPPED = 1,   /* private file mapping: writes copy pages */
+    NK_IMAGE_OWNED = 2     /* read into the arena: ours to write */
+};
+
+/* Bytes requested per category during load, for inspect's breakdown. */
+typedef struct nk_load_stats {
+    uint64_t structs;        /* model, tensor, op and context records */
+    uint64_t copied_weights; /* arena copies made to fold batch-norm */
+    uint64_t file_copy;      /* the image itself (fread loading) */
+    uint32_t folded_bn;      /* batch-norm ops folded at load */
+} nk_load_stats;
+
+struct nk_context_t {
+    const nk_model_t *model;
+    void **data; /* per tensor id */
+    uint8_t *activations;
+    void *workspace;
+};
+
+struct nk_model_t {
+    nk_image img;
+    nk_tensor_rt *tensors;
+    nk_op_rt *ops;
+    uint32_t n_tensors;
+    uint32_t n_ops;
+    uint32_t kind; /* nk_image_kind */
+    nk_plan_stats plan;
+    size_t workspace;         /* max over ops */
+    int32_t workspace_op;     /* op asking for the most, or -1 */
+    nk_context_t *ctx;        /* the default context */
+    void *mapping;            /* NK_IMAGE_MAPPED: released by nk_model_unload */
+    size_t mapping_len;
+    nk_load_stats stats;
+};
+
+/* The size of each piece nk_context_create allocates, in order. */
+NK_HIDDEN size_t nk_context_struct_bytes(const nk_model_t *m);
+
+#endif /* NK_MODEL_H */

@@ -1,0 +1,275 @@
+/*
+ * plan.c — activation planner (the algorithm is described in plan.h).
+ *
+ * Buffers are identified by their root tensor id: the first tensor of a
+ * group of tensors that share storage. root[] always points straight at
+ * the root, because a tensor only ever joins a group when it is born.
+ */
+#include "plan.h"
+#include "format.h"
+
+typedef struct nk_plan_ws {
+    const nk_tensor_rt *t;
+    uint32_t n;
+    uint32_t *first; /* birth step, NK_NONE for a tensor nothing uses */
+    uint32_t *last;  /* death step (buffer: union over the group, at root) */
+    uint32_t *root;
+    uint32_t *order; /* buffers in the order a layout visits them */
+    uint32_t *list;  /* placed buffers sorted by offset (first-fit) */
+    uint32_t *list2; /* the same for the top end of the two-ended layout */
+    uint8_t *side;   /* two-ended: 0 bottom, 1 top */
+    uint64_t *size;  /* 16-rounded buffer bytes, at root */
+    uint64_t *off_greedy;
+    uint64_t *off_two;
+    int64_t *diff; /* per step: bytes born minus bytes that died the step before */
+} nk_plan_ws;
+
+static uint64_t nk_plan_round16(uint64_t v) { return (v + 15u) & ~(uint64_t)15u; }
+
+static int nk_plan_is_runtime(const nk_plan_ws *w, uint32_t id) {
+    return id != NK_NONE && id < w->n && !w->t[id].is_const;
+}
+
+static int nk_plan_alive_together(const nk_plan_ws *w, uint32_t a, uint32_t b) {
+    return w->first[a] <= w->last[b] && w->first[b] <= w->last[a];
+}
+
+/* Sort order of the greedy layout: larger first, then earlier born, then id. */
+static int nk_plan_before(const nk_plan_ws *w, uint32_t a, uint32_t b) {
+    if (w->size[a] != w->size[b]) return w->size[a] > w->size[b];
+    if (w->first[a] != w->first[b]) return w->first[a] < w->first[b];
+    return a < b;
+}
+
+/* Heap sort (no scratch, O(n log n) even on hostile graphs). */
+static void nk_plan_sift(const nk_plan_ws *w, uint32_t *v, uint32_t start, uint32_t n) {
+    uint32_t i = start;
+    for (;;) {
+        uint32_t c = 2u * i + 1u, tmp;
+        if (c >= n) return;
+        /* max-heap under "after" so the sorted array ends up in "before" order */
+        if (c + 1u < n && nk_plan_before(w, v[c], v[c + 1u])) c++;
+        if (!nk_plan_before(w, v[i], v[c])) return;
+        tmp = v[i];
+        v[i] = v[c];
+        v[c] = tmp;
+        i = c;
+    }
+}
+
+static void nk_plan_sort(const nk_plan_ws *w, uint32_t *v, uint32_t n) {
+    uint32_t i, tmp;
+    if (n < 2) return;
+    for (i = n / 2; i-- > 0;) nk_plan_sift(w, v, i, n);
+    for (i = n - 1; i > 0; i--) {
+        tmp = v[0];
+        v[0] = v[i];
+        v[i] = tmp;
+        nk_plan_sift(w, v, 0, i);
+    }
+}
+
+/* Lowest offset for x clear of every placed buffer alive with it; keeps
+ * list sorted by offset. Returns the end of x. */
+static uint64_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *list,
+                                  uint32_t *count, uint64_t *off) {
+    uint64_t cand = 0;
+    uint32_t i, pos;
+    for (i = 0; i < *count; i++) {
+        uint32_t p = list[i];
+        if (!nk_plan_alive_together(w, x, p)) continue;
+        if (off[p] >= cand + w->size[x]) break; /* the gap below p fits x */
+        if (off[p] + w->size[p] > cand) cand = off[p] + w->size[p];
+    }
+    off[x] = cand;
+    pos = *count;
+    while (pos > 0 && off[list[pos - 1]] > cand) {
+        list[pos] = list[pos - 1];
+        pos--;
+    }
+    list[pos] = x;
+    (*count)++;
+    return cand + w->size[x];
+}
+
+static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
+    size_t n = w->n, n32 = n * sizeof(uint32_t), n64 = n * sizeof(uint64_t);
+    size_t steps = ((size_t)n_ops + 2u) * sizeof(int64_t);
+    if (n > (size_t)-1 / 16u / sizeof(uint64_t) || (size_t)n_ops + 2u > (size_t)-1 / 16u)
+        return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "arena overflow: planner scratch size overflows");
+#define NK_PLAN_TAKE(field, type, bytes)                                                     \
+    if ((w->field = (type *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err)) == NULL) \
+        return NK_ERR_ARENA_OVERFLOW;
+    NK_PLAN_TAKE(first, uint32_t, n32)
+    NK_PLAN_TAKE(last, uint32_t, n32)
+    NK_PLAN_TAKE(root, uint32_t, n32)
+    NK_PLAN_TAKE(order, uint32_t, n32)
+    NK_PLAN_TAKE(list, uint32_t, n32)
+    NK_PLAN_TAKE(list2, uint32_t, n32)
+    NK_PLAN_TAKE(side, uint8_t, n)
+    NK_PLAN_TAKE(size, uint64_t, n64)
+    NK_PLAN_TAKE(off_greedy, uint64_t, n64)
+    NK_PLAN_TAKE(off_two, uint64_t, n64)
+    NK_PLAN_TAKE(diff, int64_t, steps)
+#undef NK_PLAN_TAKE
+    return NK_OK;
+}
+
+/* Steps 1 and 2 of plan.h: lifetimes, then aliasing and in-place merges. */
+static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
+    uint32_t i, k, j;
+    for (i = 0; i < w->n; i++) {
+        w->first[i] = (w->t[i].is_io & 1u) && !w->t[i].is_const ? 0u : NK_NONE;
+        w->last[i] = 0;
+        w->root[i] = i;
+        w->size[i] = w->t[i].bytes;
+    }
+    for (k = 0; k < n_ops; k++) {
+        for (j = 0; j < ops[k].n_in; j++) {
+            uint32_t id = ops[k].in[j];
+            if (nk_plan_is_runtime(w, id) && w->last[id] < k) w->last[id] = k;
+        }
+        for (j = 0; j < ops[k].n_out; j++) {
+            uint32_t id = ops[k].out[j];
+            w->first[id] = k;
+            if (w->last[id] < k) w->last[id] = k;
+        }
+    }
+    for (i = 0; i < w->n; i++)
+        if ((w->t[i].is_io & 2u) && w->first[i] != NK_NONE) w->last[i] = n_ops;
+
+    for (k = 0; k < n_ops; k++) {
+        nk_op_rt *op = &ops[k];
+        uint32_t flags = op->def != NULL ? op->def->flags : 0u, a, b, ra;
+        int merge = 0;
+        op->in_place = 0;
+        if (op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0])) continue;
+        a = op->in[0];
+        b = op->out[0];
+        ra = w->root[a];
+        if (flags & NK_OPF_ALIAS) {
+            merge = 1;
+        } else if ((flags & NK_OPF_ELEMENTWISE) && w->last[ra] == k &&
+                   w->t[a].bytes == w->t[b].bytes && w->size[ra] == w->t[b].bytes) {
+            merge = 1;
+            for (j = 1; j < op->n_in; j++)
+                if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == ra) merge = 0;
+        }
+        if (!merge) continue;
+        w->root[b] = ra;
+        if (w->last[b] > w->last[ra]) w->last[ra] = w->last[b];
+        if (w->t[b].bytes > w->size[ra]) w->size[ra] = w->t[b].bytes;
+        op->in_place = 1;
+        st->n_in_place++;
+    }
+    for (i = 0; i < w->n; i++) w->size[i] = nk_plan_round16(w->size[i]);
+}
+
+/* Layout b of plan.h. Returns the block height. */
+static uint64_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops) {
+    uint32_t n_order = 0, n_bottom = 0, n_top = 0, i, j, k, flip = 0;
+    uint64_t height = 0;
+    for (i = 0; i < w->n; i++)
+        if (w->first[i] == 0 && (w->t[i].is_io & 1u) && w->root[i] == i) {
+            w->side[i] = (uint8_t)flip;
+            flip ^= 1u;
+            w->order[n_order++] = i;
+        }
+    for (k = 0; k < n_ops; k++)
+        for (j = 0; j < ops[k].n_out; j++) {
+            uint32_t id = ops[k].out[j];
+            if (w->root[id] != id) continue;
+            if (ops[k].n_in > 0 && nk_plan_is_runtime(w, ops[k].in[0])) {
+                w->side[id] = (uint8_t)(w->side[w->root[ops[k].in[0]]] ^ 1u);
+            } else {
+                w->side[id] = (uint8_t)flip;
+                flip ^= 1u;
+            }
+            w->order[n_order++] = id;
+        }
+    for (i = 0; i < n_order; i++) {
+        uint32_t x = w->order[i];
+        uint64_t end = w->side[x] ? nk_plan_first_fit(w, x, w->list2, &n_top, w->off_two)
+                                  : nk_plan_first_fit(w, x, w->list, &n_bottom, w->off_two);
+        if (end > height) height = end;
+    }
+    /* a bottom and a top buffer alive together must not meet */
+    for (i = 0; i < n_bottom; i++)
+        for (j = 0; j < n_top; j++) {
+            uint32_t b = w->list[i], t = w->list2[j];
+            uint64_t need = w->off_two[b] + w->size[b] + w->off_two[t] + w->size[t];
+            if (need > height && nk_plan_alive_together(w, b, t)) height = need;
+        }
+    for (j = 0; j < n_top; j++) {
+        uint32_t t = w->list2[j];
+        w->off_two[t] = height - w->off_two[t] - w->size[t];
+    }
+    return height;
+}
+
+nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
+                              uint32_t n_ops, nk_arena_t *scratch, nk_plan_stats *stats,
+                              nk_error_t *err) {
+    size_t mark = nk_arena_mark(scratch);
+    nk_plan_ws w;
+    nk_plan_stats st;
+    nk_status s;
+    uint32_t i, n_buf = 0, placed = 0;
+    uint64_t live = 0, largest = 0;
+    const uint64_t *off;
+
+    memset(&w, 0, sizeof w);
+    memset(&st, 0, sizeof st);
+    w.t = t;
+    w.n = n_tensors;
+    s = nk_plan_scratch(&w, n_ops, scratch, err);
+    if (s != NK_OK) {
+        nk_arena_rewind(scratch, mark);
+        return s;
+    }
+    nk_plan_liveness(&w, ops, n_ops, &st);
+
+    /* buffers, lower bound and ping-pong */
+    for (i = 0; i < n_tensors; i++) {
+        if (w.first[i] == NK_NONE) continue;
+        if (nk_plan_round16(t[i].bytes) > largest) largest = nk_plan_round16(t[i].bytes);
+        if (w.root[i] != i) continue;
+        w.order[n_buf++] = i;
+        w.diff[w.first[i]] += (int64_t)w.size[i];
+        w.diff[w.last[i] + 1u] -= (int64_t)w.size[i];
+    }
+    for (i = 0; i <= n_ops; i++) {
+        live += (uint64_t)w.diff[i];
+        if (live > st.lower_bound) {
+            st.lower_bound = live;
+            st.peak_step = i < n_ops ? i : (n_ops > 0 ? n_ops - 1u : 0u);
+        }
+    }
+    st.pingpong = 2u * largest;
+    st.n_buffers = n_buf;
+
+    /* layout a: greedy by size */
+    nk_plan_sort(&w, w.order, n_buf);
+    for (i = 0; i < n_buf; i++) {
+        uint64_t end = nk_plan_first_fit(&w, w.order[i], w.list, &placed, w.off_greedy);
+        if (end > st.greedy_peak) st.greedy_peak = end;
+    }
+    /* layout b: two-ended */
+    st.two_ended_peak = nk_plan_two_ended(&w, ops, n_ops);
+
+    off = st.two_ended_peak < st.greedy_peak ? w.off_two : w.off_greedy;
+    st.peak = st.two_ended_peak < st.greedy_peak ? st.two_ended_peak : st.greedy_peak;
+    if (st.peak > UINT32_MAX) {
+        nk_msg m = NK_MSG_INIT;
+        nk_msg_s(&m, "activation plan needs ");
+        nk_msg_u(&m, st.peak);
+        nk_msg_s(&m, " B, more than 32-bit offsets address");
+        nk_arena_rewind(scratch, mark);
+        return nk_fail(err, NK_ERR_UNSUPPORTED, -1, m.text);
+    }
+    for (i = 0; i < n_tensors; i++)
+        t[i].act_offset = (!t[i].is_const && w.first[i] != NK_NONE) ? (uint32_t)off[w.root[i]] : 0u;
+    nk_arena_rewind(scratch, mark);
+    if (stats != NULL) *stats = st;
+    return NK_OK;
+}

@@ -1,0 +1,79 @@
+/*
+ * plan.h — the activation memory planner.
+ *
+ * Every runtime tensor (graph inputs, outputs and intermediates) needs a
+ * place in one activation block for the steps where it is alive. The
+ * planner picks an offset for each so the block is as small as it can be
+ * for the given execution order. It runs once, at load, and its result is
+ * just tensor->act_offset plus the block size; invoke only adds offsets.
+ *
+ * HOW IT WORKS
+ *
+ * 1. Liveness. Step k is op k. A tensor is born at the op that produces it
+ *    (graph inputs at step 0) and dies at the last op that reads it. Graph
+ *    outputs stay alive one step past the last op, so no op ever overwrites
+ *    them. An output nobody reads still lives for the step that writes it.
+ *
+ * 2. Buffers. Tensors that can share storage are merged into one buffer
+ *    whose lifetime is the union of theirs:
+ *    - an op flagged NK_OPF_ALIAS (reshape/flatten) makes its output a view
+ *      of input 0: same bytes, no copy;
+ *    - an op flagged NK_OPF_ELEMENTWISE writes its output over input 0
+ *      ("in place") when input 0's buffer dies at this op, input 0 is not a
+ *      constant, no other input of the op lives in that buffer, and the
+ *      output has the same byte size.
+ *    Graph inputs are treated like any other tensor: once their last reader
+ *    ran, their bytes may be reused or written in place. That is why an
+ *    input's contents are not preserved across invoke.
+ *
+ * 3. Lower bound. For each step, the bytes of all buffers alive at that
+ *    step (sizes rounded up to 16). No layout can be smaller than the
+ *    largest such sum for this order: it is the target.
+ *
+ * 4. Two layouts are tried and the smaller one is kept:
+ *    a. Greedy by size: buffers from largest to smallest; each goes at the
+ *       lowest offset where it overlaps no already placed buffer whose
+ *       lifetime overlaps its own. Good on graphs with branches.
+ *    b. Two-ended: buffers in the order they are born; each goes at the
+ *       opposite end of the block from the buffer of its op's input 0 (the
+ *       first buffers alternate), packed from the bottom up or from the top
+ *       down against buffers of the same end. The block is then just tall
+ *       enough that no bottom buffer meets a top buffer it is alive with.
+ *       On a chain (each op reads only the previous op's output) every
+ *       step has one buffer at each end, so the height is the largest sum
+ *       of two neighbours, which is exactly the lower bound.
+ *
+ * 5. Ping-pong, for reference: the seed design kept two buffers of the
+ *    largest runtime tensor. A chain never needs more; a graph with a skip
+ *    connection can (three tensors alive at once), and ping-pong could not
+ *    run it at all.
+ *
+ * Scratch memory comes from the arena between a mark and a rewind, so it is
+ * counted in the arena's high-water mark and the size reported by inspect
+ * stays exact. The cost is O(B^2) in the number of buffers B, once per load.
+ */
+#ifndef NK_PLAN_H
+#define NK_PLAN_H
+
+#include "nk_internal.h"
+
+typedef struct nk_plan_stats {
+    uint64_t peak;           /* activation block bytes (the kept layout) */
+    uint64_t lower_bound;    /* max over steps of live bytes */
+    uint64_t pingpong;       /* 2 x largest runtime tensor (16-rounded) */
+    uint64_t greedy_peak;    /* layout a */
+    uint64_t two_ended_peak; /* layout b */
+    uint32_t n_buffers;      /* distinct buffers after aliasing */
+    uint32_t n_in_place;     /* ops whose output shares input 0's buffer */
+    uint32_t peak_step;      /* first op where live bytes reach the lower bound */
+} nk_plan_stats;
+
+/* Plans t[0..n_tensors) for ops[0..n_ops) in order: sets act_offset of each
+ * runtime tensor and in_place of each op. Reads op->def->flags (a NULL def
+ * has none) and t->is_io. Scratch comes from `scratch` and is rewound before
+ * returning. Fails with NK_ERR_ARENA_OVERFLOW when scratch does not fit. */
+NK_HIDDEN nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
+                                        uint32_t n_ops, nk_arena_t *scratch,
+                                        nk_plan_stats *stats, nk_error_t *err);
+
+#endif /* NK_PLAN_H */

@@ -1,0 +1,37 @@
+/*
+ * platform.h — the only file access the core has, behind build options:
+ *   NETKIT_MCU      no file API at all (models come from flash or a buffer)
+ *   NETKIT_MMAP=1   posix_mmap.c: a private mapping of the file (default on
+ *                   Linux and macOS)
+ *   NETKIT_MMAP=0   stdio_file.c: fread into the arena
+ * The loader in model.c calls these and nothing else outside the core.
+ */
+#ifndef NK_PLATFORM_H
+#define NK_PLATFORM_H
+
+#include "../nk_internal.h"
+
+#if !defined(NETKIT_MCU)
+#ifndef NETKIT_MMAP
+#if defined(__unix__) || defined(__APPLE__)
+#define NETKIT_MMAP 1
+#else
+#define NETKIT_MMAP 0
+#endif
+#endif
+
+#if NETKIT_MMAP
+/* Maps `path` read-only, privately: writes (made possible by
+ * nk_platform_map_writable) copy the touched pages and never reach the file. */
+NK_HIDDEN nk_status nk_platform_map(const char *path, void **addr, size_t *len,
+                                    nk_error_t *err);
+NK_HIDDEN nk_status nk_platform_map_writable(void *addr, size_t len, nk_error_t *err);
+NK_HIDDEN void nk_platform_unmap(void *addr, size_t len);
+#else
+/* Reads `path` into a 16-byte aligned block of the arena. */
+NK_HIDDEN nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr,
+                                          size_t *len, nk_error_t *err);
+#endif
+#endif /* !NETKIT_MCU */
+
+#endif /* NK_PLATFORM_H */
