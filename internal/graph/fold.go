@@ -410,6 +410,9 @@ func (g *Graph) reshapeLike(n *Node) (shape, perm []int, err error) {
 
 func concatShape(n *Node) ([]int, int, error) {
 	x := n.In[0]
+	if n.src.opset < 4 && n.src.attr("axis") == nil {
+		return nil, 0, fmt.Errorf("Concat before opset 4 without an axis attribute (default 1) is not supported")
+	}
 	axis, err := normAxis(n.src.int("axis", 0), len(x.Shape))
 	if err != nil {
 		return nil, 0, err

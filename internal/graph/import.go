@@ -9,9 +9,13 @@ import (
 	"github.com/netkit/netkit/internal/onnx"
 )
 
-// MinOpset and MaxOpset bound the default-domain ONNX opsets the importer accepts.
+// MinOpset and MaxOpset bound the default-domain ONNX opsets the importer
+// accepts. Opsets 11 to 18 are the target; older files load too because every
+// legacy form of a supported op differs in attributes (broadcast,
+// consumed_inputs, is_test, spatial, attribute shapes and pads), which the
+// strict attribute check refuses, or in a default handled per opset.
 const (
-	MinOpset = 11
+	MinOpset = 1
 	MaxOpset = 18
 )
 
@@ -160,6 +164,8 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 				shape[i] = int(d)
 			case d < 0 && i == 0:
 				shape[i] = 1 // a symbolic batch dimension: netkit runs one sample
+			case d == 0:
+				return nil, fmt.Errorf("input %q: dimension %d is zero; netkit tensors are never empty", in.Name, i)
 			default:
 				return nil, fmt.Errorf("input %q: dimension %d is not static", in.Name, i)
 			}

@@ -1,0 +1,280 @@
+package graph_test
+
+// These tests run converted models on the C core through package nk (cgo)
+// and package nkc (purego), against numbers netkit did not compute: the
+// PyTorch logits of the Fashion-MNIST models and ONNX's own node tests.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/netkit/netkit/internal/graph"
+	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/onnx"
+	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nkc"
+)
+
+func convert(t *testing.T, m *onnx.Model, opts graph.Options) ([]byte, *graph.Graph, error) {
+	t.Helper()
+	g, err := graph.Convert(m, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	nm, err := g.ToNK()
+	require.NoError(t, err, "lowering a converted graph must not fail")
+	b, err := nkfile.Encode(nm)
+	require.NoError(t, err, "encoding a converted graph must not fail")
+	return b, g, nil
+}
+
+// readNpy reads a C-order little-endian float32 .npy file.
+func readNpy(t *testing.T, path string) ([]float32, []int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "\x93NUMPY", string(b[:6]))
+	hl, off := int(binary.LittleEndian.Uint16(b[8:])), 10
+	if b[6] >= 2 {
+		hl, off = int(binary.LittleEndian.Uint32(b[8:])), 12
+	}
+	hdr := string(b[off : off+hl])
+	require.Contains(t, hdr, "'<f4'")
+	require.Contains(t, hdr, "'fortran_order': False")
+	shapeText := hdr[strings.Index(hdr, "(")+1 : strings.Index(hdr, ")")]
+	var shape []int
+	for _, f := range strings.Split(shapeText, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			var d int
+			_, err := fmt.Sscan(f, &d)
+			require.NoError(t, err)
+			shape = append(shape, d)
+		}
+	}
+	data := b[off+hl:]
+	v := make([]float32, len(data)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+	}
+	return v, shape
+}
+
+func argmax(v []float32) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+type loader struct {
+	name string
+	load func([]byte) (*nk.Model, error)
+}
+
+func loaders(t *testing.T) []loader {
+	lib := conformance.SharedLibrary(t)
+	t.Setenv("NETKIT_LIB", lib)
+	return []loader{
+		{"nk", func(b []byte) (*nk.Model, error) { return nk.LoadBytes(b) }},
+		{"nkc", func(b []byte) (*nk.Model, error) { return nkc.LoadBytes(b) }},
+	}
+}
+
+// Each Fashion-MNIST model, converted, must give PyTorch's logits within
+// 1e-4 and the same class on all 100 reference images.
+func TestFashionMNIST(t *testing.T) {
+	dir := "../../testdata/fashion"
+	images, ishape := readNpy(t, filepath.Join(dir, "input.npy"))
+	require.Equal(t, []int{100, 1, 28, 28}, ishape)
+	per := 28 * 28
+	for _, name := range []string{"mlp", "cnn_bn", "cnn_dw"} {
+		m, err := onnx.ReadFile(filepath.Join(dir, name+".onnx"))
+		require.NoError(t, err)
+		b, g, err := convert(t, m, graph.Options{Source: name + ".onnx"})
+		require.NoError(t, err, name)
+		want, wshape := readNpy(t, filepath.Join(dir, name+"_logits.npy"))
+		require.Equal(t, []int{100, 10}, wshape)
+		if name == "cnn_bn" {
+			assert.Equal(t, 2, g.Stats.FoldedBatchNorms, "cnn_bn keeps its BatchNorms in the ONNX file")
+		}
+		for _, l := range loaders(t) {
+			t.Run(name+"/"+l.name, func(t *testing.T) {
+				model, err := l.load(b)
+				require.NoError(t, err)
+				defer model.Close()
+				require.Equal(t, []int{1, 1, 28, 28}, model.Inputs()[0].Shape)
+				assert.Equal(t, nk.LayoutNCHW, model.Inputs()[0].Layout)
+				out := make([]float32, 10)
+				worst := 0.0
+				for i := range 100 {
+					require.NoError(t, model.Run(images[i*per:(i+1)*per], out))
+					ref := want[i*10 : (i+1)*10]
+					for k := range out {
+						worst = math.Max(worst, math.Abs(float64(out[k]-ref[k])))
+					}
+					require.Equal(t, argmax(ref), argmax(out), "image %d top-1", i)
+				}
+				t.Logf("%s via %s: max |logit - PyTorch| = %.3g over 100 images", name, l.name, worst)
+				assert.LessOrEqual(t, worst, 1e-4)
+			})
+		}
+	}
+}
+
+const onnxTestData = "/usr/share/libonnx-testdata/data"
+
+// conformancePrefixes selects ONNX node tests of the supported ops.
+var conformancePrefixes = []string{
+	"test_conv_", "test_basic_conv_", "test_gemm_", "test_matmul_", "test_relu", "test_leakyrelu",
+	"test_clip", "test_sigmoid", "test_tanh", "test_gelu", "test_softmax_", "test_maxpool_",
+	"test_averagepool_", "test_globalaveragepool", "test_batchnorm_", "test_add", "test_mul",
+	"test_flatten_", "test_reshape_", "test_concat_", "test_constant_pad", "test_edge_pad",
+	"test_reflect_pad", "test_transpose_",
+}
+
+// parameterInputs names, per op, the inputs that are parameters rather than
+// data: a static netkit model bakes them in, so the harness freezes the test's
+// values for them when the test feeds them as graph inputs.
+var parameterInputs = map[string]int{
+	"Conv": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 1, "Clip": 1, "Reshape": 1, "Pad": 1,
+}
+
+func readTensorPB(t *testing.T, path string) *onnx.Tensor {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	tensor, err := onnx.DecodeTensor(b)
+	require.NoError(t, err)
+	return tensor
+}
+
+type caseResult struct {
+	name, outcome, detail string
+}
+
+func runONNXCase(t *testing.T, dir string) caseResult {
+	name := filepath.Base(dir)
+	m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		return caseResult{name, "refused", err.Error()}
+	}
+	inits := map[string]bool{}
+	for _, in := range m.Graph.Initializers {
+		inits[in.Name] = true
+	}
+	var inputNames []string
+	for _, in := range m.Graph.Inputs {
+		if !inits[in.Name] {
+			inputNames = append(inputNames, in.Name)
+		}
+	}
+	frozen := map[string]bool{}
+	for _, n := range m.Graph.Nodes {
+		if first, ok := parameterInputs[n.OpType]; ok {
+			for _, in := range n.Inputs[min(first, len(n.Inputs)):] {
+				frozen[in] = true
+			}
+		}
+	}
+	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
+	sort.Strings(sets)
+	if len(sets) == 0 {
+		return caseResult{name, "refused", "no test data"}
+	}
+	for _, set := range sets {
+		opts := graph.Options{Freeze: map[string]*onnx.Tensor{}}
+		var feeds [][]float32
+		for i, in := range inputNames {
+			tensor := readTensorPB(t, filepath.Join(set, fmt.Sprintf("input_%d.pb", i)))
+			if frozen[in] {
+				opts.Freeze[in] = tensor
+				continue
+			}
+			if tensor.DataType != onnx.Float {
+				return caseResult{name, "refused", fmt.Sprintf("input %q is %s", in, tensor.DataType)}
+			}
+			v, err := tensor.Float32s()
+			require.NoError(t, err)
+			feeds = append(feeds, v)
+		}
+		b, _, err := convert(t, m, opts)
+		if err != nil {
+			return caseResult{name, "refused", err.Error()}
+		}
+		model, err := nk.LoadBytes(b)
+		if err != nil {
+			return caseResult{name, "fail", "converted but the runtime rejects it: " + err.Error()}
+		}
+		var wants [][]float32
+		var outs [][]float32
+		for i := range model.Outputs() {
+			tensor := readTensorPB(t, filepath.Join(set, fmt.Sprintf("output_%d.pb", i)))
+			v, err := tensor.Float32s()
+			require.NoError(t, err)
+			wants = append(wants, v)
+			outs = append(outs, make([]float32, len(v)))
+		}
+		err = model.RunMulti(feeds, outs)
+		model.Close()
+		if err != nil {
+			return caseResult{name, "fail", "run: " + err.Error()}
+		}
+		for o := range outs {
+			for i := range outs[o] {
+				got, want := float64(outs[o][i]), float64(wants[o][i])
+				if math.Abs(got-want) > 1e-5+1e-4*math.Abs(want) || math.IsNaN(got) != math.IsNaN(want) {
+					return caseResult{name, "fail", fmt.Sprintf("%s output %d element %d: got %g, want %g", filepath.Base(set), o, i, got, want)}
+				}
+			}
+		}
+	}
+	return caseResult{name, "pass", ""}
+}
+
+// ONNX's own node tests for every supported op, plus the PyTorch-converted
+// Conv2d cases: each passes or is refused at conversion, never wrong.
+func TestONNXConformance(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	var dirs []string
+	nodes, err := os.ReadDir(filepath.Join(onnxTestData, "node"))
+	require.NoError(t, err)
+	for _, e := range nodes {
+		for _, p := range conformancePrefixes {
+			if strings.HasPrefix(e.Name(), p) || e.Name() == strings.TrimSuffix(p, "_") {
+				dirs = append(dirs, filepath.Join(onnxTestData, "node", e.Name()))
+				break
+			}
+		}
+	}
+	converted, _ := filepath.Glob(filepath.Join(onnxTestData, "pytorch-converted", "test_Conv2d*"))
+	dirs = append(dirs, converted...)
+	counts := map[string]int{}
+	var report bytes.Buffer
+	for _, dir := range dirs {
+		r := runONNXCase(t, dir)
+		counts[r.outcome]++
+		fmt.Fprintf(&report, "%-8s %s %s\n", r.outcome, r.name, r.detail)
+		if r.outcome == "fail" {
+			t.Errorf("%s: %s", r.name, r.detail)
+		}
+	}
+	t.Logf("ONNX conformance cases:\n%s", report.String())
+	t.Logf("ONNX conformance: %d cases: pass %d, refused %d, fail %d", len(dirs), counts["pass"], counts["refused"], counts["fail"])
+	assert.Zero(t, counts["fail"])
+	assert.Positive(t, counts["pass"])
+}
