@@ -59,6 +59,11 @@ func (g *Graph) lowerNodes() error {
 			}
 		}
 		if broken {
+			// Downstream of a refused node shapes are unknown, but an op type
+			// or attribute netkit lacks is still worth reporting now.
+			if err := checkOpAndAttrs(n); err != nil {
+				issues = append(issues, Issue{n.Name, n.Op, err.Error()})
+			}
 			markBroken()
 			continue
 		}
@@ -123,19 +128,31 @@ func (g *Graph) lowerNodes() error {
 	return nil
 }
 
-// lowerNode checks one node and returns the nk ops that compute it.
-func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
+// checkOpAndAttrs refuses an op type the runtime lacks or an attribute the
+// importer does not understand.
+func checkOpAndAttrs(n *Node) error {
 	allowed, ok := allowedAttrs[n.Op]
 	if !ok {
 		if foldable[n.Op] || n.Op == "Shape" {
-			return nil, fmt.Errorf("op is only supported on constant inputs (it is folded at conversion), and an input here is computed at run time")
+			return nil // judged once its inputs are known
 		}
-		return nil, fmt.Errorf("op type is not supported")
+		return fmt.Errorf("op type is not supported")
 	}
 	for _, a := range n.src.n.Attrs {
 		if !slices.Contains(allowed, a.Name) {
-			return nil, fmt.Errorf("attribute %s is not supported", a.Name)
+			return fmt.Errorf("attribute %s is not supported", a.Name)
 		}
+	}
+	return nil
+}
+
+// lowerNode checks one node and returns the nk ops that compute it.
+func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
+	if err := checkOpAndAttrs(n); err != nil {
+		return nil, err
+	}
+	if _, ok := allowedAttrs[n.Op]; !ok {
+		return nil, fmt.Errorf("op is only supported on constant inputs (it is folded at conversion), and an input here is computed at run time")
 	}
 	x := n.In[0]
 	if x == nil {
