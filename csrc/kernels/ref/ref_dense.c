@@ -18,6 +18,36 @@ static inline float nk_ref_dot_f32(const float *NK_RESTRICT a, const float *NK_R
     return (s0 + s1) + (s2 + s3);
 }
 
+/* Four output features at a time, each with four partial sums over k: an
+ * input value loaded once feeds four rows of weights, and the partial sums
+ * are independent chains a compiler can vectorize without fast-math. */
+static void nk_ref_dense_row4(const float *NK_RESTRICT xr, const float *NK_RESTRICT w0,
+                              int32_t k_len, float *out4) {
+    const float *w1 = w0 + k_len, *w2 = w1 + k_len, *w3 = w2 + k_len;
+    float s0[4] = {0}, s1[4] = {0}, s2[4] = {0}, s3[4] = {0};
+    int32_t k = 0, j;
+    for (; k + 4 <= k_len; k += 4) {
+        for (j = 0; j < 4; j++) {
+            const float xv = xr[k + j];
+            s0[j] += xv * w0[k + j];
+            s1[j] += xv * w1[k + j];
+            s2[j] += xv * w2[k + j];
+            s3[j] += xv * w3[k + j];
+        }
+    }
+    for (; k < k_len; k++) {
+        const float xv = xr[k];
+        s0[0] += xv * w0[k];
+        s1[0] += xv * w1[k];
+        s2[0] += xv * w2[k];
+        s3[0] += xv * w3[k];
+    }
+    out4[0] = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+    out4[1] = (s1[0] + s1[1]) + (s1[2] + s1[3]);
+    out4[2] = (s2[0] + s2[1]) + (s2[2] + s2[3]);
+    out4[3] = (s3[0] + s3[1]) + (s3[2] + s3[3]);
+}
+
 void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
                       const float *NK_RESTRICT bias, float *NK_RESTRICT y, size_t rows,
                       int32_t in_features, int32_t out_features, float act_min, float act_max) {
@@ -25,10 +55,15 @@ void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
     for (r = 0; r < rows; r++) {
         const float *xr = x + r * (size_t)in_features;
         float *yr = y + r * (size_t)out_features;
-        const float *wn = w;
-        int32_t n;
-        for (n = 0; n < out_features; n++, wn += in_features) {
-            float acc = nk_ref_dot_f32(xr, wn, in_features);
+        int32_t n = 0, j;
+        for (; n + 4 <= out_features; n += 4) {
+            float acc[4];
+            nk_ref_dense_row4(xr, w + (size_t)n * (size_t)in_features, in_features, acc);
+            for (j = 0; j < 4; j++)
+                yr[n + j] = nk_clampf(bias ? acc[j] + bias[n + j] : acc[j], act_min, act_max);
+        }
+        for (; n < out_features; n++) {
+            float acc = nk_ref_dot_f32(xr, w + (size_t)n * (size_t)in_features, in_features);
             if (bias)
                 acc += bias[n];
             yr[n] = nk_clampf(acc, act_min, act_max);
