@@ -1,0 +1,356 @@
+/*
+ * model_test.c — loading and running the committed test models
+ * (testdata/models, built by the Go writer, expected outputs from
+ * PyTorch): outputs, buffer and file loading, extra contexts, multi-input
+ * runs, batch-norm folding at load (cnn.nk carries an unfolded BN), error
+ * reports, metadata and the "invoke never allocates" rule.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cmake/cross/npy.h"
+#include "model.h"
+#include "testutil.h"
+
+#define ARENA_BYTES (1u << 20)
+
+typedef struct npy_file {
+    uint8_t *bytes;
+    nk_npy a;
+} npy_file;
+
+static int npy_load(const char *path, npy_file *f) {
+    size_t len = 0;
+    f->bytes = nkt_read_file(path, &len);
+    if (f->bytes == NULL || nk_npy_parse(f->bytes, len, &f->a) != 0) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    return 0;
+}
+
+static uint8_t *model_bytes(const char *name, size_t *len) {
+    char path[512];
+    uint8_t *b;
+    snprintf(path, sizeof path, "%s/%s.nk", NK_MODELS_DIR, name);
+    b = nkt_read_file(path, len);
+    if (b == NULL) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    return b;
+}
+
+/* Compares n floats against PyTorch's; returns the largest abs error. */
+static float compare(const float *got, const nk_npy *want, size_t first, size_t n, const char *what) {
+    size_t i;
+    float worst = 0;
+    for (i = 0; i < n; i++) {
+        float w = nk_npy_f32(want, first + i), d = got[i] - w;
+        if (d < 0) d = -d;
+        if (d > worst) worst = d;
+        NKT_CHECK(d <= 1e-4f + 1e-4f * (w < 0 ? -w : w), "%s[%zu]: got %g, PyTorch %g", what, i,
+                  (double)got[i], (double)w);
+        if (d > 1e-4f + 1e-4f * (w < 0 ? -w : w)) break;
+    }
+    return worst;
+}
+
+/* Runs every sample of a one-input, one-output model through nk_model_run. */
+static void run_samples(nk_model_t *m, const char *name, const char *how) {
+    char path[512];
+    npy_file in, out;
+    nk_tensor_t ti, to;
+    size_t s, n_samples, in_n, out_n;
+    float *buf, worst = 0;
+    snprintf(path, sizeof path, "%s/%s.input.npy", NK_MODELS_DIR, name);
+    npy_load(path, &in);
+    snprintf(path, sizeof path, "%s/%s.expected.npy", NK_MODELS_DIR, name);
+    npy_load(path, &out);
+    NKT_CHECK(nk_model_input(m, 0, &ti) == NK_OK && nk_model_output(m, 0, &to) == NK_OK, "views");
+    in_n = (size_t)ti.bytes / 4u;
+    out_n = (size_t)to.bytes / 4u;
+    n_samples = in.a.shape[0];
+    NKT_CHECK(in.a.count == n_samples * in_n && out.a.count == n_samples * out_n,
+              "%s: vector sizes match the model's tensors", name);
+    buf = (float *)malloc(out_n * sizeof(float));
+    for (s = 0; s < n_samples; s++) {
+        nk_error_t err;
+        char what[128];
+        NKT_CHECK(nk_model_run(m, in.a.data + s * in_n * 4u, in_n * 4u, buf, out_n * 4u, &err) == NK_OK,
+                  "%s run: %s", name, err.message);
+        snprintf(what, sizeof what, "%s (%s) sample %zu", name, how, s);
+        {
+            float e = compare(buf, &out.a, s * out_n, out_n, what);
+            if (e > worst) worst = e;
+        }
+    }
+    fprintf(stderr, "%s (%s): %zu samples, max |error| vs PyTorch %.3g\n", name, how, n_samples,
+            (double)worst);
+    free(buf);
+    free(in.bytes);
+    free(out.bytes);
+}
+
+static void test_outputs(const char *name) {
+    size_t len, used;
+    uint8_t *img = model_bytes(name, &len), *orig = nkt_dup_aligned(img, len);
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    char path[512];
+
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s: %s", name, err.message);
+    if (m == NULL) return;
+    used = nk_arena_used(&arena);
+    NKT_CHECK(nk_arena_high_water(&arena) >= used, "high water");
+    run_samples(m, name, "buffer");
+    NKT_CHECK(nk_arena_used(&arena) == used, "%s: invoke allocated from the arena", name);
+    NKT_CHECK(memcmp(img, orig, len) == 0, "%s: load or invoke wrote into the caller's image", name);
+    NKT_CHECK(nk_model_num_ops(m) > 0 && nk_model_num_inputs(m) == 1 && nk_model_num_outputs(m) == 1,
+              "counts");
+    nk_model_unload(m);
+    nk_arena_reset(&arena);
+
+    snprintf(path, sizeof path, "%s/%s.nk", NK_MODELS_DIR, name);
+    NKT_CHECK(nk_model_load_file(&m, path, &arena, &err) == NK_OK, "%s file: %s", name, err.message);
+    if (m != NULL) {
+        run_samples(m, name, NETKIT_MMAP ? "mmap" : "fread");
+        nk_model_unload(m);
+    }
+    /* the file itself never changes, folding or not */
+    {
+        size_t len2;
+        uint8_t *again = model_bytes(name, &len2);
+        NKT_CHECK(len2 == len && memcmp(again, orig, len) == 0, "%s: file changed on disk", name);
+        free(again);
+    }
+    nk_arena_free_heap(&arena);
+    free(img);
+    free(orig);
+}
+
+/* cnn.nk keeps dw -> bn unfolded: the loader folds it (arena copy for a
+ * buffer, in the private image for a file) and the outputs above matched
+ * PyTorch's unfolded graph. */
+static void test_bn_folding(void) {
+    size_t len;
+    uint8_t *img = model_bytes("cnn", &len);
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    uint32_t k, bn = 0;
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(m->stats.folded_bn == 1, "one BN folded, got %u", m->stats.folded_bn);
+    for (k = 0; k < m->n_ops; k++)
+        if (m->ops[k].type == NK_OP_BATCH_NORM) bn = k;
+    NKT_CHECK(m->ops[bn].in_place == 1, "folded BN is a view of the dw output");
+    NKT_CHECK(m->tensors[m->ops[bn].out[0]].act_offset == m->tensors[m->ops[bn].in[0]].act_offset,
+              "same slot");
+    /* copies: dw weights [1,3,3,8] = 288 B + bias 32 B */
+    NKT_CHECK(m->stats.copied_weights > 0, "buffer load folds into arena copies");
+    {
+        const nk_op_rt *dw = &m->ops[bn - 1];
+        const uint8_t *w = (const uint8_t *)m->tensors[dw->in[1]].const_data;
+        NKT_CHECK(w < img || w >= img + len, "folded weights live in the arena");
+        NKT_CHECK(m->stats.copied_weights == m->tensors[dw->in[1]].bytes + 4u * (uint64_t)m->tensors[m->ops[bn].in[0]].dims[3],
+                  "copied %llu B", (unsigned long long)m->stats.copied_weights);
+    }
+    nk_model_unload(m);
+    nk_arena_reset(&arena);
+#if NETKIT_MMAP
+    NKT_CHECK(nk_model_load_file(&m, NK_MODELS_DIR "/cnn.nk", &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(m->stats.folded_bn == 1 && m->stats.copied_weights == 0, "mmap folds in place");
+    nk_model_unload(m);
+#endif
+    nk_arena_free_heap(&arena);
+    free(img);
+}
+
+/* branch.nk: 2 inputs, 2 outputs; through nk_context_run on two contexts. */
+static void test_branch_contexts(void) {
+    size_t len, before, expect_ctx;
+    uint8_t *img = model_bytes("branch", &len);
+    nk_arena_t arena, arena2;
+    nk_model_t *m;
+    nk_context_t *c1, *c2;
+    nk_error_t err;
+    npy_file in0, in1, ex0, ex1;
+    nk_tensor_t v0, v1, o0, o1;
+    float *out0, *out1;
+    size_t s;
+
+    npy_load(NK_MODELS_DIR "/branch.input0.npy", &in0);
+    npy_load(NK_MODELS_DIR "/branch.input1.npy", &in1);
+    npy_load(NK_MODELS_DIR "/branch.expected0.npy", &ex0);
+    npy_load(NK_MODELS_DIR "/branch.expected1.npy", &ex1);
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    nk_arena_init_heap(&arena2, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(nk_model_num_inputs(m) == 2 && nk_model_num_outputs(m) == 2, "2 in, 2 out");
+    NKT_CHECK(nk_model_input(m, 2, &v0) == NK_ERR_ARG && nk_model_input(m, -1, &v0) == NK_ERR_ARG,
+              "index range");
+    before = nk_arena_used(&arena);
+    expect_ctx = nk_context_size(m);
+    NKT_CHECK(nk_context_create(&c1, m, &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(nk_arena_used(&arena) - before == expect_ctx, "context took %zu B, nk_context_size says %zu",
+              nk_arena_used(&arena) - before, expect_ctx);
+    NKT_CHECK(nk_context_create(&c2, m, &arena2, &err) == NK_OK, "%s", err.message);
+    nk_context_input(c1, 0, &v0);
+    nk_context_input(c1, 1, &v1);
+    nk_context_output(c1, 0, &o0);
+    nk_context_output(c1, 1, &o1);
+    NKT_CHECK(v0.rank == 4 && v0.dims[1] == 8 && v0.dims[2] == 8 && v0.dims[3] == 4 && v0.dtype == NK_F32,
+              "input 0 is [1,8,8,4] f32");
+    NKT_CHECK(o1.bytes == 4u * 64u, "output 1 is [1,4,4,4]");
+    out0 = (float *)malloc(o0.bytes);
+    out1 = (float *)malloc(o1.bytes);
+    for (s = 0; s < (size_t)in0.a.shape[0]; s++) {
+        const void *ins[2] = {in0.a.data + s * v0.bytes, in1.a.data + s * v1.bytes};
+        size_t in_b[2] = {(size_t)v0.bytes, (size_t)v1.bytes};
+        void *outs[2] = {out0, out1};
+        size_t out_b[2] = {(size_t)o0.bytes, (size_t)o1.bytes};
+        nk_context_t *c = (s & 1) ? c2 : c1;
+        NKT_CHECK(nk_context_run(c, ins, in_b, outs, out_b, &err) == NK_OK, "%s", err.message);
+        compare(out0, &ex0.a, s * (o0.bytes / 4u), o0.bytes / 4u, "branch out0");
+        compare(out1, &ex1.a, s * (o1.bytes / 4u), o1.bytes / 4u, "branch out1");
+        out_b[1] -= 4;
+        NKT_CHECK(nk_context_run(c, ins, in_b, outs, out_b, &err) == NK_ERR_SHAPE, "short output buffer");
+    }
+    free(out0);
+    free(out1);
+    free(in0.bytes);
+    free(in1.bytes);
+    free(ex0.bytes);
+    free(ex1.bytes);
+    nk_arena_free_heap(&arena);
+    nk_arena_free_heap(&arena2);
+    free(img);
+}
+
+/* Finds op k's record in an image (trusted: a committed model). */
+static uint8_t *op_record(uint8_t *img, size_t len, uint32_t k) {
+    uint32_t off, size, pos, i;
+    nkt_find_section(img, len, 2, &off, &size);
+    pos = off + 8;
+    for (i = 0; i < k; i++) {
+        uint8_t *r = img + pos;
+        pos += 12u + 4u * ((uint32_t)r[2] + r[3] + (uint32_t)(r[8] | r[9] << 8));
+    }
+    return img + pos;
+}
+
+static uint8_t *tensor_record(uint8_t *img, size_t len, uint32_t id) {
+    uint32_t off, size;
+    nkt_find_section(img, len, 1, &off, &size);
+    return img + off + 8u + 48u * id;
+}
+
+static void test_errors(void) {
+    size_t len;
+    uint8_t *img = model_bytes("mlp", &len), *bad;
+    static uint8_t small[512] __attribute__((aligned(16)));
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    float in[64], out[10];
+    uint8_t *r;
+
+    /* unknown op type at op 1 */
+    bad = nkt_dup_aligned(img, len);
+    r = op_record(bad, len, 1);
+    r[0] = 99;
+    r[1] = 0;
+    nkt_fix_crc(bad, len);
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, bad, len, &arena, &err) == NK_ERR_UNSUPPORTED, "unknown op");
+    NKT_CHECK(err.op_index == 1 && strstr(err.message, "op 1 (type 99") != NULL, "names the op: %s",
+              err.message);
+    NKT_CHECK(nk_arena_used(&arena) == 0, "a failed load gives the arena back");
+    free(bad);
+
+    /* a shape the op's validate rejects: op 0's output gets a wrong dim */
+    bad = nkt_dup_aligned(img, len);
+    r = op_record(bad, len, 0);
+    {
+        uint32_t out_id = nkt_rd32(r + 12 + 4u * r[2]);
+        uint8_t *t = tensor_record(bad, len, out_id);
+        uint32_t rank = t[5], d = nkt_rd32(t + 8 + 4 * (rank - 1));
+        nkt_wr32(t + 8 + 4 * (rank - 1), d + 1);
+    }
+    nkt_fix_crc(bad, len);
+    NKT_CHECK(nk_model_load_buffer(&m, bad, len, &arena, &err) == NK_ERR_SHAPE, "bad shape: %s",
+              err.message);
+    NKT_CHECK(err.op_index == 0 && strncmp(err.message, "op 0 (dense", 11) == 0, "names op 0: %s",
+              err.message);
+    free(bad);
+
+    /* misaligned image */
+    bad = nkt_alloc_aligned(len + 4);
+    memcpy(bad + 4, img, len);
+    NKT_CHECK(nk_model_load_buffer(&m, bad + 4, len, &arena, &err) == NK_ERR_ALIGN, "misaligned");
+    free(bad);
+
+    /* arena overflow: what, how big, how much free */
+    nk_arena_init(&arena, small, sizeof small);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_ERR_ARENA_OVERFLOW, "overflow");
+    NKT_CHECK(strncmp(err.message, "arena overflow: ", 16) == 0 && strstr(err.message, " B free") != NULL,
+              "message: %s", err.message);
+    NKT_CHECK(err.capacity == sizeof small && err.requested > err.free_bytes &&
+                  err.free_bytes <= sizeof small,
+              "figures: requested %llu free %llu", (unsigned long long)err.requested,
+              (unsigned long long)err.free_bytes);
+    NKT_CHECK(nk_arena_used(&arena) == 0, "rewound");
+
+    /* wrong buffer sizes to run */
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    memset(in, 0, sizeof in);
+    NKT_CHECK(nk_model_run(m, in, sizeof in - 4, out, sizeof out, &err) == NK_ERR_SHAPE, "short input");
+    NKT_CHECK(nk_model_run(m, in, sizeof in, out, sizeof out + 4, &err) == NK_ERR_SHAPE, "long output");
+    NKT_CHECK(nk_model_run(m, in, sizeof in, out, sizeof out, &err) == NK_OK, "right sizes");
+    NKT_CHECK(nk_model_run(m, NULL, sizeof in, out, sizeof out, &err) == NK_ERR_ARG, "NULL input");
+    NKT_CHECK(nk_model_load_buffer(NULL, img, len, &arena, &err) == NK_ERR_ARG, "NULL out");
+    NKT_CHECK(nk_model_load_file(&m, "/nonexistent/x.nk", &arena, &err) == NK_ERR_IO &&
+                  strstr(err.message, "/nonexistent/x.nk") != NULL,
+              "missing file: %s", err.message);
+    nk_arena_free_heap(&arena);
+    free(img);
+}
+
+static void test_meta_version(void) {
+    size_t len;
+    uint8_t *img = model_bytes("cnn", &len);
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    nk_tensor_t t;
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(nk_model_meta(m, "producer") != NULL && strcmp(nk_model_meta(m, "producer"), "netkit testmodels") == 0,
+              "producer meta");
+    NKT_CHECK(nk_model_meta(m, "no such key") == NULL && nk_model_meta(m, NULL) == NULL, "absent key");
+    NKT_CHECK(nk_model_input(m, 0, &t) == NK_OK && t.rank == 4 && t.dims[0] == 1 && t.dims[1] == 16 &&
+                  t.dims[2] == 16 && t.dims[3] == 3 && t.bytes == 16u * 16u * 3u * 4u,
+              "cnn input is [1,16,16,3]");
+    NKT_CHECK(nk_abi_version() == NK_ABI_VERSION && strcmp(nk_version(), NK_VERSION_STRING) == 0, "version");
+    NKT_CHECK(strcmp(nk_status_str(NK_ERR_ARENA_OVERFLOW), "arena overflow") == 0, "status name");
+    NKT_CHECK(nk_dtype_size(NK_F32) == 4 && nk_dtype_size(NK_I16) == 2 && nk_dtype_size((nk_dtype)9) == 0,
+              "dtype sizes");
+    nk_arena_free_heap(&arena);
+    free(img);
+}
+
+int main(void) {
+    test_outputs("mlp");
+    test_outputs("cnn");
+    test_outputs("tiny_relu");
+    test_bn_folding();
+    test_branch_contexts();
+    test_errors();
+    test_meta_version();
+    if (nkt_failures) fprintf(stderr, "model_test: %d failures\n", nkt_failures);
+    return nkt_failures ? 1 : 0;
+}
