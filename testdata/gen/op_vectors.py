@@ -119,6 +119,8 @@ def conv_cases():
         ("conv2d 5x5 s2 p2 28x28x1", 1, 28, 28, 1, 4, 5, 5, (2, 2), (1, 1), (2, 2, 2, 2), 1, True, (-INF, INF)),
         ("conv2d groups 3 dil 1x2 s2 asym pads 1,0,0,2", 1, 7, 9, 6, 9, 3, 2, (2, 2), (1, 2), (1, 0, 0, 2), 3, True, (-1.0, 1.0)),
         ("conv2d groups 2 of 5 outputs each", 2, 5, 5, 4, 10, 3, 3, (1, 1), (1, 1), (1, 1, 1, 1), 2, True, (-INF, INF)),
+        ("conv2d 3x3 s2 p1 6->8 channel tail", 1, 7, 7, 6, 8, 3, 3, (2, 2), (1, 1), (1, 1, 1, 1), 1, True, (-INF, INF)),
+        ("conv2d groups 2 of 5 inputs 4 outputs relu", 1, 5, 6, 10, 8, 2, 2, (1, 1), (1, 1), (0, 1, 1, 0), 2, True, (0.0, INF)),
         ("conv2d 3x3 s1 p0 16->12 no bias", 1, 6, 5, 16, 12, 3, 3, (1, 1), (1, 1), (0, 0, 0, 0), 1, False, (-INF, INF)),
     ]
     for i, (name, n, h, w_, c, o, kh, kw, st, dl, pads, grp, has_b, (lo, hi)) in enumerate(specs):
