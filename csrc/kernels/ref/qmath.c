@@ -139,8 +139,10 @@ void nk_q_softmax_row_s8(const int8_t *x, int8_t *y, int32_t n, int32_t mult, in
         int32_t v = -128;
         if (d >= diff_min) {
             const int32_t s = nk_q_srdhm(nk_q_shl_wrap(d, (int)shift), mult);
-            v = nk_q_clamp(nk_q_rdbpot(nk_q_srdhm(scale, nk_q_exp_neg(s, 5)), out_shift) - 128,
-                           -128, 127);
+            /* rows of 512+ equal maxima push out_shift past 31, where the
+             * Q0.31 product divided by 2^32 or more rounds to 0 */
+            const int32_t p = nk_q_srdhm(scale, nk_q_exp_neg(s, 5));
+            v = nk_q_clamp((out_shift > 31 ? 0 : nk_q_rdbpot(p, out_shift)) - 128, -128, 127);
         }
         y[i] = (int8_t)v;
     }

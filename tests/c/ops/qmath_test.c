@@ -9,7 +9,7 @@
  *  3. tables of values computed by TFLite's and gemmlowp's own reference
  *     code (quantization_util / MultiplyByQuantizedMultiplier / fixedpoint.h,
  *     built once on the host in both rounding modes; the generator is
- *     internal/int8ref/testdata/tflite_oracle.cc). Only the numbers are here.
+ *     internal/int8ref/testdata/oracle_*.cc, README.md there). Only the numbers are here.
  *
  * Build by hand (standalone, no other netkit file needed):
  *   cc -std=c99 -Wall -Wextra -Werror -Icsrc/kernels/ref tests/c/ops/qmath_test.c \
@@ -1730,6 +1730,16 @@ static void test_ops_tables(void) {
             CHECK_EQ(y[i], want[i], "softmax case %d element %d", c, i);
             CHECK_EQ(y_inplace[i], want[i], "softmax in place case %d element %d", c, i);
         }
+    }
+    {
+        /* 600 equal values: each is 1/600 of 256 = 0.43 -> -128. The sum of
+         * exps 600 * 2^19 > 2^28 puts the output shift at 32, past what the
+         * rounding divide takes; the quotient of a Q0.31 value by 2^32 is 0. */
+        static int8_t row[600];
+        memset(row, 5, sizeof row);
+        nk_q_softmax_row_s8(row, row, 600, 1 << 30, 20, -1000000);
+        for (i = 0; i < 600; i++)
+            CHECK_EQ(row[i], -128, "long row element %d", i);
     }
     for (c = 0; c < N_ROWS(k_tfl_act); c++) {
         const struct act_case *k = &k_tfl_act[c];
