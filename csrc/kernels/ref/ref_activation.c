@@ -7,7 +7,7 @@
 void nk_ref_relu_f32(const float *x, float *y, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
-        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        y[i] = x[i] < 0.0f ? 0.0f : x[i]; /* NaN passes through, as in torch */
 }
 
 void nk_ref_clip_f32(const float *x, float *y, size_t n, float lo, float hi) {
