@@ -6,8 +6,9 @@
 #   +kernels  the core plus the op table and every float32 reference kernel
 # A firmware that links with --gc-sections keeps at most this much.
 #
-#   scripts/size-report.sh            Markdown table on stdout
+#   scripts/size-report.sh            Markdown tables on stdout
 #   NK_SIZE_TARGETS="cortex-m4f" scripts/size-report.sh
+#   NK_SIZE_DETAIL=cortex-m4f         per-file table for that target (default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,6 +75,21 @@ for t in "${TARGETS[@]}"; do
     echo "| $t | core | $ct | $cr | $cd | $cb |"
     echo "| $t | core + float kernels | $((ct + kt)) | $((cr + kr)) | $((cd + kd)) | $((cb + kb)) |"
 done
+detail=${NK_SIZE_DETAIL-cortex-m4f}
+if [[ -n $detail ]]; then
+    read -r prefix rest <<<"$(flags_of "$detail")"
+    echo
+    echo "Per file on $detail (-Os):"
+    echo
+    echo "| file | .text | .rodata | .data | .bss |"
+    echo "|---|---:|---:|---:|---:|"
+    mkdir -p "$OUT/$detail"
+    read -ra cflags <<<"$rest"
+    for src in "${core_srcs[@]}" "${kernel_srcs[@]}"; do
+        read -r ft fr fd fb <<<"$(sizes "$prefix" "$OUT/$detail" "${cflags[@]}" -- "$src")"
+        echo "| ${src#csrc/} | $ft | $fr | $fd | $fb |"
+    done
+fi
 echo
 echo "core: ${core_srcs[*]}"
 echo "kernels: csrc/ops/*.c csrc/kernels/ref/*.c (${#kernel_srcs[@]} files)"

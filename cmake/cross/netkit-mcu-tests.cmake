@@ -60,6 +60,8 @@ foreach(model IN LISTS nk_models)
 
   add_executable(nk_bench_${id} "${NK_CROSS_DIR}/bench.c" "${model_c}" "${input_c}")
   target_link_libraries(nk_bench_${id} PRIVATE ${NK_LIB} m)
+  # The map tells scripts/bench-mcu.sh how much flash libnetkit takes.
+  target_link_options(nk_bench_${id} PRIVATE "-Wl,-Map=$<TARGET_FILE:nk_bench_${id}>.map")
   if(NOT NK_BARE_METAL)
     target_link_options(nk_bench_${id} PRIVATE -no-pie)
   endif()

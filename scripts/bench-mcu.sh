@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Instructions per inference of every bundled model on Cortex-M4F and
+# Cortex-M55 under QEMU, counted exactly by our nkinsn TCG plugin
+# (tools/qemu-plugin), with instructions per MAC, the arena the model took
+# on the target and the flash it used.
+#
+#   scripts/bench-mcu.sh                       Markdown table on stdout
+#   NK_BENCH_TARGETS="cortex-m4f" scripts/bench-mcu.sh
+#
+# Build: toolchains/<target>.cmake, RelWithDebInfo (-O2), reference kernels.
+# Instructions, not cycles: QEMU models no pipeline, caches or wait states.
+# The count covers nk_model_invoke only (the marker-call overhead, measured
+# on an empty region, is subtracted); MACs come from nk_inspect_model on
+# the host.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=(${NK_BENCH_TARGETS:-cortex-m4f cortex-m55})
+BUILD=${NK_BENCH_BUILD:-build/bench-mcu}
+JOBS=${JOBS:-2}
+mkdir -p "$BUILD"
+
+models=()
+for m in testdata/models/*.nk; do
+    [[ -e $m ]] || continue
+    name=$(basename "$m" .nk)
+    [[ -e testdata/models/$name.input.npy ]] && models+=("$name")
+done
+if ((${#models[@]} == 0)); then
+    echo "bench-mcu: no testdata/models/<name>.nk with <name>.input.npy" >&2
+    exit 1
+fi
+
+# MACs per inference from the host build of the core.
+cc -std=c99 -D_POSIX_C_SOURCE=200809L -O1 -Iinclude -Icsrc csrc/netkit_unity.c \
+    cmake/cross/host_inspect.c -lm -o "$BUILD/host_inspect"
+
+# Bytes of flash (code and constants) the linker kept from libnetkit.a,
+# summed over the input sections the link map attributes to it.
+netkit_flash() {
+    awk '
+        function hex(h,   i, v) {
+            v = 0
+            h = tolower(substr(h, 3))
+            for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+            return v
+        }
+        /^Linker script and memory map/ { on = 1; next }
+        !on { next }
+        /^ *\.(text|rodata|data|srodata|sdata)/ { sec = 1 }
+        /^ *\.(bss|sbss|stack|heap|ARM\.attributes|comment|debug)/ { sec = 0 }
+        sec && /libnetkit\.a\(/ {
+            for (i = 1; i < NF; i++) if ($i ~ /^0x/ && $(i + 1) ~ /^0x/) { s += hex($(i + 1)); break }
+        }
+        END { print s + 0 }' "$1"
+}
+
+echo "| target | model | instructions / inference | MACs | instructions / MAC | arena B | model B (flash) | libnetkit flash B | program flash B |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+for t in "${TARGETS[@]}"; do
+    dir=$BUILD/$t
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON >"$dir.configure.log" 2>&1 ||
+        { cat "$dir.configure.log" >&2; exit 1; }
+    case $t in
+        cortex-m*) prefix=arm-none-eabi ;;
+        rv32*) prefix=riscv64-unknown-elf ;;
+        *) echo "bench-mcu: $t is not an MCU target" >&2; exit 2 ;;
+    esac
+    benches=()
+    for name in "${models[@]}"; do benches+=("nk_bench_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
+    cmake --build "$dir" -j"$JOBS" --target nk_qemu_plugin "${benches[@]}" >"$dir.build.log" 2>&1 ||
+        { cat "$dir.build.log" >&2; exit 1; }
+    for name in "${models[@]}"; do
+        id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
+        elf=$dir/nk_bench_$id
+        out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "$prefix-nm" "$t" "$elf" 2>"$dir/$id.log") ||
+            { cat "$dir/$id.log" >&2; exit 1; }
+        # Regions: 0 empty, 1.. one invoke each; all runs must agree.
+        read -r insns spread <<<"$(echo "$out" | awk '
+            $2 == "region" && $3 == 0 { base = $4 }
+            $2 == "region" && $3 > 0  { v = $4; if (n == 0 || v < lo) lo = v; if (v > hi) hi = v; n++ }
+            END { print lo - base, hi - lo }')"
+        if [[ $spread != 0 ]]; then
+            echo "bench-mcu: $t $name: runs differ by $spread instructions" >&2
+        fi
+        macs=$("$BUILD/host_inspect" "testdata/models/$name.nk" | awk '$1 == "macs" { print $2 }')
+        arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
+        model_bytes=$(awk '$1 == "nkbench" && $2 == "model_bytes" { print $3 }' "$dir/$id.log")
+        # Flash the program occupies (code, constants, .data image), less the
+        # embedded model and the test input, which a product would not ship.
+        input_hex=$("$prefix-nm" -S "$elf" | awk '$4 == "nk_input_npy" { print $2 }')
+        input_bytes=$((16#${input_hex:-0}))
+        flash=$("$prefix-size" -A "$elf" | awk '$1 ~ /^\.(isr_vector|text|rodata|data|ARM|init|fini|preinit|srodata|sdata)/ { s += $2 } END { print s }')
+        code=$((flash - model_bytes - input_bytes))
+        lib=$(netkit_flash "$elf.map")
+        ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
+        echo "| $t | $name | $insns | $macs | $ipm | $arena | $model_bytes | $lib | $code |"
+    done
+done
