@@ -371,6 +371,10 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
     t->quant = nk_rd_u32(r + 40);
 
     if (t->is_const) {
+        if (data_off == NK_NONE) {
+            nk_msg_s(&m, "constant without a payload");
+            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        }
         if ((data_off & (NK_PAYLOAD_ALIGN - 1)) != 0) {
             nk_msg_s(&m, "payload offset ");
             nk_msg_u(&m, data_off);

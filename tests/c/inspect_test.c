@@ -1,0 +1,176 @@
+/*
+ * inspect_test.c — nk_inspect_model's figures: the exactness contract
+ * (an arena of arena_after_load bytes loads and runs, one byte less fails
+ * with correct figures), the breakdown adding up, and hand-computed values
+ * for mlp.nk and tiny_relu.nk. Every arena here is an exact-size heap
+ * block, so an overrun is an ASan report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "testutil.h"
+
+static uint8_t *model_bytes(const char *name, size_t *len) {
+    char path[512];
+    uint8_t *b;
+    snprintf(path, sizeof path, "%s/%s.nk", NK_MODELS_DIR, name);
+    b = nkt_read_file(path, len);
+    if (b == NULL) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    return b;
+}
+
+static void check_model(const char *name, int sequential) {
+    size_t len;
+    uint8_t *img = model_bytes(name, &len), *mem;
+    nk_report_t rep;
+    nk_op_info_t rows[64];
+    nk_error_t err;
+    nk_arena_t arena;
+    nk_model_t *m;
+    uint64_t sum, need;
+    int32_t k;
+
+    NKT_CHECK(nk_inspect_model(img, len, &rep, rows, 64, &err) == NK_OK, "%s: %s", name, err.message);
+    need = rep.arena_after_load;
+    fprintf(stderr,
+            "%s: arena %llu B (model %llu + context %llu), activations %llu (LB %llu, ping-pong %llu), "
+            "workspace %llu, flash %llu, structs %llu, io %llu, padding %llu, copied %llu\n",
+            name, (unsigned long long)need, (unsigned long long)rep.model_bytes,
+            (unsigned long long)rep.context_bytes, (unsigned long long)rep.peak_activations,
+            (unsigned long long)rep.activation_lower_bound, (unsigned long long)rep.pingpong_bytes,
+            (unsigned long long)rep.workspace, (unsigned long long)rep.flash_payload,
+            (unsigned long long)rep.bytes_structs, (unsigned long long)rep.bytes_io,
+            (unsigned long long)rep.bytes_padding, (unsigned long long)rep.bytes_copied_weights);
+    sum = rep.bytes_structs + rep.bytes_activations + rep.bytes_io + rep.bytes_workspace +
+          rep.bytes_copied_weights + rep.bytes_padding;
+    NKT_CHECK(sum == need, "%s: breakdown sums to %llu, not %llu", name, (unsigned long long)sum,
+              (unsigned long long)need);
+    NKT_CHECK(rep.arena_after_forward == need, "%s: invoke grew the arena", name);
+    /* the planner's scratch is rewound before the context is made; on a
+     * tiny model it can reach higher than the context does, and the gap is
+     * counted in bytes_padding */
+    NKT_CHECK(rep.model_bytes + rep.context_bytes <= need &&
+                  need - (rep.model_bytes + rep.context_bytes) <= rep.bytes_padding,
+              "%s: model + context vs total", name);
+    NKT_CHECK(rep.bytes_activations + rep.bytes_io == rep.peak_activations, "%s: activation split", name);
+    NKT_CHECK(rep.peak_activations >= rep.activation_lower_bound, "%s: below the lower bound?", name);
+    if (sequential) {
+        NKT_CHECK(rep.peak_activations == rep.activation_lower_bound, "%s: sequential model misses LB", name);
+        NKT_CHECK(rep.peak_activations <= rep.pingpong_bytes, "%s: above ping-pong", name);
+    }
+    NKT_CHECK(rep.file_bytes == len, "%s: file bytes", name);
+    NKT_CHECK(rep.bytes_workspace == rep.workspace, "%s: workspace", name);
+
+    /* exactly the reported size: loads and runs */
+    mem = nkt_alloc_aligned((size_t)need);
+    nk_arena_init(&arena, mem, (size_t)need);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s: exact size: %s", name,
+              err.message);
+    if (m != NULL) {
+        NKT_CHECK(nk_model_invoke(m, &err) == NK_OK, "%s: invoke: %s", name, err.message);
+        NKT_CHECK(nk_arena_high_water(&arena) == need, "%s: high water", name);
+        /* every record the loader keeps (no folded op in these models lacks a bias,
+         * so no extra input lists) */
+        NKT_CHECK(rep.bytes_structs == sizeof(nk_model_t) +
+                                           m->n_tensors * (sizeof(nk_tensor_rt) + sizeof(void *)) +
+                                           m->n_ops * sizeof(nk_op_rt) + sizeof(nk_context_t),
+                  "%s: structs %llu", name, (unsigned long long)rep.bytes_structs);
+    }
+    free(mem);
+    /* one byte less: fails, and says how much was missing */
+    mem = nkt_alloc_aligned((size_t)need - 1);
+    nk_arena_init(&arena, mem, (size_t)need - 1);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_ERR_ARENA_OVERFLOW,
+              "%s: size-1 must fail", name);
+    NKT_CHECK(err.capacity == need - 1 && err.requested > err.free_bytes &&
+                  strncmp(err.message, "arena overflow: ", 16) == 0,
+              "%s: figures %s", name, err.message);
+    /* the last allocation misses by exactly one byte */
+    NKT_CHECK(err.requested == err.free_bytes + 1, "%s: short by %llu B, expected 1: %s", name,
+              (unsigned long long)(err.requested - err.free_bytes), err.message);
+    free(mem);
+
+    /* per-op rows */
+    NKT_CHECK(rep.num_ops > 0 && rep.num_ops <= 64, "%s: ops", name);
+    {
+        uint64_t macs = 0, params = 0;
+        for (k = 0; k < rep.num_ops; k++) {
+            NKT_CHECK(rows[k].index == k && rows[k].op[0] != '\0', "%s: row %d", name, k);
+            NKT_CHECK(rows[k].act_offset + rows[k].act_bytes <= rep.peak_activations, "%s: row %d slot", name, k);
+            macs += rows[k].macs;
+            params += rows[k].param_bytes;
+        }
+        NKT_CHECK(macs == rep.macs && params == rep.param_bytes, "%s: totals", name);
+    }
+    /* a misaligned caller buffer still inspects (inspect copies) */
+    {
+        uint8_t *mis = nkt_alloc_aligned(len + 1);
+        nk_report_t rep2;
+        memcpy(mis + 1, img, len);
+        NKT_CHECK(nk_inspect_model(mis + 1, len, &rep2, NULL, 0, &err) == NK_OK &&
+                      rep2.arena_after_load == need,
+                  "%s: misaligned inspect", name);
+        free(mis);
+    }
+    free(img);
+}
+
+/* mlp.nk: input [1,64] -> fc1 [32] -> fc2 [10] -> softmax [10]. */
+static void test_mlp_hand(void) {
+    size_t len;
+    uint8_t *img = model_bytes("mlp", &len);
+    nk_report_t rep;
+    nk_op_info_t rows[3];
+    nk_error_t err;
+    NKT_CHECK(nk_inspect_model(img, len, &rep, rows, 3, &err) == NK_OK, "%s", err.message);
+    /* live at op 0: input 256 B + fc1 128 B; op 1: 128 + 48; op 2: 48 + 48 */
+    NKT_CHECK(rep.activation_lower_bound == 384 && rep.peak_activations == 384, "LB %llu peak %llu",
+              (unsigned long long)rep.activation_lower_bound, (unsigned long long)rep.peak_activations);
+    NKT_CHECK(rep.pingpong_bytes == 512, "ping-pong 2 x 256");
+    /* I/O: input 256 + softmax 48 (16-rounded 40), less any overlap: the
+     * input is dead when softmax writes, so its slot may be reused */
+    NKT_CHECK(rep.bytes_io >= 256 && rep.bytes_io <= 304 && rep.bytes_activations == 384 - rep.bytes_io,
+              "io %llu act %llu", (unsigned long long)rep.bytes_io,
+              (unsigned long long)rep.bytes_activations);
+    NKT_CHECK(rep.bytes_padding < 16u * 8u, "mlp: padding %llu is only alignment",
+              (unsigned long long)rep.bytes_padding);
+    NKT_CHECK(rep.param_bytes == 4u * (32u * 64u + 32u + 10u * 32u + 10u), "params %llu",
+              (unsigned long long)rep.param_bytes);
+    NKT_CHECK(rep.flash_payload == rep.param_bytes && rep.bytes_copied_weights == 0, "all in place");
+    NKT_CHECK(rows[0].macs == 32u * 64u && rows[1].macs == 10u * 32u, "dense MACs %llu %llu",
+              (unsigned long long)rows[0].macs, (unsigned long long)rows[1].macs);
+    NKT_CHECK(strcmp(rows[0].op, "dense") == 0 && strcmp(rows[0].name, "fc1") == 0, "row 0 names");
+    NKT_CHECK(rows[0].out_rank == 2 && rows[0].out_dims[1] == 32 && rows[0].in_dims[1] == 64, "row 0 dims");
+    NKT_CHECK(rows[1].act_bytes == 40 && rows[2].act_bytes == 40, "act bytes");
+    NKT_CHECK(rep.num_tensors == 8 && rep.num_inputs == 1 && rep.num_outputs == 1, "counts");
+    free(img);
+}
+
+/* tiny_relu.nk: relu over the graph input runs in place: one 64 B slot. */
+static void test_tiny_relu_hand(void) {
+    size_t len;
+    uint8_t *img = model_bytes("tiny_relu", &len);
+    nk_report_t rep;
+    nk_op_info_t row;
+    nk_error_t err;
+    NKT_CHECK(nk_inspect_model(img, len, &rep, &row, 1, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(row.in_place == 1 && rep.peak_activations == 64 && rep.bytes_io == 64 &&
+                  rep.bytes_activations == 0,
+              "relu in place: peak %llu", (unsigned long long)rep.peak_activations);
+    free(img);
+}
+
+int main(void) {
+    check_model("mlp", 1);
+    check_model("tiny_relu", 1);
+    check_model("cnn", 0);
+    check_model("branch", 0);
+    test_mlp_hand();
+    test_tiny_relu_hand();
+    if (nkt_failures) fprintf(stderr, "inspect_test: %d failures\n", nkt_failures);
+    return nkt_failures ? 1 : 0;
+}
