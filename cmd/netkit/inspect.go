@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/netkit/netkit/internal/cliutil"
+	"github.com/netkit/netkit/nk"
+)
+
+func init() {
+	register(&command{
+		name:    "inspect",
+		summary: "report the exact arena, workspace and flash a model needs",
+		usage:   "MODEL [--full] [--json]",
+		help: `Loads MODEL the way the C core does on a device and reports, from the
+core itself: the arena bytes after load and after a forward pass (the size
+to declare in firmware), the shared kernel workspace, the weight bytes kept
+in place outside the arena (flash), and what the arena holds.
+
+--full adds the per-op table: shapes, multiply-accumulates, constant bytes,
+where each op's output sits in the activation block, and whether it runs in
+place. --json prints the same as JSON.`,
+		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
+			full := fs.Bool("full", false, "add the per-op table")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			return func(args []string, stdout, _ io.Writer) error {
+				if len(args) != 1 {
+					return usagef("want one MODEL, have %d arguments", len(args))
+				}
+				r, err := nk.Inspect(args[0])
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return writeInspectJSON(stdout, args[0], r, *full)
+				}
+				writeInspectTable(stdout, args[0], r, *full)
+				return nil
+			}
+		},
+	})
+}
+
+// declareLine is the C declaration of an arena big enough for the model.
+func declareLine(r *nk.Report) string {
+	return fmt.Sprintf("static uint8_t arena[%d] __attribute__((aligned(16)));", r.ArenaAfterLoad)
+}
+
+func writeInspectTable(w io.Writer, path string, r *nk.Report, full bool) {
+	// One fixed key column keeps every group aligned.
+	row := func(k, v string) {
+		if k == "" {
+			fmt.Fprintln(w)
+			return
+		}
+		fmt.Fprintf(w, "%-22s%s\n", k, v)
+	}
+	sz := cliutil.FormatSize
+	row("model", path)
+	row("file", sz(r.FileBytes))
+	row("ops / tensors", fmt.Sprintf("%d / %d", len(r.Ops), r.NumTensors))
+	row("MACs per inference", fmt.Sprint(r.MACs))
+	row("inputs", describeInfos(r.Inputs))
+	row("outputs", describeInfos(r.Outputs))
+	row("", "")
+	row("arena after load", sz(r.ArenaAfterLoad))
+	row("arena after forward", sz(r.ArenaAfterForward))
+	row("  model (shared)", sz(r.ModelBytes))
+	row("  one context", sz(r.ContextBytes))
+	row("workspace", sz(r.Workspace))
+	row("flash payload", sz(r.FlashPayload)+" of weights, bound in place outside the arena")
+	row("parameters", sz(r.ParamBytes))
+	row("", "")
+	row("arena breakdown", "(sums to arena after load)")
+	row("  structs", sz(r.BytesStructs))
+	row("  activations", sz(r.BytesActivations))
+	row("  graph I/O", sz(r.BytesIO))
+	row("  workspace", sz(r.BytesWorkspace))
+	row("  copied weights", sz(r.BytesCopiedWeights))
+	row("  padding", sz(r.BytesPadding))
+	row("", "")
+	row("activations planned", sz(r.PeakActivations))
+	row("  lower bound", sz(r.ActivationLowerBound))
+	row("  ping-pong design", sz(r.PingPongBytes))
+
+	if full {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\tin place\t")
+		for _, op := range r.Ops {
+			inPlace := ""
+			if op.InPlace {
+				inPlace = "yes"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t\n", op.Index, op.Op, op.Name,
+				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, inPlace)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "\ndeclare: %s\n", declareLine(r))
+}
+
+func dims(s []int) string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return strings.Join(parts, "x")
+}
+
+type jsonTensor struct {
+	Name   string `json:"name"`
+	Shape  []int  `json:"shape"`
+	DType  string `json:"dtype"`
+	Layout string `json:"layout"`
+}
+
+type jsonOp struct {
+	Index          int    `json:"index"`
+	Op             string `json:"op"`
+	Name           string `json:"name"`
+	InShape        []int  `json:"in_shape"`
+	OutShape       []int  `json:"out_shape"`
+	MACs           int64  `json:"macs"`
+	ParamBytes     int64  `json:"param_bytes"`
+	ActOffset      int64  `json:"act_offset"`
+	ActBytes       int64  `json:"act_bytes"`
+	WorkspaceBytes int64  `json:"workspace_bytes"`
+	InPlace        bool   `json:"in_place"`
+}
+
+type jsonReport struct {
+	Model                string       `json:"model"`
+	FileBytes            int64        `json:"file_bytes"`
+	NumOps               int          `json:"num_ops"`
+	NumTensors           int          `json:"num_tensors"`
+	Inputs               []jsonTensor `json:"inputs"`
+	Outputs              []jsonTensor `json:"outputs"`
+	ArenaAfterLoad       int64        `json:"arena_after_load"`
+	ArenaAfterForward    int64        `json:"arena_after_forward"`
+	ModelBytes           int64        `json:"model_bytes"`
+	ContextBytes         int64        `json:"context_bytes"`
+	Workspace            int64        `json:"workspace"`
+	FlashPayload         int64        `json:"flash_payload"`
+	ParamBytes           int64        `json:"param_bytes"`
+	MACs                 int64        `json:"macs"`
+	PeakActivations      int64        `json:"peak_activations"`
+	ActivationLowerBound int64        `json:"activation_lower_bound"`
+	PingPongBytes        int64        `json:"pingpong_bytes"`
+	Breakdown            struct {
+		Structs       int64 `json:"structs"`
+		Activations   int64 `json:"activations"`
+		IO            int64 `json:"io"`
+		Workspace     int64 `json:"workspace"`
+		CopiedWeights int64 `json:"copied_weights"`
+		Padding       int64 `json:"padding"`
+	} `json:"breakdown"`
+	Declare string   `json:"declare"`
+	Ops     []jsonOp `json:"ops,omitempty"`
+}
+
+func jsonTensors(ts []nk.TensorInfo) []jsonTensor {
+	out := make([]jsonTensor, len(ts))
+	for i, t := range ts {
+		out[i] = jsonTensor{t.Name, t.Shape, t.DType.String(), t.Layout.String()}
+	}
+	return out
+}
+
+func writeInspectJSON(w io.Writer, path string, r *nk.Report, full bool) error {
+	j := jsonReport{
+		Model: path, FileBytes: r.FileBytes, NumOps: len(r.Ops), NumTensors: r.NumTensors,
+		Inputs: jsonTensors(r.Inputs), Outputs: jsonTensors(r.Outputs),
+		ArenaAfterLoad: r.ArenaAfterLoad, ArenaAfterForward: r.ArenaAfterForward,
+		ModelBytes: r.ModelBytes, ContextBytes: r.ContextBytes, Workspace: r.Workspace,
+		FlashPayload: r.FlashPayload, ParamBytes: r.ParamBytes, MACs: r.MACs,
+		PeakActivations: r.PeakActivations, ActivationLowerBound: r.ActivationLowerBound,
+		PingPongBytes: r.PingPongBytes, Declare: declareLine(r),
+	}
+	j.Breakdown.Structs, j.Breakdown.Activations, j.Breakdown.IO = r.BytesStructs, r.BytesActivations, r.BytesIO
+	j.Breakdown.Workspace, j.Breakdown.CopiedWeights, j.Breakdown.Padding = r.BytesWorkspace, r.BytesCopiedWeights, r.BytesPadding
+	if full {
+		for _, op := range r.Ops {
+			j.Ops = append(j.Ops, jsonOp{op.Index, op.Op, op.Name, op.InShape, op.OutShape, op.MACs,
+				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.InPlace})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}

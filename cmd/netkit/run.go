@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/netkit/netkit/internal/cliutil"
+	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/npy"
+	"github.com/netkit/netkit/nk"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "run a model on inputs from files (or a pseudo-random input)",
+		usage:   "MODEL [--input FILE]... [--output FILE]... [--arena SIZE] [--top K]",
+		help: `Loads MODEL into one arena (sized exactly, or the --arena budget) and runs it.
+
+An input FILE is .npy (by extension; its dtype must be the input's) or raw
+little-endian bytes of the input's dtype (float32 for float models). It may
+hold N whole inputs back to back, N inferred from its size; a size that is
+not a whole number of inputs is an error. Give --input once per model input,
+in order. Without --input, one deterministic pseudo-random input is used.
+
+Outputs go to --output files (once per model output, in order), .npy of
+shape [N, ...] or raw by extension. For a classifier (output 0 produced by
+softmax, or shaped [1, K]) the top K classes of each input are printed, with
+the model's labels when it has them. The time per inference is printed.`,
+		flags: runFlags,
+	})
+}
+
+func runFlags(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
+	var inputs, outputs listFlag
+	fs.Var(&inputs, "input", "input `FILE` (.npy or raw); repeat once per model input")
+	fs.Var(&outputs, "output", "output `FILE` (.npy or raw); repeat once per model output")
+	arena := fs.String("arena", "", "arena budget `SIZE` (65536, 64K, 64KiB, 2M, 2MiB); default: exact")
+	top := fs.Int("top", 5, "classes to print per input for classifiers")
+	return func(args []string, stdout, _ io.Writer) error {
+		if len(args) != 1 {
+			return usagef("want one MODEL, have %d arguments", len(args))
+		}
+		if *top < 1 {
+			return usagef("--top must be at least 1")
+		}
+		var opts []nk.Option
+		if *arena != "" {
+			n, err := cliutil.ParseSize(*arena)
+			if err != nil {
+				return usagef("--arena: %v", err)
+			}
+			opts = append(opts, nk.WithArenaSize(n))
+		}
+		return runModel(stdout, args[0], inputs, outputs, opts, *top)
+	}
+}
+
+func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Option, top int) error {
+	m, err := nk.Load(path, opts...)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	ins, outs := m.Inputs(), m.Outputs()
+	if len(inFiles) != 0 && len(inFiles) != len(ins) {
+		return usagef("the model has %d inputs, --input was given %d times", len(ins), len(inFiles))
+	}
+	if len(outFiles) != 0 && len(outFiles) != len(outs) {
+		return usagef("the model has %d outputs, --output was given %d times", len(outs), len(outFiles))
+	}
+
+	batches := make([][]byte, len(ins))
+	n := 1
+	if len(inFiles) == 0 {
+		for i, t := range ins {
+			batches[i] = randomInput(t, uint64(i)+1)
+		}
+	} else {
+		for i, f := range inFiles {
+			data, count, err := readBatch(f, ins[i])
+			if err != nil {
+				return fmt.Errorf("input %d (%q): %w", i, ins[i].Name, err)
+			}
+			if i > 0 && count != n {
+				return fmt.Errorf("input %d (%q): %s holds %d inputs, %s holds %d", i, ins[i].Name, f, count, inFiles[0], n)
+			}
+			batches[i], n = data, count
+		}
+	}
+
+	results := make([][]byte, len(outs))
+	for k, t := range outs {
+		results[k] = make([]byte, n*t.Bytes())
+	}
+	inViews, outViews := make([][]byte, len(ins)), make([][]byte, len(outs))
+	var elapsed time.Duration
+	for s := range n {
+		for i, t := range ins {
+			inViews[i] = batches[i][s*t.Bytes() : (s+1)*t.Bytes()]
+		}
+		for k, t := range outs {
+			outViews[k] = results[k][s*t.Bytes() : (s+1)*t.Bytes()]
+		}
+		start := time.Now()
+		err := m.RunRaw(inViews, outViews)
+		elapsed += time.Since(start)
+		if err != nil {
+			return fmt.Errorf("input %d: %w", s, err)
+		}
+	}
+
+	for k, f := range outFiles {
+		if err := writeBatch(f, outs[k], n, results[k]); err != nil {
+			return fmt.Errorf("output %d (%q): %w", k, outs[k].Name, err)
+		}
+	}
+
+	fmt.Fprintf(w, "%s: %s in, %s out, arena %s\n", filepath.Base(path), describeInfos(ins), describeInfos(outs), cliutil.FormatSize(m.ArenaBytes()))
+	if len(inFiles) == 0 {
+		fmt.Fprintln(w, "input: deterministic pseudo-random (give --input FILE for real data)")
+	}
+	switch {
+	case isClassifier(path, outs):
+		printTopK(w, outs[0], results[0], n, top, m.Labels())
+	case len(outFiles) == 0:
+		printOutputs(w, outs, results, n)
+	}
+	fmt.Fprintf(w, "time per inference: %s (mean of %d)\n", perInference(elapsed, n), n)
+	return nil
+}
+
+func perInference(total time.Duration, n int) string {
+	d := total / time.Duration(n)
+	if d < 10*time.Microsecond {
+		return fmt.Sprintf("%d ns", d.Nanoseconds())
+	}
+	return d.Round(100 * time.Nanosecond).String()
+}
+
+func describeInfos(ts []nk.TensorInfo) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = describeInfo(t)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func describeInfo(t nk.TensorInfo) string {
+	s := fmt.Sprintf("%s %v %s", t.Name, t.Shape, t.DType)
+	if t.Layout == nk.LayoutNCHW {
+		s += " (source layout nchw)"
+	}
+	return s
+}
+
+func npyDescr(d nk.DType) string {
+	switch d {
+	case nk.F32:
+		return npy.F32
+	case nk.I8:
+		return npy.I8
+	case nk.I16:
+		return npy.I16
+	case nk.I32:
+		return npy.I32
+	}
+	return ""
+}
+
+func isNpy(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npy") }
+
+// readBatch reads whole inputs for tensor t and returns their bytes and count.
+func readBatch(path string, t nk.TensorInfo) ([]byte, int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	format := "raw " + t.DType.String()
+	if isNpy(path) {
+		a, err := npy.Read(bytes.NewReader(b))
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		if want := npyDescr(t.DType); a.Descr != want {
+			return nil, 0, fmt.Errorf("%s holds %s, the input is %s (%s)", path, a.Descr, t.DType, want)
+		}
+		b, format = a.Data, fmt.Sprintf(".npy of shape %v", a.Shape)
+	}
+	per := t.Bytes()
+	if len(b) == 0 || len(b)%per != 0 {
+		return nil, 0, fmt.Errorf("%s (%s, %d B) is not a whole number of %v %s inputs of %d B each",
+			path, format, len(b), t.Shape, t.DType, per)
+	}
+	return b, len(b) / per, nil
+}
+
+func writeBatch(path string, t nk.TensorInfo, n int, data []byte) error {
+	if !isNpy(path) {
+		return os.WriteFile(path, data, 0o644)
+	}
+	var buf bytes.Buffer
+	shape := append([]int{n}, t.Shape...)
+	if err := npy.Write(&buf, &npy.Array{Descr: npyDescr(t.DType), Shape: shape, Data: data}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// randomInput is a deterministic input: splitmix64 values, uniform in
+// [-1, 1) for float tensors and over the whole range for integer ones.
+func randomInput(t nk.TensorInfo, seed uint64) []byte {
+	s := seed * 0x9E3779B97F4A7C15
+	next := func() uint64 {
+		s += 0x9E3779B97F4A7C15
+		z := s
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+		return z ^ (z >> 31)
+	}
+	out := make([]byte, t.Bytes())
+	size := t.DType.Size()
+	for i := 0; i < len(out); i += size {
+		r := next()
+		if t.DType == nk.F32 {
+			f := float32(r>>40)/float32(1<<24)*2 - 1
+			binary.LittleEndian.PutUint32(out[i:], math.Float32bits(f))
+			continue
+		}
+		for k := range size {
+			out[i+k] = byte(r >> (8 * k))
+		}
+	}
+	return out
+}
+
+// isClassifier: output 0 is float and comes from a softmax, or is [1, K].
+func isClassifier(path string, outs []nk.TensorInfo) bool {
+	if outs[0].DType != nk.F32 {
+		return false
+	}
+	if sh := outs[0].Shape; len(sh) == 2 && sh[0] == 1 && sh[1] >= 2 {
+		return true
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	m, err := nkfile.Decode(b)
+	if err != nil {
+		return false
+	}
+	id := m.Outputs[0].Tensor
+	for _, op := range m.Ops {
+		for _, o := range op.Outputs {
+			if o == id {
+				return op.Type == nkfile.OpSoftmax
+			}
+		}
+	}
+	return false
+}
+
+func printTopK(w io.Writer, t nk.TensorInfo, data []byte, n, k int, labels []string) {
+	classes := t.Shape[len(t.Shape)-1]
+	rows := t.Elems() / classes
+	vals := nkfile.BytesF32(data)
+	k = min(k, classes)
+	if len(labels) != classes {
+		labels = nil
+	}
+	fmt.Fprintf(w, "top %d of %q:\n", k, t.Name)
+	for s := range n {
+		for r := range rows {
+			row := vals[(s*rows+r)*classes : (s*rows+r+1)*classes]
+			idx := make([]int, classes)
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.SliceStable(idx, func(a, b int) bool { return row[idx[a]] > row[idx[b]] })
+			parts := make([]string, k)
+			for j, c := range idx[:k] {
+				name := fmt.Sprint(c)
+				if labels != nil {
+					name = labels[c]
+				}
+				parts[j] = fmt.Sprintf("%s %.4f", name, row[c])
+			}
+			tag := fmt.Sprintf("[%d]", s)
+			if rows > 1 {
+				tag = fmt.Sprintf("[%d.%d]", s, r)
+			}
+			fmt.Fprintf(w, "  %s %s\n", tag, strings.Join(parts, ", "))
+		}
+	}
+}
+
+// printOutputs shows the first values of each output of each input.
+func printOutputs(w io.Writer, outs []nk.TensorInfo, results [][]byte, n int) {
+	const show = 8
+	for k, t := range outs {
+		per := t.Bytes()
+		for s := range n {
+			chunk := results[k][s*per : (s+1)*per]
+			var vals []string
+			size := t.DType.Size()
+			for i := 0; i < len(chunk) && len(vals) < show; i += size {
+				vals = append(vals, formatElem(t.DType, chunk[i:i+size]))
+			}
+			more := ""
+			if t.Elems() > show {
+				more = fmt.Sprintf(" ... (%d values)", t.Elems())
+			}
+			fmt.Fprintf(w, "output %d %q [%d]: %s%s\n", k, t.Name, s, strings.Join(vals, " "), more)
+		}
+	}
+}
+
+func formatElem(d nk.DType, b []byte) string {
+	switch d {
+	case nk.F32:
+		return fmt.Sprintf("%.6g", math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case nk.I8:
+		return fmt.Sprint(int8(b[0]))
+	case nk.I16:
+		return fmt.Sprint(int16(binary.LittleEndian.Uint16(b)))
+	}
+	return fmt.Sprint(int32(binary.LittleEndian.Uint32(b)))
+}
