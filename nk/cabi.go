@@ -5,26 +5,26 @@ package nk
 #include "netkit.h"
 
 // sizeof then offsetof of each field, in runtime.Layouts' order.
-static const size_t nk_go_layout_arena[] = { sizeof(nk_arena_t),
+const size_t nk_go_layout_arena[] = { sizeof(nk_arena_t),
 	offsetof(nk_arena_t, base), offsetof(nk_arena_t, capacity), offsetof(nk_arena_t, used),
 	offsetof(nk_arena_t, high_water), offsetof(nk_arena_t, alloc_count), offsetof(nk_arena_t, fail_at),
 	offsetof(nk_arena_t, heap_owned), offsetof(nk_arena_t, reserved) };
-static const size_t nk_go_layout_error[] = { sizeof(nk_error_t),
+const size_t nk_go_layout_error[] = { sizeof(nk_error_t),
 	offsetof(nk_error_t, status), offsetof(nk_error_t, op_index), offsetof(nk_error_t, requested),
 	offsetof(nk_error_t, free_bytes), offsetof(nk_error_t, capacity), offsetof(nk_error_t, message) };
-static const size_t nk_go_layout_tensor[] = { sizeof(nk_tensor_t),
+const size_t nk_go_layout_tensor[] = { sizeof(nk_tensor_t),
 	offsetof(nk_tensor_t, name), offsetof(nk_tensor_t, data), offsetof(nk_tensor_t, bytes),
 	offsetof(nk_tensor_t, dtype), offsetof(nk_tensor_t, rank), offsetof(nk_tensor_t, dims),
 	offsetof(nk_tensor_t, layout), offsetof(nk_tensor_t, quant_zero_point),
 	offsetof(nk_tensor_t, quant_scale), offsetof(nk_tensor_t, reserved) };
-static const size_t nk_go_layout_op_info[] = { sizeof(nk_op_info_t),
+const size_t nk_go_layout_op_info[] = { sizeof(nk_op_info_t),
 	offsetof(nk_op_info_t, op), offsetof(nk_op_info_t, name), offsetof(nk_op_info_t, index),
 	offsetof(nk_op_info_t, out_rank), offsetof(nk_op_info_t, out_dims), offsetof(nk_op_info_t, in_rank),
 	offsetof(nk_op_info_t, in_dims), offsetof(nk_op_info_t, macs), offsetof(nk_op_info_t, param_bytes),
 	offsetof(nk_op_info_t, act_offset), offsetof(nk_op_info_t, act_bytes),
 	offsetof(nk_op_info_t, workspace_bytes), offsetof(nk_op_info_t, in_place),
 	offsetof(nk_op_info_t, reserved) };
-static const size_t nk_go_layout_report[] = { sizeof(nk_report_t),
+const size_t nk_go_layout_report[] = { sizeof(nk_report_t),
 	offsetof(nk_report_t, arena_after_load), offsetof(nk_report_t, arena_after_forward),
 	offsetof(nk_report_t, model_bytes), offsetof(nk_report_t, context_bytes),
 	offsetof(nk_report_t, peak_activations), offsetof(nk_report_t, activation_lower_bound),

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "389c63cfa113b4447e05fd865c0eb1ca264f0f0078b1319605b18b25454d4fb6"
+const csrcHash = "bd743e5ef05811b78ae35eafa86001fab5e755313c5781741710b08e3f5dcf06"

@@ -217,10 +217,23 @@ func (l *lib) tensorCall(fn uintptr) func(unsafe.Pointer, int32, *nkrt.CTensor) 
 	}
 }
 
-// invokeCall wraps nk_{model,context}_invoke(handle, nk_error_t *).
+// invokeCall wraps nk_{model,context}_invoke(handle, nk_error_t *), the
+// per-run call. SyscallN's variadic slice escapes (go:uintptrescapes), so a
+// slice built per call would cost one allocation per Run; the arguments go
+// through pooled arrays instead. That is sound because e always points to
+// the heap (runtime allocates each nk_error_t with new, and pointers passed
+// through a Backend func value escape anyway), the Go heap does not move,
+// and KeepAlive holds e until the C call has returned.
 func invokeCall(fn uintptr) func(unsafe.Pointer, *nkrt.CError) nkrt.Status {
 	return func(h unsafe.Pointer, e *nkrt.CError) nkrt.Status {
-		r, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(unsafe.Pointer(e)))
+		a := argPool.Get().(*[2]uintptr)
+		a[0], a[1] = uintptr(h), uintptr(unsafe.Pointer(e))
+		r, _, _ := purego.SyscallN(fn, a[:]...)
+		a[0], a[1] = 0, 0
+		argPool.Put(a)
+		runtime.KeepAlive(e)
 		return status(r)
 	}
 }
+
+var argPool = sync.Pool{New: func() any { return new([2]uintptr) }}

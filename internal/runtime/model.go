@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	goruntime "runtime"
@@ -32,25 +33,42 @@ type modelState struct {
 }
 
 // Load maps the model file (nk_model_load_file) into a new arena sized
-// exactly from nk_inspect_model, unless WithArenaSize sets a budget.
+// exactly from nk_inspect_model, unless WithArenaSize sets a budget. A
+// mapped file is private and writable, so batch-norm folding happens in its
+// pages and the arena needs Report.BytesCopiedWeights less than
+// Report.ArenaAfterLoad (which is measured for a read-only buffer).
 func Load(open Opener, path string, opts ...Option) (*Model, error) {
 	o := collect(opts)
 	b, err := open(o.library)
 	if err != nil {
 		return nil, err
 	}
-	size := o.arenaSize
-	if size == 0 {
-		img, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrIO, err)
-		}
-		rep, _, err := inspect(b, aligned(img), false)
-		if err != nil {
-			return nil, err
-		}
-		size = int64(rep.ArenaAfterLoad)
+	if o.arenaSize != 0 {
+		return loadFile(b, path, o.arenaSize)
 	}
+	img, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIO, err)
+	}
+	rep, _, err := inspect(b, aligned(img), false)
+	if err != nil {
+		return nil, err
+	}
+	full := int64(rep.ArenaAfterLoad)
+	if !fileMapped {
+		full += int64(len(img)) + 16 // the C core freads the image into the arena
+		return loadFile(b, path, full)
+	}
+	m, err := loadFile(b, path, full-int64(rep.BytesCopiedWeights))
+	if errors.Is(err, ErrArenaOverflow) && rep.BytesCopiedWeights != 0 {
+		// Folding needed more than the buffer figure suggests (padding):
+		// the buffer figure is an upper bound.
+		return loadFile(b, path, full)
+	}
+	return m, err
+}
+
+func loadFile(b *Backend, path string, size int64) (*Model, error) {
 	st, err := newModelState(b, size)
 	if err != nil {
 		return nil, err
@@ -63,6 +81,10 @@ func Load(open Opener, path string, opts ...Option) (*Model, error) {
 	}
 	return st.finish(h)
 }
+
+// fileMapped tells whether nk_model_load_file maps the file (NETKIT_MMAP,
+// the default on Unix) rather than reading it into the arena.
+const fileMapped = goruntime.GOOS != "windows" && goruntime.GOOS != "plan9" && goruntime.GOOS != "js" && goruntime.GOOS != "wasip1"
 
 // LoadBytes binds b in place: the C core keeps views into it, so it is
 // pinned for the model's life and must not be modified until Close. b must

@@ -3,7 +3,7 @@ package conformance
 import "testing"
 
 // OneOpModel is the smallest test model: per-call overhead dominates it.
-const OneOpModel = "relu.nk"
+const OneOpModel = "tiny_relu.nk"
 
 // BenchRunOneOp measures one Run of the one-op model on a Session and on
 // the Model's default context: the binding's per-call overhead.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,17 +32,19 @@ type Binding struct {
 	InspectBytes func(b []byte, opts ...nkrt.Option) (*nkrt.Report, error)
 }
 
-// Case is a model of testdata/models with its input batch and the output
-// batch PyTorch computed for it.
+// Case is a model of testdata/models with its input batches and the
+// output batches PyTorch computed for them, one slice per graph input and
+// output, each holding N whole tensors.
 type Case struct {
 	Name     string
 	Path     string
-	Input    []float32 // N whole inputs
-	Expected []float32 // N whole outputs
+	Inputs   [][]float32
+	Expected [][]float32
 }
 
 // Cases lists testdata/models/NAME.nk that have NAME.input.npy and
-// NAME.expected.npy next to them.
+// NAME.expected.npy (or NAME.input0.npy, NAME.input1.npy, ... and
+// NAME.expected0.npy, ... for several inputs or outputs) next to them.
 func Cases(tb testing.TB) []Case {
 	tb.Helper()
 	dir := filepath.Join(ModuleRoot(tb), "testdata", "models")
@@ -50,14 +53,11 @@ func Cases(tb testing.TB) []Case {
 	var cases []Case
 	for _, p := range paths {
 		base := strings.TrimSuffix(p, ".nk")
-		in, err1 := readNpyF32(base + ".input.npy")
-		want, err2 := readNpyF32(base + ".expected.npy")
-		if errors.Is(err1, os.ErrNotExist) || errors.Is(err2, os.ErrNotExist) {
-			continue
+		c := Case{Name: filepath.Base(base), Path: p,
+			Inputs: readSeries(tb, base+".input"), Expected: readSeries(tb, base+".expected")}
+		if len(c.Inputs) > 0 && len(c.Expected) > 0 {
+			cases = append(cases, c)
 		}
-		require.NoError(tb, err1)
-		require.NoError(tb, err2)
-		cases = append(cases, Case{Name: filepath.Base(base), Path: p, Input: in, Expected: want})
 	}
 	if len(cases) == 0 {
 		tb.Fatalf("no models with inputs and expected outputs in %s (run go generate ./internal/testmodels)", dir)
@@ -65,19 +65,52 @@ func Cases(tb testing.TB) []Case {
 	return cases
 }
 
+// readSeries reads prefix.npy, or prefix0.npy, prefix1.npy, ...
+func readSeries(tb testing.TB, prefix string) [][]float32 {
+	one, err := readNpyF32(prefix + ".npy")
+	if err == nil {
+		return [][]float32{one}
+	}
+	require.ErrorIs(tb, err, os.ErrNotExist)
+	var out [][]float32
+	for i := 0; ; i++ {
+		v, err := readNpyF32(prefix + strconv.Itoa(i) + ".npy")
+		if errors.Is(err, os.ErrNotExist) {
+			return out
+		}
+		require.NoError(tb, err)
+		out = append(out, v)
+	}
+}
+
+// SingleIO is the case the single-input tests use: the MLP.
+func SingleIO(tb testing.TB) Case { return CaseNamed(tb, "mlp") }
+
+// CaseNamed returns the case of testdata/models/name.nk.
+func CaseNamed(tb testing.TB, name string) Case {
+	tb.Helper()
+	for _, c := range Cases(tb) {
+		if c.Name == name {
+			return c
+		}
+	}
+	tb.Fatalf("testdata/models/%s.nk with its .npy files is missing", name)
+	return Case{}
+}
+
 // ModelPath returns testdata/models/name.
 func ModelPath(tb testing.TB, name string) string {
 	return filepath.Join(ModuleRoot(tb), "testdata", "models", name)
 }
 
-// Outputs runs every case through Load and returns the raw outputs by case
+// Outputs runs every case through Load and returns the outputs by case
 // name, for comparing two bindings bit for bit.
-func Outputs(t *testing.T, b Binding) map[string][]float32 {
-	out := map[string][]float32{}
+func Outputs(t *testing.T, b Binding) map[string][][]float32 {
+	out := map[string][][]float32{}
 	for _, c := range Cases(t) {
 		m, err := b.Load(c.Path)
 		require.NoError(t, err, c.Name)
-		out[c.Name] = runBatch(t, m.Run, m, c.Input)
+		out[c.Name] = runCase(t, m.RunMulti, m, c.Inputs)
 		require.NoError(t, m.Close())
 	}
 	return out
@@ -87,6 +120,7 @@ func Outputs(t *testing.T, b Binding) map[string][]float32 {
 func Run(t *testing.T, b Binding) {
 	t.Run("ExpectedOutputs", func(t *testing.T) { testExpected(t, b) })
 	t.Run("Inspect", func(t *testing.T) { testInspect(t, b) })
+	t.Run("Metadata", func(t *testing.T) { testMetadata(t, b) })
 	t.Run("ArenaBudget", func(t *testing.T) { testArenaBudget(t, b) })
 	t.Run("ShapeErrors", func(t *testing.T) { testShapeErrors(t, b) })
 	t.Run("CorruptImages", func(t *testing.T) { testCorrupt(t, b) })
@@ -95,18 +129,38 @@ func Run(t *testing.T, b Binding) {
 	t.Run("DroppedWithoutClose", func(t *testing.T) { testDropped(t, b) })
 }
 
-// runBatch runs run over every whole input in batch and returns the outputs
-// concatenated.
-func runBatch(t *testing.T, run func(in, out []float32) error, m *nkrt.Model, batch []float32) []float32 {
+// runCase runs every whole input of the batches through run and returns
+// the outputs concatenated per graph output.
+func runCase(t *testing.T, run func(ins, outs [][]float32) error, m *nkrt.Model, batches [][]float32) [][]float32 {
 	t.Helper()
-	inN, outN := m.Inputs()[0].Elems(), m.Outputs()[0].Elems()
-	require.Zero(t, len(batch)%inN, "input batch of %d values is not whole inputs of %d", len(batch), inN)
-	n := len(batch) / inN
-	out := make([]float32, n*outN)
-	for i := range n {
-		require.NoError(t, run(batch[i*inN:(i+1)*inN], out[i*outN:(i+1)*outN]))
+	inInfo, outInfo := m.Inputs(), m.Outputs()
+	require.Len(t, batches, len(inInfo), "one input batch per graph input")
+	n := len(batches[0]) / inInfo[0].Elems()
+	for i, b := range batches {
+		require.Equal(t, n*inInfo[i].Elems(), len(b), "input %d: batch is not %d whole inputs", i, n)
 	}
-	return out
+	got := make([][]float32, len(outInfo))
+	for o := range got {
+		got[o] = make([]float32, n*outInfo[o].Elems())
+	}
+	ins, outs := make([][]float32, len(inInfo)), make([][]float32, len(outInfo))
+	for k := range n {
+		for i := range ins {
+			e := inInfo[i].Elems()
+			ins[i] = batches[i][k*e : (k+1)*e]
+		}
+		for o := range outs {
+			e := outInfo[o].Elems()
+			outs[o] = got[o][k*e : (k+1)*e]
+		}
+		require.NoError(t, run(ins, outs))
+	}
+	return got
+}
+
+// single adapts a single-tensor Run to runCase.
+func single(run func(in, out []float32) error) func(ins, outs [][]float32) error {
+	return func(ins, outs [][]float32) error { return run(ins[0], outs[0]) }
 }
 
 // assertClose checks got against a float32 reference computed by PyTorch:
@@ -134,10 +188,11 @@ func testExpected(t *testing.T, b Binding) {
 			m, err := b.Load(c.Path)
 			require.NoError(t, err)
 			defer m.Close()
-			require.Len(t, m.Inputs(), 1)
-			require.Len(t, m.Outputs(), 1)
-			got := runBatch(t, m.Run, m, c.Input)
-			assertClose(t, c.Expected, got, c.Name)
+			got := runCase(t, m.RunMulti, m, c.Inputs)
+			require.Len(t, got, len(c.Expected), "one expected batch per graph output")
+			for o := range got {
+				assertClose(t, c.Expected[o], got[o], c.Name+" output "+strconv.Itoa(o))
+			}
 
 			// LoadBytes binds the same image: identical bits.
 			img, err := os.ReadFile(c.Path)
@@ -145,26 +200,42 @@ func testExpected(t *testing.T, b Binding) {
 			mb, err := b.LoadBytes(img)
 			require.NoError(t, err)
 			defer mb.Close()
-			assert.Equal(t, got, runBatch(t, mb.Run, mb, c.Input), "LoadBytes vs Load")
+			assert.Equal(t, got, runCase(t, mb.RunMulti, mb, c.Inputs), "LoadBytes vs Load")
 
 			// A session runs the same kernels on other activations: identical bits.
 			s, err := m.NewSession()
 			require.NoError(t, err)
 			defer s.Close()
-			assert.Equal(t, got, runBatch(t, s.Run, m, c.Input), "Session vs Model")
+			assert.Equal(t, got, runCase(t, s.RunMulti, m, c.Inputs), "Session vs Model")
 
-			// Predict, RunMulti and RunRaw are views of the same call.
-			inN := m.Inputs()[0].Elems()
-			outN := m.Outputs()[0].Elems()
-			p, err := m.Predict(c.Input[:inN])
+			// RunRaw is the same call on bytes.
+			raw := func(ins, outs [][]float32) error {
+				rin, rout := make([][]byte, len(ins)), make([][]byte, len(outs))
+				for i := range ins {
+					rin[i] = f32Bytes(ins[i])
+				}
+				for o := range outs {
+					rout[o] = make([]byte, 4*len(outs[o]))
+				}
+				if err := s.RunRaw(rin, rout); err != nil {
+					return err
+				}
+				for o := range outs {
+					copy(outs[o], bytesF32(rout[o]))
+				}
+				return nil
+			}
+			assert.Equal(t, got, runCase(t, raw, m, c.Inputs), "RunRaw vs RunMulti")
+
+			if len(c.Inputs) != 1 || len(c.Expected) != 1 {
+				assert.ErrorIs(t, m.Run(make([]float32, 1), make([]float32, 1)), nkrt.ErrArg, "Run needs one input and output")
+				return
+			}
+			assert.Equal(t, got, runCase(t, single(m.Run), m, c.Inputs), "Run vs RunMulti")
+			assert.Equal(t, got, runCase(t, single(s.Run), m, c.Inputs), "Session.Run vs RunMulti")
+			p, err := m.Predict(c.Inputs[0][:m.Inputs()[0].Elems()])
 			require.NoError(t, err)
-			assert.Equal(t, got[:outN], p)
-			multi := [][]float32{make([]float32, outN)}
-			require.NoError(t, s.RunMulti([][]float32{c.Input[:inN]}, multi))
-			assert.Equal(t, got[:outN], multi[0])
-			raw := [][]byte{make([]byte, 4*outN)}
-			require.NoError(t, s.RunRaw([][]byte{f32Bytes(c.Input[:inN])}, raw))
-			assert.Equal(t, got[:outN], bytesF32(raw[0]))
+			assert.Equal(t, got[0][:len(p)], p)
 		})
 	}
 }
@@ -194,47 +265,79 @@ func testInspect(t *testing.T, b Binding) {
 			m, err := b.Load(c.Path)
 			require.NoError(t, err)
 			defer m.Close()
-			assert.Equal(t, r.ArenaAfterLoad, m.ArenaBytes(), "Load sizes the arena exactly")
+			assert.Equal(t, r.ArenaAfterLoad-r.BytesCopiedWeights, m.ArenaBytes(),
+				"Load sizes the arena exactly (a mapped file folds batch-norm in place)")
+			mb, err := b.LoadBytes(img)
+			require.NoError(t, err)
+			defer mb.Close()
+			assert.Equal(t, r.ArenaAfterLoad, mb.ArenaBytes(), "LoadBytes sizes the arena exactly")
 			assert.Equal(t, m.Inputs(), r.Inputs)
 			assert.Equal(t, m.Outputs(), r.Outputs)
-			assert.Equal(t, int64(m.Inputs()[0].Bytes()+m.Outputs()[0].Bytes()), r.BytesIO)
+			var io int64
+			for _, ti := range append(m.Inputs(), m.Outputs()...) {
+				io += int64(ti.Bytes()+15) &^ 15
+			}
+			assert.LessOrEqual(t, r.BytesIO, io, "I/O slots, aliased ones counted once")
+			assert.Positive(t, r.BytesIO)
 			_, ok := m.Meta("no such key")
 			assert.False(t, ok)
 		})
 	}
 }
 
+// testMetadata reads what internal/testmodels wrote into mlp.nk.
+func testMetadata(t *testing.T, b Binding) {
+	m, err := b.Load(SingleIO(t).Path)
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}, m.Labels())
+	v, ok := m.Meta("producer")
+	assert.True(t, ok)
+	assert.Equal(t, "netkit testmodels", v)
+	assert.Equal(t, []nkrt.TensorInfo{{Name: "input", Shape: []int{1, 64}, DType: nkrt.F32}}, m.Inputs())
+	assert.Equal(t, 10, m.Outputs()[0].Elems())
+}
+
+// testArenaBudget: an arena of exactly the measured size loads, one byte
+// less fails with the figures, for a buffer and for a mapped file.
 func testArenaBudget(t *testing.T, b Binding) {
-	c := Cases(t)[0]
-	r, err := b.Inspect(c.Path)
-	require.NoError(t, err)
-	img, err := os.ReadFile(c.Path)
-	require.NoError(t, err)
+	for _, c := range Cases(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			r, err := b.Inspect(c.Path)
+			require.NoError(t, err)
+			img, err := os.ReadFile(c.Path)
+			require.NoError(t, err)
+			for _, tc := range []struct {
+				name string
+				size int64
+				load func(nkrt.Option) (*nkrt.Model, error)
+			}{
+				{"LoadBytes", r.ArenaAfterLoad, func(o nkrt.Option) (*nkrt.Model, error) { return b.LoadBytes(img, o) }},
+				{"Load", r.ArenaAfterLoad - r.BytesCopiedWeights, func(o nkrt.Option) (*nkrt.Model, error) { return b.Load(c.Path, o) }},
+			} {
+				m, err := tc.load(nkrt.WithArenaSize(tc.size))
+				require.NoError(t, err, "%s: exactly the measured size fits", tc.name)
+				assert.Equal(t, tc.size, m.ArenaBytes())
+				require.NoError(t, m.Close())
 
-	m, err := b.LoadBytes(img, nkrt.WithArenaSize(r.ArenaAfterLoad))
-	require.NoError(t, err, "exactly the reported size fits")
-	assert.Equal(t, r.ArenaAfterLoad, m.ArenaBytes())
-	require.NoError(t, m.Close())
-
-	for _, load := range []func(nkrt.Option) (*nkrt.Model, error){
-		func(o nkrt.Option) (*nkrt.Model, error) { return b.LoadBytes(img, o) },
-		func(o nkrt.Option) (*nkrt.Model, error) { return b.Load(c.Path, o) },
-	} {
-		_, err = load(nkrt.WithArenaSize(r.ArenaAfterLoad - 1))
-		require.ErrorIs(t, err, nkrt.ErrArenaOverflow, "one byte less does not")
-		var e *nkrt.Error
-		require.ErrorAs(t, err, &e)
-		assert.Equal(t, r.ArenaAfterLoad-1, e.Capacity)
-		assert.Greater(t, e.Requested, e.Free, "the failing request did not fit in what was free")
-		assert.Contains(t, e.Message, "arena overflow")
+				_, err = tc.load(nkrt.WithArenaSize(tc.size - 1))
+				require.ErrorIs(t, err, nkrt.ErrArenaOverflow, "%s: one byte less does not", tc.name)
+				var e *nkrt.Error
+				require.ErrorAs(t, err, &e)
+				assert.Equal(t, tc.size-1, e.Capacity)
+				assert.Greater(t, e.Requested, e.Free, "the failing request did not fit in what was free")
+				assert.Less(t, e.Free, e.Capacity)
+				assert.Contains(t, e.Message, "arena overflow")
+				assert.Contains(t, e.Message, strconv.FormatInt(e.Requested, 10)+" B", "the message says how big")
+			}
+		})
 	}
-
-	_, err = b.LoadBytes(img, nkrt.WithArenaSize(-5))
+	_, err := b.LoadBytes(make([]byte, 64), nkrt.WithArenaSize(-5))
 	assert.ErrorIs(t, err, nkrt.ErrArg)
 }
 
 func testShapeErrors(t *testing.T, b Binding) {
-	c := Cases(t)[0]
+	c := SingleIO(t)
 	m, err := b.Load(c.Path)
 	require.NoError(t, err)
 	defer m.Close()
@@ -264,7 +367,7 @@ func testShapeErrors(t *testing.T, b Binding) {
 }
 
 func testCorrupt(t *testing.T, b Binding) {
-	c := Cases(t)[0]
+	c := SingleIO(t)
 	img, err := os.ReadFile(c.Path)
 	require.NoError(t, err)
 	mutate := func(f func([]byte) []byte) []byte { return f(slices.Clone(img)) }
@@ -302,7 +405,7 @@ func testCorrupt(t *testing.T, b Binding) {
 }
 
 func testClosed(t *testing.T, b Binding) {
-	c := Cases(t)[0]
+	c := SingleIO(t)
 	m, err := b.Load(c.Path)
 	require.NoError(t, err)
 	in, out := make([]float32, m.Inputs()[0].Elems()), make([]float32, m.Outputs()[0].Elems())
@@ -342,12 +445,12 @@ func testClosed(t *testing.T, b Binding) {
 // Session, plus goroutines sharing the Model's default context; every
 // output must equal the serial run's bits.
 func testConcurrent(t *testing.T, b Binding) {
-	c := Cases(t)[0]
+	c := CaseNamed(t, "cnn") // real work per run, in-place ops, a residual add
 	m, err := b.Load(c.Path)
 	require.NoError(t, err)
 	defer m.Close()
 	inN, outN := m.Inputs()[0].Elems(), m.Outputs()[0].Elems()
-	inputs := variants(c.Input[:inN], 16)
+	inputs := variants(c.Inputs[0][:inN], 16)
 	serial := make([][]float32, len(inputs))
 	for i, in := range inputs {
 		serial[i], err = m.Predict(in)
@@ -397,7 +500,7 @@ func testConcurrent(t *testing.T, b Binding) {
 // testDropped: a model and session dropped without Close are released by
 // their cleanups (a leaked runtime.Pinner would panic the process).
 func testDropped(t *testing.T, b Binding) {
-	c := Cases(t)[0]
+	c := SingleIO(t)
 	img, err := os.ReadFile(c.Path)
 	require.NoError(t, err)
 	for range 3 {
@@ -413,14 +516,14 @@ func testDropped(t *testing.T, b Binding) {
 
 // SessionRunAllocs returns the Go allocations of one Session.Run.
 func SessionRunAllocs(t *testing.T, b Binding) float64 {
-	c := Cases(t)[0]
+	c := SingleIO(t)
 	m, err := b.Load(c.Path)
 	require.NoError(t, err)
 	defer m.Close()
 	s, err := m.NewSession()
 	require.NoError(t, err)
 	defer s.Close()
-	in, out := c.Input[:m.Inputs()[0].Elems()], make([]float32, m.Outputs()[0].Elems())
+	in, out := c.Inputs[0][:m.Inputs()[0].Elems()], make([]float32, m.Outputs()[0].Elems())
 	return testing.AllocsPerRun(200, func() {
 		if err := s.Run(in, out); err != nil {
 			t.Fatal(err)

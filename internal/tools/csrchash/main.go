@@ -15,12 +15,16 @@ import (
 func main() {
 	out := flag.String("o", "csrc_hash.go", "output file")
 	pkg := flag.String("pkg", "nk", "package name of the output file")
+	root := flag.String("root", "", "module root to hash (default: the go.mod folder above the current one)")
 	flag.Parse()
-	root, err := srchash.ModuleRoot(".")
-	if err != nil {
-		log.Fatalf("csrchash: no go.mod above the current folder: %v", err)
+	if *root == "" {
+		r, err := srchash.ModuleRoot(".")
+		if err != nil {
+			log.Fatalf("csrchash: no go.mod above the current folder: %v", err)
+		}
+		*root = r
 	}
-	sum, err := srchash.Sum(root)
+	sum, err := srchash.Sum(*root)
 	if err != nil {
 		log.Fatalf("csrchash: %v", err)
 	}
