@@ -102,6 +102,9 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		if err := checkBias(in, w[0]); err != nil {
 			return nil, err
 		}
+		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
+			return nil, err
+		}
 		return append(slices.Clone(x[:len(x)-1]), w[0]), nil
 	case OpConv2D, OpDepthwiseConv2D:
 		p, err := ParseConvParams(t, op.Params)
@@ -133,6 +136,9 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkClamp(p.Clamp); err != nil {
+			return nil, err
+		}
 		return []int{x[0], oh, ow, outC}, nil
 	case OpMaxPool2D, OpAvgPool2D:
 		p, err := ParsePoolParams(t, op.Params)
@@ -142,14 +148,17 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		if len(x) != 4 {
 			return nil, fmt.Errorf("x %v must be rank 4", x)
 		}
-		if p.KernelH < 1 || p.KernelW < 1 {
-			return nil, fmt.Errorf("kernel %dx%d", p.KernelH, p.KernelW)
-		}
 		if p.PadTop >= p.KernelH || p.PadBottom >= p.KernelH || p.PadLeft >= p.KernelW || p.PadRight >= p.KernelW {
 			return nil, fmt.Errorf("pads must be smaller than the kernel")
 		}
 		oh, ow, err := window(x, p.KernelH, p.KernelW, p.Window)
 		if err != nil {
+			return nil, err
+		}
+		if t == OpAvgPool2D && op.Params[8] > 1 {
+			return nil, fmt.Errorf("count_include_pad must be 0 or 1")
+		}
+		if err := checkClamp(p.Clamp); err != nil {
 			return nil, err
 		}
 		return []int{x[0], oh, ow, x[3]}, nil
@@ -168,15 +177,39 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 				return nil, fmt.Errorf("input %d is %v, want [%d]", k, in[k], c)
 			}
 		}
+		if eps := WordF32(op.Params[0]); !finite(eps) || eps < 0 {
+			return nil, fmt.Errorf("epsilon %g must be finite and >= 0", eps)
+		}
 		return slices.Clone(x), nil
-	case OpRelu, OpClip, OpLeakyRelu, OpSigmoid, OpTanh, OpGelu:
+	case OpRelu, OpSigmoid, OpTanh:
+		return slices.Clone(x), nil
+	case OpClip:
+		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
+			return nil, err
+		}
+		return slices.Clone(x), nil
+	case OpLeakyRelu:
+		if !finite(WordF32(op.Params[0])) {
+			return nil, fmt.Errorf("alpha must be finite")
+		}
+		return slices.Clone(x), nil
+	case OpGelu:
+		if op.Params[0] > 1 {
+			return nil, fmt.Errorf("approximate must be 0 (erf) or 1 (tanh)")
+		}
 		return slices.Clone(x), nil
 	case OpSoftmax:
 		if len(x) < 1 {
 			return nil, fmt.Errorf("softmax needs rank >= 1")
 		}
+		if !finite(WordF32(op.Params[0])) {
+			return nil, fmt.Errorf("beta must be finite")
+		}
 		return slices.Clone(x), nil
 	case OpAdd, OpMul:
+		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
+			return nil, err
+		}
 		return BroadcastShapes(in[0], in[1])
 	case OpConcat:
 		axis := WordI32(op.Params[0])
@@ -207,16 +240,21 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		if mode < 0 || mode > int(PadEdge) {
 			return nil, fmt.Errorf("unknown pad mode %d", mode)
 		}
+		if PadMode(mode) == PadConstant && !(WordF32(op.Params[1]) == WordF32(op.Params[1])) {
+			return nil, fmt.Errorf("constant value is NaN")
+		}
 		out := make([]int, r)
 		for k := range r {
-			before, after := WordI32(op.Params[2+k]), WordI32(op.Params[2+r+k])
-			if before < 0 || after < 0 {
-				return nil, fmt.Errorf("negative pad on axis %d", k)
+			// Negative pads crop; reflect mirrors without repeating the edge.
+			before, after, n := WordI32(op.Params[2+k]), WordI32(op.Params[2+r+k]), x[k]
+			limit := MaxDim
+			if PadMode(mode) == PadReflect {
+				limit = n - 1
 			}
-			if PadMode(mode) == PadReflect && (before >= x[k] || after >= x[k]) {
-				return nil, fmt.Errorf("reflect pad on axis %d must be below the dim %d", k, x[k])
+			out[k] = n + before + after
+			if before > limit || after > limit || before < -n || after < -n || out[k] < 1 {
+				return nil, fmt.Errorf("pads %d,%d on axis %d of size %d are out of range", before, after, k, n)
 			}
-			out[k] = x[k] + before + after
 		}
 		return out, nil
 	case OpTranspose:
@@ -239,6 +277,19 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 	return nil, fmt.Errorf("no shape rule")
 }
 
+// checkClamp rejects a NaN or empty fused-activation range.
+func checkClamp(c Clamp) error {
+	if c.Min != c.Min || c.Max != c.Max || c.Min > c.Max {
+		return fmt.Errorf("activation clamp [%g, %g] is empty or NaN", c.Min, c.Max)
+	}
+	return nil
+}
+
+func finite(f float32) bool { return f == f && f-f == 0 }
+
+// clampAt reads the clamp stored in words k and k+1.
+func clampAt(w []uint32, k int) Clamp { return Clamp{WordF32(w[k]), WordF32(w[k+1])} }
+
 func checkBias(in [][]int, n int) error {
 	if len(in) == 3 && in[2] != nil && !slices.Equal(in[2], []int{n}) {
 		return fmt.Errorf("bias %v, want [%d]", in[2], n)
@@ -246,11 +297,17 @@ func checkBias(in [][]int, n int) error {
 	return nil
 }
 
+// window checks a parsed window (zero strides are errors here, unlike in
+// the Words helpers) and returns the output extent.
 func window(x []int, kh, kw int, w Window) (oh, ow int, err error) {
-	w = w.normalized()
-	if w.StrideH < 1 || w.StrideW < 1 || w.DilationH < 1 || w.DilationW < 1 ||
-		w.PadTop < 0 || w.PadLeft < 0 || w.PadBottom < 0 || w.PadRight < 0 {
-		return 0, 0, fmt.Errorf("strides and dilations must be >= 1 and pads >= 0")
+	for i, v := range []int{kh, kw, w.StrideH, w.StrideW, w.DilationH, w.DilationW, w.PadTop, w.PadLeft, w.PadBottom, w.PadRight} {
+		lo := 0
+		if i < 6 {
+			lo = 1 // kernel, stride and dilation
+		}
+		if v < lo || v > MaxDim {
+			return 0, 0, fmt.Errorf("window %dx%d %+v: kernel, stride and dilation must be 1..%d, pads 0..%d", kh, kw, w, MaxDim, MaxDim)
+		}
 	}
 	oh = ConvOutDim(x[1], kh, w.StrideH, w.DilationH, w.PadTop, w.PadBottom)
 	ow = ConvOutDim(x[2], kw, w.StrideW, w.DilationW, w.PadLeft, w.PadRight)
