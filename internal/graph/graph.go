@@ -100,6 +100,19 @@ func prod(s []int) int {
 	return n
 }
 
+// exceeds reports whether the element count of shape is above limit,
+// without overflowing on the way.
+func exceeds(shape []int, limit int) bool {
+	n := 1
+	for _, d := range shape {
+		if d > 0 && n > limit/d {
+			return true
+		}
+		n *= d
+	}
+	return n > limit
+}
+
 func isIdentity(p []int) bool {
 	for i, v := range p {
 		if v != i {

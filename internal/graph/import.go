@@ -170,6 +170,9 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 				return nil, fmt.Errorf("input %q: dimension %d is not static", in.Name, i)
 			}
 		}
+		if len(shape) > nkfile.MaxRank || slices.ContainsFunc(shape, func(d int) bool { return d > nkfile.MaxDim }) || exceeds(shape, math.MaxUint32/4) {
+			return nil, fmt.Errorf("input %q: shape %v exceeds netkit's limits (rank %d, dims up to %d, 4 GiB)", in.Name, shape, nkfile.MaxRank, nkfile.MaxDim)
+		}
 		t := &Tensor{Name: in.Name, Shape: shape}
 		values[in.Name] = t
 		g.Inputs = append(g.Inputs, t)
@@ -189,6 +192,9 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 		}
 		if name == "" {
 			name = fmt.Sprintf("node%d", i)
+		}
+		if len(on.Outputs) == 0 {
+			return nil, fmt.Errorf("node %q (%s) has no outputs", name, on.OpType)
 		}
 		if on.OpType == "Constant" && (on.Domain == "" || on.Domain == "ai.onnx") {
 			t, err := constantNode(on)

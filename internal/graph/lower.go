@@ -67,6 +67,11 @@ func (g *Graph) lowerNodes() error {
 			markBroken()
 			continue
 		}
+		if need := minInputs(n.Op); len(n.In) < need || slices.Contains(n.In[:need], nil) {
+			issues = append(issues, Issue{n.Name, n.Op, fmt.Sprintf("needs %d inputs", need)})
+			markBroken()
+			continue
+		}
 		if n.Op == "Shape" && len(n.In) == 1 && n.src.attr("start") == nil && n.src.attr("end") == nil {
 			t := n.Out[0]
 			t.Const, t.Int, t.Shape = true, true, []int{len(n.In[0].Shape)}
@@ -107,6 +112,9 @@ func (g *Graph) lowerNodes() error {
 						err = fmt.Errorf("output %q has shape %v; dims must be 1..%d", t.Name, t.Shape, nkfile.MaxDim)
 					}
 				}
+				if err == nil && exceeds(t.Shape, math.MaxUint32/4) {
+					err = fmt.Errorf("output %q of shape %v exceeds 4 GiB", t.Name, t.Shape)
+				}
 			}
 		}
 		if err != nil {
@@ -126,6 +134,17 @@ func (g *Graph) lowerNodes() error {
 		return &UnsupportedError{Issues: issues}
 	}
 	return nil
+}
+
+// minInputs is the number of leading inputs an op cannot do without.
+func minInputs(op string) int {
+	switch op {
+	case "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Pad", "Gather":
+		return 2
+	case "BatchNormalization":
+		return 5
+	}
+	return 1
 }
 
 // checkOpAndAttrs refuses an op type the runtime lacks or an attribute the
@@ -158,7 +177,7 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 	if x == nil {
 		return nil, fmt.Errorf("input 0 is absent")
 	}
-	if x.Const && !x.Int && n.Op != "Add" && n.Op != "Mul" && n.Op != "Concat" {
+	if x.Const && n.Op != "Add" && n.Op != "Mul" && n.Op != "Concat" {
 		return nil, fmt.Errorf("input 0 is a constant the importer cannot fold")
 	}
 	for i, t := range n.In {

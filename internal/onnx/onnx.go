@@ -157,9 +157,13 @@ type ValueInfo struct {
 }
 
 // Elems is the number of elements the dims describe.
+// It is -1 when the count would exceed 2^40, more than any file can hold.
 func (t *Tensor) Elems() int {
 	n := 1
 	for _, d := range t.Dims {
+		if d != 0 && n > (1<<40)/int(d) {
+			return -1
+		}
 		n *= int(d)
 	}
 	return n
@@ -168,7 +172,13 @@ func (t *Tensor) Elems() int {
 // Float32s returns the tensor's elements converted to float32. Integer types
 // convert exactly where float32 can represent them.
 func (t *Tensor) Float32s() ([]float32, error) {
+	if t.External {
+		return nil, fmt.Errorf("tensor %q: external data is not supported", t.Name)
+	}
 	n := t.Elems()
+	if n < 0 {
+		return nil, fmt.Errorf("tensor %q: dims %v are too large", t.Name, t.Dims)
+	}
 	if t.DataType == Float && t.rawDataFound {
 		if len(t.RawData) != 4*n {
 			return nil, fmt.Errorf("tensor %q: raw_data holds %d bytes, want %d", t.Name, len(t.RawData), 4*n)
@@ -227,6 +237,19 @@ func (t *Tensor) Int64s() ([]int64, error) {
 	size := map[DataType]int{Int8: 1, Uint8: 1, Bool: 1, Int16: 2, Uint16: 2, Int32: 4, Uint32: 4, Int64: 8, Uint64: 8}[t.DataType]
 	if size == 0 {
 		return nil, fmt.Errorf("tensor %q: %s is not an integer type", t.Name, t.DataType)
+	}
+	held := len(t.RawData) / size
+	switch {
+	case t.rawDataFound:
+	case t.DataType == Int64:
+		held = len(t.Int64Data)
+	case t.DataType == Uint32 || t.DataType == Uint64:
+		held = len(t.Uint64Data)
+	default:
+		held = len(t.Int32Data)
+	}
+	if n < 0 || held != n {
+		return nil, fmt.Errorf("tensor %q: holds %d values, want %d", t.Name, held, n)
 	}
 	out := make([]int64, n)
 	switch {
