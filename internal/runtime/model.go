@@ -24,6 +24,7 @@ type modelState struct {
 	closed   bool
 	handle   unsafe.Pointer // nk_model_t *
 	arena    *CArena        // pinned: the C model may keep a pointer to it
+	capacity int64          // the arena's, kept for ArenaBytes after Close
 	image    []byte         // LoadBytes: pinned, bound in place by the C core
 	pin      goruntime.Pinner
 	inputs   []TensorInfo
@@ -130,7 +131,7 @@ func newModelState(b *Backend, size int64) (*modelState, error) {
 	if size <= 0 {
 		return nil, errorf(StatusArg, fmt.Sprintf("netkit: arena size %d B: must be positive", size))
 	}
-	st := &modelState{b: b, arena: new(CArena)}
+	st := &modelState{b: b, arena: new(CArena), capacity: size}
 	st.pin.Pin(st.arena)
 	if s := b.ArenaInitHeap(st.arena, uint64(size)); s != StatusOK {
 		st.pin.Unpin()
@@ -192,7 +193,7 @@ func (m *Model) Inputs() []TensorInfo { return cloneInfos(m.s.inputs) }
 func (m *Model) Outputs() []TensorInfo { return cloneInfos(m.s.outputs) }
 
 // ArenaBytes is the capacity of the model's arena.
-func (m *Model) ArenaBytes() int64 { return int64(m.s.arena.Capacity) }
+func (m *Model) ArenaBytes() int64 { return m.s.capacity }
 
 // Meta returns the metadata value for key ("labels", "producer", ...).
 // It reports false when the key is absent or the model is closed.

@@ -10,7 +10,10 @@ import (
 // with its own activations and workspace (a C heap arena of
 // nk_context_size bytes). Use one Session per goroutine; Session.Run makes
 // no Go allocations.
-type Session struct{ s *sessionState }
+type Session struct {
+	s *sessionState
+	m *Model // keeps the Model (and its cleanup) alive while the Session is used
+}
 
 type sessionState struct {
 	mu     sync.Mutex
@@ -53,7 +56,7 @@ func (m *Model) NewSession() (*Session, error) {
 		st.sessions = make(map[*sessionState]struct{})
 	}
 	st.sessions[ss] = struct{}{}
-	sess := &Session{s: ss}
+	sess := &Session{s: ss, m: m}
 	goruntime.AddCleanup(sess, func(ss *sessionState) { _ = ss.closeDetach() }, ss)
 	return sess, nil
 }

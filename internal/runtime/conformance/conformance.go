@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -498,7 +499,8 @@ func testConcurrent(t *testing.T, b Binding) {
 }
 
 // testDropped: a model and session dropped without Close are released by
-// their cleanups (a leaked runtime.Pinner would panic the process).
+// their cleanups (a leaked runtime.Pinner would panic the process), and a
+// Session keeps its Model alive when the caller dropped the Model.
 func testDropped(t *testing.T, b Binding) {
 	c := SingleIO(t)
 	img, err := os.ReadFile(c.Path)
@@ -509,8 +511,26 @@ func testDropped(t *testing.T, b Binding) {
 		_, err = m.NewSession()
 		require.NoError(t, err)
 	}
+	orphan := func() *nkrt.Session {
+		m, err := b.LoadBytes(img)
+		require.NoError(t, err)
+		s, err := m.NewSession()
+		require.NoError(t, err)
+		return s
+	}()
+	gc()
+	in := c.Inputs[0][:64]
+	out := make([]float32, 10)
+	require.NoError(t, orphan.Run(in, out), "the session's model must not be cleaned up")
+	require.NoError(t, orphan.Close())
+	gc()
+}
+
+// gc runs the collector until queued cleanups have had a chance to run.
+func gc() {
 	for range 3 {
 		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
