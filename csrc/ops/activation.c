@@ -6,7 +6,7 @@
 
 static nk_status nk_unary_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                    int32_t n_params, nk_error_t *err) {
-    nk_status s = nk_ops_check_io(op, t, name, 1, 1, n_params, err);
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, n_params, err);
     if (s != NK_OK)
         return s;
     return nk_ops_check_same_shape(op, t, name, err);
@@ -117,7 +117,7 @@ static nk_status nk_bn_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_er
     const nk_tensor_rt *x;
     int32_t c;
     uint32_t i;
-    nk_status s = nk_ops_check_io(op, t, "batch_norm", 5, 5, 1, err);
+    nk_status s = nk_ops_check_io(op, t, "batch_norm", 5, 5, NK_OPS_NO_OPTIONAL, 1, err);
     if (s == NK_OK)
         s = nk_ops_check_same_shape(op, t, "batch_norm", err);
     if (s != NK_OK)

@@ -57,7 +57,7 @@ static nk_status nk_conv_check_common(const nk_op_rt *op, const nk_tensor_rt *t,
 static nk_status nk_conv2d_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *w;
     int32_t groups, c;
-    nk_status s = nk_ops_check_io(op, t, "conv2d", 2, 3, NK_CONV_PARAMS, err);
+    nk_status s = nk_ops_check_io(op, t, "conv2d", 2, 3, 2, NK_CONV_PARAMS, err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);
@@ -106,7 +106,7 @@ static nk_status nk_depthwise_validate(const nk_op_rt *op, const nk_tensor_rt *t
                                        nk_error_t *err) {
     const nk_tensor_rt *x, *w;
     int32_t mult;
-    nk_status s = nk_ops_check_io(op, t, "depthwise_conv2d", 2, 3, NK_CONV_PARAMS, err);
+    nk_status s = nk_ops_check_io(op, t, "depthwise_conv2d", 2, 3, 2, NK_CONV_PARAMS, err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);

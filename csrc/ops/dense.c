@@ -4,7 +4,7 @@
 static nk_status nk_dense_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *w, *bias, *out;
     int32_t expected[NK_MAX_DIMS], i;
-    nk_status s = nk_ops_check_io(op, t, "dense", 2, 3, 2, err);
+    nk_status s = nk_ops_check_io(op, t, "dense", 2, 3, 2, 2, err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);

@@ -11,7 +11,7 @@ static nk_status nk_binary_validate(const nk_op_rt *op, const nk_tensor_rt *t, c
                                     nk_error_t *err) {
     const nk_tensor_rt *a, *b, *out;
     int32_t expected[NK_MAX_DIMS], rank, d;
-    nk_status s = nk_ops_check_io(op, t, name, 2, 2, 2, err);
+    nk_status s = nk_ops_check_io(op, t, name, 2, 2, NK_OPS_NO_OPTIONAL, 2, err);
     if (s != NK_OK)
         return s;
     a = &t[op->in[0]];

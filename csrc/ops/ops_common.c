@@ -92,7 +92,8 @@ static nk_status nk_ops_fail_count(nk_error_t *err, const char *name, const char
 }
 
 nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
-                          uint32_t min_in, uint32_t max_in, int32_t n_params, nk_error_t *err) {
+                          uint32_t min_in, uint32_t max_in, uint32_t first_optional,
+                          int32_t n_params, nk_error_t *err) {
     uint32_t i;
     if (op->n_in < min_in || op->n_in > max_in)
         return nk_ops_fail_count(err, name, "inputs", op->n_in, min_in, max_in);
@@ -102,7 +103,7 @@ nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char 
         return nk_ops_fail_count(err, name, "parameter words", op->n_params, n_params, n_params);
     for (i = 0; i < op->n_in; i++) {
         if (op->in[i] == NK_NONE) {
-            if (i < min_in) {
+            if (i < first_optional) {
                 nk_msg m;
                 nk_msg_begin(&m, name);
                 nk_msg_s(&m, "required input ");
@@ -234,7 +235,8 @@ nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x, const nk_
     for (i = 0; i < 10; i++) {
         const int32_t lo = i < 6 ? 1 : 0;
         if (v[i] < lo)
-            return nk_ops_fail_param(err, name, names[i], v[i], lo ? "must be >= 1" : "must be >= 0");
+            return nk_ops_fail_param(err, name, names[i], v[i],
+                                     lo ? "must be >= 1" : "must be >= 0");
         if (v[i] > NK_OPS_DIM_LIMIT)
             return nk_ops_fail_param(err, name, names[i], v[i], "is out of range");
     }

@@ -47,12 +47,15 @@ NK_HIDDEN nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, co
 
 /* ---- shared validate steps ---- */
 
-/* Checks what every op shares: min_in..max_in inputs (those past min_in may
- * be NK_NONE), exactly one output, `n_params` parameter words (skipped when
- * n_params < 0), and that every present tensor is float32. */
+/* Checks what every op shares: min_in..max_in inputs, of which those at
+ * index >= first_optional may be NK_NONE (absent), exactly one output,
+ * `n_params` parameter words (skipped when n_params < 0), and that every
+ * present tensor is float32. */
 NK_HIDDEN nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
-                                    uint32_t min_in, uint32_t max_in, int32_t n_params,
-                                    nk_error_t *err);
+                                    uint32_t min_in, uint32_t max_in, uint32_t first_optional,
+                                    int32_t n_params, nk_error_t *err);
+/* first_optional for ops whose inputs are all required */
+#define NK_OPS_NO_OPTIONAL 0xFFu
 /* Input i's tensor, or NULL when it is absent (NK_NONE or past n_in). */
 NK_HIDDEN const nk_tensor_rt *nk_ops_in(const nk_op_rt *op, const nk_tensor_rt *t, uint32_t i);
 /* 1 when `o` has exactly rank `rank` and dims `dims`. */

@@ -24,7 +24,7 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
     const nk_tensor_rt *x, *out;
     nk_ops_window win;
     int32_t expected[4];
-    nk_status s = nk_ops_check_io(op, t, name, 1, 1, n_params, err);
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, n_params, err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);
@@ -116,7 +116,7 @@ static nk_status nk_avg_pool_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_gap_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t expected[4];
-    nk_status s = nk_ops_check_io(op, t, "global_avg_pool", 1, 1, 0, err);
+    nk_status s = nk_ops_check_io(op, t, "global_avg_pool", 1, 1, NK_OPS_NO_OPTIONAL, 0, err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);

@@ -8,7 +8,7 @@ static nk_status nk_concat_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     int32_t axis, d;
     int64_t sum = 0;
     uint32_t i;
-    nk_status s = nk_ops_check_io(op, t, "concat", 1, NK_OP_MAX_IN, 1, err);
+    nk_status s = nk_ops_check_io(op, t, "concat", 1, NK_OP_MAX_IN, NK_OPS_NO_OPTIONAL, 1, err);
     if (s != NK_OK)
         return s;
     out = &t[op->out[0]];
@@ -86,7 +86,7 @@ static nk_status nk_concat_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_reshape_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                      nk_error_t *err) {
     const nk_tensor_rt *x, *out;
-    nk_status s = nk_ops_check_io(op, t, "reshape", 1, 1, 0, err);
+    nk_status s = nk_ops_check_io(op, t, "reshape", 1, 1, NK_OPS_NO_OPTIONAL, 0, err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];
@@ -121,7 +121,7 @@ static nk_status nk_reshape_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_pad_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t expected[NK_MAX_DIMS], d, mode;
-    nk_status s = nk_ops_check_io(op, t, "pad", 1, 1, -1, err);
+    nk_status s = nk_ops_check_io(op, t, "pad", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];
@@ -194,7 +194,7 @@ static nk_status nk_transpose_validate(const nk_op_rt *op, const nk_tensor_rt *t
     const nk_tensor_rt *x, *out;
     int32_t expected[NK_MAX_DIMS], d;
     unsigned seen = 0;
-    nk_status s = nk_ops_check_io(op, t, "transpose", 1, 1, -1, err);
+    nk_status s = nk_ops_check_io(op, t, "transpose", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];

@@ -20,6 +20,8 @@ static void kernel_too_big(nkt_graph *g) {
     g->t[1].dims[1] = 10; /* 10 > 7 + 1 + 1 */
 }
 static void bias_wrong(nkt_graph *g) { g->t[2].dims[0] = 4; }
+static void stride_huge(nkt_graph *g) { nkt_set_i32(g, 1, 0x40000000); }
+static void dilation_huge(nkt_graph *g) { nkt_set_i32(g, 2, 0x7fffffff); }
 static void ten_params(nkt_graph *g) { g->op.n_params = 10; }
 static void batch_wrong(nkt_graph *g) { g->t[3].dims[0] = 2; }
 
@@ -34,6 +36,12 @@ int main(void) {
     const nkt_case *d = nkt_find(CASES, NKT_COUNT(CASES), "depthwise 3x3 m2 s2 p1");
     const nkt_case *gr = nkt_find(CASES, NKT_COUNT(CASES), "conv2d groups 2");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+    /* out [1,4,4,5], 3x3 taps over 2 channels: 80 * 18; groups 2 of 4 channels,
+     * out [1,6,6,6]: 216 * 3*3*2; depthwise out [1,4,4,6]: 96 * 9 */
+    NKT_CHECK(nkt_macs(c) == 1440, "conv2d macs %llu", (unsigned long long)nkt_macs(c));
+    NKT_CHECK(nkt_macs(gr) == 3888, "grouped conv2d macs %llu", (unsigned long long)nkt_macs(gr));
+    NKT_CHECK(nkt_macs(d) == 864, "depthwise macs %llu", (unsigned long long)nkt_macs(d));
+    NKT_CHECK(nkt_workspace(c) == 0 && nkt_workspace(d) == 0, "conv workspace");
 
     nkt_expect_reject(c, out_h_wrong, NK_ERR_SHAPE,
                       "conv2d: output dims [1,3,4,5] do not match input [1,7,7,2] with kernel "
@@ -58,6 +66,10 @@ int main(void) {
                       "conv2d kernel too big");
     nkt_expect_reject(c, bias_wrong, NK_ERR_SHAPE, "bias [4] does not match 5",
                       "conv2d bias");
+    nkt_expect_reject(c, stride_huge, NK_ERR_UNSUPPORTED, "stride_w 1073741824 is out of range",
+                      "conv2d stride 2^30");
+    nkt_expect_reject(c, dilation_huge, NK_ERR_UNSUPPORTED, "dilation_h 2147483647 is out of range",
+                      "conv2d dilation INT_MAX");
     nkt_expect_reject(c, ten_params, NK_ERR_FORMAT, "has 10 parameter words, expected 11",
                       "conv2d params");
 

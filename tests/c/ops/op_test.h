@@ -231,6 +231,18 @@ static inline void nkt_expect_reject(const nkt_case *c, void (*mutate)(nkt_graph
               "%s: message \"%s\" lacks \"%s\"", what, err.message, needle);
 }
 
+/* The op's MAC count and workspace for a case (for hand-computed checks). */
+static inline uint64_t nkt_macs(const nkt_case *c) {
+    nkt_graph g;
+    nkt_graph_from_case(&g, c);
+    return nk_op_lookup(c->op, NK_F32)->macs(&g.op, g.t);
+}
+static inline size_t nkt_workspace(const nkt_case *c) {
+    nkt_graph g;
+    nkt_graph_from_case(&g, c);
+    return nk_op_lookup(c->op, NK_F32)->workspace_size(&g.op, g.t);
+}
+
 /* Param word helpers for mutations. */
 static inline void nkt_set_i32(nkt_graph *g, uint32_t k, int32_t v) {
     memcpy(&g->params[k], &v, 4);

@@ -27,6 +27,10 @@ int main(void) {
         nkt_find(CASES, NKT_COUNT(CASES), "avg_pool 3x3 s1 p1 count_include_pad=0");
     const nkt_case *gp = nkt_find(CASES, NKT_COUNT(CASES), "global_avg_pool (1, 4, 4, 3)");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+    /* max pool out [2,4,4,2] * 3x3; avg pool out [1,5,5,2] * 3x3; gap reads 48 */
+    NKT_CHECK(nkt_macs(mp) == 576, "max_pool macs %llu", (unsigned long long)nkt_macs(mp));
+    NKT_CHECK(nkt_macs(ap) == 450, "avg_pool macs %llu", (unsigned long long)nkt_macs(ap));
+    NKT_CHECK(nkt_macs(gp) == 48, "gap macs %llu", (unsigned long long)nkt_macs(gp));
 
     nkt_expect_reject(mp, out_w_wrong, NK_ERR_SHAPE,
                       "max_pool2d: output dims [2,4,3,2] do not match input [2,7,7,2] with "

@@ -12,6 +12,7 @@ static void cat_other_dim(nkt_graph *g) { g->t[1].dims[1] = 4; }
 static void cat_axis_big(nkt_graph *g) { nkt_set_i32(g, 0, 4); }
 static void cat_axis_neg(nkt_graph *g) { nkt_set_i32(g, 0, -1); }
 static void cat_rank(nkt_graph *g) { g->t[2].rank = 3; }
+static void cat_absent(nkt_graph *g) { g->in_ids[2] = NK_NONE; }
 /* reshape fixture [1,2,3,4] -> [1,24] */
 static void rs_elems(nkt_graph *g) {
     g->t[1].dims[1] = 23;
@@ -55,6 +56,7 @@ int main(void) {
                       "concat axis 4");
     nkt_expect_reject(cat, cat_axis_neg, NK_ERR_UNSUPPORTED, "axis -1", "concat axis -1");
     nkt_expect_reject(cat, cat_rank, NK_ERR_SHAPE, "input 2", "concat rank");
+    nkt_expect_reject(cat, cat_absent, NK_ERR_FORMAT, "required input 2", "concat absent input");
     nkt_expect_reject(rs, rs_elems, NK_ERR_SHAPE,
                       "reshape: output dims [1,23] hold 23 elements, input [1,2,3,4] holds 24",
                       "reshape elements");
