@@ -271,6 +271,19 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, stdout, "commands:")
 }
 
+func TestBench(t *testing.T) {
+	code, stdout, stderr := cli(t, "bench", model("mlp.nk"), "--n", "10", "--time", "10s")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^runs\s+10 in `, stdout)
+	assert.Regexp(t, `(?m)^compute\s+[0-9.]+ GMAC/s`, stdout)
+	code, _, stderr = cli(t, "bench", model("mlp.nk"), "--n", "3")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--n must be >= 10")
+	code, _, stderr = cli(t, "bench", model("cnn.nk"), "--arena", "2K", "--n", "10")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "arena overflow")
+}
+
 func TestParseInterspersed(t *testing.T) {
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(&bytes.Buffer{})
