@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/nkfile"
 	nkrt "github.com/netkit/netkit/internal/runtime"
 )
 
@@ -213,7 +214,7 @@ func testExpected(t *testing.T, b Binding) {
 			raw := func(ins, outs [][]float32) error {
 				rin, rout := make([][]byte, len(ins)), make([][]byte, len(outs))
 				for i := range ins {
-					rin[i] = f32Bytes(ins[i])
+					rin[i] = nkfile.F32Bytes(ins[i])
 				}
 				for o := range outs {
 					rout[o] = make([]byte, 4*len(outs[o]))
@@ -222,7 +223,7 @@ func testExpected(t *testing.T, b Binding) {
 					return err
 				}
 				for o := range outs {
-					copy(outs[o], bytesF32(rout[o]))
+					copy(outs[o], nkfile.BytesF32(rout[o]))
 				}
 				return nil
 			}
@@ -426,7 +427,7 @@ func testClosed(t *testing.T, b Binding) {
 	_, err = m.Predict(in)
 	assert.ErrorIs(t, err, nkrt.ErrClosed)
 	assert.ErrorIs(t, m.RunMulti([][]float32{in}, [][]float32{out}), nkrt.ErrClosed)
-	assert.ErrorIs(t, m.RunRaw([][]byte{f32Bytes(in)}, [][]byte{make([]byte, 4*len(out))}), nkrt.ErrClosed)
+	assert.ErrorIs(t, m.RunRaw([][]byte{nkfile.F32Bytes(in)}, [][]byte{make([]byte, 4*len(out))}), nkrt.ErrClosed)
 	_, err = m.NewSession()
 	assert.ErrorIs(t, err, nkrt.ErrClosed)
 	_, ok := m.Meta("labels")
@@ -562,21 +563,4 @@ func variants(in []float32, n int) [][]float32 {
 		out[k] = v
 	}
 	return out
-}
-
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		u := math.Float32bits(f)
-		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-	}
-	return b
-}
-
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24)
-	}
-	return v
 }
