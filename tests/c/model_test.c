@@ -294,6 +294,7 @@ static void test_errors(void) {
     free(bad);
 
     /* arena overflow: what, how big, how much free */
+    nk_arena_free_heap(&arena);
     nk_arena_init(&arena, small, sizeof small);
     NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_ERR_ARENA_OVERFLOW, "overflow");
     NKT_CHECK(strncmp(err.message, "arena overflow: ", 16) == 0 && strstr(err.message, " B free") != NULL,
