@@ -10,6 +10,9 @@ Writes to testdata/fashion/:
   labels.npy                           their true labels (int64)
   <model>_logits.npy                   PyTorch logits of each model [100,10]
   accuracy.txt                         test-set accuracy of each model
+  labels.txt                           the class names, one a line
+The .nk files next to them are made from these by
+  netkit convert testdata/fashion/NAME.onnx --labels testdata/fashion/labels.txt
 The Go tests read only these files, so they never need torch.
 """
 import gzip
@@ -131,6 +134,8 @@ def main():
     ref_x, ref_y = xte[:100], yte[:100]
     np.save(os.path.join(OUT, "input.npy"), ref_x.numpy().astype(np.float32))
     np.save(os.path.join(OUT, "labels.npy"), ref_y.numpy())
+    with open(os.path.join(OUT, "labels.txt"), "w") as f:
+        f.write("\n".join(LABELS) + "\n")
     lines = []
     # cnn_bn keeps its BatchNormalization nodes so the importer must fold them itself.
     for name, model, fold in (("mlp", MLP(), True), ("cnn_bn", CNNBN(), False),
