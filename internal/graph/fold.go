@@ -16,6 +16,7 @@ var foldable = map[string]bool{
 	"Reciprocal": true, "Relu": true, "Sigmoid": true, "Tanh": true, "Erf": true, "Exp": true,
 	"Transpose": true, "Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
 	"Concat": true, "Gather": true, "Cast": true, "Identity": true, "Dropout": true,
+	"ConstantOfShape": true, "Slice": true,
 }
 
 // broadcastShape is numpy broadcasting of two shapes.
@@ -252,6 +253,33 @@ func (g *Graph) fold(n *Node) ([]*Tensor, error) {
 			}
 		}
 		return one(out)
+	case "ConstantOfShape":
+		dims := ints(in[0])
+		shape := make([]int, len(dims))
+		for i, d := range dims {
+			if d < 0 || d > 1<<24 {
+				return nil, fmt.Errorf("ConstantOfShape dims %v", dims)
+			}
+			shape[i] = int(d)
+		}
+		if exceeds(shape, 1<<24) {
+			return nil, fmt.Errorf("ConstantOfShape of %v is too large", shape)
+		}
+		out := &Tensor{Shape: shape, Const: true}
+		val := &Tensor{Shape: []int{1}, F: []float32{0}}
+		if a := s.attr("value"); a != nil && a.T != nil {
+			v, err := tensorFromONNX("value", a.T)
+			if err != nil || v.Elems() != 1 {
+				return nil, fmt.Errorf("ConstantOfShape value must be one number")
+			}
+			val = v
+		}
+		idx := make([]int, prod(shape))
+		out = gatherData(val, idx)
+		out.Shape = shape
+		return one(out)
+	case "Slice":
+		return g.foldSlice(n)
 	case "Gather":
 		x, idx := in[0], in[1]
 		axis, err := normAxis(s.int("axis", 0), len(x.Shape))
@@ -430,4 +458,109 @@ func concatShape(n *Node) ([]int, int, error) {
 		shape[axis] += t.Shape[axis]
 	}
 	return shape, axis, nil
+}
+
+// foldSlice evaluates Slice (opset 10+: starts, ends, axes, steps inputs;
+// before: attributes) on a constant.
+func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
+	x := n.In[0]
+	r := len(x.Shape)
+	var starts, ends, axes, steps []int64
+	if n.src.opset >= 10 {
+		if len(n.In) < 3 {
+			return nil, fmt.Errorf("Slice needs starts and ends")
+		}
+		starts, ends = ints(n.In[1]), ints(n.In[2])
+		if len(n.In) > 3 && n.In[3] != nil {
+			axes = ints(n.In[3])
+		}
+		if len(n.In) > 4 && n.In[4] != nil {
+			steps = ints(n.In[4])
+		}
+	} else {
+		for _, v := range n.src.ints("starts", nil) {
+			starts = append(starts, int64(v))
+		}
+		for _, v := range n.src.ints("ends", nil) {
+			ends = append(ends, int64(v))
+		}
+		for _, v := range n.src.ints("axes", nil) {
+			axes = append(axes, int64(v))
+		}
+	}
+	if len(ends) != len(starts) || (axes != nil && len(axes) != len(starts)) || (steps != nil && len(steps) != len(starts)) {
+		return nil, fmt.Errorf("Slice inputs disagree in length")
+	}
+	begin, step, count := make([]int, r), make([]int, r), slices.Clone(x.Shape)
+	for k := range step {
+		step[k] = 1
+	}
+	for i := range starts {
+		axis := i
+		if axes != nil {
+			a, err := normAxis(int(axes[i]), r)
+			if err != nil {
+				return nil, err
+			}
+			axis = a
+		}
+		st := int64(1)
+		if steps != nil {
+			st = steps[i]
+		}
+		if st == 0 {
+			return nil, fmt.Errorf("Slice step 0")
+		}
+		dim := int64(x.Shape[axis])
+		clampIdx := func(v, lo, hi int64) int64 {
+			if v < 0 {
+				v += dim
+			}
+			return min(max(v, lo), hi)
+		}
+		var b, e int64
+		if st > 0 {
+			b, e = clampIdx(starts[i], 0, dim), clampIdx(ends[i], 0, dim)
+		} else {
+			b, e = clampIdx(starts[i], -1, dim-1), clampIdx(ends[i], -1, dim-1)
+			if ends[i] < -dim { // "to the very beginning"
+				e = -1
+			}
+		}
+		c := int64(0)
+		if st > 0 && e > b {
+			c = (e - b + st - 1) / st
+		} else if st < 0 && b > e {
+			c = (b - e - st - 1) / -st
+		}
+		begin[axis], step[axis], count[axis] = int(b), int(st), int(c)
+	}
+	if prod(count) == 0 {
+		return nil, fmt.Errorf("Slice gives an empty tensor")
+	}
+	strides := make([]int, r)
+	sz := 1
+	for k := r - 1; k >= 0; k-- {
+		strides[k] = sz
+		sz *= x.Shape[k]
+	}
+	pick := make([]int, 0, prod(count))
+	pos := make([]int, r)
+	for range prod(count) {
+		off := 0
+		for k := range r {
+			off += (begin[k] + pos[k]*step[k]) * strides[k]
+		}
+		pick = append(pick, off)
+		for k := r - 1; k >= 0; k-- {
+			pos[k]++
+			if pos[k] < count[k] {
+				break
+			}
+			pos[k] = 0
+		}
+	}
+	out := gatherData(x, pick)
+	out.Shape = count
+	return []*Tensor{out}, nil
 }

@@ -208,3 +208,32 @@ func TestTransposeData(t *testing.T) {
 	// NCHW [1,2,1,2] -> NHWC
 	assert.Equal(t, []int{1, 3, 2, 4}, transposeData([]int{1, 2, 3, 4}, []int{1, 2, 1, 2}, nhwc))
 }
+
+// Slice and ConstantOfShape fold on constants (PyTorch's F.pad exports a
+// subgraph of them that computes the pads).
+func TestFoldSliceAndConstantOfShape(t *testing.T) {
+	g := &Graph{}
+	data := &Tensor{Shape: []int{6}, Const: true, Int: true, I: []int64{0, 1, 2, 3, 4, 5}}
+	ic := func(v ...int64) *Tensor { return &Tensor{Shape: []int{len(v)}, Const: true, Int: true, I: v} }
+	src := &srcNode{n: &onnx.Node{OpType: "Slice"}, opset: 13}
+	cases := []struct {
+		starts, ends, steps int64
+		want                []int64
+	}{
+		{-1, math.MinInt64, -2, []int64{5, 3, 1}},
+		{1, 100, 2, []int64{1, 3, 5}},
+		{-3, -1, 1, []int64{3, 4}},
+		{4, 0, -1, []int64{4, 3, 2, 1}},
+	}
+	for _, c := range cases {
+		out, err := g.fold(&Node{Op: "Slice", In: []*Tensor{data, ic(c.starts), ic(c.ends), ic(0), ic(c.steps)}, src: src})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, out[0].I, "slice %d:%d:%d", c.starts, c.ends, c.steps)
+	}
+	cs := &srcNode{n: &onnx.Node{OpType: "ConstantOfShape", Attrs: []*onnx.Attribute{
+		{Name: "value", Type: onnx.AttrTensor, T: &onnx.Tensor{DataType: onnx.Int64, Dims: []int64{1}, Int64Data: []int64{7}}}}}, opset: 13}
+	out, err := g.fold(&Node{Op: "ConstantOfShape", In: []*Tensor{ic(2, 2)}, src: cs})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 2}, out[0].Shape)
+	assert.Equal(t, []int64{7, 7, 7, 7}, out[0].I)
+}

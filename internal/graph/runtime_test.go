@@ -135,6 +135,38 @@ func TestFashionMNIST(t *testing.T) {
 	}
 }
 
+// An untrained 3-channel model built to stress the layout pass (see
+// testdata/gen/fashion_mnist.py, LayoutMix) gives PyTorch's two outputs.
+func TestLayoutMix(t *testing.T) {
+	dir := "../../testdata/fashion"
+	m, err := onnx.ReadFile(filepath.Join(dir, "layout_mix.onnx"))
+	require.NoError(t, err)
+	b, g, err := convert(t, m, graph.Options{})
+	require.NoError(t, err)
+	assert.Positive(t, g.Stats.FoldedConstants, "PyTorch's pad-computing subgraph is folded")
+	in, _ := readNpy(t, filepath.Join(dir, "layout_mix_input.npy"))
+	probs, pshape := readNpy(t, filepath.Join(dir, "layout_mix_probs.npy"))
+	logits, _ := readNpy(t, filepath.Join(dir, "layout_mix_logits.npy"))
+	for _, l := range loaders(t) {
+		t.Run(l.name, func(t *testing.T) {
+			model, err := l.load(b)
+			require.NoError(t, err)
+			defer model.Close()
+			outs := model.Outputs()
+			require.Len(t, outs, 2)
+			assert.Equal(t, pshape, outs[0].Shape)
+			assert.Equal(t, nk.LayoutNCHW, outs[0].Layout)
+			got := [][]float32{make([]float32, len(probs)), make([]float32, len(logits))}
+			require.NoError(t, model.RunMulti([][]float32{in}, got))
+			for o, want := range [][]float32{probs, logits} {
+				for i := range want {
+					require.InDelta(t, want[i], got[o][i], 1e-5+1e-4*math.Abs(float64(want[i])), "output %d element %d", o, i)
+				}
+			}
+		})
+	}
+}
+
 const onnxTestData = "/usr/share/libonnx-testdata/data"
 
 // conformancePrefixes selects ONNX node tests of the supported ops.

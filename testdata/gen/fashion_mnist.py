@@ -11,6 +11,9 @@ Writes to testdata/fashion/:
   <model>_logits.npy                   PyTorch logits of each model [100,10]
   accuracy.txt                         test-set accuracy of each model
   labels.txt                           the class names, one a line
+  layout_mix.onnx (+ _input, _probs, _logits .npy)
+                                       an untrained 3-channel model for the
+                                       layout pass, with PyTorch's outputs
 The .nk files next to them are made from these by
   netkit convert testdata/fashion/NAME.onnx --labels testdata/fashion/labels.txt
 The Go tests read only these files, so they never need torch.
@@ -96,6 +99,61 @@ class CNNDW(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class LayoutMix(nn.Module):
+    """Untrained: exercises the importer's NCHW->NHWC handling on 3 channels.
+
+    Input normalization (Sub/Div by per-channel constants), a channel Concat
+    of two conv branches, a Pad, a BatchNorm that cannot fold (it follows an
+    Add), a broadcast Mul by a [C,1,1] constant, pools with ceil_mode and
+    count_include_pad, Softmax over channels, a Transpose, and two outputs:
+    a rank-4 one (returned NCHW) and logits through Flatten + MatMul + Add.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 4, 3, padding=1)
+        self.b = nn.Conv2d(3, 4, 1, stride=1, bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.scale = nn.Parameter(torch.randn(8, 1, 1))
+        self.w = nn.Parameter(torch.randn(8 * 4 * 3, 5) * 0.1)
+        self.bias = nn.Parameter(torch.randn(5))
+        self.register_buffer("mean", torch.tensor([0.5, 0.4, 0.3]).view(3, 1, 1))
+        self.register_buffer("std", torch.tensor([0.2, 0.25, 0.3]).view(3, 1, 1))
+
+    def forward(self, x):
+        x = (x - self.mean) / self.std
+        y = torch.cat([torch.relu(self.a(x)), nn.functional.leaky_relu(self.b(x), 0.2)], dim=1)
+        y = nn.functional.pad(y, (1, 0, 2, 1), mode="constant", value=0.5)
+        y = self.bn(y + 1.0) * self.scale
+        y = nn.functional.max_pool2d(y, 3, stride=2, ceil_mode=True)
+        y = nn.functional.avg_pool2d(y, 2, stride=1, padding=1, count_include_pad=True)
+        probs = torch.softmax(y, dim=1)
+        z = torch.sigmoid(y).transpose(2, 3)                 # [1, 8, W, H]
+        z = nn.functional.avg_pool2d(torch.tanh(z), 2)           # [1, 8, 3, 4]
+        logits = torch.clamp(torch.flatten(z, 1) @ self.w + self.bias, -1.0, 1.0)
+        return probs, logits
+
+
+def export_layout_mix():
+    torch.manual_seed(1)
+    model = LayoutMix()
+    with torch.no_grad():  # give the BatchNorm statistics that are not the identity
+        model.bn.running_mean.uniform_(-0.5, 0.5)
+        model.bn.running_var.uniform_(0.5, 2.0)
+        model.bn.weight.uniform_(0.5, 1.5)
+        model.bn.bias.uniform_(-0.5, 0.5)
+    model.eval()
+    x = torch.rand(1, 3, 12, 10)
+    with torch.no_grad():
+        probs, logits = model(x)
+    np.save(os.path.join(OUT, "layout_mix_input.npy"), x.numpy())
+    np.save(os.path.join(OUT, "layout_mix_probs.npy"), probs.numpy())
+    np.save(os.path.join(OUT, "layout_mix_logits.npy"), logits.numpy())
+    torch.onnx.export(model, x, os.path.join(OUT, "layout_mix.onnx"), opset_version=13,
+                      input_names=["image"], output_names=["probs", "logits"],
+                      do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
+
+
 def train(model, xs, ys, seconds):
     opt = torch.optim.Adam(model.parameters(), lr=2e-3)
     loss_fn = nn.CrossEntropyLoss()
@@ -127,8 +185,11 @@ def accuracy(model, xs, ys):
 
 def main():
     torch.set_num_threads(2)
-    torch.manual_seed(0)
     os.makedirs(OUT, exist_ok=True)
+    export_layout_mix()
+    if os.environ.get("ONLY_LAYOUT_MIX"):
+        return
+    torch.manual_seed(0)
     xtr, ytr = load("train")
     xte, yte = load("t10k")
     ref_x, ref_y = xte[:100], yte[:100]
