@@ -18,7 +18,7 @@ static size_t good_len;
 static uint8_t *section(uint8_t *img, uint32_t kind, uint32_t *size) {
     uint32_t off, sz;
     if (!nkt_find_section(img, good_len, kind, &off, &sz)) {
-        fprintf(stderr, "test image lacks section %u\n", kind);
+        fprintf(stderr, "test image lacks section %u\n", (unsigned)kind);
         exit(1);
     }
     if (size) *size = sz;
