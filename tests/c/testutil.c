@@ -170,23 +170,6 @@ const char *nkt_basename(const char *path) {
     return s ? s + 1 : path;
 }
 
-void nkt_fill_inputs(nk_model_t *m, nkt_rng *r) {
-    int32_t n = nk_model_num_inputs(m);
-    for (int32_t i = 0; i < n; i++) {
-        nk_tensor_t t;
-        if (nk_model_input(m, i, &t) != NK_OK || !t.data) continue;
-        uint8_t *p = (uint8_t *)t.data;
-        if (t.dtype == NK_F32) {
-            for (uint64_t k = 0; k + 4 <= t.bytes; k += 4) {
-                float v = (float)((double)nkt_rand_below(r, 2001) / 1000.0 - 1.0);
-                memcpy(p + k, &v, 4);
-            }
-        } else {
-            for (uint64_t k = 0; k < t.bytes; k++) p[k] = (uint8_t)nkt_rand(r);
-        }
-    }
-}
-
 int nkt_error_ok(const nk_error_t *err, nk_status s) {
     if (err->status != (int32_t)s) return 0;
     if (memchr(err->message, '\0', sizeof err->message) == NULL) return 0;

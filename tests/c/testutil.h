@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "netkit.h"
 
@@ -82,8 +83,26 @@ void nkt_free_models(char **paths, int n);
 const char *nkt_basename(const char *path);
 
 /* Writes deterministic, finite values into every graph input of the
- * model's default context (f32 in [-1, 1], integers over their range). */
-void nkt_fill_inputs(nk_model_t *m, nkt_rng *r);
+ * model's default context (f32 in [-1, 1], integers over their range).
+ * Inline, so tests that link only parts of the core (arena_test_debug) do
+ * not pull in the model API through testutil.o. */
+static inline void nkt_fill_inputs(nk_model_t *m, nkt_rng *r) {
+    int32_t n = nk_model_num_inputs(m);
+    for (int32_t i = 0; i < n; i++) {
+        nk_tensor_t t;
+        if (nk_model_input(m, i, &t) != NK_OK || !t.data) continue;
+        uint8_t *p = (uint8_t *)t.data;
+        for (uint64_t k = 0; k < t.bytes; k++) {
+            if (t.dtype == NK_F32 && k + 4 <= t.bytes) {
+                float v = (float)((double)nkt_rand_below(r, 2001) / 1000.0 - 1.0);
+                memcpy(p + k, &v, 4);
+                k += 3;
+            } else {
+                p[k] = (uint8_t)nkt_rand(r);
+            }
+        }
+    }
+}
 
 /* 1 when err is a well-formed failure report for status s: same status, a
  * NUL-terminated, non-empty message. */
