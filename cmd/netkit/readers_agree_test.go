@@ -35,14 +35,7 @@ func TestReadersAgree(t *testing.T) {
 				b := append([]byte(nil), img...)
 				b[i] ^= x
 				binary.LittleEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[12:]))
-				m, goErr := nkfile.Decode(b)
-				if goErr == nil {
-					goErr = m.CheckShapes()
-				}
-				cm, cErr := nk.LoadBytes(b)
-				if cErr == nil {
-					cm.Close()
-				}
+				goErr, cErr := readBoth(b)
 				if (goErr == nil) != (cErr == nil) {
 					disagree++
 					if disagree <= 5 {
@@ -55,4 +48,38 @@ func TestReadersAgree(t *testing.T) {
 			t.Errorf("%s: %d disagreements in all", name, disagree)
 		}
 	}
+}
+
+// readBoth loads b with the Go reader (plus its shape check) and the C core.
+func readBoth(b []byte) (goErr, cErr error) {
+	m, goErr := nkfile.Decode(b)
+	if goErr == nil {
+		goErr = m.CheckShapes()
+	}
+	cm, cErr := nk.LoadBytes(b)
+	if cErr == nil {
+		cErr = cm.Close()
+	}
+	return goErr, cErr
+}
+
+// FuzzReadersAgree: the Go and C readers accept the same images. Inputs
+// are tried with the checksum repaired so mutations reach the structure.
+func FuzzReadersAgree(f *testing.F) {
+	for _, name := range []string{"tiny_relu", "mlp", "branch", "cnn"} {
+		img, err := os.ReadFile(model(name + ".nk"))
+		require.NoError(f, err)
+		f.Add(img)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) >= 32 {
+			if size := binary.LittleEndian.Uint32(b[12:]); size >= 12 && uint64(size) <= uint64(len(b)) {
+				binary.LittleEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[12:size]))
+			}
+		}
+		goErr, cErr := readBoth(b)
+		if (goErr == nil) != (cErr == nil) {
+			t.Fatalf("Go says %v, C says %v", goErr, cErr)
+		}
+	})
 }
