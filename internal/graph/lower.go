@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/onnx"
 )
 
 // allowedAttrs lists, per supported ONNX op, the attributes the importer
@@ -201,8 +202,14 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 	}
 	switch n.Op {
 	case "Conv":
+		if len(x.Shape) == 3 {
+			return g.lift1D(n, g.lowerConv)
+		}
 		return g.lowerConv(n)
 	case "MaxPool", "AveragePool":
+		if len(x.Shape) == 3 {
+			return g.lift1D(n, g.lowerPool)
+		}
 		return g.lowerPool(n)
 	case "Gemm", "MatMul":
 		return g.lowerDense(n)
@@ -436,7 +443,7 @@ func (g *Graph) lowerConv(n *Node) ([]*Node, error) {
 		b = n.In[2]
 	}
 	if len(x.Shape) != 4 {
-		return nil, fmt.Errorf("only 2-D convolution is supported (input %v is not rank 4)", x.Shape)
+		return nil, fmt.Errorf("only 1-D and 2-D convolution are supported (input %v)", x.Shape)
 	}
 	if w == nil || !w.Const || len(w.Shape) != 4 {
 		return nil, fmt.Errorf("weights (input 1) must be a rank-4 constant")
@@ -487,7 +494,7 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	s := n.src
 	x := n.In[0]
 	if len(x.Shape) != 4 {
-		return nil, fmt.Errorf("only 2-D pooling is supported (input %v is not rank 4)", x.Shape)
+		return nil, fmt.Errorf("only 1-D and 2-D pooling are supported (input %v)", x.Shape)
 	}
 	kernel := s.ints("kernel_shape", nil)
 	if err := positive("kernel_shape", kernel, 2); err != nil {
@@ -694,4 +701,46 @@ func (g *Graph) lowerPad(n *Node) ([]*Node, error) {
 	}
 	n.Out[0].Shape = shape
 	return []*Node{{Op: n.Op, Kind: nkfile.OpPad, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Pads: pads, Mode: m, Floats: []float32{value}}}, nil
+}
+
+// lift1D runs a 1-D Conv or pool ([N, C, L]) as the 2-D op on [N, C, 1, L]:
+// the spatial attributes gain a leading unit entry and reshapes go around it.
+func (g *Graph) lift1D(n *Node, lower func(*Node) ([]*Node, error)) ([]*Node, error) {
+	x, out := n.In[0], n.Out[0]
+	var attrs []*onnx.Attribute
+	for _, a := range n.src.n.Attrs {
+		b := *a
+		switch a.Name {
+		case "strides", "dilations", "kernel_shape":
+			if len(a.Ints) != 1 {
+				return nil, fmt.Errorf("attribute %s=%v, want 1 value", a.Name, a.Ints)
+			}
+			b.Ints = []int64{1, a.Ints[0]}
+		case "pads":
+			if len(a.Ints) != 2 {
+				return nil, fmt.Errorf("attribute pads=%v, want 2 values", a.Ints)
+			}
+			b.Ints = []int64{0, a.Ints[0], 0, a.Ints[1]}
+		}
+		attrs = append(attrs, &b)
+	}
+	src := &srcNode{n: &onnx.Node{OpType: n.src.n.OpType, Name: n.Name, Attrs: attrs}, opset: n.src.opset}
+	x4 := &Tensor{Name: x.Name + "_2d", Shape: []int{x.Shape[0], x.Shape[1], 1, x.Shape[2]}}
+	in := []*Tensor{x4}
+	if n.Op == "Conv" {
+		w := n.In[1]
+		if !w.Const || len(w.Shape) != 3 {
+			return nil, fmt.Errorf("weights (input 1) must be a rank-3 constant")
+		}
+		in = append(in, &Tensor{Name: w.Name, Shape: []int{w.Shape[0], w.Shape[1], 1, w.Shape[2]}, Const: true, F: floats(w)})
+		in = append(in, n.In[2:]...)
+	}
+	out4 := &Tensor{Name: out.Name + "_2d"}
+	nodes, err := lower(&Node{Op: n.Op, Name: n.Name, In: in, Out: []*Tensor{out4}, src: src})
+	if err != nil {
+		return nil, err
+	}
+	out.Shape = []int{out4.Shape[0], out4.Shape[1], out4.Shape[3]}
+	nodes = append([]*Node{{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/to2d", In: []*Tensor{x}, Out: []*Tensor{x4}}}, nodes...)
+	return append(nodes, &Node{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/to1d", In: []*Tensor{out4}, Out: []*Tensor{out}}), nil
 }
