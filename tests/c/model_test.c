@@ -131,6 +131,64 @@ static void test_outputs(const char *name) {
     free(orig);
 }
 
+static uint8_t *op_record(uint8_t *img, size_t len, uint32_t k);
+
+/* Runs sample 0 of cnn through `img`; returns the folded-BN count. */
+static uint32_t cnn_run(uint8_t *img, size_t len, float *out, const char *what) {
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    npy_file in;
+    uint32_t folded = 0;
+    npy_load(NK_MODELS_DIR "/cnn.input.npy", &in);
+    nkt_fix_crc(img, len);
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s: %s", what, err.message);
+    if (m != NULL) {
+        folded = m->stats.folded_bn;
+        NKT_CHECK(nk_model_run(m, in.a.data, 16u * 16u * 3u * 4u, out, 40, &err) == NK_OK, "%s: %s", what,
+                  err.message);
+    }
+    nk_arena_free_heap(&arena);
+    free(in.bytes);
+    return folded;
+}
+
+/* Folding against the batch-norm kernel: a finite act_max of 3e38 on the dw
+ * conv changes no value but forbids folding, so the BN op runs. Both must
+ * agree, with the dw bias and without it (then beta becomes the bias). */
+static void test_bn_fold_vs_kernel(void) {
+    size_t len;
+    uint8_t *img = model_bytes("cnn", &len);
+    float folded[10], kernel[10];
+    uint32_t k, i;
+    int bias;
+    for (k = 0; k < 12 && op_record(img, len, k)[0] != 3; k++) {}
+    for (bias = 1; bias >= 0; bias--) {
+        uint8_t *a = nkt_dup_aligned(img, len), *b = nkt_dup_aligned(img, len);
+        uint8_t *ra = op_record(a, len, k), *rb = op_record(b, len, k);
+        float big = 3e38f;
+        uint32_t bits;
+        if (!bias) {
+            nkt_wr32(ra + 12 + 8, 0xFFFFFFFFu);
+            nkt_wr32(rb + 12 + 8, 0xFFFFFFFFu);
+        }
+        memcpy(&bits, &big, 4);
+        nkt_wr32(rb + 12 + 4u * ((uint32_t)rb[2] + rb[3]) + 4u * 10u, bits);
+        NKT_CHECK(cnn_run(a, len, folded, "fold") == 1, "dw -> bn folds (bias %d)", bias);
+        NKT_CHECK(cnn_run(b, len, kernel, "kernel") == 0, "finite act_max keeps the BN op");
+        for (i = 0; i < 10; i++)
+            NKT_CHECK(folded[i] - kernel[i] <= 1e-5f * kernel[i] && kernel[i] - folded[i] <= 1e-5f * kernel[i],
+                      "bias %d: folded %g vs BN kernel %g at %u", bias, (double)folded[i],
+                      (double)kernel[i], i);
+        if (getenv("NK_TEST_VERBOSE"))
+            for (i = 0; i < 10; i++) fprintf(stderr, "bias %d [%u] %.9g %.9g\n", bias, i, (double)folded[i], (double)kernel[i]);
+        free(a);
+        free(b);
+    }
+    free(img);
+}
+
 /* cnn.nk keeps dw -> bn unfolded: the loader folds it (arena copy for a
  * buffer, in the private image for a file) and the outputs above matched
  * PyTorch's unfolded graph. */
@@ -349,6 +407,7 @@ int main(void) {
     test_outputs("cnn");
     test_outputs("tiny_relu");
     test_bn_folding();
+    test_bn_fold_vs_kernel();
     test_branch_contexts();
     test_errors();
     test_meta_version();
