@@ -92,26 +92,28 @@ static uint64_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *lis
     return cand + w->size[x];
 }
 
+/* One block for all scratch arrays (64-bit ones first, so every array is
+ * naturally aligned): one allocation keeps the arena's high water low. */
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
-    size_t n = w->n, n32 = n * sizeof(uint32_t), n64 = n * sizeof(uint64_t);
-    size_t steps = ((size_t)n_ops + 2u) * sizeof(int64_t);
-    if (n > (size_t)-1 / 16u / sizeof(uint64_t) || (size_t)n_ops + 2u > (size_t)-1 / 16u)
-        return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "arena overflow: planner scratch size overflows");
-#define NK_PLAN_TAKE(field, type, bytes)                                                     \
-    if ((w->field = (type *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err)) == NULL) \
-        return NK_ERR_ARENA_OVERFLOW;
-    NK_PLAN_TAKE(first, uint32_t, n32)
-    NK_PLAN_TAKE(last, uint32_t, n32)
-    NK_PLAN_TAKE(root, uint32_t, n32)
-    NK_PLAN_TAKE(order, uint32_t, n32)
-    NK_PLAN_TAKE(list, uint32_t, n32)
-    NK_PLAN_TAKE(list2, uint32_t, n32)
-    NK_PLAN_TAKE(side, uint8_t, n)
-    NK_PLAN_TAKE(size, uint64_t, n64)
-    NK_PLAN_TAKE(off_greedy, uint64_t, n64)
-    NK_PLAN_TAKE(off_two, uint64_t, n64)
-    NK_PLAN_TAKE(diff, int64_t, steps)
-#undef NK_PLAN_TAKE
+    size_t n = w->n, steps = (size_t)n_ops + 2u, bytes;
+    uint8_t *p;
+    if (n > (size_t)-1 / 64u || steps > (size_t)-1 / 64u - n)
+        return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
+                       "arena overflow: planner scratch exceeds the address space");
+    bytes = n * (3u * sizeof(uint64_t) + 6u * sizeof(uint32_t) + 1u) + steps * sizeof(int64_t);
+    p = (uint8_t *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err);
+    if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
+    w->size = (uint64_t *)(void *)p;
+    w->off_greedy = w->size + n;
+    w->off_two = w->off_greedy + n;
+    w->diff = (int64_t *)(void *)(w->off_two + n);
+    w->first = (uint32_t *)(void *)(w->diff + steps);
+    w->last = w->first + n;
+    w->root = w->last + n;
+    w->order = w->root + n;
+    w->list = w->order + n;
+    w->list2 = w->list + n;
+    w->side = (uint8_t *)(w->list2 + n);
     return NK_OK;
 }
 
