@@ -136,6 +136,9 @@ func TestRunErrors(t *testing.T) {
 		return p
 	}
 	odd := write("odd.f32", make([]byte, 64*4+4))
+	var nchw bytes.Buffer
+	require.NoError(t, npy.Write(&nchw, npy.FromF32([]int{1, 3, 16, 16}, make([]float32, 768))))
+	nchwFile := write("nchw.npy", nchw.Bytes())
 	var i8 bytes.Buffer
 	require.NoError(t, npy.Write(&i8, &npy.Array{Descr: npy.I8, Shape: []int{64}, Data: make([]byte, 64)}))
 	i8file := write("i8.npy", i8.Bytes())
@@ -153,6 +156,7 @@ func TestRunErrors(t *testing.T) {
 		msg  string
 	}{
 		{"partial input", []string{"run", model("mlp.nk"), "--input", odd}, 1, "not a whole number of [1 64] f32 inputs"},
+		{"layout", []string{"run", model("cnn.nk"), "--input", nchwFile}, 1, "has shape [1 3 16 16], which is not a batch of [1 16 16 3] inputs"},
 		{"dtype", []string{"run", model("mlp.nk"), "--input", i8file}, 1, "holds |i1, the input is f32"},
 		{"missing input file", []string{"run", model("mlp.nk"), "--input", filepath.Join(dir, "nope.npy")}, 1, "no such file"},
 		{"missing model", []string{"run", filepath.Join(dir, "nope.nk")}, 1, "nope.nk"},
@@ -282,6 +286,16 @@ func TestBench(t *testing.T) {
 	code, _, stderr = cli(t, "bench", model("cnn.nk"), "--arena", "2K", "--n", "10")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "arena overflow")
+}
+
+func TestBatchOf(t *testing.T) {
+	assert.True(t, batchOf([]int{3, 1, 64}, []int{1, 64}))
+	assert.True(t, batchOf([]int{3, 64}, []int{1, 64}))
+	assert.True(t, batchOf([]int{64}, []int{1, 64}))
+	assert.True(t, batchOf([]int{2, 16, 16, 3}, []int{1, 16, 16, 3}))
+	assert.False(t, batchOf([]int{1, 3, 16, 16}, []int{1, 16, 16, 3}))
+	assert.False(t, batchOf([]int{64, 3}, []int{1, 64}))
+	assert.False(t, batchOf([]int{32}, []int{1, 64}))
 }
 
 func TestParseInterspersed(t *testing.T) {

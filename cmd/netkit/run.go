@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,10 +27,11 @@ func init() {
 		usage:   "MODEL [--input FILE]... [--output FILE]... [--arena SIZE] [--top K]",
 		help: `Loads MODEL into one arena (sized exactly, or the --arena budget) and runs it.
 
-An input FILE is .npy (by extension; its dtype must be the input's) or raw
-little-endian bytes of the input's dtype (float32 for float models). It may
-hold N whole inputs back to back, N inferred from its size; a size that is
-not a whole number of inputs is an error. Give --input once per model input,
+An input FILE is .npy (by extension) of the input's dtype and shape
+[N, ...input shape] (dims of 1 may be left out), or raw little-endian bytes
+of the input's dtype (float32 for float models). It may hold N whole inputs
+back to back, N inferred from its size; a size that is not a whole number
+of inputs is an error. Give --input once per model input,
 in order. Without --input, one deterministic pseudo-random input is used.
 
 Outputs go to --output files (once per model output, in order), .npy of
@@ -194,6 +196,10 @@ func readBatch(path string, t nk.TensorInfo) ([]byte, int, error) {
 		if want := npyDescr(t.DType); a.Descr != want {
 			return nil, 0, fmt.Errorf("%s holds %s, the input is %s (%s)", path, a.Descr, t.DType, want)
 		}
+		if !batchOf(a.Shape, t.Shape) {
+			return nil, 0, fmt.Errorf("%s has shape %v, which is not a batch of %v inputs (want [N %s])",
+				path, a.Shape, t.Shape, strings.Trim(fmt.Sprint(t.Shape), "[]"))
+		}
 		b, format = a.Data, fmt.Sprintf(".npy of shape %v", a.Shape)
 	}
 	per := t.Bytes()
@@ -202,6 +208,24 @@ func readBatch(path string, t nk.TensorInfo) ([]byte, int, error) {
 			path, format, len(b), t.Shape, t.DType, per)
 	}
 	return b, len(b) / per, nil
+}
+
+// batchOf reports whether an array of shape arr holds whole tensors of
+// shape t along its leading axes. Dims of 1 are ignored on both sides, so
+// [N, 64] feeds a [1, 64] input, while [1, 3, 16, 16] (NCHW) is caught
+// against a [1, 16, 16, 3] (NHWC) input.
+func batchOf(arr, t []int) bool {
+	squeeze := func(s []int) []int {
+		var out []int
+		for _, d := range s {
+			if d != 1 {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	a, c := squeeze(arr), squeeze(t)
+	return len(a) >= len(c) && slices.Equal(a[len(a)-len(c):], c)
 }
 
 func writeBatch(path string, t nk.TensorInfo, n int, data []byte) error {
