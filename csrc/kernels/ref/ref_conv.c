@@ -155,7 +155,54 @@ void nk_ref_depthwise_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RES
                 float *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
                                  (size_t)ox) * (size_t)oc;
                 nk_ref_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                /* Accumulate in the output pixel: contiguous over channels. */
+                if (m == 1) {
+                    /* Four channels in registers across all taps: two loads
+                     * per multiply-add and one store per output. */
+                    for (c = 0; c + 4 <= oc; c += 4) {
+                        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+                        if (bias) {
+                            a0 = bias[c];
+                            a1 = bias[c + 1];
+                            a2 = bias[c + 2];
+                            a3 = bias[c + 3];
+                        }
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const float *xrow =
+                                xb + (size_t)(iy0 + ky * g->dil_h) * row_stride + (size_t)c;
+                            const float *wrow = w + (size_t)ky * (size_t)g->k_w * (size_t)oc +
+                                                (size_t)c;
+                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                                const float *xp =
+                                    xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
+                                const float *wp = wrow + (size_t)kx * (size_t)oc;
+                                a0 += xp[0] * wp[0];
+                                a1 += xp[1] * wp[1];
+                                a2 += xp[2] * wp[2];
+                                a3 += xp[3] * wp[3];
+                            }
+                        }
+                        yp[c] = nk_clampf(a0, g->act_min, g->act_max);
+                        yp[c + 1] = nk_clampf(a1, g->act_min, g->act_max);
+                        yp[c + 2] = nk_clampf(a2, g->act_min, g->act_max);
+                        yp[c + 3] = nk_clampf(a3, g->act_min, g->act_max);
+                    }
+                    for (; c < oc; c++) {
+                        float acc = bias ? bias[c] : 0.0f;
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const float *xrow =
+                                xb + (size_t)(iy0 + ky * g->dil_h) * row_stride + (size_t)c;
+                            const float *wrow = w + (size_t)ky * (size_t)g->k_w * (size_t)oc +
+                                                (size_t)c;
+                            for (kx = kx_lo; kx < kx_hi; kx++)
+                                acc += xrow[(size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c] *
+                                       wrow[(size_t)kx * (size_t)oc];
+                        }
+                        yp[c] = nk_clampf(acc, g->act_min, g->act_max);
+                    }
+                    continue;
+                }
+                /* Multiplier > 1: accumulate in the output pixel, contiguous
+                 * over the multiplier's channels. */
                 for (j = 0; j < oc; j++)
                     yp[j] = bias ? bias[j] : 0.0f;
                 for (ky = ky_lo; ky < ky_hi; ky++) {
@@ -165,17 +212,12 @@ void nk_ref_depthwise_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RES
                     for (kx = kx_lo; kx < kx_hi; kx++) {
                         const float *xp = xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
                         const float *wp = wrow + (size_t)kx * (size_t)oc;
-                        if (m == 1) {
-                            for (c = 0; c < oc; c++)
-                                yp[c] += xp[c] * wp[c];
-                        } else {
-                            for (c = 0; c < g->in_c; c++) {
-                                const float xv = xp[c];
-                                const float *wc = wp + (size_t)c * (size_t)m;
-                                float *yc = yp + (size_t)c * (size_t)m;
-                                for (j = 0; j < m; j++)
-                                    yc[j] += xv * wc[j];
-                            }
+                        for (c = 0; c < g->in_c; c++) {
+                            const float xv = xp[c];
+                            const float *wc = wp + (size_t)c * (size_t)m;
+                            float *yc = yp + (size_t)c * (size_t)m;
+                            for (j = 0; j < m; j++)
+                                yc[j] += xv * wc[j];
                         }
                     }
                 }
