@@ -13,7 +13,7 @@ import (
 // understands; any other attribute refuses the node rather than being ignored.
 var allowedAttrs = map[string][]string{
 	"Conv":               {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"},
-	"Gemm":               {"alpha", "beta", "transA", "transB"},
+	"Gemm":               {"alpha", "beta", "transA", "transB", "broadcast"},
 	"MatMul":             {},
 	"Relu":               {},
 	"LeakyRelu":          {"alpha"},
@@ -35,7 +35,7 @@ var allowedAttrs = map[string][]string{
 	"Squeeze":            {"axes"},
 	"Unsqueeze":          {"axes"},
 	"Concat":             {"axis"},
-	"Pad":                {"mode"},
+	"Pad":                {"mode", "pads", "value"},
 	"Transpose":          {"perm"},
 }
 
@@ -140,7 +140,7 @@ func (g *Graph) lowerNodes() error {
 // minInputs is the number of leading inputs an op cannot do without.
 func minInputs(op string) int {
 	switch op {
-	case "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Pad", "Gather":
+	case "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Gather":
 		return 2
 	case "BatchNormalization":
 		return 5
@@ -571,6 +571,9 @@ func (g *Graph) lowerDense(n *Node) ([]*Node, error) {
 	alpha := float32(1)
 	transB := false
 	if n.Op == "Gemm" {
+		if s.attr("broadcast") != nil && s.opset >= 7 {
+			return nil, fmt.Errorf("attribute broadcast belongs to opsets before 7")
+		}
 		if len(a.Shape) != 2 {
 			return nil, fmt.Errorf("input 0 %v is not rank 2", a.Shape)
 		}
@@ -650,10 +653,20 @@ func (g *Graph) lowerPad(n *Node) ([]*Node, error) {
 	if !ok {
 		return nil, fmt.Errorf("attribute mode=%s is not supported", s.str("mode", ""))
 	}
-	if len(n.In) < 2 || n.In[1] == nil || !n.In[1].Const {
-		return nil, fmt.Errorf("pads (input 1) must be a constant")
+	var raw []int64
+	if s.opset < 11 { // pads and value were attributes before opset 11
+		for _, v := range s.ints("pads", nil) {
+			raw = append(raw, int64(v))
+		}
+	} else {
+		if s.attr("pads") != nil || s.attr("value") != nil {
+			return nil, fmt.Errorf("attributes pads and value belong to opsets before 11")
+		}
+		if len(n.In) < 2 || n.In[1] == nil || !n.In[1].Const {
+			return nil, fmt.Errorf("pads (input 1) must be a constant")
+		}
+		raw = ints(n.In[1])
 	}
-	raw := ints(n.In[1])
 	axes := make([]int, r)
 	for k := range axes {
 		axes[k] = k
@@ -678,7 +691,7 @@ func (g *Graph) lowerPad(n *Node) ([]*Node, error) {
 	for i, k := range axes {
 		pads[k], pads[r+k] = int(raw[i]), int(raw[len(axes)+i])
 	}
-	value := float32(0)
+	value := s.float("value", 0)
 	if len(n.In) > 2 && n.In[2] != nil {
 		v, ok := constScalar(n.In[2])
 		if !ok {

@@ -236,8 +236,7 @@ func runONNXCase(t *testing.T, dir string) caseResult {
 				opts.Freeze[in] = tensor
 				continue
 			}
-			v, err := tensor.Float32s()
-			require.NoError(t, err)
+			v, _ := tensor.Float32s() // a type netkit cannot read must be refused by the converter
 			feeds = append(feeds, v)
 			feedTypes = append(feedTypes, tensor.DataType)
 		}
@@ -259,7 +258,10 @@ func runONNXCase(t *testing.T, dir string) caseResult {
 		for i := range model.Outputs() {
 			tensor := readTensorPB(t, filepath.Join(set, fmt.Sprintf("output_%d.pb", i)))
 			v, err := tensor.Float32s()
-			require.NoError(t, err)
+			if err != nil || tensor.DataType != onnx.Float {
+				model.Close()
+				return caseResult{name, "fail", fmt.Sprintf("converted although output %d is %s", i, tensor.DataType)}
+			}
 			wants = append(wants, v)
 			outs = append(outs, make([]float32, len(v)))
 		}
@@ -298,6 +300,10 @@ func TestONNXConformance(t *testing.T) {
 		}
 	}
 	converted, _ := filepath.Glob(filepath.Join(onnxTestData, "pytorch-converted", "test_Conv[12]d*"))
+	if os.Getenv("NETKIT_ONNX_ALL") != "" {
+		dirs, _ = filepath.Glob(filepath.Join(onnxTestData, "*", "test_*"))
+		converted = nil
+	}
 	dirs = append(dirs, converted...)
 	counts := map[string]int{}
 	var report bytes.Buffer
