@@ -122,6 +122,7 @@ func Outputs(t *testing.T, b Binding) map[string][][]float32 {
 func Run(t *testing.T, b Binding) {
 	t.Run("ExpectedOutputs", func(t *testing.T) { testExpected(t, b) })
 	t.Run("Inspect", func(t *testing.T) { testInspect(t, b) })
+	t.Run("BindsInPlace", func(t *testing.T) { testInPlace(t, b) })
 	t.Run("Metadata", func(t *testing.T) { testMetadata(t, b) })
 	t.Run("ArenaBudget", func(t *testing.T) { testArenaBudget(t, b) })
 	t.Run("ShapeErrors", func(t *testing.T) { testShapeErrors(t, b) })
@@ -285,6 +286,64 @@ func testInspect(t *testing.T, b Binding) {
 			assert.False(t, ok)
 		})
 	}
+}
+
+// testInPlace: LoadBytes binds weights in the caller's slice (writing the
+// slice after load changes the result) unless the slice is misaligned, in
+// which case it works on an aligned copy.
+func testInPlace(t *testing.T, b Binding) {
+	c := SingleIO(t)
+	img, err := os.ReadFile(c.Path)
+	require.NoError(t, err)
+	x := c.Inputs[0][:64]
+	want, err := predictBytes(b, img, x)
+	require.NoError(t, err)
+
+	// fc2.bias[7] += 100 pushes the softmax onto class 7.
+	boost := func(img []byte) {
+		nm, err := nkfile.Decode(img)
+		require.NoError(t, err)
+		for _, tn := range nm.Tensors {
+			if tn.Name == "fc2.bias" {
+				v := nkfile.BytesF32(tn.Data)
+				v[7] += 100
+				copy(tn.Data, nkfile.F32Bytes(v)) // tn.Data aliases img
+				return
+			}
+		}
+		t.Fatal("mlp.nk has no fc2.bias")
+	}
+
+	m, err := b.LoadBytes(img)
+	require.NoError(t, err)
+	defer m.Close()
+	boost(img)
+	got, err := m.Predict(x)
+	require.NoError(t, err)
+	assert.InDelta(t, 1, got[7], 1e-6, "the model reads the caller's bytes")
+	assert.NotEqual(t, want, got)
+
+	img, err = os.ReadFile(c.Path)
+	require.NoError(t, err)
+	buf := make([]byte, len(img)+1)
+	mis := buf[1:]
+	copy(mis, img)
+	mm, err := b.LoadBytes(mis)
+	require.NoError(t, err, "a misaligned slice is copied, not refused")
+	defer mm.Close()
+	boost(mis)
+	got, err = mm.Predict(x)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "the model reads its aligned copy")
+}
+
+func predictBytes(b Binding, img []byte, x []float32) ([]float32, error) {
+	m, err := b.LoadBytes(img)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	return m.Predict(x)
 }
 
 // testMetadata reads what internal/testmodels wrote into mlp.nk.
