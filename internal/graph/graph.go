@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/netkit/netkit/internal/nkfile"
@@ -254,13 +253,4 @@ func (e *UnsupportedError) Error() string {
 		fmt.Fprintf(&b, "\n  node %q (%s): %s", is.Node, is.Op, is.Reason)
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -262,34 +262,35 @@ func Convert(m *onnx.Model, opts Options) (*Graph, error) {
 	g.foldBatchNorms()
 	g.fuseDenseBias()
 	g.fuseActivations()
-	if err := g.assignLayout(); err != nil {
-		return nil, err
-	}
+	g.assignLayout()
 	return g, nil
 }
 
-// removeIdentities drops Identity and inference-mode Dropout nodes.
+// removeIdentities drops Identity and inference-mode Dropout nodes. One that
+// makes a graph output stays, to keep the output's name; it lowers to a copy.
 func (g *Graph) removeIdentities() {
 	kept := g.Nodes[:0]
 	cons := g.consumers()
 	for _, n := range g.Nodes {
 		drop := n.Op == "Identity" || (n.Op == "Dropout" && (len(n.Out) < 2 || len(cons[n.Out[1]]) == 0))
-		if drop && len(n.In) > 0 && n.In[0] != nil {
-			out := n.Out[0]
-			if g.isOutput(out) && (n.In[0].Const || slices.Contains(g.Inputs, n.In[0])) {
-				kept = append(kept, n) // keep a distinct output tensor; the walk folds or refuses it
-				continue
-			}
-			g.replaceUses(out, n.In[0])
-			if g.isOutput(n.In[0]) {
-				n.In[0].Name = out.Name
-			}
+		if drop && len(n.In) > 0 && n.In[0] != nil && !g.isOutput(n.Out[0]) && dropoutInference(n) {
+			g.replaceUses(n.Out[0], n.In[0])
 			g.Stats.RemovedNodes++
 			continue
 		}
 		kept = append(kept, n)
 	}
 	g.Nodes = kept
+}
+
+// dropoutInference reports whether a Dropout is the identity: no
+// training_mode input, or a constant false one.
+func dropoutInference(n *Node) bool {
+	if n.Op != "Dropout" || len(n.In) < 3 || n.In[2] == nil {
+		return true
+	}
+	v, ok := constScalar(n.In[2])
+	return ok && v == 0
 }
 
 // constScalar reports the value of a one-element float constant.

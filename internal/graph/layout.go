@@ -106,7 +106,7 @@ func channelsLast(r int) []int {
 // assignLayout chooses every runtime tensor's physical order: channels-last
 // for the convolution family, the logical order where an op needs it, and
 // whatever the producer gave otherwise, inserting the transposes between.
-func (g *Graph) assignLayout() error {
+func (g *Graph) assignLayout() {
 	l := &layouter{g: g, cache: map[*Tensor]map[string]*Tensor{}}
 	cons := g.consumers()
 	for _, n := range g.Nodes {
@@ -228,7 +228,6 @@ func (g *Graph) assignLayout() error {
 		g.Outputs[i] = u
 	}
 	g.Nodes = l.out
-	return nil
 }
 
 // flattenIntoDense handles Flatten/Reshape from a channels-last [N,C,H,W] to

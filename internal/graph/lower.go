@@ -37,6 +37,8 @@ var allowedAttrs = map[string][]string{
 	"Concat":             {"axis"},
 	"Pad":                {"mode", "pads", "value"},
 	"Transpose":          {"perm"},
+	"Identity":           {},
+	"Dropout":            {"seed", "ratio", "is_test"},
 }
 
 // lowerNodes walks the graph in order, folding constant nodes, inferring
@@ -385,6 +387,12 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		return []*Node{m}, nil
 	case "Pad":
 		return g.lowerPad(n)
+	case "Identity", "Dropout":
+		if !dropoutInference(n) {
+			return nil, fmt.Errorf("training-mode Dropout is not supported")
+		}
+		out.Shape = slices.Clone(x.Shape)
+		return []*Node{nk(nkfile.OpReshape, x)}, nil
 	}
 	return nil, fmt.Errorf("op type is not supported")
 }

@@ -175,7 +175,7 @@ var conformancePrefixes = []string{
 	"test_clip", "test_sigmoid", "test_tanh", "test_gelu", "test_softmax_", "test_maxpool_",
 	"test_averagepool_", "test_globalaveragepool", "test_batchnorm_", "test_add", "test_mul",
 	"test_flatten_", "test_reshape_", "test_concat_", "test_constant_pad", "test_edge_pad",
-	"test_reflect_pad", "test_transpose_",
+	"test_reflect_pad", "test_transpose_", "test_dropout", "test_identity",
 }
 
 // parameterInputs names, per op, the inputs that are parameters rather than
