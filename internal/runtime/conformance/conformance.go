@@ -129,6 +129,7 @@ func Run(t *testing.T, b Binding) {
 	t.Run("CorruptImages", func(t *testing.T) { testCorrupt(t, b) })
 	t.Run("UseAfterClose", func(t *testing.T) { testClosed(t, b) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, b) })
+	t.Run("CloseWhileRunning", func(t *testing.T) { testCloseWhileRunning(t, b) })
 	t.Run("DroppedWithoutClose", func(t *testing.T) { testDropped(t, b) })
 }
 
@@ -556,6 +557,49 @@ func testConcurrent(t *testing.T, b Binding) {
 	for k := range mismatch {
 		t.Errorf("input variant %d gave other bits than the serial run", k)
 	}
+}
+
+// testCloseWhileRunning: closing a model while goroutines run it and its
+// sessions makes their calls fail with ErrClosed, never crash.
+func testCloseWhileRunning(t *testing.T, b Binding) {
+	c := CaseNamed(t, "cnn")
+	m, err := b.Load(c.Path)
+	require.NoError(t, err)
+	in := c.Inputs[0][:m.Inputs()[0].Elems()]
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var ok, closed int
+	run := func(run func(in, out []float32) error) {
+		defer wg.Done()
+		out := make([]float32, 10)
+		for {
+			err := run(in, out)
+			mu.Lock()
+			if err == nil {
+				ok++
+			} else {
+				closed++
+			}
+			mu.Unlock()
+			if err != nil {
+				assert.ErrorIs(t, err, nkrt.ErrClosed)
+				return
+			}
+		}
+	}
+	for range 3 {
+		s, err := m.NewSession()
+		require.NoError(t, err)
+		wg.Add(1)
+		go run(s.Run)
+	}
+	wg.Add(1)
+	go run(m.Run)
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, m.Close())
+	wg.Wait()
+	assert.Equal(t, 4, closed, "every runner saw ErrClosed")
+	assert.Positive(t, ok)
 }
 
 // testDropped: a model and session dropped without Close are released by
