@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/netkit/netkit/internal/aot"
+	"github.com/netkit/netkit/nk"
+)
+
+func init() {
+	register(&command{
+		name:    "aot",
+		summary: "embed a model in firmware as C source with its exact arena size",
+		usage:   "MODEL [-o DIR] [--name IDENT]",
+		help: `Writes IDENT.c, the model image as a 16-byte aligned const array (it stays
+in flash: the core binds the weights in place, nothing is copied to RAM),
+and IDENT.h with IDENT_nk / IDENT_nk_len, IDENT_ARENA_SIZE (the exact arena
+nk_model_load_buffer needs for this image, from inspect) and the byte size
+of each input and output. IDENT defaults to the model's file name.`,
+		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
+			dir := fs.String("o", ".", "output `DIR`ectory")
+			name := fs.String("name", "", "C identifier prefix `IDENT` (default: from MODEL's file name)")
+			return func(args []string, stdout, _ io.Writer) error {
+				if len(args) != 1 {
+					return usagef("want one MODEL, have %d arguments", len(args))
+				}
+				ident := aot.Ident(strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])))
+				if *name != "" {
+					if aot.Ident(*name) != *name {
+						return usagef("--name %q is not a lower-case C identifier (try %q)", *name, aot.Ident(*name))
+					}
+					ident = *name
+				}
+				return writeAot(stdout, args[0], *dir, ident)
+			}
+		},
+	})
+}
+
+func writeAot(w io.Writer, path, dir, ident string) error {
+	img, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	// The figures of a buffer load of exactly these bytes, as on the device.
+	r, err := nk.InspectBytes(img)
+	if err != nil {
+		return err
+	}
+	tensors := func(ts []nk.TensorInfo) []aot.Tensor {
+		out := make([]aot.Tensor, len(ts))
+		for i, t := range ts {
+			out[i] = aot.Tensor{Name: t.Name, Shape: t.Shape, DType: t.DType.String(), Bytes: int64(t.Bytes())}
+		}
+		return out
+	}
+	e := &aot.Embed{Ident: ident, ModelFile: filepath.Base(path), Image: img, ArenaBytes: r.ArenaAfterLoad,
+		Inputs: tensors(r.Inputs), Outputs: tensors(r.Outputs)}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	h, c := filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c")
+	if err := os.WriteFile(h, e.Header(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c, e.Source(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/netkit/netkit/internal/nkfile"
+)
+
+// A firmware-style program built from the generated files and the C core:
+// a static arena of exactly MLP_ARENA_SIZE loads the embedded image and
+// reproduces PyTorch's outputs; an arena one byte smaller fails to load.
+const aotMain = `#include <stdio.h>
+#include "netkit.h"
+#include "mlp.h"
+
+static uint8_t exact[MLP_ARENA_SIZE] __attribute__((aligned(16)));
+static uint8_t short_by_one[MLP_ARENA_SIZE - 1] __attribute__((aligned(16)));
+
+int main(void) {
+    nk_arena_t arena;
+    nk_model_t *model;
+    nk_error_t err;
+    float in[MLP_INPUT0_BYTES / 4], out[MLP_OUTPUT0_BYTES / 4];
+    nk_arena_init(&arena, short_by_one, sizeof short_by_one);
+    if (nk_model_load_buffer(&model, mlp_nk, mlp_nk_len, &arena, &err) != NK_ERR_ARENA_OVERFLOW) {
+        fprintf(stderr, "loading into %u B did not overflow\n", (unsigned)sizeof short_by_one);
+        return 1;
+    }
+    nk_arena_init(&arena, exact, sizeof exact);
+    if (nk_model_load_buffer(&model, mlp_nk, mlp_nk_len, &arena, &err) != NK_OK) {
+        fprintf(stderr, "load: %s\n", err.message);
+        return 1;
+    }
+    while (fread(in, sizeof in, 1, stdin) == 1) {
+        if (nk_model_run(model, in, sizeof in, out, sizeof out, &err) != NK_OK) {
+            fprintf(stderr, "run: %s\n", err.message);
+            return 1;
+        }
+        fwrite(out, sizeof out, 1, stdout);
+    }
+    return 0;
+}
+`
+
+func TestAotFirmwareBuild(t *testing.T) {
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, "aot", model("mlp.nk"), "-o", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "MLP_ARENA_SIZE")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.c"), []byte(aotMain), 0o644))
+	root := filepath.Join("..", "..")
+	bin := filepath.Join(dir, "fw")
+	out, err := exec.Command(cc, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror",
+		"-I", filepath.Join(root, "include"), "-I", dir,
+		filepath.Join(dir, "main.c"), filepath.Join(dir, "mlp.c"), filepath.Join(root, "csrc", "netkit_unity.c"),
+		"-lm", "-o", bin).CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	run := exec.Command(bin)
+	run.Stdin = bytes.NewReader(readNpy(t, model("mlp.input.npy")).Data)
+	var fwOut, fwErr bytes.Buffer
+	run.Stdout, run.Stderr = &fwOut, &fwErr
+	require.NoError(t, run.Run(), fwErr.String())
+	assertClose(t, f32(t, readNpy(t, model("mlp.expected.npy"))), nkfile.BytesF32(fwOut.Bytes()), "firmware mlp")
+}
+
+func TestAotNameAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := cli(t, "aot", model("tiny_relu.nk"), "-o", dir, "--name", "relu_model")
+	require.Equal(t, 0, code, stderr)
+	h, err := os.ReadFile(filepath.Join(dir, "relu_model.h"))
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(h), "#define RELU_MODEL_ARENA_SIZE "))
+	code, _, stderr = cli(t, "aot", model("tiny_relu.nk"), "--name", "Bad-Name")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "not a lower-case C identifier")
+	code, _, _ = cli(t, "aot", filepath.Join(dir, "missing.nk"))
+	assert.Equal(t, 1, code)
+}
