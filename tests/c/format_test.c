@@ -325,6 +325,68 @@ static void test_graph_ops(void) {
     }
 }
 
+/* Quantization records: cnn.nk's 16-byte META section becomes a QUANT
+ * section holding one per-tensor record for the graph input. */
+static void test_quant(void) {
+    size_t len;
+    uint8_t *cnn = nkt_read_file(NK_MODELS_DIR "/cnn.nk", &len), *b, *q;
+    uint32_t i, n, off = 0, size = 0, qkind = 5;
+    float scale = 0.5f;
+    uint32_t scale_bits;
+    struct {
+        const char *what;
+        int32_t axis;
+        uint32_t count, tensor_quant;
+        nk_status want;
+    } cases[] = {
+        {"per-tensor record", -1, 1, 0, NK_OK},
+        {"per-tensor with count 2", -1, 2, 0, NK_ERR_FORMAT},
+        {"axis past the rank", 4, 1, 0, NK_ERR_FORMAT},
+        {"axis -2", -2, 1, 0, NK_ERR_FORMAT},
+        {"per-channel (axis 3, 3 channels) runs past QUANT", 3, 3, 0, NK_ERR_FORMAT},
+        {"per-channel count differs from dims[axis]", 3, 1, 0, NK_ERR_FORMAT},
+        {"record offset not 4-aligned", -1, 1, 2, NK_ERR_FORMAT},
+        {"record offset past the section", -1, 1, 12, NK_ERR_FORMAT},
+    };
+    if (cnn == NULL) exit(1);
+    memcpy(&scale_bits, &scale, 4);
+    n = nkt_rd32(cnn + 16);
+    for (i = 0; i < n; i++)
+        if (nkt_rd32(cnn + 32 + 16 * i) == 6) {
+            off = nkt_rd32(cnn + 36 + 16 * i);
+            size = nkt_rd32(cnn + 40 + 16 * i);
+            nkt_wr32(cnn + 32 + 16 * i, qkind);
+        }
+    NKT_CHECK(size == 16, "cnn.nk META is 16 B (got %u)", (unsigned)size);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nk_arena_t arena;
+        nk_model_t *m = NULL;
+        nk_error_t err;
+        nk_tensor_t t;
+        uint32_t t_off, t_size;
+        b = nkt_dup_aligned(cnn, len);
+        q = b + off;
+        nkt_wr32(q, (uint32_t)cases[i].axis);
+        nkt_wr32(q + 4, cases[i].count);
+        nkt_wr32(q + 8, scale_bits);
+        nkt_wr32(q + 12, 3);
+        nkt_find_section(b, len, 1, &t_off, &t_size);
+        nkt_wr32(b + t_off + 8 + 40, cases[i].tensor_quant); /* tensor 0: the graph input */
+        nkt_fix_crc(b, len);
+        nk_arena_init_heap(&arena, 1u << 20);
+        NKT_CHECK(nk_model_load_buffer(&m, b, len, &arena, &err) == cases[i].want, "%s: %s",
+                  cases[i].what, err.message);
+        if (cases[i].want == NK_OK && m != NULL) {
+            NKT_CHECK(nk_model_input(m, 0, &t) == NK_OK && t.quant_scale == 0.5f && t.quant_zero_point == 3,
+                      "per-tensor quantization shows in the input view");
+            NKT_CHECK(nk_model_meta(m, "producer") == NULL, "no META any more");
+        }
+        nk_arena_free_heap(&arena);
+        free(b);
+    }
+    free(cnn);
+}
+
 int main(void) {
     good = nkt_read_file(NK_MODELS_DIR "/mlp.nk", &good_len);
     if (good == NULL) {
@@ -338,6 +400,7 @@ int main(void) {
     test_sections();
     test_tensors();
     test_graph_ops();
+    test_quant();
     free(good);
     if (nkt_failures) fprintf(stderr, "format_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
