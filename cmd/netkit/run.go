@@ -17,6 +17,7 @@ import (
 	"github.com/netkit/netkit/internal/cliutil"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/npy"
+	"github.com/netkit/netkit/internal/prng"
 	"github.com/netkit/netkit/nk"
 )
 
@@ -243,25 +244,17 @@ func writeBatch(path string, t nk.TensorInfo, n int, data []byte) error {
 // randomInput is a deterministic input: splitmix64 values, uniform in
 // [-1, 1) for float tensors and over the whole range for integer ones.
 func randomInput(t nk.TensorInfo, seed uint64) []byte {
-	s := seed * 0x9E3779B97F4A7C15
-	next := func() uint64 {
-		s += 0x9E3779B97F4A7C15
-		z := s
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-		return z ^ (z >> 31)
-	}
+	r := prng.New(seed)
 	out := make([]byte, t.Bytes())
 	size := t.DType.Size()
 	for i := 0; i < len(out); i += size {
-		r := next()
 		if t.DType == nk.F32 {
-			f := float32(r>>40)/float32(1<<24)*2 - 1
-			binary.LittleEndian.PutUint32(out[i:], math.Float32bits(f))
+			binary.LittleEndian.PutUint32(out[i:], math.Float32bits(r.Float32(-1, 1)))
 			continue
 		}
+		v := r.Uint64()
 		for k := range size {
-			out[i+k] = byte(r >> (8 * k))
+			out[i+k] = byte(v >> (8 * k))
 		}
 	}
 	return out

@@ -28,31 +28,17 @@ import (
 	"strings"
 
 	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/prng"
 )
 
-// rng is splitmix64: tiny, deterministic on every platform.
-type rng struct{ s uint64 }
-
-func (r *rng) next() uint64 {
-	r.s += 0x9E3779B97F4A7C15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+// rng draws the weights; splitmix64 streams are the same on every platform.
+type rng struct{ *prng.SplitMix64 }
 
 // uniform returns n values in [lo, hi).
-func (r *rng) uniform(n int, lo, hi float32) []float32 {
-	v := make([]float32, n)
-	for i := range v {
-		u := float32(r.next()>>40) / float32(1<<24) // 24 random bits: exact in f32
-		v[i] = lo + (hi-lo)*u
-	}
-	return v
-}
+func (r rng) uniform(n int, lo, hi float32) []float32 { return r.Float32s(n, lo, hi) }
 
 // weights returns He-like uniform weights for a layer with fanIn inputs.
-func (r *rng) weights(n, fanIn int) []float32 {
+func (r rng) weights(n, fanIn int) []float32 {
 	a := float32(math.Sqrt(3.0 / float64(fanIn)))
 	return r.uniform(n, -a, a)
 }
@@ -67,11 +53,11 @@ func prod(shape []int) int {
 
 type builder struct {
 	*nkfile.Builder
-	r *rng
+	r rng
 }
 
 func newBuilder(seed uint64) *builder {
-	return &builder{Builder: nkfile.NewBuilder(), r: &rng{s: seed}}
+	return &builder{Builder: nkfile.NewBuilder(), r: rng{prng.New(seed)}}
 }
 
 // w adds a random weight tensor; fanIn scales it.
