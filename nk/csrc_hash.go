@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "bd743e5ef05811b78ae35eafa86001fab5e755313c5781741710b08e3f5dcf06"
+const csrcHash = "06e32dec435b46d90e91b371bb139a41bcc84a18cb1a34d5915997c9f0140333"
