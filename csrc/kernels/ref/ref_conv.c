@@ -62,10 +62,10 @@ void nk_ref_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
                     const int32_t o_end = (grp + 1) * og;
                     o = grp * og;
                     /* Four output channels at a time, so each input value is
-                     * loaded once for four accumulators: with >= 4 input
-                     * channels per group, four partial sums per output
-                     * (vectorizable); with fewer, one chain per output. */
-                    for (; cg >= 4 && o + 4 <= o_end; o += 4) {
+                     * loaded once for four accumulators: on vector FPUs with
+                     * >= 4 input channels per group, four partial sums per
+                     * output (vectorizable); else one chain per output. */
+                    for (; NK_REF_VECTOR_FPU && cg >= 4 && o + 4 <= o_end; o += 4) {
                         const float *w0 = w + (size_t)o * w_per_out;
                         float s[4][4] = {{0}};
                         for (ky = ky_lo; ky < ky_hi; ky++) {

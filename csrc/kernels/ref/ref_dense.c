@@ -18,14 +18,17 @@ static inline float nk_ref_dot_f32(const float *NK_RESTRICT a, const float *NK_R
     return (s0 + s1) + (s2 + s3);
 }
 
-/* Four output features at a time, each with four partial sums over k: an
- * input value loaded once feeds four rows of weights, and the partial sums
- * are independent chains a compiler can vectorize without fast-math. */
+/* Four output features at a time, so an input value loaded once feeds four
+ * rows of weights. On vector FPUs each output keeps four partial sums over k
+ * (independent chains a compiler vectorizes without fast-math); on scalar
+ * FPUs one sum per output, which stays in registers. */
 static void nk_ref_dense_row4(const float *NK_RESTRICT xr, const float *NK_RESTRICT w0,
                               int32_t k_len, float *out4) {
     const float *w1 = w0 + k_len, *w2 = w1 + k_len, *w3 = w2 + k_len;
+    int32_t k = 0;
+#if NK_REF_VECTOR_FPU
     float s0[4] = {0}, s1[4] = {0}, s2[4] = {0}, s3[4] = {0};
-    int32_t k = 0, j;
+    int32_t j;
     for (; k + 4 <= k_len; k += 4) {
         for (j = 0; j < 4; j++) {
             const float xv = xr[k + j];
@@ -46,6 +49,20 @@ static void nk_ref_dense_row4(const float *NK_RESTRICT xr, const float *NK_RESTR
     out4[1] = (s1[0] + s1[1]) + (s1[2] + s1[3]);
     out4[2] = (s2[0] + s2[1]) + (s2[2] + s2[3]);
     out4[3] = (s3[0] + s3[1]) + (s3[2] + s3[3]);
+#else
+    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    for (; k < k_len; k++) {
+        const float xv = xr[k];
+        a0 += xv * w0[k];
+        a1 += xv * w1[k];
+        a2 += xv * w2[k];
+        a3 += xv * w3[k];
+    }
+    out4[0] = a0;
+    out4[1] = a1;
+    out4[2] = a2;
+    out4[3] = a3;
+#endif
 }
 
 void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,

@@ -31,6 +31,20 @@
 #define NK_REF_HIDDEN
 #endif
 
+/* 1 where the compiler can vectorize float loops (SSE2, NEON, Helium with
+ * float, RISC-V V): kernels then keep four partial sums per output so the
+ * sums vectorize without reassociation. On scalar FPUs (Cortex-M4/M7) those
+ * extra sums spill to the stack, so kernels keep one per output instead.
+ * Define it to 0 or 1 to override. */
+#ifndef NK_REF_VECTOR_FPU
+#if defined(__SSE2__) || defined(__ARM_NEON) || defined(__riscv_v) ||                          \
+    (defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2))
+#define NK_REF_VECTOR_FPU 1
+#else
+#define NK_REF_VECTOR_FPU 0
+#endif
+#endif
+
 static inline float nk_clampf(float v, float lo, float hi) {
     v = v < lo ? lo : v;
     return v > hi ? hi : v;
