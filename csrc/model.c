@@ -260,10 +260,6 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
 /* Contexts                                                            */
 /* ------------------------------------------------------------------ */
 
-size_t nk_context_struct_bytes(const nk_model_t *m) {
-    return nk_model_round16(sizeof(nk_context_t)) + (size_t)m->n_tensors * sizeof(void *);
-}
-
 /* Every piece is 16-byte aligned, so from a 16-byte aligned arena position
  * the context takes exactly this (the last piece is not rounded up). */
 size_t nk_context_size(const nk_model_t *m) {

@@ -51,7 +51,4 @@ struct nk_model_t {
     nk_load_stats stats;
 };
 
-/* The size of each piece nk_context_create allocates, in order. */
-NK_HIDDEN size_t nk_context_struct_bytes(const nk_model_t *m);
-
 #endif /* NK_MODEL_H */
