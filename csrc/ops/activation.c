@@ -156,19 +156,23 @@ static nk_status nk_bn_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-#define NK_UNARY_DEF(var, name, type, min_in, max_in, n_params, validate, eval)                \
-    const nk_op_def var = {name,     type,   NK_F32, NK_OPF_ELEMENTWISE, min_in, max_in, 1,     \
-                           n_params, validate, nk_ops_no_workspace, nk_ops_out_elems, eval}
+/* Every op here runs in place, has one output and needs no workspace. */
+#define NK_INPLACE_DEF(var, name, type, n_in, n_params, validate, eval)                          \
+    const nk_op_def var = {name,     type,     NK_F32,              NK_OPF_ELEMENTWISE,         \
+                           n_in,     n_in,     1,                   n_params,                   \
+                           validate, nk_ops_no_workspace, nk_ops_out_elems, eval}
 
-NK_UNARY_DEF(nk_op_relu_f32, "relu", NK_OP_RELU, 1, 1, 0, nk_relu_validate, nk_relu_eval);
-NK_UNARY_DEF(nk_op_clip_f32, "clip", NK_OP_CLIP, 1, 1, 2, nk_clip_validate, nk_clip_eval);
-NK_UNARY_DEF(nk_op_leaky_relu_f32, "leaky_relu", NK_OP_LEAKY_RELU, 1, 1, 1, nk_leaky_validate,
-             nk_leaky_eval);
-NK_UNARY_DEF(nk_op_sigmoid_f32, "sigmoid", NK_OP_SIGMOID, 1, 1, 0, nk_sigmoid_validate,
-             nk_sigmoid_eval);
-NK_UNARY_DEF(nk_op_tanh_f32, "tanh", NK_OP_TANH, 1, 1, 0, nk_tanh_validate, nk_tanh_eval);
-NK_UNARY_DEF(nk_op_gelu_f32, "gelu", NK_OP_GELU, 1, 1, 1, nk_gelu_validate, nk_gelu_eval);
-NK_UNARY_DEF(nk_op_softmax_f32, "softmax", NK_OP_SOFTMAX, 1, 1, 1, nk_softmax_validate,
-             nk_softmax_eval);
-NK_UNARY_DEF(nk_op_batch_norm_f32, "batch_norm", NK_OP_BATCH_NORM, 5, 5, 1, nk_bn_validate,
-             nk_bn_eval);
+NK_INPLACE_DEF(nk_op_relu_f32, "relu", NK_OP_RELU, 1, 0, nk_relu_validate, nk_relu_eval);
+NK_INPLACE_DEF(nk_op_clip_f32, "clip", NK_OP_CLIP, 1, 2, nk_clip_validate, nk_clip_eval);
+NK_INPLACE_DEF(nk_op_leaky_relu_f32, "leaky_relu", NK_OP_LEAKY_RELU, 1, 1, nk_leaky_validate,
+               nk_leaky_eval);
+NK_INPLACE_DEF(nk_op_sigmoid_f32, "sigmoid", NK_OP_SIGMOID, 1, 0, nk_sigmoid_validate,
+               nk_sigmoid_eval);
+NK_INPLACE_DEF(nk_op_tanh_f32, "tanh", NK_OP_TANH, 1, 0, nk_tanh_validate, nk_tanh_eval);
+NK_INPLACE_DEF(nk_op_gelu_f32, "gelu", NK_OP_GELU, 1, 1, nk_gelu_validate, nk_gelu_eval);
+NK_INPLACE_DEF(nk_op_softmax_f32, "softmax", NK_OP_SOFTMAX, 1, 1, nk_softmax_validate,
+               nk_softmax_eval);
+NK_INPLACE_DEF(nk_op_batch_norm_f32, "batch_norm", NK_OP_BATCH_NORM, 5, 1, nk_bn_validate,
+               nk_bn_eval);
+
+#undef NK_INPLACE_DEF
