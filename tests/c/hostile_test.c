@@ -40,9 +40,73 @@ static int status_known(nk_status s) {
     return s >= NK_ERR_ARG && s <= NK_ERR_STATE;
 }
 
-/* Loads img[0..len) into the case's arena; on success fills the inputs and
- * invokes. Checks the error report is well formed either way. Returns the
- * load status. */
+/* Loads into an exact-size arena of `size` bytes; returns the status. */
+static nk_status load_exact(const uint8_t *img, size_t len, size_t size, nk_error_t *err) {
+    uint8_t *mem = nkt_alloc_aligned(size);
+    nk_arena_t arena;
+    nk_model_t *m = NULL;
+    nk_arena_init(&arena, mem, size);
+    nk_status s = nk_model_load_buffer(&m, img, len, &arena, err);
+    if (s == NK_OK) nk_model_unload(m);
+    free(mem);
+    return s;
+}
+
+/* A corrupted image that loads is a model like any other: inspect must
+ * measure it, the measured size must be exact, and a second context must
+ * take exactly nk_context_size bytes and run. `hw` is the high-water mark
+ * of the load that succeeded. */
+static void accepted_checks(const model_case *mc, nk_model_t *m, const uint8_t *img, size_t len,
+                            size_t hw, const char *what, size_t detail) {
+    static nk_op_info_t rows[64];
+    nk_report_t rep;
+    nk_error_t err;
+    memset(&err, 0, sizeof err);
+    nk_status s = nk_inspect_model(img, len, &rep, rows, 64, &err);
+    NKT_CHECK(s == NK_OK && rep.arena_after_load == hw,
+              "%s %s %zu: loads with high water %zu, but inspect says %d, %llu B: %s", mc->name,
+              what, detail, hw, (int)s, (unsigned long long)rep.arena_after_load, err.message);
+    s = load_exact(img, len, hw, &err);
+    NKT_CHECK(s == NK_OK, "%s %s %zu: no load in an arena of its %zu B: %s", mc->name, what,
+              detail, hw, err.message);
+    memset(&err, 0, sizeof err);
+    s = load_exact(img, len, hw - 1, &err);
+    NKT_CHECK(s == NK_ERR_ARENA_OVERFLOW && nkt_error_ok(&err, s),
+              "%s %s %zu: %zu - 1 B gives status %d", mc->name, what, detail, hw, (int)s);
+
+    size_t csize = nk_context_size(m);
+    for (size_t size = csize - (csize > 0); size <= csize; size++) {
+        uint8_t *mem = nkt_alloc_aligned(size);
+        nk_arena_t arena;
+        nk_context_t *c = NULL;
+        nk_arena_init(&arena, mem, size);
+        memset(&err, 0, sizeof err);
+        s = nk_context_create(&c, m, &arena, &err);
+        if (size < csize) {
+            NKT_CHECK(s == NK_ERR_ARENA_OVERFLOW && nkt_error_ok(&err, s),
+                      "%s %s %zu: context in %zu of %zu B gives status %d", mc->name, what,
+                      detail, size, csize, (int)s);
+        } else {
+            NKT_CHECK(s == NK_OK, "%s %s %zu: context in its %zu B: %s", mc->name, what, detail,
+                      size, err.message);
+            if (s == NK_OK) {
+                nk_tensor_t t;
+                for (int32_t i = 0; i < nk_model_num_inputs(m); i++)
+                    if (nk_context_input(c, i, &t) == NK_OK && t.data)
+                        for (uint64_t k = 0; k < t.bytes; k++) ((uint8_t *)t.data)[k] = 0;
+                s = nk_context_invoke(c, &err);
+                NKT_CHECK(s == NK_OK || nkt_error_ok(&err, s),
+                          "%s %s %zu: context invoke status %d with a bad report", mc->name, what,
+                          detail, (int)s);
+            }
+        }
+        free(mem);
+    }
+}
+
+/* Loads img[0..len) into the case's arena; on success fills the inputs,
+ * invokes, and runs accepted_checks. Checks the error report is well
+ * formed either way. Returns the load status. */
 static nk_status try_load(const model_case *mc, const uint8_t *img, size_t len, nkt_rng *rng,
                           tally *t, const char *what, size_t detail) {
     nk_arena_t arena;
@@ -79,6 +143,7 @@ static nk_status try_load(const model_case *mc, const uint8_t *img, size_t len, 
     }
     NKT_CHECK(nk_arena_used(&arena) == used, "%s %s %zu: invoke grew the arena", mc->name, what,
               detail);
+    accepted_checks(mc, m, img, len, nk_arena_high_water(&arena), what, detail);
     nk_model_unload(m);
     return s;
 }
