@@ -3,6 +3,10 @@
 #   mcu_no_heap        the MCU libnetkit.a references no malloc/calloc/
 #                      realloc/free (nm -u), with a canary proving the check
 #                      can fail
+#   mcu_<unit test>    the C unit tests of tests/c (arena, format, planner)
+#                      and every per-op test of tests/c/ops, built for the
+#                      MCU and run under QEMU; test files are read from the
+#                      host over semihosting
 #   model_<name>       end to end: every bundled model in testdata/models
 #                      with test vectors, embedded in flash, run from a
 #                      static arena, outputs against the host's reference
@@ -25,6 +29,63 @@ if(NOT NK_LIB)
   return()
 endif()
 
+# tests/c registers its tests for hosted builds only; on bare metal they run
+# from here, adapted rather than edited:
+# - testutil.c builds against a <dirent.h> that lists nothing
+#   (mcu-include/dirent.h): semihosting reads files but lists no directory;
+# - tests of the heap arena (a host feature) get their own arena.c compiled
+#   with NETKIT_ARENA_HEAP (default capacity 64 KiB instead of 64 MiB),
+#   the library itself stays heap-free;
+# - model_test (nk_model_load_file) and inspect_test (nk_inspect_model)
+#   test APIs an MCU build does not have: the model_<name> tests below run
+#   the bundled models there; hostile/exhaust/no-heap/fuzz are host tools.
+function(nk_cross_add_unit_tests)
+  set(tdir "${NK_ROOT}/tests/c")
+  if(NOT EXISTS "${tdir}/testutil.c")
+    return()
+  endif()
+  add_library(nk_mcu_testutil STATIC "${tdir}/testutil.c")
+  if(NK_TARGET MATCHES "^cortex-m")
+    target_sources(nk_mcu_testutil PRIVATE "${NK_CROSS_DIR}/mcu_posix_memalign.c")
+  endif()
+  target_include_directories(nk_mcu_testutil BEFORE PUBLIC "${NK_CROSS_DIR}/mcu-include")
+  # newlib and picolibc make uint32_t `unsigned long`; the tests print it
+  # with %u, which is the same width on these targets: harmless, not fatal.
+  target_compile_options(nk_mcu_testutil PUBLIC -Wno-format)
+  target_include_directories(nk_mcu_testutil PUBLIC "${tdir}" "${NK_ROOT}/csrc")
+  target_link_libraries(nk_mcu_testutil PUBLIC ${NK_LIB})
+
+  add_library(nk_mcu_arena_heap OBJECT "${NK_ROOT}/csrc/arena.c")
+  target_include_directories(nk_mcu_arena_heap PRIVATE "${NK_ROOT}/include" "${NK_ROOT}/csrc")
+  # The host's 64 MiB default heap arena does not fit an MCU's RAM.
+  target_compile_definitions(nk_mcu_arena_heap PUBLIC NETKIT_MCU=1 NETKIT_ARENA_HEAP=1
+                             "NK_ARENA_DEFAULT_CAPACITY=((size_t)64*1024)")
+
+  set(models "${NK_ROOT}/testdata/models")
+  foreach(t arena_test format_test plan_test)
+    if(NOT EXISTS "${tdir}/${t}.c")
+      continue()
+    endif()
+    add_executable(mcu_${t} "${tdir}/${t}.c")
+    target_compile_definitions(mcu_${t} PRIVATE NK_SOURCE_DIR="${NK_ROOT}" NK_MODELS_DIR="${models}"
+                                                NETKIT_MMAP=0)
+    target_link_libraries(mcu_${t} PRIVATE nk_mcu_arena_heap nk_mcu_testutil m)
+    add_test(NAME mcu_${t} COMMAND mcu_${t})
+    set_tests_properties(mcu_${t} PROPERTIES SKIP_RETURN_CODE 77 LABELS "cross;core" TIMEOUT 600)
+  endforeach()
+
+  file(GLOB op_tests "${tdir}/ops/*_test.c")
+  foreach(src IN LISTS op_tests)
+    get_filename_component(name "${src}" NAME_WE)
+    add_executable(mcu_ops_${name} "${src}")
+    target_include_directories(mcu_ops_${name} PRIVATE "${NK_ROOT}/include" "${NK_ROOT}/csrc")
+    target_compile_options(mcu_ops_${name} PRIVATE -Wno-format) # as for testutil above
+    target_link_libraries(mcu_ops_${name} PRIVATE ${NK_LIB} m)
+    add_test(NAME mcu_ops_${name} COMMAND mcu_ops_${name})
+    set_tests_properties(mcu_ops_${name} PROPERTIES LABELS "cross;ops" TIMEOUT 600)
+  endforeach()
+endfunction()
+
 if(NK_BARE_METAL)
   add_test(NAME mcu_no_heap
            COMMAND "${CMAKE_COMMAND}" -DNM=${CMAKE_NM} -DLIB=$<TARGET_FILE:${NK_LIB}>
@@ -35,6 +96,7 @@ if(NK_BARE_METAL)
                    -P "${NK_CROSS_DIR}/check-no-heap.cmake")
   set_tests_properties(mcu_no_heap_check_fails PROPERTIES WILL_FAIL TRUE)
   set_tests_properties(mcu_no_heap mcu_no_heap_check_fails PROPERTIES LABELS cross TIMEOUT 60)
+  nk_cross_add_unit_tests()
 endif()
 
 # Bundled models: testdata/models/<name>.nk with <name>.input.npy (inputs,
