@@ -70,6 +70,7 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
 nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_op_info_t *ops,
                            int32_t max_ops, nk_error_t *err) {
     nk_arena_t arena, copy;
+    nk_error_t local;
     nk_model_t *m = NULL;
     nk_status s;
     size_t capacity = NK_ARENA_DEFAULT_CAPACITY;
@@ -77,6 +78,7 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
     uint64_t sum, in_image = 0;
     uint32_t i, k;
 
+    if (err == NULL) err = &local; /* the growth loop reads the figures */
     if (rep == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "inspect: NULL argument");
     memset(rep, 0, sizeof *rep);
     memset(&copy, 0, sizeof copy);
@@ -96,9 +98,14 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
             break;
         }
         s = nk_model_load_buffer(&m, image, len, &arena, err);
-        if (s != NK_ERR_ARENA_OVERFLOW || capacity > ((size_t)-1) / 8u) break;
+        if (s != NK_ERR_ARENA_OVERFLOW || err->requested == 0) break;
         nk_arena_free_heap(&arena);
-        capacity *= 4u;
+        /* at least double, and leave room for what the failed step asked */
+        if (err->requested > ((size_t)-1 - capacity) / 2u || capacity > ((size_t)-1) / 4u) {
+            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "inspect: the model needs more memory than exists");
+            break;
+        }
+        capacity = 2u * capacity + 2u * (size_t)err->requested;
     }
     if (s != NK_OK) {
         nk_arena_free_heap(&arena);
