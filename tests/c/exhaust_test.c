@@ -2,8 +2,9 @@
  * exhaust_test.c — the arena-size contract of nk_inspect_model, checked
  * from the outside: for each model, loading into every arena size below the
  * reported size fails with NK_ERR_ARENA_OVERFLOW and figures that add up;
- * the reported size itself loads and runs without growing the arena. Then
- * nk_arena_fail_at makes each allocation of a load fail in turn.
+ * the reported size itself loads and runs without growing the arena. The
+ * same for a second context and nk_context_size. Then nk_arena_fail_at
+ * makes each allocation of a load fail in turn.
  *
  * Each arena is an exact-size heap block, so a write past its end is an
  * ASan report.
@@ -89,6 +90,61 @@ static void exact_size(const char *name, const uint8_t *img, size_t len, size_t 
     free(mem);
 }
 
+/* nk_context_size is exact: every smaller arena fails with figures that
+ * add up, and the exact size creates a context that runs. */
+static void context_sweep(const char *name, const uint8_t *img, size_t len, size_t need) {
+    uint8_t *model_mem = nkt_alloc_aligned(need);
+    nk_arena_t model_arena;
+    nk_model_t *m = NULL;
+    nk_error_t err;
+    memset(&err, 0, sizeof err);
+    nk_arena_init(&model_arena, model_mem, need);
+    nk_status s = nk_model_load_buffer(&m, img, len, &model_arena, &err);
+    NKT_CHECK(s == NK_OK, "%s: load for the context sweep: %s", name, err.message);
+    if (s != NK_OK) {
+        free(model_mem);
+        return;
+    }
+    size_t csize = nk_context_size(m);
+    unsigned long bad = 0;
+    for (size_t size = 0; size <= csize; size++) {
+        uint8_t *mem = nkt_alloc_aligned(size);
+        nk_arena_t arena;
+        nk_context_t *c = NULL;
+        memset(&err, 0, sizeof err);
+        nk_arena_init(&arena, size ? mem : NULL, size);
+        s = nk_context_create(&c, m, &arena, &err);
+        if (size < csize) {
+            int ok = s == NK_ERR_ARENA_OVERFLOW && is_overflow_report(&err) &&
+                     err.requested > err.free_bytes && err.capacity == size &&
+                     err.free_bytes <= size;
+            if (!ok && bad++ < 10)
+                NKT_CHECK(ok, "%s: context in %zu of %zu B: status %d, requested %llu, free %llu, "
+                          "capacity %llu, \"%s\"", name, size, csize, (int)s,
+                          (unsigned long long)err.requested, (unsigned long long)err.free_bytes,
+                          (unsigned long long)err.capacity, err.message);
+            else if (!ok)
+                nkt_failures++;
+        } else {
+            NKT_CHECK(s == NK_OK && nk_arena_used(&arena) <= csize,
+                      "%s: context in its %zu B: %s", name, csize, err.message);
+            if (s == NK_OK) {
+                size_t used = nk_arena_used(&arena);
+                nk_tensor_t t;
+                for (int32_t i = 0; i < nk_model_num_inputs(m); i++)
+                    if (nk_context_input(c, i, &t) == NK_OK && t.data) memset(t.data, 0, t.bytes);
+                s = nk_context_invoke(c, &err);
+                NKT_CHECK(s == NK_OK && nk_arena_used(&arena) == used,
+                          "%s: context invoke: %s", name, err.message);
+            }
+        }
+        free(mem);
+    }
+    printf("  context sizes 0..%zu: %s\n", csize, bad ? "FAILED" : "overflow below, runs at the size");
+    nk_model_unload(m);
+    free(model_mem);
+}
+
 /* Fails allocation n of a load for n = 1, 2, ... until a load makes fewer
  * than n allocations and succeeds. */
 static void fail_at_sweep(const char *name, const uint8_t *img, size_t len, size_t need) {
@@ -141,6 +197,7 @@ static void run_model(const char *path) {
         if (need > 0) {
             size_sweep(name, img, len, need);
             exact_size(name, img, len, need, &rep);
+            context_sweep(name, img, len, need);
             fail_at_sweep(name, img, len, need);
         }
     }
