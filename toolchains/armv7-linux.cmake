@@ -10,6 +10,10 @@ set(CMAKE_RANLIB arm-linux-gnueabihf-ranlib CACHE FILEPATH "")
 set(CMAKE_NM arm-linux-gnueabihf-nm CACHE FILEPATH "")
 set(CMAKE_SIZE arm-linux-gnueabihf-size CACHE FILEPATH "")
 set(CMAKE_FIND_ROOT_PATH /usr/arm-linux-gnueabihf)
+# 64-bit file offsets and inode numbers (LFS): without them readdir/stat fail
+# with EOVERFLOW on 64-bit hosts' file systems (ext4 directory cookies,
+# large inode numbers), under qemu-arm and on real boards alike.
+set(CMAKE_C_FLAGS_INIT "-D_FILE_OFFSET_BITS=64")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
