@@ -46,8 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     void *img = NULL;
     if (posix_memalign(&img, 16, size ? size : 1) != 0) abort();
     if (size) memcpy(img, data, size);
-    if (size >= 12) {
-        uint32_t crc = crc32_ieee((const uint8_t *)img + 12, size - 12);
+    if (size >= 16) {
+        /* Over the range the header claims when that is possible (a longer
+         * buffer is allowed), else over the whole input. */
+        const uint8_t *f = (const uint8_t *)img + 12;
+        uint32_t claimed = (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
+                           (uint32_t)f[3] << 24;
+        size_t end = claimed >= 12 && claimed <= size ? claimed : size;
+        uint32_t crc = crc32_ieee((const uint8_t *)img + 12, end - 12);
         uint8_t *h = (uint8_t *)img + 8;
         h[0] = (uint8_t)crc;
         h[1] = (uint8_t)(crc >> 8);
