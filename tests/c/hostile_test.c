@@ -5,7 +5,9 @@
  * Every image is handed to the loader in an exact-size heap block, so a
  * read one byte past the end is an ASan report, not a silent pass.
  *
- * Usage: hostile_test <model.nk | dir>...   (NK_HOSTILE_ITERS overrides 10000)
+ * Usage: hostile_test <model.nk | dir>...
+ *   NK_HOSTILE_ITERS=n  mutations per variant (10000)
+ *   NK_HOSTILE_SEED=s   PRNG seed (fixed by default, so runs are reproducible)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -282,7 +284,7 @@ static void mutations(const model_case *mc, nkt_rng *rng, unsigned long iters, i
     printf("\n");
 }
 
-static void run_model(const char *path, unsigned long iters) {
+static void run_model(const char *path, unsigned long iters, uint64_t seed) {
     model_case mc;
     memset(&mc, 0, sizeof mc);
     mc.name = nkt_basename(path);
@@ -310,7 +312,7 @@ static void run_model(const char *path, unsigned long iters) {
     mc.arena_mem = nkt_alloc_aligned(mc.arena_cap);
     printf("%s: %zu bytes, arena %llu B\n", mc.name, len, (unsigned long long)rep.arena_after_load);
 
-    nkt_rng rng = {0x6E6B686F7374696Cull}; /* fixed seed: "nkhostil" */
+    nkt_rng rng = {seed};
     /* The baseline must load and run, or the rest proves nothing. */
     tally base;
     memset(&base, 0, sizeof base);
@@ -336,7 +338,10 @@ int main(int argc, char **argv) {
     unsigned long iters = 10000;
     const char *env = getenv("NK_HOSTILE_ITERS");
     if (env && *env) iters = strtoul(env, NULL, 10);
-    for (int i = 0; i < n; i++) run_model(paths[i], iters);
+    uint64_t seed = 0x6E6B686F7374696Cull; /* fixed: "nkhostil"; vary it to hunt */
+    env = getenv("NK_HOSTILE_SEED");
+    if (env && *env) seed = strtoull(env, NULL, 0);
+    for (int i = 0; i < n; i++) run_model(paths[i], iters, seed);
     nkt_free_models(paths, n);
     if (nkt_failures) {
         fprintf(stderr, "hostile_test: %d failed checks\n", nkt_failures);
