@@ -110,15 +110,17 @@ static inline nk_status nkt_validate(const nkt_graph *g, nk_error_t *err) {
     return def->validate(&g->op, g->t, err);
 }
 
+/* 1e-5 relative, plus 1e-6 of the case's largest magnitude (at least 1) so
+ * values near zero that come from cancelling sums are judged by the size of
+ * the terms, not their own. */
 static inline int nkt_close(float got, float want, float scale) {
-    /* ~1e-5 relative to the value, or to the case's magnitude near zero */
-    const float tol = 1e-5f * (fabsf(want) > scale ? fabsf(want) : scale);
+    const float tol = 1e-5f * fabsf(want) + 1e-6f * scale;
     return fabsf(got - want) <= tol;
 }
 
 /* Compares n outputs; prints the first few mismatches. */
-static inline void nkt_compare(const char *name, const char *mode, const float *got, const float *want,
-                        uint32_t n) {
+static inline void nkt_compare(const char *name, const char *mode, const float *got,
+                               const float *want, uint32_t n) {
     float scale = 1.0f;
     uint32_t i, bad = 0;
     for (i = 0; i < n; i++)
