@@ -67,7 +67,8 @@ run_target() {
     local t=$1 dir=$BUILD/$1 t0=$SECONDS
     echo
     echo "== cross: $t"
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
+    # --fresh: a changed toolchain file takes effect (object files stay).
+    cmake --fresh -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON >"$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log"; return 1; }
     cmake --build "$dir" -j"$JOBS" || return 1

@@ -29,7 +29,7 @@ semi="-semihosting-config enable=on,target=native"
 quiet="-display none -monitor none -serial none"
 
 case $target in
-    cortex-m0)  qemu="qemu-system-arm -M microbit -global nrf51-soc.flash-size=1048576 -global nrf51-soc.sram-size=262144" ;;
+    cortex-m0)  qemu="qemu-system-arm -M microbit -global nrf51-soc.flash-size=0x400000 -global nrf51-soc.sram-size=0x400000" ;;
     cortex-m3)  qemu="qemu-system-arm -M mps2-an385" ;;
     cortex-m4f) qemu="qemu-system-arm -M mps2-an386" ;;
     cortex-m7)  qemu="qemu-system-arm -M mps2-an500" ;;
