@@ -20,6 +20,7 @@ static inline void nk_ref_mac4x4(const float *NK_RESTRICT x, const float *NK_RES
     const float *w1 = w + w_stride, *w2 = w1 + w_stride, *w3 = w2 + w_stride;
     int32_t c = 0, i;
     for (; c + 4 <= n; c += 4) {
+        NK_REF_LANES
         for (i = 0; i < 4; i++) {
             const float xv = x[c + i];
             s[0][i] += xv * w[c + i];

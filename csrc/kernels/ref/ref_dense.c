@@ -30,6 +30,7 @@ static void nk_ref_dense_row4(const float *NK_RESTRICT xr, const float *NK_RESTR
     float s0[4] = {0}, s1[4] = {0}, s2[4] = {0}, s3[4] = {0};
     int32_t j;
     for (; k + 4 <= k_len; k += 4) {
+        NK_REF_LANES
         for (j = 0; j < 4; j++) {
             const float xv = xr[k + j];
             s0[j] += xv * w0[k + j];

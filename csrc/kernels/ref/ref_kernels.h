@@ -45,6 +45,15 @@
 #endif
 #endif
 
+/* Placed before the 4-lane loop of a partial-sum kernel: keeps GCC from
+ * unrolling it before vectorization (at -O3 it would otherwise vectorize
+ * the outer loop with strided lanes, several times slower). */
+#if defined(__GNUC__) && NK_REF_VECTOR_FPU
+#define NK_REF_LANES _Pragma("GCC unroll 1")
+#else
+#define NK_REF_LANES
+#endif
+
 static inline float nk_clampf(float v, float lo, float hi) {
     v = v < lo ? lo : v;
     return v > hi ? hi : v;
