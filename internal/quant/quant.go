@@ -367,3 +367,40 @@ func Padding(same bool, in, k, stride, dilation int) (out, before, after int) {
 	total := max(0, (out-1)*stride+eff-in)
 	return out, total / 2, total/2 + total%2
 }
+
+// DequantizeWeights turns int8 weights into float32, scale * (q - zp) with
+// one rounding, per tensor (one scale) or per channel along axis. The
+// importer uses it for hybrid models (int8 weights under float
+// activations), which it converts to float32.
+func DequantizeWeights(q []int8, shape []int32, scale []float32, zp []int64, axis int) ([]float32, error) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: shape %v", ErrRange, shape)
+		}
+		n *= int(d)
+	}
+	if n != len(q) || len(scale) == 0 || (len(zp) != 0 && len(zp) != len(scale)) {
+		return nil, fmt.Errorf("%w: %d weights for shape %v, %d scales, %d zero points", ErrRange, len(q), shape, len(scale), len(zp))
+	}
+	stride, channels := n, 1
+	if len(scale) > 1 {
+		if axis < 0 || axis >= len(shape) || int(shape[axis]) != len(scale) {
+			return nil, fmt.Errorf("%w: %d scales along axis %d of %v", ErrRange, len(scale), axis, shape)
+		}
+		stride, channels = 1, len(scale)
+		for _, d := range shape[axis+1:] {
+			stride *= int(d)
+		}
+	}
+	out := make([]float32, n)
+	for i, v := range q {
+		c := (i / stride) % channels
+		var z int64
+		if len(zp) > 0 {
+			z = zp[c]
+		}
+		out[i] = float32(float64(scale[c]) * float64(int64(v)-z))
+	}
+	return out, nil
+}

@@ -290,3 +290,22 @@ func TestCalculateInputRadius(t *testing.T) {
 	assert.Equal(t, int32(0), CalculateInputRadius(5, 31, 31), "31/32 floors to 0")
 	assert.Equal(t, int32(1), CalculateInputRadius(4, 30, 31), "15*2^27/2^30 = 1.875")
 }
+
+func TestDequantizeWeights(t *testing.T) {
+	// per tensor: 0.5 * (q - 1)
+	got, err := DequantizeWeights([]int8{-3, 1, 4}, []int32{3}, []float32{0.5}, []int64{1}, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{-2, 0, 1.5}, got)
+	// per channel on axis 0 of [2, 3]: rows scale 1 and 0.25
+	got, err = DequantizeWeights([]int8{1, 2, 3, 4, 8, -8}, []int32{2, 3}, []float32{1, 0.25}, nil, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{1, 2, 3, 1, 2, -2}, got)
+	// per channel on the last axis of [1, 2, 2] (depthwise layout): columns
+	got, err = DequantizeWeights([]int8{4, 4, 8, 8}, []int32{1, 2, 2}, []float32{0.5, 2}, []int64{0, 0}, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{2, 8, 4, 16}, got)
+	_, err = DequantizeWeights([]int8{1, 2}, []int32{2}, []float32{1, 2, 3}, nil, 0)
+	assert.ErrorIs(t, err, ErrRange)
+	_, err = DequantizeWeights([]int8{1, 2}, []int32{3}, []float32{1}, nil, 0)
+	assert.ErrorIs(t, err, ErrRange)
+}
