@@ -13,7 +13,7 @@ import (
 )
 
 // The testdata tables were produced by TFLite's and gemmlowp's own
-// reference code (testdata/oracle_*.cc, see testdata/README.md): inputs,
+// reference code, run once outside this repository (testdata/README.md): inputs,
 // parameters and outputs, in both rounding modes. Only numbers are kept.
 
 type primitives struct {

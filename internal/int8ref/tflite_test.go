@@ -17,8 +17,8 @@ import (
 )
 
 // tflmGolden holds what TFLite Micro itself computed for the shared models
-// (testdata/tflm_runner.cc, built on the host from TFLM's sources with its
-// reference kernels; see testdata/README.md).
+// with its reference kernels, run once outside this repository; see
+// testdata/README.md).
 type tflmRun struct {
 	Output  []int8            `json:"output"`
 	Tensors map[string]string `json:"tensors"`

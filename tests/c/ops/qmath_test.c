@@ -8,8 +8,8 @@
  *     qmath (different spelling: C division and remainders, not shifts);
  *  3. tables of values computed by TFLite's and gemmlowp's own reference
  *     code (quantization_util / MultiplyByQuantizedMultiplier / fixedpoint.h,
- *     built once on the host in both rounding modes; the generator is
- *     internal/int8ref/testdata/oracle_*.cc, README.md there). Only the numbers are here.
+ *     run once outside this repository in both rounding modes; see
+ *     internal/int8ref/testdata/README.md). Only the numbers are here.
  *
  * Build by hand (standalone, no other netkit file needed):
  *   cc -std=c99 -Wall -Wextra -Werror -Icsrc/kernels/ref tests/c/ops/qmath_test.c \
