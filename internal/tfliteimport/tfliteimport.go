@@ -1,0 +1,1034 @@
+// Package tfliteimport converts a TensorFlow Lite model (read by
+// internal/tflite) into a netkit .nk model (internal/nkfile).
+//
+// int8 models map to the int8 ops of NK_FORMAT.md (ids 64..75) with every
+// requantization parameter computed here by internal/quant exactly as
+// TFLite Micro computes it at prepare time, so the integer results match
+// TFLM bit for bit and nothing is derived in RAM at load. Per-channel
+// multipliers and shifts become CONST i32 tensors. Float models map to the
+// float ops with fused activations as clamps; TFLite's layouts are already
+// netkit's (NHWC activations, OHWI conv weights, [1,KH,KW,C*M] depthwise
+// weights, [N,K] dense weights), so no weight is transposed. Hybrid models
+// (int8 weights under float activations) become float models: their
+// weights are dequantized here.
+package tfliteimport
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/quant"
+	"github.com/netkit/netkit/internal/tflite"
+)
+
+// ErrUnsupported reports a model the importer cannot convert exactly.
+var ErrUnsupported = errors.New("tfliteimport: unsupported")
+
+// Options configure Convert.
+type Options struct {
+	Source   string         // original file name, stored in META
+	Labels   string         // class names separated by '\n' for the first output, or ""
+	Rounding quant.Rounding // requantization mode the target runtime is built with
+}
+
+// Convert converts the first subgraph of m.
+func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
+	if len(m.Subgraphs) == 0 {
+		return nil, fmt.Errorf("%w: model has no subgraph", ErrUnsupported)
+	}
+	if len(m.Subgraphs) > 1 {
+		return nil, fmt.Errorf("%w: %d subgraphs (control flow); only single-subgraph models convert", ErrUnsupported, len(m.Subgraphs))
+	}
+	c := &converter{m: m, sg: &m.Subgraphs[0], opt: opt, ids: map[int32]int{}}
+	if err := c.checkOps(); err != nil {
+		return nil, err
+	}
+	for _, ti := range c.sg.Inputs {
+		id, err := c.runtime(ti)
+		if err != nil {
+			return nil, fmt.Errorf("graph input %d: %w", ti, err)
+		}
+		c.out.Inputs = append(c.out.Inputs, nkfile.IO{Tensor: id})
+	}
+	for i := range c.sg.Operators {
+		op := &c.sg.Operators[i]
+		code, _ := m.Op(op)
+		if err := c.convert(op, code); err != nil {
+			return nil, fmt.Errorf("operator %d (%v, output %q): %w", i, code, c.outName(op), err)
+		}
+	}
+	for _, ti := range c.sg.Outputs {
+		id, ok := c.ids[ti]
+		if !ok {
+			return nil, fmt.Errorf("%w: graph output %d %q is produced by no operator", ErrUnsupported, ti, c.sg.Tensors[ti].Name)
+		}
+		c.out.Outputs = append(c.out.Outputs, nkfile.IO{Tensor: id})
+	}
+	c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "producer", Value: "netkit convert (tflite importer)"})
+	if opt.Source != "" {
+		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "source", Value: opt.Source})
+	}
+	if c.int8 {
+		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "int8_rounding", Value: opt.Rounding.String()})
+	}
+	if opt.Labels != "" {
+		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "labels", Value: opt.Labels})
+	}
+	model := c.out
+	if err := model.Validate(); err != nil {
+		return nil, err
+	}
+	if err := model.CheckShapes(); err != nil {
+		return nil, err
+	}
+	return &model, nil
+}
+
+type converter struct {
+	m    *tflite.Model
+	sg   *tflite.Subgraph
+	opt  Options
+	out  nkfile.Model
+	ids  map[int32]int // TFLite tensor index -> .nk tensor id
+	int8 bool          // some op runs in int8
+}
+
+var supported = map[tflite.BuiltinOp]bool{
+	tflite.OpConv2D: true, tflite.OpDepthwiseConv2D: true, tflite.OpFullyConnected: true,
+	tflite.OpAveragePool2D: true, tflite.OpMaxPool2D: true, tflite.OpAdd: true, tflite.OpMul: true,
+	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
+	tflite.OpQuantize: true, tflite.OpDequantize: true,
+}
+
+// checkOps refuses, in one error, every operator the importer cannot map
+// and every tensor type netkit does not run (int16 activations).
+func (c *converter) checkOps() error {
+	bad := map[string]int{}
+	for i := range c.sg.Operators {
+		op := &c.sg.Operators[i]
+		code, err := c.m.Op(op)
+		if err != nil {
+			return err
+		}
+		switch {
+		case code == tflite.OpSVDF:
+			bad["SVDF (with int16 activations in the TFLM keyword model) is not supported"]++
+		case !supported[code]:
+			bad[fmt.Sprintf("%v is not supported", code)]++
+		default:
+			for _, ti := range slices.Concat(op.Inputs, op.Outputs) {
+				if ti < 0 || int(ti) >= len(c.sg.Tensors) {
+					continue
+				}
+				if t := c.sg.Tensors[ti]; t.Type == tflite.Int16 {
+					bad[fmt.Sprintf("%v with int16 tensors is not supported", code)]++
+					break
+				}
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	msgs := make([]string, 0, len(bad))
+	for m, n := range bad {
+		msgs = append(msgs, fmt.Sprintf("%s (%d operators)", m, n))
+	}
+	sort.Strings(msgs)
+	return fmt.Errorf("%w: %s", ErrUnsupported, strings.Join(msgs, "; "))
+}
+
+func (c *converter) outName(op *tflite.Operator) string {
+	if len(op.Outputs) == 0 || op.Outputs[0] < 0 || int(op.Outputs[0]) >= len(c.sg.Tensors) {
+		return ""
+	}
+	return c.sg.Tensors[op.Outputs[0]].Name
+}
+
+func (c *converter) tensor(ti int32) (*tflite.Tensor, error) {
+	if ti < 0 || int(ti) >= len(c.sg.Tensors) {
+		return nil, fmt.Errorf("%w: tensor index %d out of %d", ErrUnsupported, ti, len(c.sg.Tensors))
+	}
+	return &c.sg.Tensors[ti], nil
+}
+
+func (c *converter) data(t *tflite.Tensor) []byte {
+	if int(t.Buffer) >= len(c.m.Buffers) {
+		return nil
+	}
+	return c.m.Buffers[t.Buffer].Data
+}
+
+func shapeOf(t *tflite.Tensor) []int {
+	s := make([]int, len(t.Shape))
+	for i, d := range t.Shape {
+		s[i] = int(d)
+	}
+	return s
+}
+
+func elems(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
+func (c *converter) add(t nkfile.Tensor) int {
+	c.out.Tensors = append(c.out.Tensors, t)
+	return len(c.out.Tensors) - 1
+}
+
+func dtypeOf(t *tflite.Tensor) (nkfile.DType, error) {
+	switch t.Type {
+	case tflite.Float32:
+		return nkfile.F32, nil
+	case tflite.Int8:
+		return nkfile.I8, nil
+	case tflite.Int32:
+		return nkfile.I32, nil
+	}
+	return 0, fmt.Errorf("%w: tensor %q is %v", ErrUnsupported, t.Name, t.Type)
+}
+
+// scaleZp is an int8 tensor's per-tensor scale and zero point.
+func scaleZp(t *tflite.Tensor) (float32, int32, error) {
+	q := t.Quant
+	if q == nil || len(q.Scale) != 1 || len(q.ZeroPoint) != 1 {
+		return 0, 0, fmt.Errorf("%w: int8 tensor %q needs one scale and zero point", ErrUnsupported, t.Name)
+	}
+	zp := q.ZeroPoint[0]
+	if zp < quant.QMin || zp > quant.QMax {
+		return 0, 0, fmt.Errorf("%w: tensor %q zero point %d outside int8", ErrUnsupported, t.Name, zp)
+	}
+	return q.Scale[0], int32(zp), nil
+}
+
+// quantRecord is the .nk QUANT record of an int8 tensor (per tensor, or
+// per channel along axis for weights).
+func quantRecord(t *tflite.Tensor, axis int) *nkfile.Quant {
+	q := t.Quant
+	if q == nil || len(q.Scale) == 0 {
+		return nil
+	}
+	r := &nkfile.Quant{Axis: -1, Scale: slices.Clone(q.Scale), ZeroPoint: make([]int32, len(q.Scale))}
+	if len(q.Scale) > 1 {
+		r.Axis = axis
+	}
+	for i := range r.ZeroPoint {
+		if i < len(q.ZeroPoint) {
+			r.ZeroPoint[i] = int32(q.ZeroPoint[i])
+		}
+	}
+	return r
+}
+
+// runtime returns the .nk id of an activation tensor, creating the graph
+// input or the op output the first time.
+func (c *converter) runtime(ti int32) (int, error) {
+	if id, ok := c.ids[ti]; ok {
+		return id, nil
+	}
+	t, err := c.tensor(ti)
+	if err != nil {
+		return -1, err
+	}
+	dt, err := dtypeOf(t)
+	if err != nil {
+		return -1, err
+	}
+	if dt == nkfile.I32 {
+		return -1, fmt.Errorf("%w: int32 activation %q", ErrUnsupported, t.Name)
+	}
+	nt := nkfile.Tensor{Name: t.Name, DType: dt, Shape: shapeOf(t)}
+	if dt == nkfile.I8 {
+		if _, _, err := scaleZp(t); err != nil {
+			return -1, err
+		}
+		nt.Quant = quantRecord(t, -1)
+	}
+	id := c.add(nt)
+	c.ids[ti] = id
+	return id, nil
+}
+
+// input returns an op input that must already exist (graph input or an
+// earlier op's output) or be a constant.
+func (c *converter) input(ti int32) (int, error) {
+	if id, ok := c.ids[ti]; ok {
+		return id, nil
+	}
+	t, err := c.tensor(ti)
+	if err != nil {
+		return -1, err
+	}
+	if len(c.data(t)) == 0 {
+		return -1, fmt.Errorf("%w: tensor %q is read before any operator writes it", ErrUnsupported, t.Name)
+	}
+	return c.constant(ti)
+}
+
+// constant adds a constant tensor as stored: int8 with its quantization,
+// int32 or float32.
+func (c *converter) constant(ti int32) (int, error) {
+	if id, ok := c.ids[ti]; ok {
+		return id, nil
+	}
+	t, err := c.tensor(ti)
+	if err != nil {
+		return -1, err
+	}
+	dt, err := dtypeOf(t)
+	if err != nil {
+		return -1, err
+	}
+	shape := shapeOf(t)
+	data := c.data(t)
+	if len(data) != elems(shape)*dt.Size() {
+		return -1, fmt.Errorf("%w: constant %q has %d bytes for %v %s", ErrUnsupported, t.Name, len(data), shape, dt)
+	}
+	nt := nkfile.Tensor{Name: t.Name, DType: dt, Shape: shape, Data: slices.Clone(data)}
+	if dt == nkfile.I8 {
+		nt.Quant = quantRecord(t, int(t.Quant.QuantizedDimension))
+		if nt.Quant == nil {
+			return -1, fmt.Errorf("%w: int8 constant %q is not quantized", ErrUnsupported, t.Name)
+		}
+	}
+	id := c.add(nt)
+	c.ids[ti] = id
+	return id, nil
+}
+
+// floatConstant adds a constant as float32, dequantizing int8 weights of a
+// hybrid model (scale * (q - zp), per tensor or per channel).
+func (c *converter) floatConstant(ti int32) (int, error) {
+	t, err := c.tensor(ti)
+	if err != nil {
+		return -1, err
+	}
+	switch t.Type {
+	case tflite.Float32:
+		return c.constant(ti)
+	case tflite.Int8:
+	default:
+		return -1, fmt.Errorf("%w: %v constant %q under float activations", ErrUnsupported, t.Type, t.Name)
+	}
+	if id, ok := c.ids[ti]; ok {
+		return id, nil
+	}
+	q := t.Quant
+	if q == nil || len(q.Scale) == 0 {
+		return -1, fmt.Errorf("%w: int8 constant %q is not quantized", ErrUnsupported, t.Name)
+	}
+	raw := c.data(t)
+	vals := make([]int8, len(raw))
+	for i, b := range raw {
+		vals[i] = int8(b)
+	}
+	f, err := quant.DequantizeWeights(vals, t.Shape, q.Scale, q.ZeroPoint, int(q.QuantizedDimension))
+	if err != nil {
+		return -1, fmt.Errorf("dequantizing %q: %w", t.Name, err)
+	}
+	id := c.add(nkfile.Tensor{Name: t.Name, DType: nkfile.F32, Shape: shapeOf(t), Data: nkfile.F32Bytes(f)})
+	c.ids[ti] = id
+	return id, nil
+}
+
+// constI32 adds an i32 parameter tensor (multipliers, shifts).
+func (c *converter) constI32(name string, v []int32) int {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return c.add(nkfile.Tensor{Name: name, DType: nkfile.I32, Shape: []int{len(v)}, Data: b})
+}
+
+// multipliers stores per-channel (or one-element) M and shift tensors.
+func (c *converter) multipliers(name string, ms []quant.Multiplier) (mID, shiftID int) {
+	m := make([]int32, len(ms))
+	s := make([]int32, len(ms))
+	for i, x := range ms {
+		m[i], s[i] = x.M, x.Shift
+	}
+	return c.constI32(name+"/multiplier", m), c.constI32(name+"/shift", s)
+}
+
+// emit appends an op writing TFLite tensor outTi.
+func (c *converter) emit(t nkfile.OpType, outTi int32, in []int, params []uint32, act nkfile.Activation) error {
+	out, err := c.runtime(outTi)
+	if err != nil {
+		return err
+	}
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: t, Name: c.out.Tensors[out].Name, Inputs: in,
+		Outputs: []int{out}, Params: params, Act: act})
+	return nil
+}
+
+// reshape inserts a RESHAPE of tensor id to shape (for ops whose TFLite
+// form flattens implicitly) and returns the new tensor.
+func (c *converter) reshape(id int, shape []int) int {
+	src := c.out.Tensors[id]
+	nt := nkfile.Tensor{Name: src.Name + "/reshape", DType: src.DType, Shape: shape, Quant: src.Quant}
+	out := c.add(nt)
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpReshape, Name: nt.Name, Inputs: []int{id}, Outputs: []int{out}})
+	return out
+}
+
+var actOf = map[tflite.Activation]quant.Activation{
+	tflite.ActNone: quant.ActNone, tflite.ActRelu: quant.ActRelu,
+	tflite.ActReluN1To1: quant.ActReluN1To1, tflite.ActRelu6: quant.ActRelu6,
+}
+
+// floatClamp is a fused activation as an f32 clamp.
+func floatClamp(a tflite.Activation) (nkfile.Clamp, error) {
+	switch a {
+	case tflite.ActNone:
+		return nkfile.NoClamp, nil
+	case tflite.ActRelu:
+		return nkfile.Clamp{Min: 0, Max: nkfile.Inf32}, nil
+	case tflite.ActRelu6:
+		return nkfile.Clamp{Min: 0, Max: 6}, nil
+	case tflite.ActReluN1To1:
+		return nkfile.Clamp{Min: -1, Max: 1}, nil
+	}
+	return nkfile.Clamp{}, fmt.Errorf("%w: fused activation %v", ErrUnsupported, a)
+}
+
+// int8Out is an int8 output's zero point and quantized clamp.
+type int8Out struct {
+	scale          float32
+	zp             int32
+	actMin, actMax int32
+}
+
+func (c *converter) outInt8(ti int32, a tflite.Activation) (int8Out, error) {
+	t, err := c.tensor(ti)
+	if err != nil {
+		return int8Out{}, err
+	}
+	s, zp, err := scaleZp(t)
+	if err != nil {
+		return int8Out{}, err
+	}
+	qa, ok := actOf[a]
+	if !ok {
+		return int8Out{}, fmt.Errorf("%w: fused activation %v", ErrUnsupported, a)
+	}
+	lo, hi, err := quant.ActivationRange(qa, s, zp)
+	return int8Out{scale: s, zp: zp, actMin: lo, actMax: hi}, err
+}
+
+func i32(v ...int32) []uint32 {
+	out := make([]uint32, len(v))
+	for i, x := range v {
+		out[i] = uint32(x)
+	}
+	return out
+}
+
+func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
+	if len(op.Outputs) != 1 || len(op.Inputs) == 0 {
+		return fmt.Errorf("%w: %d inputs and %d outputs", ErrUnsupported, len(op.Inputs), len(op.Outputs))
+	}
+	out, err := c.tensor(op.Outputs[0])
+	if err != nil {
+		return err
+	}
+	x, err := c.tensor(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	switch code {
+	case tflite.OpQuantize:
+		return c.quantize(op, x, out)
+	case tflite.OpDequantize:
+		return c.dequantize(op, x, out)
+	}
+	isInt8 := out.Type == tflite.Int8
+	if isInt8 != (x.Type == tflite.Int8) {
+		return fmt.Errorf("%w: input %v and output %v", ErrUnsupported, x.Type, out.Type)
+	}
+	if !isInt8 && out.Type != tflite.Float32 {
+		return fmt.Errorf("%w: output %v", ErrUnsupported, out.Type)
+	}
+	if isInt8 {
+		c.int8 = true
+	}
+	switch code {
+	case tflite.OpConv2D, tflite.OpDepthwiseConv2D:
+		return c.conv(op, code, isInt8)
+	case tflite.OpFullyConnected:
+		return c.fullyConnected(op, isInt8)
+	case tflite.OpAveragePool2D, tflite.OpMaxPool2D:
+		return c.pool(op, code, isInt8)
+	case tflite.OpAdd, tflite.OpMul:
+		return c.binary(op, code, isInt8)
+	case tflite.OpReshape:
+		xid, err := c.input(op.Inputs[0])
+		if err != nil {
+			return err
+		}
+		if isInt8 {
+			if err := sameQuant(x, out); err != nil {
+				return err
+			}
+		}
+		return c.emit(nkfile.OpReshape, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+	case tflite.OpSoftmax:
+		return c.softmax(op, isInt8)
+	case tflite.OpLogistic, tflite.OpTanh:
+		return c.activation(op, code, isInt8)
+	}
+	return fmt.Errorf("%w: operator %v", ErrUnsupported, code)
+}
+
+// sameQuant refuses ops that move int8 bytes unchanged between tensors of
+// different quantization (TFLite requires them equal).
+func sameQuant(a, b *tflite.Tensor) error {
+	sa, za, err := scaleZp(a)
+	if err != nil {
+		return err
+	}
+	sb, zb, err := scaleZp(b)
+	if err != nil {
+		return err
+	}
+	if sa != sb || za != zb {
+		return fmt.Errorf("%w: input (scale %g, zero point %d) and output (scale %g, zero point %d) quantization differ",
+			ErrUnsupported, sa, za, sb, zb)
+	}
+	return nil
+}
+
+// window resolves SAME/VALID padding and checks it against the output.
+func window(pad tflite.Padding, in, out []int, kh, kw, sh, sw, dh, dw int) (nkfile.Window, error) {
+	if len(in) != 4 || len(out) != 4 {
+		return nkfile.Window{}, fmt.Errorf("%w: input %v and output %v must be NHWC", ErrUnsupported, in, out)
+	}
+	if pad != tflite.PaddingSame && pad != tflite.PaddingValid {
+		return nkfile.Window{}, fmt.Errorf("%w: padding %v", ErrUnsupported, pad)
+	}
+	if sh < 1 || sw < 1 || dh < 1 || dw < 1 {
+		return nkfile.Window{}, fmt.Errorf("%w: stride %dx%d, dilation %dx%d", ErrUnsupported, sh, sw, dh, dw)
+	}
+	same := pad == tflite.PaddingSame
+	oh, top, bottom := quant.Padding(same, in[1], kh, sh, dh)
+	ow, left, right := quant.Padding(same, in[2], kw, sw, dw)
+	if oh != out[1] || ow != out[2] {
+		return nkfile.Window{}, fmt.Errorf("%w: %v padding gives %dx%d, the output is %dx%d", ErrUnsupported, pad, oh, ow, out[1], out[2])
+	}
+	return nkfile.Window{StrideH: sh, StrideW: sw, DilationH: dh, DilationW: dw,
+		PadTop: top, PadLeft: left, PadBottom: bottom, PadRight: right}, nil
+}
+
+func (c *converter) conv(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
+	if len(op.Inputs) < 2 {
+		return fmt.Errorf("%w: no weights", ErrUnsupported)
+	}
+	x, _ := c.tensor(op.Inputs[0])
+	w, err := c.tensor(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	y, _ := c.tensor(op.Outputs[0])
+	xs, ws, ys := shapeOf(x), shapeOf(w), shapeOf(y)
+	if len(ws) != 4 || len(xs) != 4 {
+		return fmt.Errorf("%w: weights %v, input %v", ErrUnsupported, ws, xs)
+	}
+	var pad tflite.Padding
+	var sh, sw, dh, dw int
+	var act tflite.Activation
+	last := 1 // groups or multiplier
+	switch o := op.Options.(type) {
+	case tflite.Conv2DOptions:
+		pad, sh, sw, dh, dw, act = o.Padding, int(o.StrideH), int(o.StrideW), int(o.DilationH), int(o.DilationW), o.Activation
+		if ws[3] == 0 || xs[3]%ws[3] != 0 {
+			return fmt.Errorf("%w: input channels %d and weights %v", ErrUnsupported, xs[3], ws)
+		}
+		last = xs[3] / ws[3]
+	case tflite.DepthwiseConv2DOptions:
+		pad, sh, sw, dh, dw, act = o.Padding, int(o.StrideH), int(o.StrideW), int(o.DilationH), int(o.DilationW), o.Activation
+		if xs[3] == 0 || ys[3]%xs[3] != 0 {
+			return fmt.Errorf("%w: depthwise %d -> %d channels", ErrUnsupported, xs[3], ys[3])
+		}
+		last = ys[3] / xs[3]
+		// the options' multiplier is advisory in TFLite (old files write 0); the shapes decide
+		if o.DepthMultiplier > 0 && int(o.DepthMultiplier) != last {
+			return fmt.Errorf("%w: depth multiplier %d, but %d -> %d channels", ErrUnsupported, o.DepthMultiplier, xs[3], ys[3])
+		}
+	default:
+		return fmt.Errorf("%w: options %T", ErrUnsupported, op.Options)
+	}
+	win, err := window(pad, xs, ys, ws[1], ws[2], sh, sw, dh, dw)
+	if err != nil {
+		return err
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	bias := -1
+	hasBias := len(op.Inputs) > 2 && op.Inputs[2] >= 0
+	if !isInt8 {
+		wid, err := c.floatConstant(op.Inputs[1])
+		if err != nil {
+			return err
+		}
+		if hasBias {
+			if bias, err = c.floatConstant(op.Inputs[2]); err != nil {
+				return err
+			}
+		}
+		clamp, err := floatClamp(act)
+		if err != nil {
+			return err
+		}
+		p := nkfile.ConvParams{Window: win, Clamp: clamp}
+		if code == tflite.OpConv2D {
+			p.Groups = last
+			return c.emit(nkfile.OpConv2D, op.Outputs[0], []int{xid, wid, bias}, p.Words(), clamp.Act())
+		}
+		p.Multiplier = last
+		return c.emit(nkfile.OpDepthwiseConv2D, op.Outputs[0], []int{xid, wid, bias}, p.DepthwiseWords(), clamp.Act())
+	}
+	sIn, zpIn, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	o, err := c.outInt8(op.Outputs[0], act)
+	if err != nil {
+		return err
+	}
+	if w.Type != tflite.Int8 || w.Quant == nil {
+		return fmt.Errorf("%w: int8 convolution with %v weights", ErrUnsupported, w.Type)
+	}
+	if err := symmetric(w); err != nil {
+		return err
+	}
+	ms, err := quant.ConvMultipliers(sIn, w.Quant.Scale, o.scale, ys[3], c.opt.Rounding)
+	if err != nil {
+		return err
+	}
+	wid, err := c.constant(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	if hasBias {
+		if bias, err = c.int32Bias(op.Inputs[2], ys[3]); err != nil {
+			return err
+		}
+	}
+	mid, sid := c.multipliers(y.Name, ms)
+	params := i32(int32(win.StrideH), int32(win.StrideW), int32(win.DilationH), int32(win.DilationW),
+		int32(win.PadTop), int32(win.PadLeft), int32(win.PadBottom), int32(win.PadRight), int32(last),
+		zpIn, o.zp, o.actMin, o.actMax)
+	t := nkfile.OpConv2DI8
+	if code == tflite.OpDepthwiseConv2D {
+		t = nkfile.OpDepthwiseConv2DI8
+	}
+	return c.emit(t, op.Outputs[0], []int{xid, wid, bias, mid, sid}, params, int8Act(act))
+}
+
+// symmetric checks that int8 weights have zero point 0, as TFLite's int8
+// kernels assume (they have no filter offset).
+func symmetric(w *tflite.Tensor) error {
+	for _, z := range w.Quant.ZeroPoint {
+		if z != 0 {
+			return fmt.Errorf("%w: weights %q have zero point %d (int8 weights are symmetric)", ErrUnsupported, w.Name, z)
+		}
+	}
+	return nil
+}
+
+// int8Act names a fused activation for the op record's informational byte.
+func int8Act(a tflite.Activation) nkfile.Activation {
+	switch a {
+	case tflite.ActNone:
+		return nkfile.ActNone
+	case tflite.ActRelu:
+		return nkfile.ActRelu
+	case tflite.ActRelu6:
+		return nkfile.ActRelu6
+	}
+	return nkfile.ActClamp
+}
+
+func (c *converter) int32Bias(ti int32, n int) (int, error) {
+	t, err := c.tensor(ti)
+	if err != nil {
+		return -1, err
+	}
+	if t.Type != tflite.Int32 || elems(shapeOf(t)) != n {
+		return -1, fmt.Errorf("%w: bias %q is %v %v, want INT32 [%d]", ErrUnsupported, t.Name, t.Type, t.Shape, n)
+	}
+	return c.constant(ti)
+}
+
+func (c *converter) fullyConnected(op *tflite.Operator, isInt8 bool) error {
+	o, ok := op.Options.(tflite.FullyConnectedOptions)
+	if !ok || len(op.Inputs) < 2 {
+		return fmt.Errorf("%w: options %T", ErrUnsupported, op.Options)
+	}
+	if o.WeightsFormat != 0 {
+		return fmt.Errorf("%w: weights format %d (only DEFAULT)", ErrUnsupported, o.WeightsFormat)
+	}
+	x, _ := c.tensor(op.Inputs[0])
+	w, err := c.tensor(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	y, _ := c.tensor(op.Outputs[0])
+	ws := shapeOf(w)
+	if len(ws) != 2 || len(c.data(w)) == 0 {
+		return fmt.Errorf("%w: weights %q %v must be a constant [N, K]", ErrUnsupported, w.Name, ws)
+	}
+	units, depth := ws[0], ws[1]
+	xs, ys := shapeOf(x), shapeOf(y)
+	if depth == 0 || elems(xs)%depth != 0 {
+		return fmt.Errorf("%w: input %v is not a whole number of rows of %d", ErrUnsupported, xs, depth)
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	// DENSE maps x [..., K] to [..., N]; TFLite flattens x to rows of K
+	// first (keep_num_dims false), so reshape when the leading dims differ.
+	want := append(slices.Clone(ys[:len(ys)-1]), depth)
+	if len(ys) == 0 || ys[len(ys)-1] != units || elems(want) != elems(xs) {
+		return fmt.Errorf("%w: input %v, weights %v and output %v do not agree", ErrUnsupported, xs, ws, ys)
+	}
+	if !slices.Equal(xs, want) {
+		xid = c.reshape(xid, want)
+	}
+	bias := -1
+	hasBias := len(op.Inputs) > 2 && op.Inputs[2] >= 0
+	if !isInt8 {
+		wid, err := c.floatConstant(op.Inputs[1])
+		if err != nil {
+			return err
+		}
+		if hasBias {
+			if bias, err = c.floatConstant(op.Inputs[2]); err != nil {
+				return err
+			}
+		}
+		clamp, err := floatClamp(o.Activation)
+		if err != nil {
+			return err
+		}
+		return c.emit(nkfile.OpDense, op.Outputs[0], []int{xid, wid, bias}, nkfile.ClampWords(clamp), clamp.Act())
+	}
+	sIn, zpIn, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	out, err := c.outInt8(op.Outputs[0], o.Activation)
+	if err != nil {
+		return err
+	}
+	if w.Type != tflite.Int8 || w.Quant == nil || len(w.Quant.Scale) == 0 {
+		return fmt.Errorf("%w: int8 fully connected with %v weights", ErrUnsupported, w.Type)
+	}
+	if err := symmetric(w); err != nil {
+		return err
+	}
+	var ms []quant.Multiplier
+	if len(w.Quant.Scale) == 1 {
+		m, err := quant.FullyConnectedMultiplier(sIn, w.Quant.Scale[0], out.scale, c.opt.Rounding)
+		if err != nil {
+			return err
+		}
+		ms = []quant.Multiplier{m}
+	} else if ms, err = quant.ConvMultipliers(sIn, w.Quant.Scale, out.scale, units, c.opt.Rounding); err != nil {
+		return err
+	}
+	wid, err := c.constant(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	if hasBias {
+		if bias, err = c.int32Bias(op.Inputs[2], units); err != nil {
+			return err
+		}
+	}
+	mid, sid := c.multipliers(y.Name, ms)
+	return c.emit(nkfile.OpDenseI8, op.Outputs[0], []int{xid, wid, bias, mid, sid},
+		i32(zpIn, out.zp, out.actMin, out.actMax), int8Act(o.Activation))
+}
+
+func (c *converter) pool(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
+	o, ok := op.Options.(tflite.Pool2DOptions)
+	if !ok {
+		return fmt.Errorf("%w: options %T", ErrUnsupported, op.Options)
+	}
+	x, _ := c.tensor(op.Inputs[0])
+	y, _ := c.tensor(op.Outputs[0])
+	kh, kw := int(o.FilterHeight), int(o.FilterWidth)
+	win, err := window(o.Padding, shapeOf(x), shapeOf(y), kh, kw, int(o.StrideH), int(o.StrideW), 1, 1)
+	if err != nil {
+		return err
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	if !isInt8 {
+		clamp, err := floatClamp(o.Activation)
+		if err != nil {
+			return err
+		}
+		t := nkfile.OpAvgPool2D
+		if code == tflite.OpMaxPool2D {
+			t = nkfile.OpMaxPool2D
+		}
+		// TFLite averages over the valid taps only: count_include_pad 0
+		p := nkfile.PoolParams{KernelH: kh, KernelW: kw, Window: win, Clamp: clamp}
+		return c.emit(t, op.Outputs[0], []int{xid}, p.Words(t), clamp.Act())
+	}
+	if err := sameQuant(x, y); err != nil {
+		return err
+	}
+	out, err := c.outInt8(op.Outputs[0], o.Activation)
+	if err != nil {
+		return err
+	}
+	t := nkfile.OpAvgPool2DI8
+	if code == tflite.OpMaxPool2D {
+		t = nkfile.OpMaxPool2DI8
+	}
+	params := i32(int32(kh), int32(kw), int32(win.StrideH), int32(win.StrideW),
+		int32(win.PadTop), int32(win.PadLeft), int32(win.PadBottom), int32(win.PadRight), out.actMin, out.actMax)
+	return c.emit(t, op.Outputs[0], []int{xid}, params, int8Act(o.Activation))
+}
+
+func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
+	if len(op.Inputs) != 2 {
+		return fmt.Errorf("%w: %d inputs", ErrUnsupported, len(op.Inputs))
+	}
+	var act tflite.Activation
+	switch o := op.Options.(type) {
+	case tflite.AddOptions:
+		act = o.Activation
+	case tflite.MulOptions:
+		act = o.Activation
+	case nil:
+	default:
+		return fmt.Errorf("%w: options %T", ErrUnsupported, op.Options)
+	}
+	a, _ := c.tensor(op.Inputs[0])
+	b, err := c.tensor(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	y, _ := c.tensor(op.Outputs[0])
+	var aid, bid int
+	if !isInt8 {
+		if aid, err = c.floatInput(op.Inputs[0]); err != nil {
+			return err
+		}
+		if bid, err = c.floatInput(op.Inputs[1]); err != nil {
+			return err
+		}
+		clamp, err := floatClamp(act)
+		if err != nil {
+			return err
+		}
+		t := nkfile.OpAdd
+		if code == tflite.OpMul {
+			t = nkfile.OpMul
+		}
+		return c.emit(t, op.Outputs[0], []int{aid, bid}, nkfile.ClampWords(clamp), clamp.Act())
+	}
+	// the int8 kernels take equal shapes (no broadcasting yet)
+	if !slices.Equal(a.Shape, y.Shape) || !slices.Equal(b.Shape, y.Shape) {
+		return fmt.Errorf("%w: int8 %v of %v and %v (broadcasting is not supported in int8)", ErrUnsupported, code, a.Shape, b.Shape)
+	}
+	if b.Type != tflite.Int8 {
+		return fmt.Errorf("%w: second input %v", ErrUnsupported, b.Type)
+	}
+	if aid, err = c.input(op.Inputs[0]); err != nil {
+		return err
+	}
+	if bid, err = c.input(op.Inputs[1]); err != nil {
+		return err
+	}
+	s1, zp1, err := scaleZp(a)
+	if err != nil {
+		return err
+	}
+	s2, zp2, err := scaleZp(b)
+	if err != nil {
+		return err
+	}
+	out, err := c.outInt8(op.Outputs[0], act)
+	if err != nil {
+		return err
+	}
+	if code == tflite.OpAdd {
+		p, err := quant.Add(s1, s2, out.scale, c.opt.Rounding)
+		if err != nil {
+			return err
+		}
+		params := i32(zp1, zp2, out.zp, p.LeftShift, p.In1.M, p.In1.Shift, p.In2.M, p.In2.Shift,
+			p.Out.M, p.Out.Shift, out.actMin, out.actMax)
+		return c.emit(nkfile.OpAddI8, op.Outputs[0], []int{aid, bid}, params, int8Act(act))
+	}
+	m, err := quant.Mul(s1, s2, out.scale, c.opt.Rounding)
+	if err != nil {
+		return err
+	}
+	return c.emit(nkfile.OpMulI8, op.Outputs[0], []int{aid, bid}, i32(zp1, zp2, out.zp, m.M, m.Shift, out.actMin, out.actMax), int8Act(act))
+}
+
+// floatInput is an activation, or a constant operand (dequantized if int8).
+func (c *converter) floatInput(ti int32) (int, error) {
+	if id, ok := c.ids[ti]; ok {
+		return id, nil
+	}
+	t, err := c.tensor(ti)
+	if err != nil {
+		return -1, err
+	}
+	if len(c.data(t)) > 0 {
+		return c.floatConstant(ti)
+	}
+	return c.input(ti)
+}
+
+func (c *converter) softmax(op *tflite.Operator, isInt8 bool) error {
+	o, ok := op.Options.(tflite.SoftmaxOptions)
+	if !ok {
+		return fmt.Errorf("%w: options %T", ErrUnsupported, op.Options)
+	}
+	x, _ := c.tensor(op.Inputs[0])
+	y, _ := c.tensor(op.Outputs[0])
+	if len(x.Shape) == 0 {
+		return fmt.Errorf("%w: softmax of a scalar", ErrUnsupported)
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	if !isInt8 {
+		if !(o.Beta > 0) || math.IsInf(float64(o.Beta), 0) {
+			return fmt.Errorf("%w: softmax beta %g", ErrUnsupported, o.Beta)
+		}
+		return c.emit(nkfile.OpSoftmax, op.Outputs[0], []int{xid}, nkfile.F32Words(o.Beta), nkfile.ActNone)
+	}
+	s, _, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	sOut, zpOut, err := scaleZp(y)
+	if err != nil {
+		return err
+	}
+	if sOut != 1.0/256 || zpOut != -128 {
+		return fmt.Errorf("%w: int8 softmax output must have scale 1/256 and zero point -128 (has %g, %d)", ErrUnsupported, sOut, zpOut)
+	}
+	p, err := quant.Softmax(o.Beta, s, c.opt.Rounding)
+	if err != nil {
+		return err
+	}
+	return c.emit(nkfile.OpSoftmaxI8, op.Outputs[0], []int{xid}, i32(p.M, p.Shift, p.DiffMin), nkfile.ActNone)
+}
+
+func (c *converter) activation(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
+	x, _ := c.tensor(op.Inputs[0])
+	y, _ := c.tensor(op.Outputs[0])
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	if !isInt8 {
+		t := nkfile.OpSigmoid
+		if code == tflite.OpTanh {
+			t = nkfile.OpTanh
+		}
+		return c.emit(t, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+	}
+	s, zp, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	sOut, zpOut, err := scaleZp(y)
+	if err != nil {
+		return err
+	}
+	t, wantS, wantZp := nkfile.OpLogisticI8, float32(1.0/256), int32(-128)
+	if code == tflite.OpTanh {
+		t, wantS, wantZp = nkfile.OpTanhI8, 1.0/128, 0
+	}
+	if sOut != wantS || zpOut != wantZp {
+		return fmt.Errorf("%w: int8 %v output must have scale %g and zero point %d (has %g, %d)", ErrUnsupported, code, wantS, wantZp, sOut, zpOut)
+	}
+	p, err := quant.LogisticTanh(s, zp)
+	if err != nil {
+		return err
+	}
+	return c.emit(t, op.Outputs[0], []int{xid}, i32(p.InputZeroPoint, p.M, p.Shift, p.Radius), nkfile.ActNone)
+}
+
+func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
+	if y.Type != tflite.Int8 {
+		return fmt.Errorf("%w: QUANTIZE to %v", ErrUnsupported, y.Type)
+	}
+	if _, _, err := scaleZp(y); err != nil {
+		return err
+	}
+	c.int8 = true
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	switch x.Type {
+	case tflite.Float32:
+		return c.emit(nkfile.OpQuantize, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+	case tflite.Int8:
+		sIn, zpIn, err := scaleZp(x)
+		if err != nil {
+			return err
+		}
+		sOut, zpOut, _ := scaleZp(y)
+		m, err := quant.Requantize(sIn, sOut, c.opt.Rounding)
+		if err != nil {
+			return err
+		}
+		return c.emit(nkfile.OpQuantize, op.Outputs[0], []int{xid}, i32(m.M, m.Shift, zpIn, zpOut), nkfile.ActNone)
+	}
+	return fmt.Errorf("%w: QUANTIZE from %v", ErrUnsupported, x.Type)
+}
+
+func (c *converter) dequantize(op *tflite.Operator, x, y *tflite.Tensor) error {
+	if y.Type != tflite.Float32 {
+		return fmt.Errorf("%w: DEQUANTIZE to %v", ErrUnsupported, y.Type)
+	}
+	if x.Type != tflite.Int8 {
+		return fmt.Errorf("%w: DEQUANTIZE of %v (float16 weights are not supported)", ErrUnsupported, x.Type)
+	}
+	if len(c.data(x)) > 0 {
+		// a dequantized constant (weights): fold it at convert time
+		id, err := c.floatConstant(op.Inputs[0])
+		if err != nil {
+			return err
+		}
+		c.ids[op.Outputs[0]] = id
+		return nil
+	}
+	if _, _, err := scaleZp(x); err != nil {
+		return err
+	}
+	c.int8 = true
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	return c.emit(nkfile.OpDequantize, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+}
