@@ -89,6 +89,12 @@ func (b *Builder) emit(op Op, shape []int) int {
 	if len(op.Inputs) > 0 && op.Inputs[0] >= 0 {
 		dt = b.m.Tensors[op.Inputs[0]].DType
 	}
+	switch op.Type {
+	case OpQuantize:
+		dt = I8
+	case OpDequantize:
+		dt = F32
+	}
 	out := b.add(Tensor{Name: op.Name, DType: dt, Shape: shape})
 	op.Outputs = []int{out}
 	b.m.Ops = append(b.m.Ops, op)
@@ -139,6 +145,14 @@ func (b *Builder) Pool(t OpType, name string, x int, p PoolParams) int {
 func (b *Builder) Output(ids ...int) {
 	for _, id := range ids {
 		b.m.Outputs = append(b.m.Outputs, IO{Tensor: id})
+	}
+}
+
+// SetQuant sets the quantization record of tensor id (an int8 op's output,
+// a QUANTIZE output).
+func (b *Builder) SetQuant(id int, q *Quant) {
+	if b.err == nil && id >= 0 && id < len(b.m.Tensors) {
+		b.m.Tensors[id].Quant = q
 	}
 }
 

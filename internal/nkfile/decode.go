@@ -463,6 +463,9 @@ func (d *decoder) meta(m *Model) error {
 		if m.Meta[k].Value, err = d.str(vref, e+4); err != nil {
 			return err
 		}
+		if kv := m.Meta[k]; kv.Key == MetaInt8Rounding && kv.Value != RoundingDouble && kv.Value != RoundingSingle {
+			return ferr(e+4, "meta %s is %q, want %q or %q", kv.Key, kv.Value, RoundingDouble, RoundingSingle)
+		}
 	}
 	return nil
 }

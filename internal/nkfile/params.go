@@ -1,6 +1,7 @@
 package nkfile
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -217,4 +218,174 @@ func PadWords(mode PadMode, value float32, before, after []int) []uint32 {
 	out := []uint32{I32Word(int(mode)), F32Word(value)}
 	out = append(out, I32Words(before...)...)
 	return append(out, I32Words(after...)...)
+}
+
+// ---- int8 ops (ids 64..75): every param word is an i32 ----
+
+// MetaInt8Rounding is the META key naming the requantization rounding the
+// converter computed the int8 params for: RoundingDouble (TFLite's
+// default) or RoundingSingle. A runtime built for the other mode refuses
+// the file.
+const (
+	MetaInt8Rounding = "int8_rounding"
+	RoundingDouble   = "double"
+	RoundingSingle   = "single"
+)
+
+// QOut is the int8 output side of an op: zero point and the fused
+// activation as a clamp already in the quantized domain.
+type QOut struct {
+	ZeroPoint      int32
+	ActMin, ActMax int32
+}
+
+// QOutNone is an int8 output with zero point zp and no activation.
+func QOutNone(zp int32) QOut { return QOut{zp, -128, 127} }
+
+// ConvI8Params are the params of CONV2D_I8 (Groups) and
+// DEPTHWISE_CONV2D_I8 (Multiplier); zero Groups/Multiplier mean 1. The
+// per-channel multipliers and shifts are i32 tensors (inputs 3 and 4).
+type ConvI8Params struct {
+	Window
+	Groups      int // CONV2D_I8 only
+	Multiplier  int // DEPTHWISE_CONV2D_I8 only
+	InZeroPoint int32
+	Out         QOut
+}
+
+// Words encodes CONV2D_I8 params (13 words).
+func (p ConvI8Params) Words() []uint32 { return p.words(one(p.Groups)) }
+
+// DepthwiseWords encodes DEPTHWISE_CONV2D_I8 params (13 words).
+func (p ConvI8Params) DepthwiseWords() []uint32 { return p.words(one(p.Multiplier)) }
+
+func (p ConvI8Params) words(last int) []uint32 {
+	w := p.Window.normalized()
+	return I32Words(w.StrideH, w.StrideW, w.DilationH, w.DilationW,
+		w.PadTop, w.PadLeft, w.PadBottom, w.PadRight, last,
+		int(p.InZeroPoint), int(p.Out.ZeroPoint), int(p.Out.ActMin), int(p.Out.ActMax))
+}
+
+// ParseConvI8Params reads CONV2D_I8 or DEPTHWISE_CONV2D_I8 params (13 words).
+func ParseConvI8Params(t OpType, w []uint32) (ConvI8Params, error) {
+	if len(w) != 13 {
+		return ConvI8Params{}, fmt.Errorf("%s: want 13 params, have %d", t, len(w))
+	}
+	p := ConvI8Params{Window: Window{
+		StrideH: WordI32(w[0]), StrideW: WordI32(w[1]),
+		DilationH: WordI32(w[2]), DilationW: WordI32(w[3]),
+		PadTop: WordI32(w[4]), PadLeft: WordI32(w[5]), PadBottom: WordI32(w[6]), PadRight: WordI32(w[7]),
+	}, InZeroPoint: int32(w[9]), Out: QOut{int32(w[10]), int32(w[11]), int32(w[12])}}
+	if t == OpDepthwiseConv2DI8 {
+		p.Multiplier = WordI32(w[8])
+	} else {
+		p.Groups = WordI32(w[8])
+	}
+	return p, nil
+}
+
+// DenseI8Words encodes DENSE_I8 params: in_zp, out_zp, act_min, act_max.
+func DenseI8Words(inZeroPoint int32, out QOut) []uint32 {
+	return I32Words(int(inZeroPoint), int(out.ZeroPoint), int(out.ActMin), int(out.ActMax))
+}
+
+// PoolI8Params are the params of AVG_POOL2D_I8 and MAX_POOL2D_I8 (input and
+// output share quantization; padding is never counted).
+type PoolI8Params struct {
+	KernelH, KernelW int
+	Window
+	ActMin, ActMax int32
+}
+
+// Words encodes the 10 pool words.
+func (p PoolI8Params) Words() []uint32 {
+	w := p.Window.normalized()
+	return I32Words(p.KernelH, p.KernelW, w.StrideH, w.StrideW,
+		w.PadTop, w.PadLeft, w.PadBottom, w.PadRight, int(p.ActMin), int(p.ActMax))
+}
+
+// ParsePoolI8Params reads AVG_POOL2D_I8 / MAX_POOL2D_I8 params (10 words).
+func ParsePoolI8Params(t OpType, w []uint32) (PoolI8Params, error) {
+	if len(w) != 10 {
+		return PoolI8Params{}, fmt.Errorf("%s: want 10 params, have %d", t, len(w))
+	}
+	return PoolI8Params{KernelH: WordI32(w[0]), KernelW: WordI32(w[1]), Window: Window{
+		StrideH: WordI32(w[2]), StrideW: WordI32(w[3]), DilationH: 1, DilationW: 1,
+		PadTop: WordI32(w[4]), PadLeft: WordI32(w[5]), PadBottom: WordI32(w[6]), PadRight: WordI32(w[7]),
+	}, ActMin: int32(w[8]), ActMax: int32(w[9])}, nil
+}
+
+// AddI8Params are the ADD_I8 params (TFLite's int8 add: both inputs
+// shifted left by LeftShift, rescaled by M1/Shift1 and M2/Shift2, summed,
+// rescaled by MOut/ShiftOut).
+type AddI8Params struct {
+	In1ZeroPoint, In2ZeroPoint int32
+	Out                        QOut
+	LeftShift                  int32
+	M1, Shift1, M2, Shift2     int32
+	MOut, ShiftOut             int32
+}
+
+// Words encodes the 12 ADD_I8 words.
+func (p AddI8Params) Words() []uint32 {
+	return I32Words(int(p.In1ZeroPoint), int(p.In2ZeroPoint), int(p.Out.ZeroPoint), int(p.LeftShift),
+		int(p.M1), int(p.Shift1), int(p.M2), int(p.Shift2), int(p.MOut), int(p.ShiftOut),
+		int(p.Out.ActMin), int(p.Out.ActMax))
+}
+
+// MulI8Params are the MUL_I8 params.
+type MulI8Params struct {
+	In1ZeroPoint, In2ZeroPoint int32
+	Out                        QOut
+	M, Shift                   int32
+}
+
+// Words encodes the 7 MUL_I8 words.
+func (p MulI8Params) Words() []uint32 {
+	return I32Words(int(p.In1ZeroPoint), int(p.In2ZeroPoint), int(p.Out.ZeroPoint), int(p.M), int(p.Shift),
+		int(p.Out.ActMin), int(p.Out.ActMax))
+}
+
+// SoftmaxI8Words encodes SOFTMAX_I8 params: M, shift, diff_min.
+func SoftmaxI8Words(m, shift, diffMin int32) []uint32 {
+	return I32Words(int(m), int(shift), int(diffMin))
+}
+
+// ActFnI8Words encodes LOGISTIC_I8 / TANH_I8 params: in_zp, M, shift, radius.
+func ActFnI8Words(inZeroPoint, m, shift, radius int32) []uint32 {
+	return I32Words(int(inZeroPoint), int(m), int(shift), int(radius))
+}
+
+// RequantizeWords encodes an i8 -> i8 QUANTIZE: M, shift, in_zp, out_zp.
+// An f32 -> i8 QUANTIZE and a DEQUANTIZE have no params (nil).
+func RequantizeWords(m, shift, inZeroPoint, outZeroPoint int32) []uint32 {
+	return I32Words(int(m), int(shift), int(inZeroPoint), int(outZeroPoint))
+}
+
+// I32Bytes is the little-endian image of v (bias, multiplier and shift
+// tensors of the int8 ops).
+func I32Bytes(v []int32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
+	}
+	return out
+}
+
+// BytesI32 decodes a little-endian int32 payload.
+func BytesI32(b []byte) []int32 {
+	out := make([]int32, len(b)/4)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// I8Bytes is the byte image of v.
+func I8Bytes(v []int8) []byte {
+	out := make([]byte, len(v))
+	for i, x := range v {
+		out[i] = byte(x)
+	}
+	return out
 }

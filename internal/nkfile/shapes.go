@@ -29,6 +29,9 @@ var paramCount = [opTypeEnd]int{
 	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
 	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
 	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1,
+	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
+	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
+	OpQuantize: -1, OpDequantize: 0,
 }
 
 // inputArity is the [min, max] number of inputs of each op.
@@ -38,6 +41,18 @@ var inputArity = [opTypeEnd][2]int{
 	OpClip: {1, 1}, OpLeakyRelu: {1, 1}, OpSigmoid: {1, 1}, OpTanh: {1, 1}, OpGelu: {1, 1},
 	OpSoftmax: {1, 1}, OpAdd: {2, 2}, OpMul: {2, 2}, OpConcat: {1, MaxOpInputs},
 	OpReshape: {1, 1}, OpPad: {1, 1}, OpTranspose: {1, 1},
+	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
+	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
+	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
+}
+
+// optionalInput reports whether input k of op type t may be absent (the bias).
+func optionalInput(t OpType, k int) bool {
+	switch t {
+	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8:
+		return k == 2
+	}
+	return false
 }
 
 // BroadcastShapes returns the numpy broadcast of a and b.
@@ -85,7 +100,7 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		return nil, fmt.Errorf("%d inputs, want %d..%d", len(in), ar[0], ar[1])
 	}
 	for k, s := range in {
-		if s == nil && !(k == 2 && (t == OpDense || t == OpConv2D || t == OpDepthwiseConv2D)) {
+		if s == nil && !optionalInput(t, k) {
 			return nil, fmt.Errorf("input %d is absent but required", k)
 		}
 	}
@@ -240,9 +255,8 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		if mode < 0 || mode > int(PadEdge) {
 			return nil, fmt.Errorf("unknown pad mode %d", mode)
 		}
-		if PadMode(mode) == PadConstant && !(WordF32(op.Params[1]) == WordF32(op.Params[1])) {
-			return nil, fmt.Errorf("constant value is NaN")
-		}
+		// the value word is f32 (NaN refused) or, on i8, an i32: CheckShapes
+		// checks it once the dtype is known
 		out := make([]int, r)
 		for k := range r {
 			// Negative pads crop; reflect mirrors without repeating the edge.
@@ -274,7 +288,7 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("no shape rule")
+	return inferShapeI8(op, in)
 }
 
 // checkClamp rejects a NaN or empty fused-activation range.
@@ -317,9 +331,9 @@ func window(x []int, kh, kw int, w Window) (oh, ow int, err error) {
 	return oh, ow, nil
 }
 
-// CheckShapes verifies every op's input and output shapes and dtypes
-// (all f32 in version 1's kernels, but any dtype is accepted as long as
-// an op's inputs and outputs agree).
+// CheckShapes verifies every op's input and output shapes, dtypes and
+// parameters by the rules of the C core's op table (float ops on f32,
+// int8 ops and the byte-moving ops on i8).
 func (m *Model) CheckShapes() error {
 	for i := range m.Ops {
 		op := &m.Ops[i]
@@ -341,17 +355,17 @@ func (m *Model) CheckShapes() error {
 			if src.Elems() != got.Elems() {
 				return fmt.Errorf("nkfile: op %d (reshape %q): %v and %v differ in element count", i, op.Name, src.Shape, got.Shape)
 			}
-			continue
+		} else {
+			want, err := InferShape(op, in)
+			if err != nil {
+				return fmt.Errorf("nkfile: op %d: %w", i, err)
+			}
+			if !slices.Equal(want, got.Shape) {
+				return fmt.Errorf("nkfile: op %d (%s %q): output tensor is %v, the op produces %v", i, op.Type, op.Name, got.Shape, want)
+			}
 		}
-		if len(op.Inputs) > 0 && op.Inputs[0] >= 0 && op.Inputs[0] < len(m.Tensors) && m.Tensors[op.Inputs[0]].DType != got.DType {
-			return fmt.Errorf("nkfile: op %d (%s %q): input is %s, output is %s", i, op.Type, op.Name, m.Tensors[op.Inputs[0]].DType, got.DType)
-		}
-		want, err := InferShape(op, in)
-		if err != nil {
-			return fmt.Errorf("nkfile: op %d: %w", i, err)
-		}
-		if !slices.Equal(want, got.Shape) {
-			return fmt.Errorf("nkfile: op %d (%s %q): output tensor is %v, the op produces %v", i, op.Type, op.Name, got.Shape, want)
+		if err := m.checkOpTypes(op); err != nil {
+			return fmt.Errorf("nkfile: op %d (%s %q): %w", i, op.Type, op.Name, err)
 		}
 	}
 	return nil

@@ -124,7 +124,23 @@ const (
 	OpPad             OpType = 19
 	OpTranspose       OpType = 20
 
-	opTypeEnd = 21
+	// int8 ops (format v1.1, docs/NK_FORMAT.md "int8 ops"). CONCAT,
+	// RESHAPE, PAD and TRANSPOSE keep their ids on i8 tensors.
+	OpConv2DI8          OpType = 64
+	OpDepthwiseConv2DI8 OpType = 65
+	OpDenseI8           OpType = 66
+	OpAvgPool2DI8       OpType = 67
+	OpMaxPool2DI8       OpType = 68
+	OpAddI8             OpType = 69
+	OpMulI8             OpType = 70
+	OpSoftmaxI8         OpType = 71
+	OpLogisticI8        OpType = 72
+	OpTanhI8            OpType = 73
+	OpQuantize          OpType = 74
+	OpDequantize        OpType = 75
+
+	opFloatEnd = 21 // one past the last float op
+	opTypeEnd  = 76 // one past the last op
 )
 
 // The lower-case names match the C core's op table names.
@@ -135,10 +151,17 @@ var opNames = [opTypeEnd]string{
 	OpSigmoid: "sigmoid", OpTanh: "tanh", OpGelu: "gelu", OpSoftmax: "softmax",
 	OpAdd: "add", OpMul: "mul", OpConcat: "concat", OpReshape: "reshape",
 	OpPad: "pad", OpTranspose: "transpose",
+	OpConv2DI8: "conv2d_i8", OpDepthwiseConv2DI8: "depthwise_conv2d_i8", OpDenseI8: "dense_i8",
+	OpAvgPool2DI8: "avg_pool2d_i8", OpMaxPool2DI8: "max_pool2d_i8", OpAddI8: "add_i8",
+	OpMulI8: "mul_i8", OpSoftmaxI8: "softmax_i8", OpLogisticI8: "logistic_i8", OpTanhI8: "tanh_i8",
+	OpQuantize: "quantize", OpDequantize: "dequantize",
 }
 
-// Known reports whether t is an op type of format version 1.
-func (t OpType) Known() bool { return t >= 1 && t < opTypeEnd }
+// Known reports whether t is an op type of format version 1 (float ids
+// 1..20, int8 ids 64..75).
+func (t OpType) Known() bool {
+	return (t >= 1 && t < opFloatEnd) || (t >= OpConv2DI8 && t < opTypeEnd)
+}
 
 func (t OpType) String() string {
 	if t.Known() {

@@ -1,0 +1,315 @@
+package nkfile
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Shape and parameter rules of the int8 ops (ids 64..75), mirroring the C
+// validators in csrc/ops/*_i8.c: the two readers accept the same images.
+
+// MaxI8AccumDepth bounds the products summed into one int32 accumulator
+// of CONV2D_I8, DEPTHWISE_CONV2D_I8 and DENSE_I8 (kernel taps times input
+// channels per group), so the sum of x*w and the zero-point term cannot
+// overflow.
+const MaxI8AccumDepth = 1 << 16
+
+// MaxI8PoolTaps bounds the kernel area of the int8 pools (the int32 sum).
+const MaxI8PoolTaps = 1 << 24
+
+func i32At(w []uint32, k int) int32 { return int32(w[k]) }
+
+func checkZeroPoint(what string, zp int32) error {
+	if zp < -128 || zp > 127 {
+		return fmt.Errorf("%s %d outside -128..127", what, zp)
+	}
+	return nil
+}
+
+func checkQClamp(lo, hi int32) error {
+	if lo < -128 || hi > 127 || lo > hi {
+		return fmt.Errorf("activation clamp [%d, %d] must be within -128..127 and not empty", lo, hi)
+	}
+	return nil
+}
+
+// checkMultiplier: a Q0.31 multiplier in [2^30, 2^31) or 0 and a shift in
+// [-31, 30] (positive = left).
+func checkMultiplier(what string, m, shift int32) error {
+	if m != 0 && m < 1<<30 {
+		return fmt.Errorf("%s multiplier %d must be 0 or in [2^30, 2^31)", what, m)
+	}
+	if shift < -31 || shift > 30 {
+		return fmt.Errorf("%s shift %d outside -31..30", what, shift)
+	}
+	return nil
+}
+
+// checkPerChannel checks the shapes of the M and shift inputs: [n] or [1].
+func checkPerChannel(in [][]int, n int) error {
+	m, s := in[3], in[4]
+	if len(m) != 1 || (m[0] != n && m[0] != 1) || !slices.Equal(m, s) {
+		return fmt.Errorf("multiplier %v and shift %v must both be [%d] or [1]", m, s, n)
+	}
+	return nil
+}
+
+func inferShapeI8(op *Op, in [][]int) ([]int, error) {
+	t, p := op.Type, op.Params
+	x := in[0]
+	switch t {
+	case OpConv2DI8, OpDepthwiseConv2DI8:
+		cp, err := ParseConvI8Params(t, p)
+		if err != nil {
+			return nil, err
+		}
+		w := in[1]
+		if len(x) != 4 || len(w) != 4 {
+			return nil, fmt.Errorf("x %v and W %v must be rank 4", x, w)
+		}
+		var outC, depth int
+		if t == OpConv2DI8 {
+			g := cp.Groups
+			if g < 1 || x[3]%g != 0 || w[0]%g != 0 || w[3] != x[3]/g {
+				return nil, fmt.Errorf("x %v, W %v and groups %d: want W [O, KH, KW, C/groups]", x, w, g)
+			}
+			outC, depth = w[0], w[1]*w[2]*w[3]
+		} else {
+			mult := cp.Multiplier
+			if mult < 1 || w[0] != 1 || w[3] != x[3]*mult {
+				return nil, fmt.Errorf("x %v, W %v and multiplier %d: want W [1, KH, KW, C*M]", x, w, mult)
+			}
+			outC, depth = w[3], w[1]*w[2]
+		}
+		if err := checkBias(in, outC); err != nil {
+			return nil, err
+		}
+		if err := checkPerChannel(in, outC); err != nil {
+			return nil, err
+		}
+		oh, ow, err := window(x, w[1], w[2], cp.Window)
+		if err != nil {
+			return nil, err
+		}
+		if depth > MaxI8AccumDepth {
+			return nil, fmt.Errorf("accumulation depth %d above %d", depth, MaxI8AccumDepth)
+		}
+		if err := checkConvOut(cp.InZeroPoint, cp.Out); err != nil {
+			return nil, err
+		}
+		return []int{x[0], oh, ow, outC}, nil
+	case OpDenseI8:
+		w := in[1]
+		if len(x) < 1 || len(w) != 2 || w[1] != x[len(x)-1] {
+			return nil, fmt.Errorf("x %v and W %v: want x [..., K] and W [N, K]", x, w)
+		}
+		if err := checkBias(in, w[0]); err != nil {
+			return nil, err
+		}
+		if err := checkPerChannel(in, w[0]); err != nil {
+			return nil, err
+		}
+		if w[1] > MaxI8AccumDepth {
+			return nil, fmt.Errorf("accumulation depth %d above %d", w[1], MaxI8AccumDepth)
+		}
+		if err := checkConvOut(i32At(p, 0), QOut{i32At(p, 1), i32At(p, 2), i32At(p, 3)}); err != nil {
+			return nil, err
+		}
+		return append(slices.Clone(x[:len(x)-1]), w[0]), nil
+	case OpAvgPool2DI8, OpMaxPool2DI8:
+		pp, err := ParsePoolI8Params(t, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(x) != 4 {
+			return nil, fmt.Errorf("x %v must be rank 4", x)
+		}
+		if pp.PadTop >= pp.KernelH || pp.PadBottom >= pp.KernelH || pp.PadLeft >= pp.KernelW || pp.PadRight >= pp.KernelW {
+			return nil, fmt.Errorf("pads must be smaller than the kernel")
+		}
+		oh, ow, err := window(x, pp.KernelH, pp.KernelW, pp.Window)
+		if err != nil {
+			return nil, err
+		}
+		if int64(pp.KernelH)*int64(pp.KernelW) > MaxI8PoolTaps {
+			return nil, fmt.Errorf("kernel %dx%d above %d taps", pp.KernelH, pp.KernelW, MaxI8PoolTaps)
+		}
+		if err := checkQClamp(pp.ActMin, pp.ActMax); err != nil {
+			return nil, err
+		}
+		return []int{x[0], oh, ow, x[3]}, nil
+	case OpAddI8, OpMulI8:
+		if !slices.Equal(in[0], in[1]) {
+			return nil, fmt.Errorf("inputs %v and %v must have the same shape (no broadcasting)", in[0], in[1])
+		}
+		for k, what := range []string{"input 1 zero point", "input 2 zero point", "output zero point"} {
+			if err := checkZeroPoint(what, i32At(p, k)); err != nil {
+				return nil, err
+			}
+		}
+		if t == OpAddI8 {
+			if ls := i32At(p, 3); ls < 0 || ls > 23 {
+				return nil, fmt.Errorf("left shift %d outside 0..23", ls)
+			}
+			for k, what := range []string{"input 1", "input 2", "output"} {
+				if err := checkMultiplier(what, i32At(p, 4+2*k), i32At(p, 5+2*k)); err != nil {
+					return nil, err
+				}
+			}
+			if err := checkQClamp(i32At(p, 10), i32At(p, 11)); err != nil {
+				return nil, err
+			}
+		} else {
+			if err := checkMultiplier("output", i32At(p, 3), i32At(p, 4)); err != nil {
+				return nil, err
+			}
+			if err := checkQClamp(i32At(p, 5), i32At(p, 6)); err != nil {
+				return nil, err
+			}
+		}
+		return slices.Clone(x), nil
+	case OpSoftmaxI8:
+		if len(x) < 1 {
+			return nil, fmt.Errorf("softmax needs rank >= 1")
+		}
+		m, shift, diffMin := i32At(p, 0), i32At(p, 1), i32At(p, 2)
+		if m != 0 && m < 1<<30 {
+			return nil, fmt.Errorf("multiplier %d must be 0 or in [2^30, 2^31)", m)
+		}
+		if shift < 0 || shift > 31 || diffMin > 0 {
+			return nil, fmt.Errorf("shift %d must be 0..31 and diff_min %d <= 0", shift, diffMin)
+		}
+		return slices.Clone(x), nil
+	case OpLogisticI8, OpTanhI8:
+		if err := checkZeroPoint("input zero point", i32At(p, 0)); err != nil {
+			return nil, err
+		}
+		if err := checkMultiplier("input", i32At(p, 1), i32At(p, 2)); err != nil {
+			return nil, err
+		}
+		if r := i32At(p, 3); r < 0 {
+			return nil, fmt.Errorf("radius %d must be >= 0", r)
+		}
+		return slices.Clone(x), nil
+	case OpQuantize:
+		switch len(p) {
+		case 0:
+		case 4:
+			if err := checkMultiplier("requantize", i32At(p, 0), i32At(p, 1)); err != nil {
+				return nil, err
+			}
+			if err := checkZeroPoint("input zero point", i32At(p, 2)); err != nil {
+				return nil, err
+			}
+			if err := checkZeroPoint("output zero point", i32At(p, 3)); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%d params, want 0 (f32 input) or 4 (i8 input)", len(p))
+		}
+		return slices.Clone(x), nil
+	case OpDequantize:
+		return slices.Clone(x), nil
+	}
+	return nil, fmt.Errorf("no shape rule")
+}
+
+func checkConvOut(inZp int32, out QOut) error {
+	if err := checkZeroPoint("input zero point", inZp); err != nil {
+		return err
+	}
+	if err := checkZeroPoint("output zero point", out.ZeroPoint); err != nil {
+		return err
+	}
+	return checkQClamp(out.ActMin, out.ActMax)
+}
+
+// checkOpTypes applies the dtype rules of the C op table: an op runs on
+// the dtype of its input 0 when the table has that (op, dtype) entry, and
+// each entry fixes the dtypes of the other inputs and the output. It also
+// checks what only the tensors tell: the i8 PAD value, the f32 PAD value,
+// the QUANT records QUANTIZE and DEQUANTIZE read, and the values of the
+// constant multiplier and shift tensors.
+func (m *Model) checkOpTypes(op *Op) error {
+	dt := func(k int) DType {
+		if k >= len(op.Inputs) || op.Inputs[k] < 0 || op.Inputs[k] >= len(m.Tensors) {
+			return 0
+		}
+		return m.Tensors[op.Inputs[k]].DType
+	}
+	out := &m.Tensors[op.Outputs[0]]
+	in0 := dt(0)
+	want := func(outDT DType, ins ...DType) error {
+		for k := range op.Inputs {
+			if op.Inputs[k] < 0 {
+				continue
+			}
+			w := ins[min(k, len(ins)-1)]
+			if got := dt(k); got != w {
+				return fmt.Errorf("input %d is %s, want %s", k, got, w)
+			}
+		}
+		if out.DType != outDT {
+			return fmt.Errorf("output is %s, want %s", out.DType, outDT)
+		}
+		return nil
+	}
+	t := op.Type
+	switch {
+	case t < opFloatEnd && in0 == F32:
+		if err := want(F32, F32); err != nil {
+			return err
+		}
+		if t == OpPad && WordI32(op.Params[0]) == int(PadConstant) && WordF32(op.Params[1]) != WordF32(op.Params[1]) {
+			return fmt.Errorf("constant value is NaN")
+		}
+		return nil
+	case (t == OpConcat || t == OpReshape || t == OpPad || t == OpTranspose) && in0 == I8:
+		if err := want(I8, I8); err != nil {
+			return err
+		}
+		if t == OpPad {
+			if v := i32At(op.Params, 1); v < -128 || v > 127 {
+				return fmt.Errorf("i8 pad value %d outside -128..127", v)
+			}
+		}
+		return nil
+	case (t == OpConv2DI8 || t == OpDepthwiseConv2DI8 || t == OpDenseI8) && in0 == I8:
+		if err := want(I8, I8, I8, I32, I32, I32); err != nil {
+			return err
+		}
+		ms, ss := &m.Tensors[op.Inputs[3]], &m.Tensors[op.Inputs[4]]
+		if !ms.Const() || !ss.Const() {
+			return fmt.Errorf("multiplier and shift must be constant tensors")
+		}
+		mv, sv := BytesI32(ms.Data), BytesI32(ss.Data)
+		for c := range mv {
+			if err := checkMultiplier(fmt.Sprintf("channel %d", c), mv[c], sv[c]); err != nil {
+				return err
+			}
+		}
+		return nil
+	case t >= OpAvgPool2DI8 && t <= OpTanhI8 && in0 == I8:
+		return want(I8, I8)
+	case t == OpQuantize && (in0 == F32 || in0 == I8):
+		if err := want(I8, in0); err != nil {
+			return err
+		}
+		if in0 == F32 && len(op.Params) != 0 || in0 == I8 && len(op.Params) != 4 {
+			return fmt.Errorf("%s input takes %d params, have %d", in0, map[DType]int{F32: 0, I8: 4}[in0], len(op.Params))
+		}
+		if in0 == F32 && out.Quant == nil {
+			return fmt.Errorf("output has no quantization record")
+		}
+		return nil
+	case t == OpDequantize && in0 == I8:
+		if err := want(F32, I8); err != nil {
+			return err
+		}
+		if m.Tensors[op.Inputs[0]].Quant == nil {
+			return fmt.Errorf("input has no quantization record")
+		}
+		return nil
+	}
+	return fmt.Errorf("not supported on %s input", in0)
+}
