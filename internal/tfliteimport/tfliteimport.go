@@ -14,7 +14,6 @@
 package tfliteimport
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -75,7 +74,7 @@ func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
 		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "source", Value: opt.Source})
 	}
 	if c.int8 {
-		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "int8_rounding", Value: opt.Rounding.String()})
+		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: nkfile.MetaInt8Rounding, Value: opt.Rounding.String()})
 	}
 	if opt.Labels != "" {
 		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "labels", Value: opt.Labels})
@@ -343,11 +342,7 @@ func (c *converter) floatConstant(ti int32) (int, error) {
 
 // constI32 adds an i32 parameter tensor (multipliers, shifts).
 func (c *converter) constI32(name string, v []int32) int {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
-	}
-	return c.add(nkfile.Tensor{Name: name, DType: nkfile.I32, Shape: []int{len(v)}, Data: b})
+	return c.add(nkfile.Tensor{Name: name, DType: nkfile.I32, Shape: []int{len(v)}, Data: nkfile.I32Bytes(v)})
 }
 
 // multipliers stores per-channel (or one-element) M and shift tensors.
@@ -425,12 +420,8 @@ func (c *converter) outInt8(ti int32, a tflite.Activation) (int8Out, error) {
 	return int8Out{scale: s, zp: zp, actMin: lo, actMax: hi}, err
 }
 
-func i32(v ...int32) []uint32 {
-	out := make([]uint32, len(v))
-	for i, x := range v {
-		out[i] = uint32(x)
-	}
-	return out
+func (o int8Out) qout() nkfile.QOut {
+	return nkfile.QOut{ZeroPoint: o.zp, ActMin: o.actMin, ActMax: o.actMax}
 }
 
 func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
@@ -626,12 +617,14 @@ func (c *converter) conv(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool
 		}
 	}
 	mid, sid := c.multipliers(y.Name, ms)
-	params := i32(int32(win.StrideH), int32(win.StrideW), int32(win.DilationH), int32(win.DilationW),
-		int32(win.PadTop), int32(win.PadLeft), int32(win.PadBottom), int32(win.PadRight), int32(last),
-		zpIn, o.zp, o.actMin, o.actMax)
-	t := nkfile.OpConv2DI8
-	if code == tflite.OpDepthwiseConv2D {
-		t = nkfile.OpDepthwiseConv2DI8
+	p := nkfile.ConvI8Params{Window: win, InZeroPoint: zpIn, Out: o.qout()}
+	t, params := nkfile.OpConv2DI8, []uint32(nil)
+	if code == tflite.OpConv2D {
+		p.Groups = last
+		params = p.Words()
+	} else {
+		t, p.Multiplier = nkfile.OpDepthwiseConv2DI8, last
+		params = p.DepthwiseWords()
 	}
 	return c.emit(t, op.Outputs[0], []int{xid, wid, bias, mid, sid}, params, int8Act(act))
 }
@@ -760,7 +753,7 @@ func (c *converter) fullyConnected(op *tflite.Operator, isInt8 bool) error {
 	}
 	mid, sid := c.multipliers(y.Name, ms)
 	return c.emit(nkfile.OpDenseI8, op.Outputs[0], []int{xid, wid, bias, mid, sid},
-		i32(zpIn, out.zp, out.actMin, out.actMax), int8Act(o.Activation))
+		nkfile.DenseI8Words(zpIn, out.qout()), int8Act(o.Activation))
 }
 
 func (c *converter) pool(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
@@ -803,9 +796,8 @@ func (c *converter) pool(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool
 	if code == tflite.OpMaxPool2D {
 		t = nkfile.OpMaxPool2DI8
 	}
-	params := i32(int32(kh), int32(kw), int32(win.StrideH), int32(win.StrideW),
-		int32(win.PadTop), int32(win.PadLeft), int32(win.PadBottom), int32(win.PadRight), out.actMin, out.actMax)
-	return c.emit(t, op.Outputs[0], []int{xid}, params, int8Act(o.Activation))
+	p := nkfile.PoolI8Params{KernelH: kh, KernelW: kw, Window: win, ActMin: out.actMin, ActMax: out.actMax}
+	return c.emit(t, op.Outputs[0], []int{xid}, p.Words(), int8Act(o.Activation))
 }
 
 func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
@@ -876,15 +868,16 @@ func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 		if err != nil {
 			return err
 		}
-		params := i32(zp1, zp2, out.zp, p.LeftShift, p.In1.M, p.In1.Shift, p.In2.M, p.In2.Shift,
-			p.Out.M, p.Out.Shift, out.actMin, out.actMax)
-		return c.emit(nkfile.OpAddI8, op.Outputs[0], []int{aid, bid}, params, int8Act(act))
+		params := nkfile.AddI8Params{In1ZeroPoint: zp1, In2ZeroPoint: zp2, Out: out.qout(), LeftShift: p.LeftShift,
+			M1: p.In1.M, Shift1: p.In1.Shift, M2: p.In2.M, Shift2: p.In2.Shift, MOut: p.Out.M, ShiftOut: p.Out.Shift}
+		return c.emit(nkfile.OpAddI8, op.Outputs[0], []int{aid, bid}, params.Words(), int8Act(act))
 	}
 	m, err := quant.Mul(s1, s2, out.scale, c.opt.Rounding)
 	if err != nil {
 		return err
 	}
-	return c.emit(nkfile.OpMulI8, op.Outputs[0], []int{aid, bid}, i32(zp1, zp2, out.zp, m.M, m.Shift, out.actMin, out.actMax), int8Act(act))
+	params := nkfile.MulI8Params{In1ZeroPoint: zp1, In2ZeroPoint: zp2, Out: out.qout(), M: m.M, Shift: m.Shift}
+	return c.emit(nkfile.OpMulI8, op.Outputs[0], []int{aid, bid}, params.Words(), int8Act(act))
 }
 
 // floatInput is an activation, or a constant operand (dequantized if int8).
@@ -937,7 +930,7 @@ func (c *converter) softmax(op *tflite.Operator, isInt8 bool) error {
 	if err != nil {
 		return err
 	}
-	return c.emit(nkfile.OpSoftmaxI8, op.Outputs[0], []int{xid}, i32(p.M, p.Shift, p.DiffMin), nkfile.ActNone)
+	return c.emit(nkfile.OpSoftmaxI8, op.Outputs[0], []int{xid}, nkfile.SoftmaxI8Words(p.M, p.Shift, p.DiffMin), nkfile.ActNone)
 }
 
 func (c *converter) activation(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
@@ -973,7 +966,7 @@ func (c *converter) activation(op *tflite.Operator, code tflite.BuiltinOp, isInt
 	if err != nil {
 		return err
 	}
-	return c.emit(t, op.Outputs[0], []int{xid}, i32(p.InputZeroPoint, p.M, p.Shift, p.Radius), nkfile.ActNone)
+	return c.emit(t, op.Outputs[0], []int{xid}, nkfile.ActFnI8Words(p.InputZeroPoint, p.M, p.Shift, p.Radius), nkfile.ActNone)
 }
 
 func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
@@ -1001,7 +994,7 @@ func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 		if err != nil {
 			return err
 		}
-		return c.emit(nkfile.OpQuantize, op.Outputs[0], []int{xid}, i32(m.M, m.Shift, zpIn, zpOut), nkfile.ActNone)
+		return c.emit(nkfile.OpQuantize, op.Outputs[0], []int{xid}, nkfile.RequantizeWords(m.M, m.Shift, zpIn, zpOut), nkfile.ActNone)
 	}
 	return fmt.Errorf("%w: QUANTIZE from %v", ErrUnsupported, x.Type)
 }

@@ -1,7 +1,6 @@
 package tfliteimport
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -163,19 +162,11 @@ func TestRequantParamsStored(t *testing.T) {
 	sOut := sg.Tensors[top.Outputs[0]].Quant.Scale[0]
 	want, err := quant.FullyConnectedMultiplier(sIn, sW, sOut, quant.DoubleRounding)
 	require.NoError(t, err)
-	assert.Equal(t, []int32{want.M}, i32s(nm.Tensors[fc.Inputs[3]].Data))
-	assert.Equal(t, []int32{want.Shift}, i32s(nm.Tensors[fc.Inputs[4]].Data))
+	assert.Equal(t, []int32{want.M}, nkfile.BytesI32(nm.Tensors[fc.Inputs[3]].Data))
+	assert.Equal(t, []int32{want.Shift}, nkfile.BytesI32(nm.Tensors[fc.Inputs[4]].Data))
 	assert.Equal(t, nkfile.I32, nm.Tensors[fc.Inputs[3]].DType)
 	assert.True(t, nm.Tensors[fc.Inputs[3]].Const())
 	assert.Equal(t, int32(sg.Tensors[top.Inputs[0]].Quant.ZeroPoint[0]), int32(fc.Params[0]))
-}
-
-func i32s(b []byte) []int32 {
-	out := make([]int32, len(b)/4)
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
 }
 
 // TestInt8ModelsMatchTFLM runs each converted int8 model, as decoded from
@@ -213,7 +204,7 @@ func runNK(m *nkfile.Model, input []int8) ([]int8, error) {
 		return v
 	}
 	mults := func(op *nkfile.Op) []quant.Multiplier {
-		ms, ss := i32s(m.Tensors[op.Inputs[3]].Data), i32s(m.Tensors[op.Inputs[4]].Data)
+		ms, ss := nkfile.BytesI32(m.Tensors[op.Inputs[3]].Data), nkfile.BytesI32(m.Tensors[op.Inputs[4]].Data)
 		out := make([]quant.Multiplier, len(ms))
 		for i := range ms {
 			out[i] = quant.Multiplier{M: ms[i], Shift: ss[i]}
@@ -224,7 +215,7 @@ func runNK(m *nkfile.Model, input []int8) ([]int8, error) {
 		if op.Inputs[2] < 0 {
 			return nil
 		}
-		return i32s(m.Tensors[op.Inputs[2]].Data)
+		return nkfile.BytesI32(m.Tensors[op.Inputs[2]].Data)
 	}
 	nhwc := func(s []int) int8ref.NHWC { return int8ref.NHWC{N: s[0], H: s[1], W: s[2], C: s[3]} }
 	p := func(op *nkfile.Op, i int) int32 { return int32(op.Params[i]) }
