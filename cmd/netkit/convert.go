@@ -13,16 +13,21 @@ import (
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
+	"github.com/netkit/netkit/internal/quant"
+	"github.com/netkit/netkit/internal/tflite"
+	"github.com/netkit/netkit/internal/tfliteimport"
 	"github.com/netkit/netkit/nk"
 )
 
 func init() {
 	register(&command{
 		name:    "convert",
-		summary: "convert an ONNX model to a .nk file",
-		usage:   "MODEL.onnx [-o MODEL.nk] [--labels FILE]",
-		help: `Reads an ONNX model (opsets 11 to 18) and writes the .nk file the C core
-runs. The converter infers every shape, folds constant subgraphs, removes
+		summary: "convert an ONNX or TFLite model to a .nk file",
+		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--rounding double|single]",
+		help: `Reads an ONNX model (opsets 11 to 18) or a TensorFlow Lite model (.tflite,
+by extension) and writes the .nk file the C core runs.
+
+ONNX: The converter infers every shape, folds constant subgraphs, removes
 Identity and Dropout, folds BatchNorm into the Conv or Gemm before it,
 fuses Relu and Clip into the op before them and PyTorch's erf GELU into one
 op, and moves activations to channels-last (NHWC). A rank-4 graph input
@@ -33,6 +38,16 @@ Anything the runtime cannot do exactly fails the conversion with one error
 that names every offending node, its op type and the attribute or input at
 fault; nothing is silently approximated.
 
+TFLite: int8 models become netkit's int8 ops with every requantization
+parameter (per-channel multipliers and shifts, activation clamps, softmax
+and add parameters) computed as TensorFlow Lite Micro computes them, so the
+int8 outputs are TFLM's bit for bit. --rounding names the rounding the
+runtime is built with (double, TFLite's default, or single for
+NETKIT_SINGLE_ROUNDING builds); it is recorded in the file. Float models
+map to the float ops; models with int8 weights under float activations
+(hybrid) become float models with dequantized weights. Operators netkit
+does not run (SVDF, int16 activations, ...) fail the conversion, named.
+
 -o defaults to MODEL with the extension .nk. --labels FILE stores class
 names (one a line) for the first output; 'netkit run' prints them.
 
@@ -42,33 +57,55 @@ computes it.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .nk)")
 			labels := fs.String("labels", "", "class names `FILE`, one a line")
+			rounding := fs.String("rounding", "double", "int8 requantization rounding of the target runtime: `double` or single (TFLite models)")
 			return func(args []string, stdout, _ io.Writer) error {
 				if len(args) != 1 {
-					return usagef("want one MODEL.onnx, have %d arguments", len(args))
+					return usagef("want one MODEL.onnx or MODEL.tflite, have %d arguments", len(args))
 				}
 				dst := *out
 				if dst == "" {
 					dst = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".nk"
 				}
-				return convertONNX(args[0], dst, *labels, stdout)
+				labelText, err := readLabels(*labels)
+				if err != nil {
+					return err
+				}
+				if strings.EqualFold(filepath.Ext(args[0]), ".tflite") {
+					var r quant.Rounding
+					switch *rounding {
+					case "double":
+						r = quant.DoubleRounding
+					case "single":
+						r = quant.SingleRounding
+					default:
+						return usagef("--rounding: want double or single, have %q", *rounding)
+					}
+					return convertTFLite(args[0], dst, labelText, r, stdout)
+				}
+				return convertONNX(args[0], dst, labelText, stdout)
 			}
 		},
 	})
 }
 
-func convertONNX(src, dst, labelsPath string, stdout io.Writer) error {
+// readLabels reads class names, one a line, as the META labels value.
+func readLabels(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
+}
+
+func convertONNX(src, dst, labels string, stdout io.Writer) error {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	opts := graph.Options{Source: filepath.Base(src)}
-	if labelsPath != "" {
-		b, err := os.ReadFile(labelsPath)
-		if err != nil {
-			return err
-		}
-		opts.Labels = strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	}
+	opts := graph.Options{Source: filepath.Base(src), Labels: labels}
 	g, err := graph.Convert(m, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
@@ -93,9 +130,48 @@ func convertONNX(src, dst, labelsPath string, stdout io.Writer) error {
 	return nil
 }
 
-func writeConvertSummary(w io.Writer, src, dst string, g *graph.Graph, m *nkfile.Model, r *nk.Report) {
-	row := func(k, v string) { fmt.Fprintf(w, "%-22s%s\n", k, v) }
+func convertTFLite(src, dst, labels string, r quant.Rounding, stdout io.Writer) error {
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	m, err := tflite.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	model, err := tfliteimport.Convert(m, tfliteimport.Options{Source: filepath.Base(src), Labels: labels, Rounding: r})
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	img, err := nkfile.Encode(model)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	rep, err := nk.InspectBytes(img)
+	if err != nil {
+		return fmt.Errorf("the converted model does not load: %w", err)
+	}
+	if err := os.WriteFile(dst, img, 0o644); err != nil {
+		return err
+	}
+	row := func(k, v string) { fmt.Fprintf(stdout, "%-22s%s\n", k, v) }
 	sz := cliutil.FormatSize
+	row("converted", fmt.Sprintf("%s -> %s (%s; the .tflite is %s)", src, dst, sz(rep.FileBytes), sz(int64(len(raw)))))
+	row("ops", fmt.Sprintf("%d: %s", len(model.Ops), opCounts(model)))
+	row("MACs per inference", fmt.Sprint(rep.MACs))
+	if v, ok := model.MetaValue(nkfile.MetaInt8Rounding); ok {
+		row("int8 rounding", v)
+	}
+	row("inputs", describeInfos(rep.Inputs))
+	row("outputs", describeInfos(rep.Outputs))
+	row("arena after load", sz(rep.ArenaAfterLoad))
+	row("arena after forward", sz(rep.ArenaAfterForward))
+	row("flash payload", sz(rep.FlashPayload))
+	return nil
+}
+
+// opCounts is "conv2d x3, dense x1" in name order.
+func opCounts(m *nkfile.Model) string {
 	counts := map[string]int{}
 	for _, op := range m.Ops {
 		counts[op.Type.String()]++
@@ -109,9 +185,15 @@ func writeConvertSummary(w io.Writer, src, dst string, g *graph.Graph, m *nkfile
 	for _, n := range names {
 		ops = append(ops, fmt.Sprintf("%s x%d", n, counts[n]))
 	}
+	return strings.Join(ops, ", ")
+}
+
+func writeConvertSummary(w io.Writer, src, dst string, g *graph.Graph, m *nkfile.Model, r *nk.Report) {
+	row := func(k, v string) { fmt.Fprintf(w, "%-22s%s\n", k, v) }
+	sz := cliutil.FormatSize
 	s := g.Stats
 	row("converted", fmt.Sprintf("%s -> %s (%s)", src, dst, sz(r.FileBytes)))
-	row("ops", fmt.Sprintf("%d: %s", len(m.Ops), strings.Join(ops, ", ")))
+	row("ops", fmt.Sprintf("%d: %s", len(m.Ops), opCounts(m)))
 	row("parameters", fmt.Sprintf("%d (%s of weights)", g.Params(), sz(r.ParamBytes)))
 	row("MACs per inference", fmt.Sprint(r.MACs))
 	row("folded BatchNorms", fmt.Sprint(s.FoldedBatchNorms))

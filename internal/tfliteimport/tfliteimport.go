@@ -117,7 +117,7 @@ func (c *converter) checkOps() error {
 		}
 		switch {
 		case code == tflite.OpSVDF:
-			bad["SVDF (with int16 activations in the TFLM keyword model) is not supported"]++
+			bad["SVDF is not supported (it runs on int16 activations, which netkit does not have)"]++
 		case !supported[code]:
 			bad[fmt.Sprintf("%v is not supported", code)]++
 		default:
@@ -137,7 +137,11 @@ func (c *converter) checkOps() error {
 	}
 	msgs := make([]string, 0, len(bad))
 	for m, n := range bad {
-		msgs = append(msgs, fmt.Sprintf("%s (%d operators)", m, n))
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		msgs = append(msgs, fmt.Sprintf("%s (%d operator%s)", m, n, plural))
 	}
 	sort.Strings(msgs)
 	return fmt.Errorf("%w: %s", ErrUnsupported, strings.Join(msgs, "; "))

@@ -279,7 +279,7 @@ func TestRefusals(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Convert(m, Options{})
 	require.ErrorIs(t, err, ErrUnsupported)
-	assert.Contains(t, err.Error(), "SVDF (with int16 activations")
+	assert.Contains(t, err.Error(), "SVDF is not supported (it runs on int16 activations")
 
 	// a corrupted scale is refused by internal/quant, naming the operator
 	m, err = tflite.ReadFile(filepath.Join(dir, "mlperf_ad01_int8.tflite"))
