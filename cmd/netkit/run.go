@@ -25,12 +25,12 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a model on inputs from files (or a pseudo-random input)",
-		usage:   "MODEL [--input FILE]... [--output FILE]... [--arena SIZE] [--top K]",
+		usage:   "MODEL [--input FILE]... [--output FILE]... [--arena SIZE] [--top K] [--dequantize]",
 		help: `Loads MODEL into one arena (sized exactly, or the --arena budget) and runs it.
 
 An input FILE is .npy (by extension) of the input's dtype and shape
 [N, ...input shape] (dims of 1 may be left out), or raw little-endian bytes
-of the input's dtype (float32 for float models). It may hold N whole inputs
+of the input's dtype (float32 for float models, int8 for int8 models). It may hold N whole inputs
 back to back, N inferred from its size; a size that is not a whole number
 of inputs is an error. Give --input once per model input,
 in order. Without --input, one deterministic pseudo-random input is used.
@@ -38,7 +38,12 @@ in order. Without --input, one deterministic pseudo-random input is used.
 Outputs go to --output files (once per model output, in order), .npy of
 shape [N, ...] or raw by extension. For a classifier (output 0 produced by
 softmax, or shaped [1, K]) the top K classes of each input are printed, with
-the model's labels when it has them. The time per inference is printed.`,
+the model's labels when it has them. The time per inference is printed.
+
+int8 outputs print as integers; --dequantize prints them as real values,
+scale * (q - zero_point) with the output's quantization (files written by
+--output keep the int8 bytes). Classes of an int8 classifier rank by their
+int8 value, which orders them as the real values do.`,
 		flags: runFlags,
 	})
 }
@@ -49,6 +54,7 @@ func runFlags(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	fs.Var(&outputs, "output", "output `FILE` (.npy or raw); repeat once per model output")
 	arena := fs.String("arena", "", "arena budget `SIZE` (65536, 64K, 64KiB, 2M, 2MiB); default: exact")
 	top := fs.Int("top", 5, "classes to print per input for classifiers")
+	dequantize := fs.Bool("dequantize", false, "print int8 outputs as real values (scale * (q - zero_point))")
 	return func(args []string, stdout, _ io.Writer) error {
 		if len(args) != 1 {
 			return usagef("want one MODEL, have %d arguments", len(args))
@@ -64,11 +70,17 @@ func runFlags(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			}
 			opts = append(opts, nk.WithArenaSize(n))
 		}
-		return runModel(stdout, args[0], inputs, outputs, opts, *top)
+		return runModel(stdout, args[0], inputs, outputs, opts, printOpts{top: *top, dequantize: *dequantize})
 	}
 }
 
-func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Option, top int) error {
+// printOpts say how outputs are shown.
+type printOpts struct {
+	top        int  // classes per input for classifiers
+	dequantize bool // int8 as real values
+}
+
+func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Option, po printOpts) error {
 	m, err := nk.Load(path, opts...)
 	if err != nil {
 		return err
@@ -134,9 +146,9 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 	}
 	switch {
 	case isClassifier(path, outs):
-		printTopK(w, outs[0], results[0], n, top, m.Labels())
+		printTopK(w, outs[0], results[0], n, po, m.Labels())
 	case len(outFiles) == 0:
-		printOutputs(w, outs, results, n)
+		printOutputs(w, outs, results, n, po.dequantize)
 	}
 	fmt.Fprintf(w, "time per inference: %s (mean of %d)\n", perInference(elapsed, n), n)
 	return nil
@@ -260,9 +272,9 @@ func randomInput(t nk.TensorInfo, seed uint64) []byte {
 	return out
 }
 
-// isClassifier: output 0 is float and comes from a softmax, or is [1, K].
+// isClassifier: output 0 is float or int8 and comes from a softmax, or is [1, K].
 func isClassifier(path string, outs []nk.TensorInfo) bool {
-	if outs[0].DType != nk.F32 {
+	if outs[0].DType != nk.F32 && outs[0].DType != nk.I8 {
 		return false
 	}
 	if sh := outs[0].Shape; len(sh) == 2 && sh[0] == 1 && sh[1] >= 2 {
@@ -280,18 +292,40 @@ func isClassifier(path string, outs []nk.TensorInfo) bool {
 	for _, op := range m.Ops {
 		for _, o := range op.Outputs {
 			if o == id {
-				return op.Type == nkfile.OpSoftmax
+				return op.Type == nkfile.OpSoftmax || op.Type == nkfile.OpSoftmaxI8
 			}
 		}
 	}
 	return false
 }
 
-func printTopK(w io.Writer, t nk.TensorInfo, data []byte, n, k int, labels []string) {
+// elemValues decodes a float32 or int8 output; int8 is dequantized when asked
+// (and the tensor has a scale), else kept as the integers.
+func elemValues(t nk.TensorInfo, data []byte, dequantize bool) []float64 {
+	out := make([]float64, len(data)/t.DType.Size())
+	for i := range out {
+		switch t.DType {
+		case nk.F32:
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])))
+		case nk.I8:
+			out[i] = float64(int8(data[i]))
+			if dequantize && t.Scale > 0 {
+				out[i] = float64(t.Scale) * (out[i] - float64(t.ZeroPoint))
+			}
+		}
+	}
+	return out
+}
+
+func printTopK(w io.Writer, t nk.TensorInfo, data []byte, n int, po printOpts, labels []string) {
 	classes := t.Shape[len(t.Shape)-1]
 	rows := t.Elems() / classes
-	vals := nkfile.BytesF32(data)
-	k = min(k, classes)
+	vals := elemValues(t, data, po.dequantize)
+	k := min(po.top, classes)
+	format := "%s %.4f"
+	if t.DType == nk.I8 && !(po.dequantize && t.Scale > 0) {
+		format = "%s %.0f"
+	}
 	if len(labels) != classes {
 		labels = nil
 	}
@@ -310,7 +344,7 @@ func printTopK(w io.Writer, t nk.TensorInfo, data []byte, n, k int, labels []str
 				if labels != nil {
 					name = labels[c]
 				}
-				parts[j] = fmt.Sprintf("%s %.4f", name, row[c])
+				parts[j] = fmt.Sprintf(format, name, row[c])
 			}
 			tag := fmt.Sprintf("[%d]", s)
 			if rows > 1 {
@@ -322,7 +356,7 @@ func printTopK(w io.Writer, t nk.TensorInfo, data []byte, n, k int, labels []str
 }
 
 // printOutputs shows the first values of each output of each input.
-func printOutputs(w io.Writer, outs []nk.TensorInfo, results [][]byte, n int) {
+func printOutputs(w io.Writer, outs []nk.TensorInfo, results [][]byte, n int, dequantize bool) {
 	const show = 8
 	for k, t := range outs {
 		per := t.Bytes()
@@ -331,6 +365,10 @@ func printOutputs(w io.Writer, outs []nk.TensorInfo, results [][]byte, n int) {
 			var vals []string
 			size := t.DType.Size()
 			for i := 0; i < len(chunk) && len(vals) < show; i += size {
+				if dequantize && t.DType == nk.I8 && t.Scale > 0 {
+					vals = append(vals, fmt.Sprintf("%.6g", float64(t.Scale)*float64(int32(int8(chunk[i]))-t.ZeroPoint)))
+					continue
+				}
 				vals = append(vals, formatElem(t.DType, chunk[i:i+size]))
 			}
 			more := ""
