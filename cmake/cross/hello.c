@@ -6,6 +6,7 @@
  *   hello exit N     exits with status N (the runner must pass it through)
  *   hello fault      executes an undefined instruction: the board's fault
  *                    handler must end the run with a non-zero status
+ *   hello hang       never returns: the runner's timeout must end the run
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,9 @@ int main(int argc, char **argv) {
         fflush(stdout);
         __builtin_trap();
         return 0; /* not reached */
+    }
+    if (argc - first >= 1 && strcmp(argv[first], "hang") == 0) {
+        for (;;) hypot_in[0] = hypot_in[1];
     }
     float h = sqrtf(hypot_in[0] * hypot_in[0] + hypot_in[1] * hypot_in[1]);
     printf("hello from %s: sqrtf(3*3+4*4) = %g\n", NK_TARGET_NAME, (double)h);

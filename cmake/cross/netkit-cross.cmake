@@ -94,8 +94,14 @@ function(nk_cross_add_tests)
     endif()
     add_test(NAME cross_fault_exits
              COMMAND "${NK_CROSS_DIR}/expect-status.sh" ${fault_status} ${emu} $<TARGET_FILE:nk_cross_hello> fault)
+    set_tests_properties(cross_fault_exits PROPERTIES TIMEOUT 60 LABELS cross)
   endif()
-  set_tests_properties(cross_hello cross_exit_status PROPERTIES TIMEOUT 60 LABELS cross)
+  # A hung program is killed by the runner's timeout (status 124), so a
+  # stuck test fails on its own instead of stalling the suite.
+  add_test(NAME cross_hang_times_out
+           COMMAND "${CMAKE_COMMAND}" -E env NK_QEMU_TIMEOUT=2
+                   "${NK_CROSS_DIR}/expect-status.sh" 124 ${emu} $<TARGET_FILE:nk_cross_hello> hang)
+  set_tests_properties(cross_hello cross_exit_status cross_hang_times_out PROPERTIES TIMEOUT 60 LABELS cross)
 
   nk_cross_add_plugin_test()
   include("${NK_CROSS_DIR}/netkit-mcu-tests.cmake")
