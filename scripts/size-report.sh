@@ -2,8 +2,11 @@
 # Code size of libnetkit per MCU target at -Os: .text, .rodata, .data and
 # .bss summed over the library's objects (each compiled with
 # -ffunction-sections -fdata-sections, in the MCU configuration), for
-#   core      arena, errors, CRC, format, loader/invoke, planner
-#   +kernels  the core plus the op table and every float32 reference kernel
+#   core            arena, errors, CRC, format, loader/invoke, planner
+#   + float kernels the core, the op table and validators (csrc/ops/) and
+#                   the float32 reference kernels
+#   + all kernels   also the int8 reference kernels and fixed-point maths
+#                   (kernels/ref/*i8*, qmath), when present
 # A firmware that links with --gc-sections keeps at most this much.
 #
 #   scripts/size-report.sh            Markdown tables on stdout
@@ -39,7 +42,14 @@ for f in csrc/*.c csrc/platform/*.c; do
     esac
     core_srcs+=("$f")
 done
-kernel_srcs=(csrc/ops/*.c csrc/kernels/ref/*.c)
+kernel_srcs=()  # float: the op layer and the f32 reference kernels
+int8_srcs=()    # integer: *i8* kernels and the fixed-point primitives
+for f in csrc/ops/*.c csrc/kernels/ref/*.c; do
+    case $(basename "$f") in
+        *i8* | qmath*) int8_srcs+=("$f") ;;
+        *) kernel_srcs+=("$f") ;;
+    esac
+done
 
 # sizes <prefix> <cflags...> -- <sources...>: prints "text rodata data bss"
 sizes() {
@@ -74,6 +84,10 @@ for t in "${TARGETS[@]}"; do
     read -r kt kr kd kb <<<"$(sizes "$prefix" "$objdir" "${cflags[@]}" -- "${kernel_srcs[@]}")"
     echo "| $t | core | $ct | $cr | $cd | $cb |"
     echo "| $t | core + float kernels | $((ct + kt)) | $((cr + kr)) | $((cd + kd)) | $((cb + kb)) |"
+    if ((${#int8_srcs[@]})); then
+        read -r it ir id ib <<<"$(sizes "$prefix" "$objdir" "${cflags[@]}" -- "${int8_srcs[@]}")"
+        echo "| $t | core + all kernels (f32 + int8) | $((ct + kt + it)) | $((cr + kr + ir)) | $((cd + kd + id)) | $((cb + kb + ib)) |"
+    fi
 done
 detail=${NK_SIZE_DETAIL-cortex-m4f}
 if [[ -n $detail ]]; then
@@ -85,11 +99,12 @@ if [[ -n $detail ]]; then
     echo "|---|---:|---:|---:|---:|"
     mkdir -p "$OUT/$detail"
     read -ra cflags <<<"$rest"
-    for src in "${core_srcs[@]}" "${kernel_srcs[@]}"; do
+    for src in "${core_srcs[@]}" "${kernel_srcs[@]}" "${int8_srcs[@]}"; do
         read -r ft fr fd fb <<<"$(sizes "$prefix" "$OUT/$detail" "${cflags[@]}" -- "$src")"
         echo "| ${src#csrc/} | $ft | $fr | $fd | $fb |"
     done
 fi
 echo
 echo "core: ${core_srcs[*]}"
-echo "kernels: csrc/ops/*.c csrc/kernels/ref/*.c (${#kernel_srcs[@]} files)"
+echo "float kernels: ${kernel_srcs[*]}"
+echo "int8: ${int8_srcs[*]:-none}"
