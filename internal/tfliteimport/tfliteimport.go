@@ -102,7 +102,8 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpConv2D: true, tflite.OpDepthwiseConv2D: true, tflite.OpFullyConnected: true,
 	tflite.OpAveragePool2D: true, tflite.OpMaxPool2D: true, tflite.OpAdd: true, tflite.OpMul: true,
 	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
-	tflite.OpQuantize: true, tflite.OpDequantize: true,
+	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
+	tflite.OpConcatenation: true,
 }
 
 // checkOps refuses, in one error, every operator the importer cannot map
@@ -480,6 +481,10 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.softmax(op, isInt8)
 	case tflite.OpLogistic, tflite.OpTanh:
 		return c.activation(op, code, isInt8)
+	case tflite.OpPad, tflite.OpPadV2:
+		return c.pad(op, isInt8)
+	case tflite.OpConcatenation:
+		return c.concat(op, isInt8)
 	}
 	return fmt.Errorf("%w: operator %v", ErrUnsupported, code)
 }
@@ -1028,4 +1033,109 @@ func (c *converter) dequantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 		return err
 	}
 	return c.emit(nkfile.OpDequantize, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+}
+
+// pad maps PAD / PADV2: paddings from the constant int32 [rank, 2] input;
+// the value is 0.0 (the zero point in int8) or PADV2's constant.
+func (c *converter) pad(op *tflite.Operator, isInt8 bool) error {
+	if len(op.Inputs) < 2 {
+		return fmt.Errorf("%w: no paddings", ErrUnsupported)
+	}
+	x, _ := c.tensor(op.Inputs[0])
+	y, _ := c.tensor(op.Outputs[0])
+	pt, err := c.tensor(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	rank := len(x.Shape)
+	raw := c.data(pt)
+	if pt.Type != tflite.Int32 || len(raw) != 8*rank {
+		return fmt.Errorf("%w: paddings %q must be a constant INT32 [%d, 2]", ErrUnsupported, pt.Name, rank)
+	}
+	pads := nkfile.BytesI32(raw)
+	before, after := make([]int, rank), make([]int, rank)
+	for k := range rank {
+		before[k], after[k] = int(pads[2*k]), int(pads[2*k+1])
+		if before[k] < 0 || after[k] < 0 {
+			return fmt.Errorf("%w: negative padding %v", ErrUnsupported, pads)
+		}
+	}
+	var value float32 // PAD pads with real 0
+	var qvalue int32
+	if isInt8 {
+		if err := sameQuant(x, y); err != nil {
+			return err
+		}
+		_, zp, _ := scaleZp(y)
+		qvalue = zp
+	}
+	if len(op.Inputs) > 2 && op.Inputs[2] >= 0 {
+		vt, err := c.tensor(op.Inputs[2])
+		if err != nil {
+			return err
+		}
+		vb := c.data(vt)
+		switch {
+		case isInt8 && vt.Type == tflite.Int8 && len(vb) == 1:
+			qvalue = int32(int8(vb[0])) // PADV2's value is stored already quantized
+		case !isInt8 && vt.Type == tflite.Float32 && len(vb) == 4:
+			value = nkfile.BytesF32(vb)[0]
+		default:
+			return fmt.Errorf("%w: pad value %q must be a constant scalar of the input's type", ErrUnsupported, vt.Name)
+		}
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	params := nkfile.PadWords(nkfile.PadConstant, value, before, after)
+	if isInt8 {
+		params[1] = uint32(qvalue) // an i8 PAD's value word is the quantized i32
+	}
+	return c.emit(nkfile.OpPad, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
+}
+
+// concat maps CONCATENATION; int8 inputs must share the output's
+// quantization (TFLite Micro's int8 concatenation copies bytes).
+func (c *converter) concat(op *tflite.Operator, isInt8 bool) error {
+	o, ok := op.Options.(tflite.ConcatenationOptions)
+	if !ok {
+		return fmt.Errorf("%w: options %T", ErrUnsupported, op.Options)
+	}
+	if o.Activation != tflite.ActNone {
+		return fmt.Errorf("%w: concatenation with fused %v", ErrUnsupported, o.Activation)
+	}
+	if len(op.Inputs) > nkfile.MaxOpInputs {
+		return fmt.Errorf("%w: %d inputs (at most %d)", ErrUnsupported, len(op.Inputs), nkfile.MaxOpInputs)
+	}
+	y, _ := c.tensor(op.Outputs[0])
+	axis := int(o.Axis)
+	if axis < 0 {
+		axis += len(y.Shape)
+	}
+	if axis < 0 || axis >= len(y.Shape) {
+		return fmt.Errorf("%w: axis %d of rank %d", ErrUnsupported, o.Axis, len(y.Shape))
+	}
+	ids := make([]int, len(op.Inputs))
+	for k, ti := range op.Inputs {
+		t, err := c.tensor(ti)
+		if err != nil {
+			return err
+		}
+		if isInt8 {
+			if t.Type != tflite.Int8 {
+				return fmt.Errorf("%w: input %d is %v", ErrUnsupported, k, t.Type)
+			}
+			if err := sameQuant(t, y); err != nil {
+				return fmt.Errorf("input %d: %w", k, err)
+			}
+			ids[k], err = c.input(ti)
+		} else {
+			ids[k], err = c.floatInput(ti)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return c.emit(nkfile.OpConcat, op.Outputs[0], ids, nkfile.I32Words(axis), nkfile.ActNone)
 }
