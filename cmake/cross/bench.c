@@ -16,7 +16,7 @@ extern const unsigned char nk_input_npy[];
 extern const size_t nk_input_npy_len;
 
 #ifndef NK_BENCH_ARENA_BYTES
-#define NK_BENCH_ARENA_BYTES (192u * 1024u)
+#define NK_BENCH_ARENA_BYTES (1024u * 1024u)
 #endif
 #ifndef NK_BENCH_RUNS
 #define NK_BENCH_RUNS 3

@@ -21,7 +21,7 @@ extern const unsigned char nk_expected_npy[];
 extern const size_t nk_expected_npy_len;
 
 #ifndef NK_TEST_ARENA_BYTES
-#define NK_TEST_ARENA_BYTES (192u * 1024u)
+#define NK_TEST_ARENA_BYTES (1024u * 1024u)
 #endif
 #ifndef NK_TEST_TOL
 #define NK_TEST_TOL 1e-5
