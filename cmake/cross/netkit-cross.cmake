@@ -4,9 +4,10 @@
 # - Bare-metal targets: builds the board-support library (start-up code,
 #   vector table, fault handler) and links it into every executable.
 # - nk_embed_file(): a model or test vector as an aligned const C array.
-# - At the end of the top-level CMakeLists (cmake_language DEFER), adds the
-#   cross-only tests: the target smoke tests, the no-heap check of the MCU
-#   library, and the end-to-end CNN test from an embedded model.
+# - At the end of the top-level CMakeLists (cmake_language DEFER), with
+#   NETKIT_BUILD_TESTS: the target smoke tests (libc, exit status, faults,
+#   timeouts), the nkinsn plugin (host build) and its exact-count test, and
+#   netkit's own tests on the target (netkit-mcu-tests.cmake).
 include_guard(GLOBAL)
 # The toolchain file is read again for CMake's own compiler checks; those
 # throwaway projects get none of this.
@@ -119,7 +120,6 @@ function(nk_cross_add_plugin)
     return()
   endif()
   set(src "${NK_ROOT}/tools/qemu-plugin/nkinsn.c")
-  set(NK_QEMU_PLUGIN "${CMAKE_BINARY_DIR}/qemu-plugin/libnkinsn.so" PARENT_SCOPE)
   set(so "${CMAKE_BINARY_DIR}/qemu-plugin/libnkinsn.so")
   add_custom_command(
     OUTPUT "${so}"

@@ -13,19 +13,10 @@
 #   bench_<name>       (not a test) the instruction-count benchmark program
 #                      scripts/bench-mcu.sh runs with the nkinsn plugin
 
-# The static library target, whatever the core's CMakeLists calls it.
-set(NK_LIB "")
-foreach(candidate netkit_static netkit)
-  if(TARGET ${candidate})
-    get_target_property(type ${candidate} TYPE)
-    if(type STREQUAL "STATIC_LIBRARY")
-      set(NK_LIB ${candidate})
-      break()
-    endif()
-  endif()
-endforeach()
-if(NOT NK_LIB)
-  message(STATUS "cross: no static netkit library target yet; netkit cross tests skipped")
+# The static libnetkit of the top-level CMakeLists.
+set(NK_LIB netkit_static)
+if(NOT TARGET ${NK_LIB})
+  message(WARNING "cross: no ${NK_LIB} target; netkit's cross tests skipped")
   return()
 endif()
 
@@ -128,3 +119,29 @@ foreach(model IN LISTS nk_models)
     target_link_options(nk_bench_${id} PRIVATE -no-pie)
   endif()
 endforeach()
+
+# int8 models converted from TFLite (scripts/int8-cross.sh writes them):
+# NK_INT8_MODELS_DIR/<name>.nk with <name>.in.bin (raw int8 inputs, samples
+# back to back) and <name>.out.bin (TensorFlow Lite Micro's outputs), run
+# from flash and compared byte for byte; the same program is the
+# instruction-count benchmark (one nkinsn region per invoke).
+set(NK_INT8_MODELS_DIR "" CACHE PATH "directory of int8 .nk models with raw TFLM test vectors")
+if(NK_INT8_MODELS_DIR)
+  file(GLOB nk_int8_models "${NK_INT8_MODELS_DIR}/*.nk")
+  foreach(model IN LISTS nk_int8_models)
+    get_filename_component(name "${model}" NAME_WE)
+    set(input "${NK_INT8_MODELS_DIR}/${name}.in.bin")
+    set(expected "${NK_INT8_MODELS_DIR}/${name}.out.bin")
+    if(NOT EXISTS "${input}" OR NOT EXISTS "${expected}")
+      continue()
+    endif()
+    string(MAKE_C_IDENTIFIER "${name}" id)
+    nk_embed_file(model_c "${model}" nk_model_image int8_${id})
+    nk_embed_file(input_c "${input}" nk_input_raw int8_${id})
+    nk_embed_file(expected_c "${expected}" nk_expected_raw int8_${id})
+    add_executable(nk_int8_test_${id} "${NK_CROSS_DIR}/int8_model_test.c" "${model_c}" "${input_c}" "${expected_c}")
+    target_link_libraries(nk_int8_test_${id} PRIVATE ${NK_LIB} m)
+    add_test(NAME int8_${id} COMMAND nk_int8_test_${id})
+    set_tests_properties(int8_${id} PROPERTIES LABELS "cross;int8" TIMEOUT 900)
+  endforeach()
+endif()
