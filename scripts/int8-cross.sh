@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The int8 TFLite models on Cortex-M under QEMU: converts every int8 model
+# that has TensorFlow Lite Micro golden outputs (internal/int8ref/testdata/
+# models/tflm_golden.json) with `netkit convert`, embeds each with its two
+# golden inputs in a test program (cmake/cross/int8_model_test.c), runs it
+# on every target and requires the output bytes to be TFLM's; then prints
+# instructions per inference (input 1, counted by the nkinsn plugin, marker
+# overhead subtracted) and per MAC, and the arena the model took.
+#
+#   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
+#   scripts/int8-cross.sh cortex-m4f           only these targets
+#
+# Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
+# NK_INT8_BUILD (default build/int8-cross), JOBS (default 2).
+# Build: RelWithDebInfo (-O2), the portable reference kernels.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=("$@")
+((${#TARGETS[@]})) || TARGETS=(cortex-m4f cortex-m55)
+BUILD=${NK_INT8_BUILD:-build/int8-cross}
+JOBS=${JOBS:-2}
+MODELS=${NETKIT_TFLITE_MODELS:-../shared/models/tflite}
+GOLDEN=internal/int8ref/testdata/models
+if [[ ! -d $MODELS ]]; then
+    echo "int8-cross: no TFLite models at $MODELS (set NETKIT_TFLITE_MODELS)" >&2
+    exit 1
+fi
+mkdir -p "$BUILD/models"
+VEC=$(cd "$BUILD/models" && pwd)
+
+go build -o "$BUILD/netkit" ./cmd/netkit
+cc -std=c99 -D_POSIX_C_SOURCE=200809L -O1 -Iinclude -Icsrc csrc/netkit_unity.c \
+    cmake/cross/host_inspect.c -lm -o "$BUILD/host_inspect"
+
+# <name>.nk, <name>.in.bin (both golden inputs) and <name>.out.bin (TFLM's
+# outputs for them, from the JSON).
+names=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.argv[1]))["models"])))' \
+    "$GOLDEN/tflm_golden.json")
+for name in $names; do
+    "$BUILD/netkit" convert "$MODELS/$name.tflite" -o "$VEC/$name.nk" >"$BUILD/$name.convert.log"
+    cat "$GOLDEN/$name.in1.bin" "$GOLDEN/$name.in2.bin" >"$VEC/$name.in.bin"
+    /usr/bin/python3 - "$GOLDEN/tflm_golden.json" "$name" "$VEC/$name.out.bin" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["models"][sys.argv[2]]
+out = bytes((v & 0xff) for run in ("in1", "in2") for v in m[run]["output"])
+open(sys.argv[3], "wb").write(out)
+PY
+done
+
+echo "| target | model | TFLM bytes | instructions / inference | MACs | instructions / MAC | arena B | .nk B |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
+for t in "${TARGETS[@]}"; do
+    dir=$BUILD/$t
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_INT8_MODELS_DIR="$VEC" \
+        >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
+    targets=(nk_qemu_plugin)
+    for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
+    cmake --build "$dir" -j"$JOBS" --target "${targets[@]}" >"$dir.build.log" 2>&1 ||
+        { cat "$dir.build.log" >&2; exit 1; }
+    for name in $names; do
+        id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
+        elf=$dir/nk_int8_test_$id
+        if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" arm-none-eabi-nm "$t" "$elf" \
+            2>"$dir/$id.log"); then
+            verdict=identical
+        else
+            verdict="**DIFFER** (see $dir/$id.log)"
+        fi
+        grep -q '^PASS' "$dir/$id.log" || verdict="**DIFFER** (see $dir/$id.log)"
+        insns=$(echo "$out" | awk '$2 == "region" && $3 == 0 { b = $4 } $2 == "region" && $3 == 1 { v = $4 } END { print v - b }')
+        macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
+        arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
+        ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
+        echo "| $t | $name | $verdict | $insns | $macs | $ipm | $arena | $(wc -c <"$VEC/$name.nk") |"
+    done
+done
