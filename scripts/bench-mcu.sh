@@ -24,10 +24,10 @@ models=()
 for m in testdata/models/*.nk; do
     [[ -e $m ]] || continue
     name=$(basename "$m" .nk)
-    [[ -e testdata/models/$name.input.npy ]] && models+=("$name")
+    [[ -e testdata/models/$name.input.npy || -e testdata/models/$name.input0.npy ]] && models+=("$name")
 done
 if ((${#models[@]} == 0)); then
-    echo "bench-mcu: no testdata/models/<name>.nk with <name>.input.npy" >&2
+    echo "bench-mcu: no testdata/models/<name>.nk with <name>.input.npy (or .input0.npy)" >&2
     exit 1
 fi
 
@@ -89,8 +89,10 @@ for t in "${TARGETS[@]}"; do
         model_bytes=$(awk '$1 == "nkbench" && $2 == "model_bytes" { print $3 }' "$dir/$id.log")
         # Flash the program occupies (code, constants, .data image), less the
         # embedded model and the test input, which a product would not ship.
-        input_hex=$("$prefix-nm" -S "$elf" | awk '$4 == "nk_input_npy" { print $2 }')
-        input_bytes=$((16#${input_hex:-0}))
+        input_bytes=0
+        for hex in $("$prefix-nm" -S "$elf" | awk '$4 ~ /^nk_in[0-9]_npy$/ { print $2 }'); do
+            input_bytes=$((input_bytes + 16#$hex))
+        done
         flash=$("$prefix-size" -A "$elf" | awk '$1 ~ /^\.(isr_vector|text|rodata|data|ARM|init|fini|preinit|srodata|sdata)/ { s += $2 } END { print s }')
         code=$((flash - model_bytes - input_bytes))
         lib=$(netkit_flash "$elf.map")
