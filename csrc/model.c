@@ -92,6 +92,26 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
     return NK_OK;
 }
 
+/* The int8 params in the file were computed for one requantization
+ * rounding (META int8_rounding, docs/NK_FORMAT.md); a build for the other
+ * mode (NETKIT_SINGLE_ROUNDING) would give different answers: refuse. */
+static nk_status nk_model_check_rounding(const nk_image *img, nk_error_t *err) {
+#if defined(NETKIT_SINGLE_ROUNDING) && NETKIT_SINGLE_ROUNDING
+    static const char build[] = "single";
+#else
+    static const char build[] = "double";
+#endif
+    const char *v = nk_format_meta(img, "int8_rounding");
+    nk_msg d = NK_MSG_INIT;
+    if (v == NULL || strcmp(v, build) == 0) return NK_OK;
+    nk_msg_s(&d, "META int8_rounding is \"");
+    nk_msg_s(&d, v);
+    nk_msg_s(&d, "\" but this build requantizes with ");
+    nk_msg_s(&d, build);
+    nk_msg_s(&d, " rounding (NETKIT_SINGLE_ROUNDING)");
+    return nk_fail(err, NK_ERR_UNSUPPORTED, -1, d.text);
+}
+
 /* ------------------------------------------------------------------ */
 /* Batch-norm folding                                                  */
 /* ------------------------------------------------------------------ */
@@ -345,6 +365,7 @@ nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
     uint32_t k;
     if (c == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL context");
     m = c->model;
+    x.img = &m->img;
     x.tensors = m->tensors;
     x.data = c->data;
     x.workspace = c->workspace;
@@ -448,6 +469,7 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
     }
 
     s = nk_format_decode(&img, m->tensors, m->ops, err);
+    if (s == NK_OK) s = nk_model_check_rounding(&img, err);
     if (s == NK_OK) s = nk_model_bind_ops(m, err);
     if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
     if (s == NK_OK)

@@ -46,7 +46,21 @@ enum nk_op_type {
     NK_OP_RESHAPE = 18,
     NK_OP_PAD = 19,
     NK_OP_TRANSPOSE = 20,
-    NK_OP_TYPE_COUNT = 21
+    NK_OP_TYPE_COUNT = 21, /* one past the last float op */
+    /* int8 ops (docs/NK_FORMAT.md "int8 ops"); CONCAT, RESHAPE, PAD and
+     * TRANSPOSE keep their ids on i8 tensors */
+    NK_OP_CONV2D_I8 = 64,
+    NK_OP_DEPTHWISE_CONV2D_I8 = 65,
+    NK_OP_DENSE_I8 = 66,
+    NK_OP_AVG_POOL2D_I8 = 67,
+    NK_OP_MAX_POOL2D_I8 = 68,
+    NK_OP_ADD_I8 = 69,
+    NK_OP_MUL_I8 = 70,
+    NK_OP_SOFTMAX_I8 = 71,
+    NK_OP_LOGISTIC_I8 = 72,
+    NK_OP_TANH_I8 = 73,
+    NK_OP_QUANTIZE = 74,
+    NK_OP_DEQUANTIZE = 75
 };
 
 typedef struct nk_quant_rt {
@@ -91,6 +105,7 @@ typedef struct nk_op_rt {
 /* What an eval function gets: the model's tensors, this context's data
  * pointer for each tensor (const payload or activation), the workspace. */
 typedef struct nk_exec {
+    const struct nk_image *img; /* the image: QUANT records (QUANTIZE, DEQUANTIZE) */
     const nk_tensor_rt *tensors;
     void *const *data;
     void *workspace;

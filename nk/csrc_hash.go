@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "06e32dec435b46d90e91b371bb139a41bcc84a18cb1a34d5915997c9f0140333"
+const csrcHash = "23633938b7080b96849b8bc617400637e16d29025462ca8bae93c31f2eb6fb65"

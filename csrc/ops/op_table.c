@@ -1,7 +1,6 @@
 /* op_table.c — the op table: one entry per (op type, dtype of input 0).
- * A later int8 entry (op ids 64..127, or int8 variants of these ids) is one
- * more line here. Looked up once per op at load, so a linear scan is fine. */
-#include "ops_common.h"
+ * Looked up once per op at load, so a linear scan is fine. */
+#include "ops_i8.h"
 
 static const nk_op_def *const nk_op_table[] = {
     &nk_op_dense_f32,        &nk_op_conv2d_f32,       &nk_op_depthwise_conv2d_f32,
@@ -11,6 +10,13 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_gelu_f32,         &nk_op_softmax_f32,      &nk_op_add_f32,
     &nk_op_mul_f32,          &nk_op_concat_f32,       &nk_op_reshape_f32,
     &nk_op_pad_f32,          &nk_op_transpose_f32,
+    /* int8 (ids 64..75; QUANTIZE has an f32 and an i8 entry) */
+    &nk_op_conv2d_i8,        &nk_op_depthwise_conv2d_i8, &nk_op_dense_i8,
+    &nk_op_avg_pool2d_i8,    &nk_op_max_pool2d_i8,    &nk_op_add_i8,
+    &nk_op_mul_i8,           &nk_op_softmax_i8,       &nk_op_logistic_i8,
+    &nk_op_tanh_i8,          &nk_op_quantize_f32,     &nk_op_quantize_i8,
+    &nk_op_dequantize_i8,    &nk_op_concat_i8,        &nk_op_reshape_i8,
+    &nk_op_pad_i8,           &nk_op_transpose_i8,
 };
 
 const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {

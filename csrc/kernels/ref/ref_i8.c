@@ -1,0 +1,267 @@
+/* ref_i8.c — int8 pools, elementwise ops, softmax, logistic/tanh,
+ * (de)quantization and the byte-moving kernels. */
+#include "ref_i8.h"
+#include <math.h>
+#include <string.h>
+
+/* Wrapping int32 addition (TFLite adds the two rescaled inputs of Add and
+ * the bias without saturation). */
+static inline int32_t nk_i8_wrap_add(int32_t a, int32_t b) {
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+/* Pool window taps [lo, hi) inside [0, n) (dilation 1). */
+static inline void nk_i8_pool_range(int32_t start, int32_t k, int32_t n, int32_t *lo,
+                                    int32_t *hi) {
+    *lo = start < 0 ? -start : 0;
+    *hi = start + k > n ? n - start : k;
+}
+
+static void nk_i8_pool(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                       const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max, int is_max) {
+    const size_t c_n = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * c_n;
+    int32_t b, oy, ox, ky, kx, c;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_i8_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t kx_lo, kx_hi, count;
+                nk_i8_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
+                for (c = 0; c < g->in_c; c++) {
+                    int32_t acc = is_max ? -128 : 0;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + (size_t)c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n) {
+                            if (is_max)
+                                acc = *xp > acc ? *xp : acc;
+                            else
+                                acc += *xp;
+                        }
+                    }
+                    if (!is_max)
+                        acc = nk_q_round_div(acc, count);
+                    *y++ = (int8_t)nk_q_clamp(acc, act_min, act_max);
+                }
+            }
+        }
+    }
+}
+
+void nk_ref_avg_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                          const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max) {
+    nk_i8_pool(x, y, g, act_min, act_max, 0);
+}
+
+void nk_ref_max_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                          const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max) {
+    nk_i8_pool(x, y, g, act_min, act_max, 1);
+}
+
+void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                   const nk_ref_add_i8_params *p) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        /* |x - zp| <= 255 and left_shift <= 23: no overflow */
+        const int32_t sa = (int32_t)(((uint32_t)((int32_t)a[i] - p->in1_zp)) << p->left_shift);
+        const int32_t sb = (int32_t)(((uint32_t)((int32_t)b[i] - p->in2_zp)) << p->left_shift);
+        const int32_t sum = nk_i8_wrap_add(nk_q_requantize(sa, p->m1, p->shift1),
+                                           nk_q_requantize(sb, p->m2, p->shift2));
+        y[i] = nk_q_out_s8(sum, p->m_out, p->shift_out, p->out_zp, p->act_min, p->act_max);
+    }
+}
+
+void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n, int32_t in1_zp,
+                   int32_t in2_zp, int32_t out_zp, int32_t mult, int32_t shift, int32_t act_min,
+                   int32_t act_max) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const int32_t prod = ((int32_t)a[i] - in1_zp) * ((int32_t)b[i] - in2_zp);
+        y[i] = nk_q_out_s8(prod, mult, shift, out_zp, act_min, act_max);
+    }
+}
+
+void nk_ref_softmax_i8(const int8_t *x, int8_t *y, size_t rows, size_t cols, int32_t mult,
+                       int32_t shift, int32_t diff_min) {
+    size_t r;
+    for (r = 0; r < rows; r++)
+        nk_q_softmax_row_s8(x + r * cols, y + r * cols, (int32_t)cols, mult, shift, diff_min);
+}
+
+static inline int8_t nk_i8_act_fn(int8_t v, int is_tanh, int32_t in_zp, int32_t mult,
+                                  int32_t shift, int32_t radius) {
+    return is_tanh ? nk_q_tanh_s8(v, in_zp, radius, mult, shift)
+                   : nk_q_logistic_s8(v, in_zp, radius, mult, shift);
+}
+
+void nk_ref_logistic_tanh_i8(const int8_t *x, int8_t *y, size_t n, int is_tanh, int32_t in_zp,
+                             int32_t mult, int32_t shift, int32_t radius, int8_t *lut) {
+    size_t i;
+    if (lut != NULL && n > 256) {
+        int32_t v;
+        for (v = -128; v < 128; v++)
+            lut[v + 128] = nk_i8_act_fn((int8_t)v, is_tanh, in_zp, mult, shift, radius);
+        for (i = 0; i < n; i++)
+            y[i] = lut[x[i] + 128];
+        return;
+    }
+    for (i = 0; i < n; i++)
+        y[i] = nk_i8_act_fn(x[i], is_tanh, in_zp, mult, shift, radius);
+}
+
+void nk_ref_quantize_f32_i8(const float *NK_RESTRICT x, int8_t *NK_RESTRICT y, size_t n,
+                            const float *scale, const int32_t *zp, uint32_t count,
+                            size_t inner) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const size_t k = count > 1 ? (i / inner) % count : 0;
+        float s, r;
+        int32_t zk;
+        memcpy(&s, &scale[k], sizeof s); /* the image is little-endian; views may be unaligned */
+        memcpy(&zk, &zp[k], sizeof zk);
+        r = roundf(x[i] / s);
+        /* NaN goes to the zero point; the sum saturates in float (exact
+         * for any zero point and rounded value below 2^24) */
+        if (r != r)
+            r = 0.0f;
+        r += (float)zk;
+        y[i] = (int8_t)(r < -128.0f ? -128 : r > 127.0f ? 127 : (int32_t)r);
+    }
+}
+
+void nk_ref_dequantize_i8_f32(const int8_t *NK_RESTRICT x, float *NK_RESTRICT y, size_t n,
+                              const float *scale, const int32_t *zp, uint32_t count,
+                              size_t inner) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const size_t k = count > 1 ? (i / inner) % count : 0;
+        float s;
+        int32_t zk;
+        memcpy(&s, &scale[k], sizeof s);
+        memcpy(&zk, &zp[k], sizeof zk);
+        /* (x - zp) has at most 9 significant bits and s 24: the exact
+         * product fits a double, so one float multiply rounds exactly as
+         * TFLite's double product cast to float (when the difference is
+         * exact in float). */
+        if (zk >= -(1 << 23) && zk <= (1 << 23))
+            y[i] = s * (float)((int32_t)x[i] - zk);
+        else
+            y[i] = (float)((double)s * (double)((int64_t)x[i] - zk));
+    }
+}
+
+void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult, int32_t shift,
+                          int32_t in_zp, int32_t out_zp) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = nk_q_out_s8((int32_t)x[i] - in_zp, mult, shift, out_zp, -128, 127);
+}
+
+void nk_ref_concat_i8(const int8_t *const *xs, const int32_t *axis_dims, int32_t n_in,
+                      int8_t *NK_RESTRICT y, size_t outer, size_t inner) {
+    size_t o;
+    int32_t i;
+    for (o = 0; o < outer; o++) {
+        for (i = 0; i < n_in; i++) {
+            const size_t chunk = (size_t)axis_dims[i] * inner;
+            memcpy(y, xs[i] + o * chunk, chunk);
+            y += chunk;
+        }
+    }
+}
+
+/* Source index for output index i of a padded dim of size n, or -1 when
+ * the position takes the constant. */
+static inline int32_t nk_i8_pad_src(int32_t i, int32_t n, int32_t mode) {
+    if (i >= 0 && i < n)
+        return i;
+    if (mode == NK_PAD_EDGE)
+        return i < 0 ? 0 : n - 1;
+    if (mode == NK_PAD_REFLECT)
+        return i < 0 ? -i : 2 * (n - 1) - i;
+    return -1;
+}
+
+void nk_ref_pad_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                   const int32_t *before, int8_t *NK_RESTRICT y, const int32_t *out_dims,
+                   int32_t mode, int8_t value) {
+    size_t in_stride[6], outer = 1, o;
+    int32_t idx[6], d, last, n_in, n_out, b, k;
+    if (rank == 0) {
+        y[0] = x[0];
+        return;
+    }
+    last = rank - 1;
+    in_stride[last] = 1;
+    for (d = last - 1; d >= 0; d--)
+        in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
+    for (d = 0; d < last; d++) {
+        outer *= (size_t)out_dims[d];
+        idx[d] = 0;
+    }
+    n_in = in_dims[last];
+    n_out = out_dims[last];
+    b = before[last];
+    for (o = 0; o < outer; o++, y += n_out) {
+        const int8_t *row = x;
+        int constant_row = 0;
+        for (d = 0; d < last; d++) {
+            const int32_t s = nk_i8_pad_src(idx[d] - before[d], in_dims[d], mode);
+            if (s < 0) {
+                constant_row = 1;
+                break;
+            }
+            row += (size_t)s * in_stride[d];
+        }
+        for (k = 0; k < n_out; k++) {
+            const int32_t s = constant_row ? -1 : nk_i8_pad_src(k - b, n_in, mode);
+            y[k] = s < 0 ? value : row[s];
+        }
+        for (d = last - 1; d >= 0; d--) {
+            if (++idx[d] < out_dims[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+}
+
+void nk_ref_transpose_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                         const int32_t *perm, int8_t *NK_RESTRICT y) {
+    size_t in_stride[6], st[6], dims[6], outer = 1, o, off = 0, n, step, j;
+    int32_t idx[6], d;
+    if (rank == 0) {
+        y[0] = x[0];
+        return;
+    }
+    in_stride[rank - 1] = 1;
+    for (d = rank - 2; d >= 0; d--)
+        in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
+    for (d = 0; d < rank; d++) {
+        dims[d] = (size_t)in_dims[perm[d]];
+        st[d] = in_stride[perm[d]];
+        idx[d] = 0;
+    }
+    for (d = 0; d < rank - 1; d++)
+        outer *= dims[d];
+    n = dims[rank - 1];
+    step = st[rank - 1];
+    for (o = 0; o < outer; o++) {
+        const int8_t *src = x + off;
+        for (j = 0; j < n; j++)
+            y[j] = src[j * step];
+        y += n;
+        for (d = rank - 2; d >= 0; d--) {
+            off += st[d];
+            if ((size_t)++idx[d] < dims[d])
+                break;
+            off -= st[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/*
+ * ref_i8.h — the portable int8 reference kernels, bit-exact with TFLite's
+ * int8 reference kernels (and CMSIS-NN) in the build's rounding mode
+ * (qmath.h, NETKIT_SINGLE_ROUNDING).
+ *
+ * Plain integer math over explicit pointers and parameters, like
+ * ref_kernels.h; nothing here knows the op table. Layout is NHWC. Every
+ * accumulator is int32 as in TFLite: the callers' validation bounds the
+ * accumulation depth so the sums cannot overflow (the bias and the
+ * requantization wrap like TFLite's int32 arithmetic).
+ *
+ * Output epilogue of conv, depthwise, dense: requantize by M[c], shift[c]
+ * (per channel, or one pair when per_channel is 0), add the output zero
+ * point, clamp to [act_min, act_max].
+ */
+#ifndef NK_REF_I8_H
+#define NK_REF_I8_H
+
+#include "qmath.h"
+#include "ref_kernels.h"
+
+/* The integer part of an int8 conv/dense: zero points, clamp and the
+ * requantization multipliers. */
+typedef struct nk_ref_i8_quant {
+    int32_t in_zp, out_zp, act_min, act_max;
+    const int32_t *mult;  /* Q0.31 multipliers */
+    const int32_t *shift; /* positive = left */
+    int32_t per_channel;  /* 0: mult[0]/shift[0] for every channel */
+} nk_ref_i8_quant;
+
+/* Conv geometry reuses nk_ref_conv_geom (act_min/act_max unused). w is
+ * [out_c, k_h, k_w, in_c/groups]; bias [out_c] or NULL. */
+NK_REF_HIDDEN void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                    const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
+/* w is [1, k_h, k_w, in_c*multiplier]; output channel c*multiplier+m reads
+ * input channel c. */
+NK_REF_HIDDEN void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
+                                              const int8_t *NK_RESTRICT w,
+                                              const int32_t *NK_RESTRICT bias,
+                                              int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
+                                              const nk_ref_i8_quant *q);
+/* y[r, n] = epilogue(sum_k (x[r,k] - in_zp) * w[n,k] + bias[n]). */
+NK_REF_HIDDEN void nk_ref_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                   const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                   size_t rows, int32_t in_features, int32_t out_features,
+                                   const nk_ref_i8_quant *q);
+
+/* Pools over the valid taps only (dilation 1), then the clamp
+ * [act_min, act_max]; no requantization. */
+NK_REF_HIDDEN void nk_ref_avg_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                                        const nk_ref_conv_geom *g, int32_t act_min,
+                                        int32_t act_max);
+NK_REF_HIDDEN void nk_ref_max_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                                        const nk_ref_conv_geom *g, int32_t act_min,
+                                        int32_t act_max);
+
+/* TFLite int8 add of equal-shaped tensors; y may equal a or b. */
+typedef struct nk_ref_add_i8_params {
+    int32_t in1_zp, in2_zp, out_zp, left_shift;
+    int32_t m1, shift1, m2, shift2, m_out, shift_out;
+    int32_t act_min, act_max;
+} nk_ref_add_i8_params;
+NK_REF_HIDDEN void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                 const nk_ref_add_i8_params *p);
+/* y = clamp(requantize((a - zp1) * (b - zp2)) + out_zp); y may equal a or b. */
+NK_REF_HIDDEN void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                 int32_t in1_zp, int32_t in2_zp, int32_t out_zp, int32_t mult,
+                                 int32_t shift, int32_t act_min, int32_t act_max);
+/* Softmax over rows of `cols` values (output scale 1/256, zp -128); y may equal x. */
+NK_REF_HIDDEN void nk_ref_softmax_i8(const int8_t *x, int8_t *y, size_t rows, size_t cols,
+                                     int32_t mult, int32_t shift, int32_t diff_min);
+/* Logistic (is_tanh 0) or tanh (1) of n values. With a 256-byte table
+ * (lut != NULL) and enough values, each distinct input is computed once.
+ * y may equal x. */
+NK_REF_HIDDEN void nk_ref_logistic_tanh_i8(const int8_t *x, int8_t *y, size_t n, int is_tanh,
+                                           int32_t in_zp, int32_t mult, int32_t shift,
+                                           int32_t radius, int8_t *lut);
+/* f32 -> i8 with scale/zero point per `axis` block: element i uses entry
+ * (i / inner) % count. round(x / scale) ties away from zero, NaN -> 0. */
+NK_REF_HIDDEN void nk_ref_quantize_f32_i8(const float *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                                          size_t n, const float *scale, const int32_t *zp,
+                                          uint32_t count, size_t inner);
+/* i8 -> f32: scale * (x - zp), same indexing. */
+NK_REF_HIDDEN void nk_ref_dequantize_i8_f32(const int8_t *NK_RESTRICT x, float *NK_RESTRICT y,
+                                            size_t n, const float *scale, const int32_t *zp,
+                                            uint32_t count, size_t inner);
+/* i8 -> i8 rescale: clamp(requantize(x - in_zp) + out_zp); y may equal x. */
+NK_REF_HIDDEN void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult,
+                                        int32_t shift, int32_t in_zp, int32_t out_zp);
+
+/* Byte-moving kernels on 1-byte elements (as the f32 ones in ref_shape.c). */
+NK_REF_HIDDEN void nk_ref_concat_i8(const int8_t *const *xs, const int32_t *axis_dims,
+                                    int32_t n_in, int8_t *NK_RESTRICT y, size_t outer,
+                                    size_t inner);
+NK_REF_HIDDEN void nk_ref_pad_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims,
+                                 int32_t rank, const int32_t *before, int8_t *NK_RESTRICT y,
+                                 const int32_t *out_dims, int32_t mode, int8_t value);
+NK_REF_HIDDEN void nk_ref_transpose_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims,
+                                       int32_t rank, const int32_t *perm,
+                                       int8_t *NK_RESTRICT y);
+
+#endif /* NK_REF_I8_H */

@@ -1,0 +1,244 @@
+/* conv_i8.c — CONV2D_I8, DEPTHWISE_CONV2D_I8 and DENSE_I8.
+ * inputs: x i8, W i8, bias i32 (optional), multiplier i32 [O] or [1],
+ * shift i32 (same); conv params: stride_h, stride_w, dilation_h,
+ * dilation_w, pad_top, pad_left, pad_bottom, pad_right, groups or
+ * multiplier, in_zp, out_zp, act_min, act_max; dense: in_zp, out_zp,
+ * act_min, act_max. */
+#include "ops_i8.h"
+
+#define NK_CONV_I8_PARAMS 13
+#define NK_DENSE_I8_PARAMS 4
+
+static const uint8_t nk_i8_wb_dtypes[5] = {NK_I8, NK_I8, NK_I32, NK_I32, NK_I32};
+
+static nk_status nk_i8_fail_depth(nk_error_t *err, const char *name, int64_t depth) {
+    nk_msg m;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, "accumulation depth ");
+    nk_msg_i(&m, depth);
+    nk_msg_s(&m, " is above ");
+    nk_msg_i(&m, NK_I8_MAX_ACCUM_DEPTH);
+    return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+}
+
+/* zero points and clamp at params k (in_zp), k+1 (out_zp), k+2, k+3 */
+static nk_status nk_i8_check_out_params(const nk_op_rt *op, uint32_t k, const char *name,
+                                        nk_error_t *err) {
+    nk_status s;
+    if ((s = nk_i8_check_zp(name, "input zero point", nk_param_i32(op, k), err)) != NK_OK ||
+        (s = nk_i8_check_zp(name, "output zero point", nk_param_i32(op, k + 1), err)) != NK_OK)
+        return s;
+    return nk_i8_check_clamp(name, nk_param_i32(op, k + 2), nk_param_i32(op, k + 3), err);
+}
+
+static nk_status nk_i8_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,
+                                  nk_error_t *err) {
+    nk_msg m;
+    if (bias == NULL || (bias->rank == 1 && bias->dims[0] == n))
+        return NK_OK;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, "bias ");
+    nk_msg_dims(&m, bias->dims, bias->rank);
+    nk_msg_s(&m, " does not match ");
+    nk_msg_i(&m, n);
+    nk_msg_s(&m, " output channels");
+    return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+}
+
+static nk_status nk_conv_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    const int is_dw = op->type == NK_OP_DEPTHWISE_CONV2D_I8;
+    const char *name = is_dw ? "depthwise_conv2d_i8" : "conv2d_i8";
+    const nk_tensor_rt *x, *w, *out;
+    nk_ops_window win;
+    int32_t expected[4], out_c, k8;
+    int64_t depth;
+    nk_status s = nk_i8_check_io(op, t, name, 5, 5, 2, NK_CONV_I8_PARAMS, nk_i8_wb_dtypes, 5,
+                                 NK_I8, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    w = nk_ops_in(op, t, 1);
+    out = &t[op->out[0]];
+    if ((s = nk_ops_check_rank(name, "input", x, 4, err)) != NK_OK ||
+        (s = nk_ops_check_rank(name, "weights", w, 4, err)) != NK_OK)
+        return s;
+    k8 = nk_param_i32(op, 8);
+    if (is_dw) {
+        if (k8 < 1 || w->dims[0] != 1 || (int64_t)w->dims[3] != (int64_t)x->dims[3] * k8) {
+            nk_msg m;
+            nk_msg_begin(&m, name);
+            nk_msg_s(&m, "weights ");
+            nk_msg_dims(&m, w->dims, 4);
+            nk_msg_s(&m, " do not fit input ");
+            nk_msg_dims(&m, x->dims, 4);
+            nk_msg_s(&m, " with multiplier ");
+            nk_msg_i(&m, k8);
+            nk_msg_s(&m, " (expected [1,KH,KW,C*multiplier])");
+            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+        }
+        out_c = w->dims[3];
+        depth = (int64_t)w->dims[1] * w->dims[2];
+    } else {
+        if (k8 < 1 || x->dims[3] % k8 != 0 || w->dims[0] % k8 != 0 ||
+            w->dims[3] != x->dims[3] / k8) {
+            nk_msg m;
+            nk_msg_begin(&m, name);
+            nk_msg_s(&m, "weights ");
+            nk_msg_dims(&m, w->dims, 4);
+            nk_msg_s(&m, " do not fit input ");
+            nk_msg_dims(&m, x->dims, 4);
+            nk_msg_s(&m, " with groups ");
+            nk_msg_i(&m, k8);
+            nk_msg_s(&m, " (expected [O,KH,KW,C/groups], groups dividing C and O)");
+            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+        }
+        out_c = w->dims[0];
+        depth = (int64_t)w->dims[1] * w->dims[2] * w->dims[3];
+    }
+    if ((s = nk_i8_check_bias(nk_ops_in(op, t, 2), name, out_c, err)) != NK_OK ||
+        (s = nk_i8_check_per_channel(op, t, name, out_c, err)) != NK_OK)
+        return s;
+    win.k_h = w->dims[1];
+    win.k_w = w->dims[2];
+    win.stride_h = nk_param_i32(op, 0);
+    win.stride_w = nk_param_i32(op, 1);
+    win.dil_h = nk_param_i32(op, 2);
+    win.dil_w = nk_param_i32(op, 3);
+    win.pad_top = nk_param_i32(op, 4);
+    win.pad_left = nk_param_i32(op, 5);
+    win.pad_bottom = nk_param_i32(op, 6);
+    win.pad_right = nk_param_i32(op, 7);
+    if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
+        return s;
+    if (depth > NK_I8_MAX_ACCUM_DEPTH)
+        return nk_i8_fail_depth(err, name, depth);
+    if ((s = nk_i8_check_out_params(op, 9, name, err)) != NK_OK)
+        return s;
+    expected[0] = x->dims[0];
+    expected[3] = out_c;
+    if (!nk_ops_dims_equal(out, expected, 4)) {
+        nk_msg d = NK_MSG_INIT;
+        nk_ops_window_detail(&d, &win);
+        return nk_ops_fail_out_dims(err, name, out, x, d.text, expected, 4);
+    }
+    return NK_OK;
+}
+
+static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
+                               nk_ref_i8_quant *q) {
+    q->in_zp = nk_param_i32(op, k);
+    q->out_zp = nk_param_i32(op, k + 1);
+    q->act_min = nk_param_i32(op, k + 2);
+    q->act_max = nk_param_i32(op, k + 3);
+    q->mult = nk_i8_in_i32(op, x, 3);
+    q->shift = nk_i8_in_i32(op, x, 4);
+    q->per_channel = nk_ops_tin(op, x, 3)->dims[0] > 1;
+}
+
+static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *w = nk_ops_tin(op, x, 1);
+    const nk_tensor_rt *out = nk_ops_tout(op, x);
+    nk_ref_conv_geom g;
+    nk_ref_i8_quant q;
+    g.batch = in->dims[0];
+    g.in_h = in->dims[1];
+    g.in_w = in->dims[2];
+    g.in_c = in->dims[3];
+    g.out_h = out->dims[1];
+    g.out_w = out->dims[2];
+    g.out_c = out->dims[3];
+    g.k_h = w->dims[1];
+    g.k_w = w->dims[2];
+    g.stride_h = nk_param_i32(op, 0);
+    g.stride_w = nk_param_i32(op, 1);
+    g.dil_h = nk_param_i32(op, 2);
+    g.dil_w = nk_param_i32(op, 3);
+    g.pad_top = nk_param_i32(op, 4);
+    g.pad_left = nk_param_i32(op, 5);
+    g.groups = op->type == NK_OP_CONV2D_I8 ? nk_param_i32(op, 8) : 1;
+    g.multiplier = op->type == NK_OP_DEPTHWISE_CONV2D_I8 ? nk_param_i32(op, 8) : 1;
+    g.count_include_pad = 0;
+    g.act_min = g.act_max = 0.0f;
+    nk_i8_quant_params(op, x, 9, &q);
+    if (op->type == NK_OP_CONV2D_I8)
+        nk_ref_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                         nk_i8_out(op, x), &g, &q);
+    else
+        nk_ref_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
+                                   nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q);
+    return NK_OK;
+}
+
+static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const nk_tensor_rt *w = &t[op->in[1]];
+    uint64_t per_out = (uint64_t)w->dims[1] * (uint64_t)w->dims[2];
+    if (op->type == NK_OP_CONV2D_I8)
+        per_out *= (uint64_t)w->dims[3];
+    return (uint64_t)t[op->out[0]].elems * per_out;
+}
+
+static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                      nk_error_t *err) {
+    const char *name = "dense_i8";
+    const nk_tensor_rt *x, *w, *out;
+    int32_t expected[NK_MAX_DIMS], d;
+    nk_status s = nk_i8_check_io(op, t, name, 5, 5, 2, NK_DENSE_I8_PARAMS, nk_i8_wb_dtypes, 5,
+                                 NK_I8, err);
+    if (s != NK_OK)
+        return s;
+    x = nk_ops_in(op, t, 0);
+    w = nk_ops_in(op, t, 1);
+    out = &t[op->out[0]];
+    if (x->rank < 1 || w->rank != 2 || w->dims[1] != x->dims[x->rank - 1]) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "weights ");
+        nk_msg_dims(&m, w->dims, w->rank);
+        nk_msg_s(&m, " do not fit input ");
+        nk_msg_dims(&m, x->dims, x->rank);
+        nk_msg_s(&m, " (expected x [...,K] and W [N,K])");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    if ((s = nk_i8_check_bias(nk_ops_in(op, t, 2), name, w->dims[0], err)) != NK_OK ||
+        (s = nk_i8_check_per_channel(op, t, name, w->dims[0], err)) != NK_OK)
+        return s;
+    if (w->dims[1] > NK_I8_MAX_ACCUM_DEPTH)
+        return nk_i8_fail_depth(err, name, w->dims[1]);
+    if ((s = nk_i8_check_out_params(op, 0, name, err)) != NK_OK)
+        return s;
+    for (d = 0; d + 1 < (int32_t)x->rank; d++)
+        expected[d] = x->dims[d];
+    expected[x->rank - 1] = w->dims[0];
+    if (!nk_ops_dims_equal(out, expected, x->rank))
+        return nk_ops_fail_out_dims(err, name, out, x, NULL, expected, x->rank);
+    return NK_OK;
+}
+
+static nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
+    nk_ref_i8_quant q;
+    nk_i8_quant_params(op, x, 0, &q);
+    nk_ref_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                    nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
+                    w->dims[1], w->dims[0], &q);
+    return NK_OK;
+}
+
+static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return (uint64_t)t[op->out[0]].elems * (uint64_t)t[op->in[1]].dims[1];
+}
+
+const nk_op_def nk_op_conv2d_i8 = {
+    "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
+    nk_conv_i8_validate, nk_ops_no_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+};
+
+const nk_op_def nk_op_depthwise_conv2d_i8 = {
+    "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
+    nk_conv_i8_validate, nk_ops_no_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+};
+
+const nk_op_def nk_op_dense_i8 = {
+    "dense_i8", NK_OP_DENSE_I8, NK_I8, 0, 5, 5, 1, NK_DENSE_I8_PARAMS,
+    nk_dense_i8_validate, nk_ops_no_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
+};

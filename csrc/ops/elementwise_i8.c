@@ -1,0 +1,271 @@
+/* elementwise_i8.c — AVG_POOL2D_I8, MAX_POOL2D_I8, ADD_I8, MUL_I8,
+ * SOFTMAX_I8, LOGISTIC_I8 and TANH_I8 (params in docs/NK_FORMAT.md). */
+#include "ops_i8.h"
+
+#define NK_POOL_I8_PARAMS 10
+#define NK_ADD_I8_PARAMS 12
+#define NK_MUL_I8_PARAMS 7
+#define NK_SOFTMAX_I8_PARAMS 3
+#define NK_ACTFN_I8_PARAMS 4
+
+static const uint8_t nk_i8_dtype_i8[1] = {NK_I8};
+
+/* ---- pools: kernel_h, kernel_w, stride_h, stride_w, pads (4), act_min, act_max ---- */
+static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                     nk_error_t *err) {
+    const char *name = op->type == NK_OP_AVG_POOL2D_I8 ? "avg_pool2d_i8" : "max_pool2d_i8";
+    const nk_tensor_rt *x, *out;
+    nk_ops_window win;
+    int32_t expected[4];
+    nk_status s = nk_i8_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, NK_POOL_I8_PARAMS,
+                                 nk_i8_dtype_i8, 1, NK_I8, err);
+    if (s != NK_OK)
+        return s;
+    x = &t[op->in[0]];
+    out = &t[op->out[0]];
+    if ((s = nk_ops_check_rank(name, "input", x, 4, err)) != NK_OK)
+        return s;
+    win.k_h = nk_param_i32(op, 0);
+    win.k_w = nk_param_i32(op, 1);
+    win.stride_h = nk_param_i32(op, 2);
+    win.stride_w = nk_param_i32(op, 3);
+    win.dil_h = win.dil_w = 1;
+    win.pad_top = nk_param_i32(op, 4);
+    win.pad_left = nk_param_i32(op, 5);
+    win.pad_bottom = nk_param_i32(op, 6);
+    win.pad_right = nk_param_i32(op, 7);
+    if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
+        return s;
+    /* every window then holds at least one input pixel */
+    if (win.pad_top >= win.k_h || win.pad_bottom >= win.k_h || win.pad_left >= win.k_w ||
+        win.pad_right >= win.k_w)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name, "pads must be smaller than the kernel");
+    if ((int64_t)win.k_h * win.k_w > NK_I8_MAX_POOL_TAPS)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name, "kernel above 2^24 taps");
+    if ((s = nk_i8_check_clamp(name, nk_param_i32(op, 8), nk_param_i32(op, 9), err)) != NK_OK)
+        return s;
+    expected[0] = x->dims[0];
+    expected[3] = x->dims[3];
+    if (!nk_ops_dims_equal(out, expected, 4)) {
+        nk_msg d = NK_MSG_INIT;
+        nk_ops_window_detail(&d, &win);
+        return nk_ops_fail_out_dims(err, name, out, x, d.text, expected, 4);
+    }
+    return NK_OK;
+}
+
+static nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
+    nk_ref_conv_geom g;
+    memset(&g, 0, sizeof g);
+    g.batch = in->dims[0];
+    g.in_h = in->dims[1];
+    g.in_w = in->dims[2];
+    g.in_c = in->dims[3];
+    g.out_h = out->dims[1];
+    g.out_w = out->dims[2];
+    g.out_c = out->dims[3];
+    g.k_h = nk_param_i32(op, 0);
+    g.k_w = nk_param_i32(op, 1);
+    g.stride_h = nk_param_i32(op, 2);
+    g.stride_w = nk_param_i32(op, 3);
+    g.dil_h = g.dil_w = 1;
+    g.pad_top = nk_param_i32(op, 4);
+    g.pad_left = nk_param_i32(op, 5);
+    if (op->type == NK_OP_AVG_POOL2D_I8)
+        nk_ref_avg_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
+                             nk_param_i32(op, 9));
+    else
+        nk_ref_max_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
+                             nk_param_i32(op, 9));
+    return NK_OK;
+}
+
+static uint64_t nk_pool_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return (uint64_t)t[op->out[0]].elems * (uint64_t)nk_param_i32(op, 0) *
+           (uint64_t)nk_param_i32(op, 1);
+}
+
+/* ---- add / mul of equal shapes ---- */
+static nk_status nk_binary_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                       nk_error_t *err) {
+    const int is_add = op->type == NK_OP_ADD_I8;
+    const char *name = is_add ? "add_i8" : "mul_i8";
+    const nk_tensor_rt *a, *b;
+    nk_status s = nk_i8_check_io(op, t, name, 2, 2, NK_OPS_NO_OPTIONAL,
+                                 is_add ? NK_ADD_I8_PARAMS : NK_MUL_I8_PARAMS, nk_i8_dtype_i8, 1,
+                                 NK_I8, err);
+    int32_t k;
+    if (s != NK_OK)
+        return s;
+    a = &t[op->in[0]];
+    b = &t[op->in[1]];
+    if (!nk_ops_dims_equal(b, a->dims, a->rank)) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "inputs ");
+        nk_msg_dims(&m, a->dims, a->rank);
+        nk_msg_s(&m, " and ");
+        nk_msg_dims(&m, b->dims, b->rank);
+        nk_msg_s(&m, " must have the same shape (no broadcasting)");
+        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+    }
+    if ((s = nk_i8_check_zp(name, "input 1 zero point", nk_param_i32(op, 0), err)) != NK_OK ||
+        (s = nk_i8_check_zp(name, "input 2 zero point", nk_param_i32(op, 1), err)) != NK_OK ||
+        (s = nk_i8_check_zp(name, "output zero point", nk_param_i32(op, 2), err)) != NK_OK)
+        return s;
+    if (is_add) {
+        const int32_t ls = nk_param_i32(op, 3);
+        static const char *const what[3] = {"input 1", "input 2", "output"};
+        if (ls < 0 || ls > 23) {
+            nk_msg m;
+            nk_msg_begin(&m, name);
+            nk_msg_s(&m, "left shift ");
+            nk_msg_i(&m, ls);
+            nk_msg_s(&m, " is outside 0..23");
+            return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+        }
+        for (k = 0; k < 3; k++)
+            if ((s = nk_i8_check_mult(name, what[k], nk_param_i32(op, 4u + 2u * (uint32_t)k),
+                                      nk_param_i32(op, 5u + 2u * (uint32_t)k), err)) != NK_OK)
+                return s;
+        s = nk_i8_check_clamp(name, nk_param_i32(op, 10), nk_param_i32(op, 11), err);
+    } else {
+        if ((s = nk_i8_check_mult(name, "output", nk_param_i32(op, 3), nk_param_i32(op, 4),
+                                  err)) != NK_OK)
+            return s;
+        s = nk_i8_check_clamp(name, nk_param_i32(op, 5), nk_param_i32(op, 6), err);
+    }
+    if (s != NK_OK)
+        return s;
+    return nk_ops_check_same_shape(op, t, name, err);
+}
+
+static nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_add_i8_params p;
+    p.in1_zp = nk_param_i32(op, 0);
+    p.in2_zp = nk_param_i32(op, 1);
+    p.out_zp = nk_param_i32(op, 2);
+    p.left_shift = nk_param_i32(op, 3);
+    p.m1 = nk_param_i32(op, 4);
+    p.shift1 = nk_param_i32(op, 5);
+    p.m2 = nk_param_i32(op, 6);
+    p.shift2 = nk_param_i32(op, 7);
+    p.m_out = nk_param_i32(op, 8);
+    p.shift_out = nk_param_i32(op, 9);
+    p.act_min = nk_param_i32(op, 10);
+    p.act_max = nk_param_i32(op, 11);
+    nk_ref_add_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
+                  nk_ops_tout(op, x)->elems, &p);
+    return NK_OK;
+}
+
+static nk_status nk_mul_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_mul_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
+                  nk_ops_tout(op, x)->elems, nk_param_i32(op, 0), nk_param_i32(op, 1),
+                  nk_param_i32(op, 2), nk_param_i32(op, 3), nk_param_i32(op, 4),
+                  nk_param_i32(op, 5), nk_param_i32(op, 6));
+    return NK_OK;
+}
+
+/* ---- softmax over the last axis: M, shift, diff_min ---- */
+static nk_status nk_softmax_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                        nk_error_t *err) {
+    const char *name = "softmax_i8";
+    int32_t mult, shift, diff_min;
+    nk_status s = nk_i8_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, NK_SOFTMAX_I8_PARAMS,
+                                 nk_i8_dtype_i8, 1, NK_I8, err);
+    if (s != NK_OK)
+        return s;
+    if (t[op->in[0]].rank < 1)
+        return nk_ops_fail(err, NK_ERR_SHAPE, name, "input must have rank >= 1");
+    mult = nk_param_i32(op, 0);
+    shift = nk_param_i32(op, 1);
+    diff_min = nk_param_i32(op, 2);
+    if ((mult != 0 && mult < (1 << 30)) || shift < 0 || shift > 31 || diff_min > 0) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "multiplier ");
+        nk_msg_i(&m, mult);
+        nk_msg_s(&m, " shift ");
+        nk_msg_i(&m, shift);
+        nk_msg_s(&m, " diff_min ");
+        nk_msg_i(&m, diff_min);
+        nk_msg_s(&m, ": want a multiplier 0 or in [2^30, 2^31), shift 0..31, diff_min <= 0");
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
+    return nk_ops_check_same_shape(op, t, name, err);
+}
+
+static nk_status nk_softmax_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+    const size_t cols = (size_t)in->dims[in->rank - 1];
+    nk_ref_softmax_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), in->elems / cols, cols,
+                      nk_param_i32(op, 0), nk_param_i32(op, 1), nk_param_i32(op, 2));
+    return NK_OK;
+}
+
+/* ---- logistic / tanh: in_zp, M, shift, radius ---- */
+static nk_status nk_actfn_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                      nk_error_t *err) {
+    const char *name = op->type == NK_OP_TANH_I8 ? "tanh_i8" : "logistic_i8";
+    nk_status s = nk_i8_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, NK_ACTFN_I8_PARAMS,
+                                 nk_i8_dtype_i8, 1, NK_I8, err);
+    if (s != NK_OK)
+        return s;
+    if ((s = nk_i8_check_zp(name, "input zero point", nk_param_i32(op, 0), err)) != NK_OK ||
+        (s = nk_i8_check_mult(name, "input", nk_param_i32(op, 1), nk_param_i32(op, 2), err)) !=
+            NK_OK)
+        return s;
+    if (nk_param_i32(op, 3) < 0)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name, "radius must be >= 0");
+    return nk_ops_check_same_shape(op, t, name, err);
+}
+
+/* A 256-entry table when the tensor has more values than that. */
+static size_t nk_actfn_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return t[op->out[0]].elems > 256u ? 256u : 0u;
+}
+
+static nk_status nk_actfn_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    const uint32_t n = nk_ops_tout(op, x)->elems;
+    nk_ref_logistic_tanh_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), n, op->type == NK_OP_TANH_I8,
+                            nk_param_i32(op, 0), nk_param_i32(op, 1), nk_param_i32(op, 2),
+                            nk_param_i32(op, 3), n > 256u ? (int8_t *)x->workspace : NULL);
+    return NK_OK;
+}
+
+const nk_op_def nk_op_avg_pool2d_i8 = {
+    "avg_pool2d_i8", NK_OP_AVG_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
+    nk_pool_i8_validate, nk_ops_no_workspace, nk_pool_i8_macs, nk_pool_i8_eval,
+};
+
+const nk_op_def nk_op_max_pool2d_i8 = {
+    "max_pool2d_i8", NK_OP_MAX_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
+    nk_pool_i8_validate, nk_ops_no_workspace, nk_pool_i8_macs, nk_pool_i8_eval,
+};
+
+const nk_op_def nk_op_add_i8 = {
+    "add_i8", NK_OP_ADD_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_ADD_I8_PARAMS,
+    nk_binary_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_add_i8_eval,
+};
+
+const nk_op_def nk_op_mul_i8 = {
+    "mul_i8", NK_OP_MUL_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_MUL_I8_PARAMS,
+    nk_binary_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_mul_i8_eval,
+};
+
+const nk_op_def nk_op_softmax_i8 = {
+    "softmax_i8", NK_OP_SOFTMAX_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_SOFTMAX_I8_PARAMS,
+    nk_softmax_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_softmax_i8_eval,
+};
+
+const nk_op_def nk_op_logistic_i8 = {
+    "logistic_i8", NK_OP_LOGISTIC_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
+    nk_actfn_i8_validate, nk_actfn_i8_workspace, nk_ops_out_elems, nk_actfn_i8_eval,
+};
+
+const nk_op_def nk_op_tanh_i8 = {
+    "tanh_i8", NK_OP_TANH_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
+    nk_actfn_i8_validate, nk_actfn_i8_workspace, nk_ops_out_elems, nk_actfn_i8_eval,
+};
