@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -139,15 +140,37 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, stdout io.Writer) 
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	model, err := tfliteimport.Convert(m, tfliteimport.Options{Source: filepath.Base(src), Labels: labels, Rounding: r})
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+	convert := func(r quant.Rounding) (*nkfile.Model, []byte, error) {
+		model, err := tfliteimport.Convert(m, tfliteimport.Options{Source: filepath.Base(src), Labels: labels, Rounding: r})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", src, err)
+		}
+		img, err := nkfile.Encode(model)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", src, err)
+		}
+		return model, img, nil
 	}
-	img, err := nkfile.Encode(model)
+	model, img, err := convert(r)
 	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return err
 	}
 	rep, err := nk.InspectBytes(img)
+	note := ""
+	if err != nil && errors.Is(err, nk.ErrUnsupported) && r == quant.SingleRounding {
+		// This host's core requantizes with double rounding and refuses the
+		// file; the double-rounding twin has the same layout, so its
+		// figures are the single-rounding file's.
+		_, twin, terr := convert(quant.DoubleRounding)
+		if terr != nil {
+			return terr
+		}
+		rep, err = nk.InspectBytes(twin)
+		if err == nil {
+			rep.FileBytes = int64(len(img))
+			note = " (for a NETKIT_SINGLE_ROUNDING build; this host's core uses double rounding and cannot run it)"
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("the converted model does not load: %w", err)
 	}
@@ -160,7 +183,7 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, stdout io.Writer) 
 	row("ops", fmt.Sprintf("%d: %s", len(model.Ops), opCounts(model)))
 	row("MACs per inference", fmt.Sprint(rep.MACs))
 	if v, ok := model.MetaValue(nkfile.MetaInt8Rounding); ok {
-		row("int8 rounding", v)
+		row("int8 rounding", v+note)
 	}
 	row("inputs", describeInfos(rep.Inputs))
 	row("outputs", describeInfos(rep.Outputs))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/internal/tflite"
 )
@@ -71,7 +72,13 @@ func TestConvertRunTFLiteInt8(t *testing.T) {
 	want := tflmOutputs(t, name)
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "kws.nk")
-	code, stdout, stderr := cli(t, "convert", src, "-o", dst)
+	labels := make([]string, 12) // names only need to be distinct here
+	for i := range labels {
+		labels[i] = fmt.Sprintf("word%02d", i)
+	}
+	labelFile := filepath.Join(dir, "labels.txt")
+	require.NoError(t, os.WriteFile(labelFile, []byte(strings.Join(labels, "\n")+"\n"), 0o644))
+	code, stdout, stderr := cli(t, "convert", src, "-o", dst, "--labels", labelFile)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "double", summaryValue(t, stdout, "int8 rounding"))
 	assert.Contains(t, summaryValue(t, stdout, "ops"), "conv2d_i8 x5")
@@ -118,9 +125,9 @@ func TestConvertRunTFLiteInt8(t *testing.T) {
 			var parts []string
 			for _, c := range idx[:3] {
 				if deq {
-					parts = append(parts, fmt.Sprintf("%d %.4f", c, float64(int(row[c])+128)/256))
+					parts = append(parts, fmt.Sprintf("%s %.4f", labels[c], float64(int(row[c])+128)/256))
 				} else {
-					parts = append(parts, fmt.Sprintf("%d %d", c, row[c]))
+					parts = append(parts, fmt.Sprintf("%s %d", labels[c], row[c]))
 				}
 			}
 			assert.Contains(t, stdout, fmt.Sprintf("[%d] %s\n", s, strings.Join(parts, ", ")), "dequantize %v", deq)
@@ -168,4 +175,27 @@ func outputQuant(t *testing.T, path string) (float32, int32) {
 	q := sg.Tensors[sg.Outputs[0]].Quant
 	require.NotNil(t, q)
 	return q.Scale[0], int32(q.ZeroPoint[0])
+}
+
+// --rounding single records the mode; this host's double-rounding core
+// refuses to run the file, and convert says so instead of failing.
+func TestConvertTFLiteSingleRounding(t *testing.T) {
+	src := filepath.Join(tfliteDir(t), "mlperf_kws_ref_model.tflite")
+	dst := filepath.Join(t.TempDir(), "kws.nk")
+	code, stdout, stderr := cli(t, "convert", src, "-o", dst, "--rounding", "single")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, summaryValue(t, stdout, "int8 rounding"), "single (for a NETKIT_SINGLE_ROUNDING build")
+	b, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	m, err := nkfile.Decode(b)
+	require.NoError(t, err)
+	v, _ := m.MetaValue(nkfile.MetaInt8Rounding)
+	assert.Equal(t, nkfile.RoundingSingle, v)
+	code, _, stderr = cli(t, "run", dst)
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, stderr, "int8_rounding")
+
+	code, _, stderr = cli(t, "convert", src, "-o", dst, "--rounding", "half")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--rounding")
 }
