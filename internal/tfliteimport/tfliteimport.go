@@ -65,7 +65,7 @@ func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
 	for _, ti := range c.sg.Outputs {
 		id, ok := c.ids[ti]
 		if !ok {
-			return nil, fmt.Errorf("%w: graph output %d %q is produced by no operator", ErrUnsupported, ti, c.sg.Tensors[ti].Name)
+			return nil, fmt.Errorf("%w: graph output %d is produced by no operator", ErrUnsupported, ti)
 		}
 		c.out.Outputs = append(c.out.Outputs, nkfile.IO{Tensor: id})
 	}
@@ -300,7 +300,9 @@ func (c *converter) constant(ti int32) (int, error) {
 	}
 	nt := nkfile.Tensor{Name: t.Name, DType: dt, Shape: shape, Data: slices.Clone(data)}
 	if dt == nkfile.I8 {
-		nt.Quant = quantRecord(t, int(t.Quant.QuantizedDimension))
+		if t.Quant != nil {
+			nt.Quant = quantRecord(t, int(t.Quant.QuantizedDimension))
+		}
 		if nt.Quant == nil {
 			return -1, fmt.Errorf("%w: int8 constant %q is not quantized", ErrUnsupported, t.Name)
 		}
@@ -539,8 +541,8 @@ func (c *converter) conv(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool
 	}
 	y, _ := c.tensor(op.Outputs[0])
 	xs, ws, ys := shapeOf(x), shapeOf(w), shapeOf(y)
-	if len(ws) != 4 || len(xs) != 4 {
-		return fmt.Errorf("%w: weights %v, input %v", ErrUnsupported, ws, xs)
+	if len(ws) != 4 || len(xs) != 4 || len(ys) != 4 {
+		return fmt.Errorf("%w: weights %v, input %v, output %v must be rank 4", ErrUnsupported, ws, xs, ys)
 	}
 	var pad tflite.Padding
 	var sh, sw, dh, dw int
@@ -702,8 +704,11 @@ func (c *converter) fullyConnected(op *tflite.Operator, isInt8 bool) error {
 	}
 	// DENSE maps x [..., K] to [..., N]; TFLite flattens x to rows of K
 	// first (keep_num_dims false), so reshape when the leading dims differ.
+	if len(ys) == 0 || ys[len(ys)-1] != units {
+		return fmt.Errorf("%w: weights %v and output %v do not agree", ErrUnsupported, ws, ys)
+	}
 	want := append(slices.Clone(ys[:len(ys)-1]), depth)
-	if len(ys) == 0 || ys[len(ys)-1] != units || elems(want) != elems(xs) {
+	if elems(want) != elems(xs) {
 		return fmt.Errorf("%w: input %v, weights %v and output %v do not agree", ErrUnsupported, xs, ws, ys)
 	}
 	if !slices.Equal(xs, want) {
