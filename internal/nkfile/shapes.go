@@ -305,7 +305,7 @@ func finite(f float32) bool { return f == f && f-f == 0 }
 func clampAt(w []uint32, k int) Clamp { return Clamp{WordF32(w[k]), WordF32(w[k+1])} }
 
 func checkBias(in [][]int, n int) error {
-	if len(in) == 3 && in[2] != nil && !slices.Equal(in[2], []int{n}) {
+	if len(in) >= 3 && in[2] != nil && !slices.Equal(in[2], []int{n}) {
 		return fmt.Errorf("bias %v, want [%d]", in[2], n)
 	}
 	return nil
