@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/int8ref"
 	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/quant"
 	"github.com/netkit/netkit/internal/tflite"
 	"github.com/netkit/netkit/nk"
 )
@@ -142,4 +144,136 @@ func TestSmallOpsInt8(t *testing.T) {
 	_, err = Convert(&b.m, Options{})
 	require.ErrorIs(t, err, ErrUnsupported)
 	assert.Contains(t, err.Error(), "CONCATENATION")
+}
+
+// allInt8 is every int8 value once, as a [1, 256] input.
+func allInt8() []int8 {
+	v := make([]int8, 256)
+	for i := range v {
+		v[i] = int8(i - 128)
+	}
+	return v
+}
+
+// runOneOp converts a one-op model and runs it in the C core on raw bytes.
+func runOneOp(t *testing.T, b *tfliteBuilder, in []byte, outBytes int) []byte {
+	t.Helper()
+	nm, err := Convert(&b.m, Options{})
+	require.NoError(t, err)
+	img, err := nkfile.Encode(nm)
+	require.NoError(t, err)
+	m, err := nk.LoadBytes(img)
+	require.NoError(t, err)
+	defer m.Close()
+	out := make([]byte, outBytes)
+	require.NoError(t, m.RunRaw([][]byte{in}, [][]byte{out}))
+	return out
+}
+
+// The int8 element-wise ops no shared model uses (LOGISTIC, TANH, MUL and
+// ADD with a constant operand, QUANTIZE i8->i8 and f32->i8, DEQUANTIZE)
+// over all 256 input values, converted and run in the C core, against
+// internal/int8ref with the parameters internal/quant derives from the
+// scales (as TFLite Micro's prepare does).
+func TestInt8ElementwiseOps(t *testing.T) {
+	x := allInt8()
+	xb := nkfile.I8Bytes(x)
+	const sIn, zpIn = float32(0.0731), int32(3)
+	shape := []int32{1, 256}
+	i8s := func(b []byte) []int8 {
+		v := make([]int8, len(b))
+		for i, c := range b {
+			v[i] = int8(c)
+		}
+		return v
+	}
+	r := quant.DoubleRounding
+
+	for _, code := range []tflite.BuiltinOp{tflite.OpLogistic, tflite.OpTanh} {
+		b := newTFLite()
+		in := b.tensor("x", tflite.Int8, shape, nil, perTensor(sIn, int64(zpIn)))
+		sOut, zpOut := float32(1.0/256), int64(-128)
+		if code == tflite.OpTanh {
+			sOut, zpOut = 1.0/128, 0
+		}
+		out := b.tensor("y", tflite.Int8, shape, nil, perTensor(sOut, zpOut))
+		b.op(code, nil, []int32{in}, out)
+		b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+		p, err := quant.LogisticTanh(sIn, zpIn)
+		require.NoError(t, err)
+		want := int8ref.Logistic(x, p, r)
+		if code == tflite.OpTanh {
+			want = int8ref.Tanh(x, p, r)
+		}
+		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "%v", code)
+	}
+
+	// constant second operand: the reversed values with their own quantization
+	rev := make([]int8, 256)
+	for i := range rev {
+		rev[i] = x[255-i]
+	}
+	const s2, zp2, sOut, zpOut = float32(0.0413), int32(-7), float32(0.0977), int32(-11)
+	for _, code := range []tflite.BuiltinOp{tflite.OpAdd, tflite.OpMul} {
+		b := newTFLite()
+		in := b.tensor("x", tflite.Int8, shape, nil, perTensor(sIn, int64(zpIn)))
+		c := b.tensor("c", tflite.Int8, shape, nkfile.I8Bytes(rev), perTensor(s2, int64(zp2)))
+		out := b.tensor("y", tflite.Int8, shape, nil, perTensor(sOut, int64(zpOut)))
+		var opts tflite.Options = tflite.AddOptions{Activation: tflite.ActRelu}
+		if code == tflite.OpMul {
+			opts = tflite.MulOptions{Activation: tflite.ActRelu}
+		}
+		b.op(code, opts, []int32{in, c}, out)
+		b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+		lo, hi, err := quant.ActivationRange(quant.ActRelu, sOut, zpOut)
+		require.NoError(t, err)
+		o := int8ref.Out{ZeroPoint: zpOut, ActMin: lo, ActMax: hi}
+		var want []int8
+		if code == tflite.OpAdd {
+			p, err := quant.Add(sIn, s2, sOut, r)
+			require.NoError(t, err)
+			want, err = int8ref.Add(x, rev, int8ref.AddParams{In1ZeroPoint: zpIn, In2ZeroPoint: zp2, Out: o, Scales: p, Rounding: r})
+			require.NoError(t, err)
+		} else {
+			m, err := quant.Mul(sIn, s2, sOut, r)
+			require.NoError(t, err)
+			want, err = int8ref.Mul(x, rev, int8ref.MulParams{In1ZeroPoint: zpIn, In2ZeroPoint: zp2, Out: o, Mult: m, Rounding: r})
+			require.NoError(t, err)
+		}
+		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "%v", code)
+	}
+
+	// QUANTIZE int8 -> int8: clamp(requantize(x - zp_in, M, shift) + zp_out)
+	{
+		b := newTFLite()
+		in := b.tensor("x", tflite.Int8, shape, nil, perTensor(sIn, int64(zpIn)))
+		out := b.tensor("y", tflite.Int8, shape, nil, perTensor(sOut, int64(zpOut)))
+		b.op(tflite.OpQuantize, nil, []int32{in}, out)
+		b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+		m, err := quant.Requantize(sIn, sOut, r)
+		require.NoError(t, err)
+		want := make([]int8, 256)
+		for i, v := range x {
+			q := int64(int8ref.Requantize(int32(v)-zpIn, m, r)) + int64(zpOut)
+			want[i] = int8(min(max(q, -128), 127))
+		}
+		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "requantize")
+	}
+
+	// QUANTIZE f32 -> int8 then DEQUANTIZE back to f32
+	{
+		b := newTFLite()
+		in := b.tensor("f", tflite.Float32, shape, nil, nil)
+		q := b.tensor("q", tflite.Int8, shape, nil, perTensor(sOut, int64(zpOut)))
+		out := b.tensor("g", tflite.Float32, shape, nil, nil)
+		b.op(tflite.OpQuantize, nil, []int32{in}, q)
+		b.op(tflite.OpDequantize, nil, []int32{q}, out)
+		b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+		f := make([]float32, 256)
+		for i := range f {
+			f[i] = float32(i-128) * 0.1037 // spans past the int8 range at this scale
+		}
+		got := nkfile.BytesF32(runOneOp(t, b, nkfile.F32Bytes(f), 4*256))
+		assert.Equal(t, int8ref.Dequantize(int8ref.Quantize(f, sOut, zpOut), sOut, zpOut), got)
+	}
 }
