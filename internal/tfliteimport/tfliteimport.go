@@ -44,7 +44,7 @@ func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
 	if len(m.Subgraphs) > 1 {
 		return nil, fmt.Errorf("%w: %d subgraphs (control flow); only single-subgraph models convert", ErrUnsupported, len(m.Subgraphs))
 	}
-	c := &converter{m: m, sg: &m.Subgraphs[0], opt: opt, ids: map[int32]int{}}
+	c := &converter{m: m, sg: &m.Subgraphs[0], opt: opt, ids: map[int32]int{}, params: map[string]int{}}
 	if err := c.checkOps(); err != nil {
 		return nil, err
 	}
@@ -90,12 +90,14 @@ func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
 }
 
 type converter struct {
-	m    *tflite.Model
-	sg   *tflite.Subgraph
-	opt  Options
-	out  nkfile.Model
-	ids  map[int32]int // TFLite tensor index -> .nk tensor id
-	int8 bool          // some op runs in int8
+	m   *tflite.Model
+	sg  *tflite.Subgraph
+	opt Options
+	out nkfile.Model
+	ids map[int32]int // TFLite tensor index -> .nk tensor id
+	// params maps the bytes of an i32 parameter tensor to its id
+	params map[string]int
+	int8   bool // some op runs in int8
 }
 
 var supported = map[tflite.BuiltinOp]bool{
@@ -347,9 +349,18 @@ func (c *converter) floatConstant(ti int32) (int, error) {
 	return id, nil
 }
 
-// constI32 adds an i32 parameter tensor (multipliers, shifts).
+// constI32 adds an i32 parameter tensor (multipliers, shifts), or reuses
+// an earlier one with the same values: per-tensor shifts repeat often, and
+// every tensor costs a record in the arena.
 func (c *converter) constI32(name string, v []int32) int {
-	return c.add(nkfile.Tensor{Name: name, DType: nkfile.I32, Shape: []int{len(v)}, Data: nkfile.I32Bytes(v)})
+	data := nkfile.I32Bytes(v)
+	key := string(data)
+	if id, ok := c.params[key]; ok {
+		return id
+	}
+	id := c.add(nkfile.Tensor{Name: name, DType: nkfile.I32, Shape: []int{len(v)}, Data: data})
+	c.params[key] = id
+	return id
 }
 
 // multipliers stores per-channel (or one-element) M and shift tensors.
