@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "23633938b7080b96849b8bc617400637e16d29025462ca8bae93c31f2eb6fb65"
+const csrcHash = "e86c43827b4c0c46633d829a6671ab56397fe9e32390bdefd22849a9215a92f0"

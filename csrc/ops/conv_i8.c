@@ -163,10 +163,19 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     if (op->type == NK_OP_CONV2D_I8)
         nk_ref_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                          nk_i8_out(op, x), &g, &q);
-    else
+    else {
+        /* the weight sums of the interior windows, once per invoke */
+        int32_t *wsum = (int32_t *)x->workspace;
+        nk_ref_depthwise_wsum_i8(nk_i8_in(op, x, 1), g.k_h * g.k_w, g.out_c, wsum);
         nk_ref_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
-                                   nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q);
+                                   nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q, wsum);
+    }
     return NK_OK;
+}
+
+/* Depthwise: one int32 weight sum per output channel. */
+static size_t nk_depthwise_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
 }
 
 static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -235,7 +244,7 @@ const nk_op_def nk_op_conv2d_i8 = {
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
     "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_ops_no_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_depthwise_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
 };
 
 const nk_op_def nk_op_dense_i8 = {

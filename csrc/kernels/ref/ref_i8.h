@@ -34,12 +34,18 @@ NK_REF_HIDDEN void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *N
                                     const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
                                     const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
 /* w is [1, k_h, k_w, in_c*multiplier]; output channel c*multiplier+m reads
- * input channel c. */
+ * input channel c. wsum (optional, NULL for none) holds each output
+ * channel's sum of weights over all taps (nk_ref_depthwise_wsum_i8): with it,
+ * windows inside the input skip the per-tap input offset. */
 NK_REF_HIDDEN void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,
                                               int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
-                                              const nk_ref_i8_quant *q);
+                                              const nk_ref_i8_quant *q,
+                                              const int32_t *NK_RESTRICT wsum);
+/* wsum[c] = sum over the taps of w[tap][c]; w is [taps, oc]. */
+NK_REF_HIDDEN void nk_ref_depthwise_wsum_i8(const int8_t *NK_RESTRICT w, int32_t taps,
+                                            int32_t oc, int32_t *NK_RESTRICT wsum);
 /* y[r, n] = epilogue(sum_k (x[r,k] - in_zp) * w[n,k] + bias[n]). */
 NK_REF_HIDDEN void nk_ref_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,

@@ -17,6 +17,13 @@ static inline void nk_i8_tap_range(int32_t start, int32_t dil, int32_t k, int32_
     *hi = b < k ? b : k;
 }
 
+/* sum(x*w) + off * sum(w) = sum((x + off) * w): each term fits int32 (the
+ * depth bound), their sum is taken modulo 2^32, which gives the exact
+ * value whenever it fits, as TFLite's does. */
+static inline int32_t nk_i8_add_offset(int32_t acc, int32_t off, int32_t wsum) {
+    return (int32_t)((uint32_t)acc + (uint32_t)(off * wsum));
+}
+
 /* bias + acc (wrapping like TFLite's int32 add), then the output epilogue. */
 static inline int8_t nk_i8_finish(int32_t acc, const int32_t *bias, int32_t c,
                                   const nk_ref_i8_quant *q) {
@@ -34,6 +41,11 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     const int32_t off = -q->in_zp;
     const size_t row_stride = (size_t)g->in_w * (size_t)g->in_c;
     const size_t w_per_out = (size_t)g->k_h * (size_t)g->k_w * (size_t)cg;
+    /* With one group and no horizontal dilation, the valid taps of a kernel
+     * row are one contiguous run of x and of w: one inner loop over it
+     * (first layers have few input channels, where per-tap loop overhead
+     * would dominate). */
+    const int merge_row = g->groups == 1 && g->dil_w == 1;
     int32_t b, oy, ox, grp, o, ky, kx, ci;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
@@ -43,10 +55,16 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox++) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int32_t kx_lo, kx_hi;
+                int32_t kx_lo, kx_hi, kx_end, run;
                 int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
                                   (size_t)ox) * (size_t)g->out_c;
                 nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                kx_end = kx_hi;
+                run = cg;
+                if (merge_row && kx_lo < kx_hi) {
+                    kx_end = kx_lo + 1;
+                    run = (kx_hi - kx_lo) * cg;
+                }
                 for (grp = 0; grp < g->groups; grp++) {
                     const int8_t *xg = xb + (size_t)grp * (size_t)cg;
                     const int32_t o_end = (grp + 1) * og;
@@ -58,14 +76,14 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
                         for (ky = ky_lo; ky < ky_hi; ky++) {
                             const int8_t *xrow = xg + (size_t)(iy0 + ky * g->dil_h) * row_stride;
-                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                            for (kx = kx_lo; kx < kx_end; kx++) {
                                 const int8_t *xp =
                                     xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
                                 const int8_t *wp =
                                     w0 + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * (size_t)cg;
                                 const int8_t *wp1 = wp + w_per_out, *wp2 = wp1 + w_per_out,
                                              *wp3 = wp2 + w_per_out;
-                                for (ci = 0; ci < cg; ci++) {
+                                for (ci = 0; ci < run; ci++) {
                                     const int32_t xv = xp[ci] + off;
                                     a0 += xv * wp[ci];
                                     a1 += xv * wp1[ci];
@@ -84,12 +102,12 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                         int32_t acc = 0;
                         for (ky = ky_lo; ky < ky_hi; ky++) {
                             const int8_t *xrow = xg + (size_t)(iy0 + ky * g->dil_h) * row_stride;
-                            for (kx = kx_lo; kx < kx_hi; kx++) {
+                            for (kx = kx_lo; kx < kx_end; kx++) {
                                 const int8_t *xp =
                                     xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
                                 const int8_t *wp =
                                     w0 + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * (size_t)cg;
-                                for (ci = 0; ci < cg; ci++)
+                                for (ci = 0; ci < run; ci++)
                                     acc += (xp[ci] + off) * wp[ci];
                             }
                         }
@@ -101,9 +119,20 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     }
 }
 
+void nk_ref_depthwise_wsum_i8(const int8_t *NK_RESTRICT w, int32_t taps, int32_t oc,
+                              int32_t *NK_RESTRICT wsum) {
+    int32_t t, c;
+    for (c = 0; c < oc; c++)
+        wsum[c] = 0;
+    for (t = 0; t < taps; t++)
+        for (c = 0; c < oc; c++)
+            wsum[c] += w[(size_t)t * (size_t)oc + (size_t)c];
+}
+
 void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                 const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
-                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
+                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                const int32_t *NK_RESTRICT wsum) {
     const int32_t m = g->multiplier;
     const int32_t oc = g->out_c; /* in_c * m: also the weights' channel stride */
     const int32_t off = -q->in_zp;
@@ -125,8 +154,35 @@ void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                                   (size_t)ox) * (size_t)oc;
                 nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 c = 0;
-                if (m == 1) {
-                    /* Four channels in registers across all taps. */
+                if (m == 1 && wsum != NULL && ky_lo == 0 && ky_hi == g->k_h && kx_lo == 0 &&
+                    kx_hi == g->k_w) {
+                    /* A window inside the input: sum x*w and add the offset
+                     * term off * sum(w) once per channel (exact in int32 as
+                     * TFLite's sum of (x + off) * w is; the two terms are
+                     * added with wrap-around, whose result is that sum). */
+                    for (; c + 4 <= oc; c += 4) {
+                        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                        for (ky = 0; ky < ky_hi; ky++) {
+                            const int8_t *xp = xb + (size_t)(iy0 + ky * g->dil_h) * row_stride +
+                                               (size_t)ix0 * (size_t)g->in_c + (size_t)c;
+                            const int8_t *wp = w + (size_t)ky * w_row + (size_t)c;
+                            for (kx = 0; kx < kx_hi; kx++, xp += x_step, wp += w_step) {
+                                a0 += xp[0] * wp[0];
+                                a1 += xp[1] * wp[1];
+                                a2 += xp[2] * wp[2];
+                                a3 += xp[3] * wp[3];
+                            }
+                        }
+                        yp[c] = nk_i8_finish(nk_i8_add_offset(a0, off, wsum[c]), bias, c, q);
+                        yp[c + 1] =
+                            nk_i8_finish(nk_i8_add_offset(a1, off, wsum[c + 1]), bias, c + 1, q);
+                        yp[c + 2] =
+                            nk_i8_finish(nk_i8_add_offset(a2, off, wsum[c + 2]), bias, c + 2, q);
+                        yp[c + 3] =
+                            nk_i8_finish(nk_i8_add_offset(a3, off, wsum[c + 3]), bias, c + 3, q);
+                    }
+                } else if (m == 1) {
+                    /* At the border: only the valid taps, each x offset. */
                     for (; c + 4 <= oc; c += 4) {
                         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
                         for (ky = ky_lo; ky < ky_hi; ky++) {
@@ -140,6 +196,30 @@ void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                                 a1 += (xp[1] + off) * wp[1];
                                 a2 += (xp[2] + off) * wp[2];
                                 a3 += (xp[3] + off) * wp[3];
+                            }
+                        }
+                        yp[c] = nk_i8_finish(a0, bias, c, q);
+                        yp[c + 1] = nk_i8_finish(a1, bias, c + 1, q);
+                        yp[c + 2] = nk_i8_finish(a2, bias, c + 2, q);
+                        yp[c + 3] = nk_i8_finish(a3, bias, c + 3, q);
+                    }
+                } else {
+                    /* Multiplier > 1: four output channels at a time, lane j
+                     * reading input channel (c + j) / m. */
+                    for (; c + 4 <= oc; c += 4) {
+                        const size_t i0 = (size_t)(c / m), i1 = (size_t)((c + 1) / m),
+                                     i2 = (size_t)((c + 2) / m), i3 = (size_t)((c + 3) / m);
+                        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *xp = xb + (size_t)(iy0 + ky * g->dil_h) * row_stride +
+                                               (size_t)(ix0 + kx_lo * g->dil_w) * (size_t)g->in_c;
+                            const int8_t *wp =
+                                w + (size_t)ky * w_row + (size_t)kx_lo * w_step + (size_t)c;
+                            for (kx = kx_lo; kx < kx_hi; kx++, xp += x_step, wp += w_step) {
+                                a0 += (xp[i0] + off) * wp[0];
+                                a1 += (xp[i1] + off) * wp[1];
+                                a2 += (xp[i2] + off) * wp[2];
+                                a3 += (xp[i3] + off) * wp[3];
                             }
                         }
                         yp[c] = nk_i8_finish(a0, bias, c, q);

@@ -82,11 +82,16 @@ static nk_status nkt_g8_validate(const nkt_g8 *g, nk_error_t *err) {
 
 /* Runs the op on the given data pointers (index = tensor id). */
 static void nkt_g8_eval(const nkt_g8 *g, void **data) {
+    const nk_op_def *def = nk_op_lookup(g->op.type, g->t[0].dtype);
+    const size_t ws = def->workspace_size(&g->op, g->t);
     nk_exec x;
     memset(&x, 0, sizeof x);
     x.tensors = g->t;
     x.data = data;
-    nk_op_lookup(g->op.type, g->t[0].dtype)->eval(&g->op, &x);
+    x.workspace = ws ? malloc(ws) : NULL;
+    x.workspace_size = ws;
+    def->eval(&g->op, &x);
+    free(x.workspace);
 }
 
 #define NKT_EXPECT(g, want, what)                                                              \
