@@ -160,11 +160,14 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     g.count_include_pad = 0;
     g.act_min = g.act_max = 0.0f;
     nk_i8_quant_params(op, x, 9, &q);
-    if (op->type == NK_OP_CONV2D_I8)
+    /* the weight sums for windows inside the input, once per invoke */
+    if (op->type == NK_OP_CONV2D_I8) {
+        int32_t *wsum = (int32_t *)x->workspace;
+        nk_ref_conv_wsum_i8(nk_i8_in(op, x, 1), g.out_c,
+                            (size_t)g.k_h * (size_t)g.k_w * (size_t)w->dims[3], wsum);
         nk_ref_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
-                         nk_i8_out(op, x), &g, &q);
-    else {
-        /* the weight sums of the interior windows, once per invoke */
+                         nk_i8_out(op, x), &g, &q, wsum);
+    } else {
         int32_t *wsum = (int32_t *)x->workspace;
         nk_ref_depthwise_wsum_i8(nk_i8_in(op, x, 1), g.k_h * g.k_w, g.out_c, wsum);
         nk_ref_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
@@ -173,8 +176,8 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-/* Depthwise: one int32 weight sum per output channel. */
-static size_t nk_depthwise_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+/* One int32 weight sum per output channel. */
+static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
 }
 
@@ -239,12 +242,12 @@ static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 const nk_op_def nk_op_conv2d_i8 = {
     "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_ops_no_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
     "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_depthwise_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
 };
 
 const nk_op_def nk_op_dense_i8 = {

@@ -29,10 +29,17 @@ typedef struct nk_ref_i8_quant {
 } nk_ref_i8_quant;
 
 /* Conv geometry reuses nk_ref_conv_geom (act_min/act_max unused). w is
- * [out_c, k_h, k_w, in_c/groups]; bias [out_c] or NULL. */
+ * [out_c, k_h, k_w, in_c/groups]; bias [out_c] or NULL. wsum (optional,
+ * NULL for none) holds each output channel's sum of weights
+ * (nk_ref_conv_wsum_i8): with it, windows inside the input add the input
+ * offset term once per output instead of offsetting every x. */
 NK_REF_HIDDEN void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                     const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
-                                    const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
+                                    const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                    const int32_t *NK_RESTRICT wsum);
+/* wsum[o] = sum of the per_out weights of output channel o (w is [out_c, per_out]). */
+NK_REF_HIDDEN void nk_ref_conv_wsum_i8(const int8_t *NK_RESTRICT w, int32_t out_c,
+                                       size_t per_out, int32_t *NK_RESTRICT wsum);
 /* w is [1, k_h, k_w, in_c*multiplier]; output channel c*multiplier+m reads
  * input channel c. wsum (optional, NULL for none) holds each output
  * channel's sum of weights over all taps (nk_ref_depthwise_wsum_i8): with it,

@@ -33,9 +33,22 @@ static inline int8_t nk_i8_finish(int32_t acc, const int32_t *bias, int32_t c,
     return nk_q_out_s8(acc, q->mult[k], q->shift[k], q->out_zp, q->act_min, q->act_max);
 }
 
+void nk_ref_conv_wsum_i8(const int8_t *NK_RESTRICT w, int32_t out_c, size_t per_out,
+                         int32_t *NK_RESTRICT wsum) {
+    int32_t o;
+    size_t k;
+    for (o = 0; o < out_c; o++) {
+        int32_t acc = 0;
+        for (k = 0; k < per_out; k++)
+            acc += w[(size_t)o * per_out + k];
+        wsum[o] = acc;
+    }
+}
+
 void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                       const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
-                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
+                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                      const int32_t *NK_RESTRICT wsum) {
     const int32_t cg = g->in_c / g->groups;  /* input channels per group */
     const int32_t og = g->out_c / g->groups; /* output channels per group */
     const int32_t off = -q->in_zp;
@@ -55,10 +68,12 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox++) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int32_t kx_lo, kx_hi, kx_end, run;
+                int32_t kx_lo, kx_hi, kx_end, run, full;
                 int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
                                   (size_t)ox) * (size_t)g->out_c;
                 nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                full = wsum != NULL && ky_lo == 0 && ky_hi == g->k_h && kx_lo == 0 &&
+                       kx_hi == g->k_w;
                 kx_end = kx_hi;
                 run = cg;
                 if (merge_row && kx_lo < kx_hi) {
@@ -69,6 +84,41 @@ void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                     const int8_t *xg = xb + (size_t)grp * (size_t)cg;
                     const int32_t o_end = (grp + 1) * og;
                     o = grp * og;
+                    if (full) {
+                        /* A window inside the input: sum x*w, then add the
+                         * offset term off * sum(w) once per output channel. */
+                        for (; o + 4 <= o_end; o += 4) {
+                            const int8_t *w0 = w + (size_t)o * w_per_out;
+                            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+                            for (ky = ky_lo; ky < ky_hi; ky++) {
+                                const int8_t *xrow =
+                                    xg + (size_t)(iy0 + ky * g->dil_h) * row_stride;
+                                for (kx = kx_lo; kx < kx_end; kx++) {
+                                    const int8_t *xp =
+                                        xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
+                                    const int8_t *wp = w0 + ((size_t)ky * (size_t)g->k_w +
+                                                             (size_t)kx) * (size_t)cg;
+                                    const int8_t *wp1 = wp + w_per_out, *wp2 = wp1 + w_per_out,
+                                                 *wp3 = wp2 + w_per_out;
+                                    for (ci = 0; ci < run; ci++) {
+                                        const int32_t xv = xp[ci];
+                                        a0 += xv * wp[ci];
+                                        a1 += xv * wp1[ci];
+                                        a2 += xv * wp2[ci];
+                                        a3 += xv * wp3[ci];
+                                    }
+                                }
+                            }
+                            yp[o] = nk_i8_finish(nk_i8_add_offset(a0, off, wsum[o]), bias,
+                                                   o, q);
+                            yp[o + 1] = nk_i8_finish(nk_i8_add_offset(a1, off, wsum[o + 1]), bias,
+                                                   o + 1, q);
+                            yp[o + 2] = nk_i8_finish(nk_i8_add_offset(a2, off, wsum[o + 2]), bias,
+                                                   o + 2, q);
+                            yp[o + 3] = nk_i8_finish(nk_i8_add_offset(a3, off, wsum[o + 3]), bias,
+                                                   o + 3, q);
+                        }
+                    }
                     /* Four output channels at a time: each input value is
                      * loaded and offset once for four accumulators. */
                     for (; o + 4 <= o_end; o += 4) {
