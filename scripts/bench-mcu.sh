@@ -6,6 +6,8 @@
 #
 #   scripts/bench-mcu.sh                       Markdown table on stdout
 #   NK_BENCH_TARGETS="cortex-m4f" scripts/bench-mcu.sh
+#   NK_BENCH_FUNCS=8 scripts/bench-mcu.sh      then the 8 most expensive
+#                                              functions per model and target
 #
 # Build: toolchains/<target>.cmake, RelWithDebInfo (-O2), reference kernels.
 # Instructions, not cycles: QEMU models no pipeline, caches or wait states.
@@ -19,6 +21,7 @@ TARGETS=(${NK_BENCH_TARGETS:-cortex-m4f cortex-m55})
 BUILD=${NK_BENCH_BUILD:-build/bench-mcu}
 JOBS=${JOBS:-2}
 mkdir -p "$BUILD"
+: >"$BUILD/funcs.txt"
 
 models=()
 for m in testdata/models/*.nk; do
@@ -74,7 +77,7 @@ for t in "${TARGETS[@]}"; do
     for name in "${models[@]}"; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         elf=$dir/nk_bench_$id
-        out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "$prefix-nm" "$t" "$elf" 2>"$dir/$id.log") ||
+        out=$(NK_INSN_FUNCS=1 tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "$prefix-nm" "$t" "$elf" 2>"$dir/$id.log") ||
             { cat "$dir/$id.log" >&2; exit 1; }
         # Regions: 0 empty, 1.. one invoke each; all runs must agree.
         read -r insns spread <<<"$(echo "$out" | awk '
@@ -98,5 +101,15 @@ for t in "${TARGETS[@]}"; do
         lib=$(netkit_flash "$elf.map")
         ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
         echo "| $t | $name | $insns | $macs | $ipm | $arena | $model_bytes | $lib | $code |"
+        # Per function, per inference (the runs are identical).
+        echo "$out" | awk -v t="$t" -v m="$name" '
+            $2 == "region" && $3 > 0 { runs++ }
+            $2 == "func" { print t, m, $3, int($4 / (runs ? runs : 1)) }' >>"$BUILD/funcs.txt"
     done
 done
+if [[ ${NK_BENCH_FUNCS:-0} -gt 0 ]]; then
+    echo
+    echo "| target | model | function | instructions / inference |"
+    echo "|---|---|---|---:|"
+    awk -v n="$NK_BENCH_FUNCS" '{ k = $1 " " $2; if (++seen[k] <= n) printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }' "$BUILD/funcs.txt"
+fi

@@ -3,6 +3,8 @@
 # markers taken from the program's symbol table, and prints the plugin's
 # report ("nkinsn region <i> <n>" lines, then "nkinsn total <n>") on stdout.
 # The program's own output goes to stderr. Fails if the program fails.
+# With NK_INSN_FUNCS=1 it also prints "nkinsn func <name> <n>" lines: the
+# instructions each function of the program ran inside the regions.
 #
 #   tools/qemu-plugin/insn-run.sh <libnkinsn.so> <nm> <target> <program> [args...]
 set -eu
@@ -20,7 +22,13 @@ addr() {
 begin=$(addr nk_bench_start)
 end=$(addr nk_bench_stop)
 report=$(mktemp)
-trap 'rm -f "$report"' EXIT
-NK_QEMU_PLUGIN="$plugin,begin=$begin,end=$end,out=$report" \
+funcs=$(mktemp)
+trap 'rm -f "$report" "$funcs"' EXIT
+args="$plugin,begin=$begin,end=$end,out=$report"
+if [ "${NK_INSN_FUNCS:-0}" = 1 ]; then
+    "$nm" -S "$prog" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ { print $1, $2, $4 }' >"$funcs"
+    args="$args,funcs=$funcs"
+fi
+NK_QEMU_PLUGIN="$args" \
     "$here/../../toolchains/qemu-run.sh" "$target" "$prog" "$@" 1>&2
 cat "$report"

@@ -4,7 +4,7 @@
  * repeatable number (QEMU models no pipeline or caches: these are
  * instructions, not cycles).
  *
- *   qemu-system-arm ... -plugin libnkinsn.so,begin=0x1234,end=0x1250[,out=FILE]
+ *   qemu-system-arm ... -plugin libnkinsn.so,begin=0x1234,end=0x1250[,funcs=FILE][,out=FILE]
  *
  * begin/end are the entry addresses of two functions the guest calls around
  * the code to measure (netkit's benchmarks use nk_bench_start and
@@ -13,6 +13,13 @@
  *
  *   nkinsn region <i> <instructions>
  *   nkinsn total <instructions executed by the whole run>
+ *
+ * With funcs=FILE (lines "<start hex> <size hex> <name>", e.g. from
+ * `nm -S`), it also attributes every instruction to the function holding
+ * it and prints, most expensive first, the instructions each function ran
+ * inside the regions (or in the whole run when there are no markers):
+ *
+ *   nkinsn func <name> <instructions>
  *
  * A region counts the instructions from the first instruction of the begin
  * function up to, not including, the first instruction of the end function:
@@ -75,6 +82,17 @@ static uint64_t region_start;
 static uint64_t region_index;
 static FILE *out_file;         /* NULL: qemu_plugin_outs (stderr) */
 
+/* Per-function counts (funcs=FILE), sorted by start address. */
+typedef struct nk_func {
+    uint64_t start, end;
+    char *name;
+    uint64_t count;      /* bumped inline, whole run */
+    uint64_t at_begin;   /* count when the current region began */
+    uint64_t in_regions; /* sum over finished regions */
+} nk_func;
+static nk_func *funcs;
+static size_t n_funcs;
+
 /* Distinct non-NULL tags for the two marker callbacks. */
 static char begin_tag, end_tag;
 
@@ -92,7 +110,9 @@ static void on_marker(unsigned int vcpu_index, void *tag) {
     if (tag == &begin_tag) {
         in_region = true;
         region_start = insn_count;
+        for (size_t f = 0; f < n_funcs; f++) funcs[f].at_begin = funcs[f].count;
     } else if (in_region) {
+        for (size_t f = 0; f < n_funcs; f++) funcs[f].in_regions += funcs[f].count - funcs[f].at_begin;
         char line[96];
         snprintf(line, sizeof line, "nkinsn region %" PRIu64 " %" PRIu64 "\n", region_index,
                  insn_count - region_start);
@@ -100,6 +120,20 @@ static void on_marker(unsigned int vcpu_index, void *tag) {
         region_index++;
         in_region = false;
     }
+}
+
+/* The function holding pc, or NULL. */
+static nk_func *func_at(uint64_t pc) {
+    size_t lo = 0, hi = n_funcs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (funcs[mid].end <= pc) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return (lo < n_funcs && funcs[lo].start <= pc && pc < funcs[lo].end) ? &funcs[lo] : NULL;
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
@@ -116,7 +150,60 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
             }
         }
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insn_count, 1);
+        if (n_funcs != 0) {
+            nk_func *f = func_at(qemu_plugin_insn_vaddr(insn));
+            if (f != NULL) {
+                qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &f->count, 1);
+            }
+        }
     }
+}
+
+static int by_start(const void *a, const void *b) {
+    const nk_func *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static uint64_t func_cost(const nk_func *f) { return region_index != 0 ? f->in_regions : f->count; }
+
+static int by_cost(const void *a, const void *b) {
+    uint64_t x = func_cost(a), y = func_cost(b);
+    return x > y ? -1 : x < y;
+}
+
+/* Reads "<start hex> <size hex> <name>" lines; 0 on success. */
+static int load_funcs(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return -1;
+    char line[512];
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long long start, size;
+        char name[400];
+        if (sscanf(line, "%llx %llx %399s", &start, &size, name) != 3 || size == 0) continue;
+        if (n_funcs == cap) {
+            cap = cap ? 2 * cap : 256;
+            nk_func *grown = realloc(funcs, cap * sizeof *funcs);
+            if (grown == NULL) {
+                fclose(f);
+                return -1;
+            }
+            funcs = grown;
+        }
+        nk_func *fn = &funcs[n_funcs++];
+        memset(fn, 0, sizeof *fn);
+        fn->start = (uint64_t)start & NK_ADDR_MASK;
+        fn->end = fn->start + (uint64_t)size;
+        fn->name = malloc(strlen(name) + 1);
+        if (fn->name == NULL) {
+            fclose(f);
+            return -1;
+        }
+        memcpy(fn->name, name, strlen(name) + 1);
+    }
+    fclose(f);
+    qsort(funcs, n_funcs, sizeof *funcs, by_start);
+    return 0;
 }
 
 static void on_qemu_exit(qemu_plugin_id_t id, void *userdata) {
@@ -125,6 +212,12 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *userdata) {
     char line[96];
     snprintf(line, sizeof line, "nkinsn total %" PRIu64 "\n", insn_count);
     emit(line);
+    qsort(funcs, n_funcs, sizeof *funcs, by_cost);
+    for (size_t f = 0; f < n_funcs && func_cost(&funcs[f]) != 0; f++) {
+        char fline[512];
+        snprintf(fline, sizeof fline, "nkinsn func %s %" PRIu64 "\n", funcs[f].name, func_cost(&funcs[f]));
+        emit(fline);
+    }
     if (out_file != NULL) {
         fclose(out_file);
         out_file = NULL;
@@ -153,6 +246,11 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
             have_begin = true;
         } else if (strncmp(a, "end=", 4) == 0 && parse_addr(a + 4, &end_addr)) {
             have_end = true;
+        } else if (strncmp(a, "funcs=", 6) == 0 && a[6] != '\0') {
+            if (load_funcs(a + 6) != 0) {
+                fprintf(stderr, "nkinsn: cannot read functions from %s\n", a + 6);
+                return -1;
+            }
         } else if (strncmp(a, "out=", 4) == 0 && a[4] != '\0') {
             out_file = fopen(a + 4, "w");
             if (out_file == NULL) {
@@ -160,7 +258,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
                 return -1;
             }
         } else {
-            fprintf(stderr, "nkinsn: bad argument '%s' (want begin=ADDR, end=ADDR, out=FILE)\n", a);
+            fprintf(stderr, "nkinsn: bad argument '%s' (want begin=ADDR, end=ADDR, funcs=FILE, out=FILE)\n", a);
             return -1;
         }
     }
