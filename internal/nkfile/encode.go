@@ -329,7 +329,7 @@ func Encode(m *Model) ([]byte, error) {
 		off += s.size
 	}
 	total := off
-	if total > math.MaxUint32 {
+	if uint64(total) > math.MaxUint32 {
 		return nil, fmt.Errorf("nkfile: image of %d B exceeds the 4 GiB - 1 limit", total)
 	}
 

@@ -157,11 +157,12 @@ type ValueInfo struct {
 }
 
 // Elems is the number of elements the dims describe.
-// It is -1 when the count would exceed 2^40, more than any file can hold.
+// It is -1 when the count would exceed 2^31-1, more than a .nk file can
+// hold (and than an int indexes on 32-bit hosts).
 func (t *Tensor) Elems() int {
 	n := 1
 	for _, d := range t.Dims {
-		if d != 0 && n > (1<<40)/int(d) {
+		if d < 0 || (d != 0 && int64(n) > math.MaxInt32/d) {
 			return -1
 		}
 		n *= int(d)
