@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole netkit test suite: installs what it lacks (Debian packages, as
 # root), then runs Go vet and tests (race detector), the C tests with gcc,
-# clang and ASan+UBSan, 60 s of loader fuzzing, and every cross target under
-# QEMU. `make test` runs this; so does CI (.ci/run).
+# clang and ASan+UBSan, 60 s of loader fuzzing, every cross target under
+# QEMU, and the int8 TFLite models on Cortex-M4F/M55 against TFLite Micro.
+# `make test` runs this; so does CI (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +13,7 @@ PKGS=(cmake ninja-build clang libclang-rt-14-dev
       gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
       qemu-system-arm qemu-system-misc qemu-user
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-      libonnx-testdata)
+      libonnx-testdata python3-numpy)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -54,8 +55,11 @@ step "libFuzzer on the loader (60 s)"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 
-step "cross targets under QEMU"
+step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
 scripts/cross-test.sh
+
+step "int8 TFLite models on Cortex-M4F and M55: output bytes equal TFLite Micro's"
+scripts/int8-cross.sh cortex-m4f cortex-m55
 
 echo
 echo "== all test suites passed"
