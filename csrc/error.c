@@ -67,22 +67,70 @@ nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *ms
 
 /* The helpers below serve the loader and planner (declared in format.h). */
 
+void nk_msg_s(nk_msg *m, const char *s) {
+    m->len = nk_str_append(m->text, sizeof m->text, m->len, s);
+}
+
+void nk_msg_u(nk_msg *m, uint64_t v) {
+    m->len = nk_str_append_u64(m->text, sizeof m->text, m->len, v);
+}
+
+void nk_msg_i(nk_msg *m, int64_t v) {
+    m->len = nk_str_append_i64(m->text, sizeof m->text, m->len, v);
+}
+
+void nk_msg_fmt(nk_msg *m, const char *fmt, const char *s, const uint32_t *v) {
+    static const char hex[] = "0123456789abcdef";
+    char one[11];
+    int i;
+    for (; *fmt != '\0'; fmt++) {
+        if (*fmt != '%') {
+            one[0] = *fmt;
+            one[1] = '\0';
+            nk_msg_s(m, one);
+            continue;
+        }
+        switch (*++fmt) {
+        case 's': nk_msg_s(m, s); break;
+        case 'q':
+            if (s != NULL && s[0] != '\0') {
+                nk_msg_s(m, " (\"");
+                nk_msg_s(m, s);
+                nk_msg_s(m, "\")");
+            }
+            break;
+        case 'd': nk_msg_i(m, (int32_t)*v++); break;
+        case 'x':
+            one[0] = '0';
+            one[1] = 'x';
+            for (i = 0; i < 8; i++) one[2 + i] = hex[(*v >> (28 - 4 * i)) & 15u];
+            one[10] = '\0';
+            v++;
+            nk_msg_s(m, one);
+            break;
+        default: nk_msg_u(m, *v++); break;
+        }
+    }
+}
+
+nk_status nk_fail_f(nk_error_t *err, nk_status st, int32_t op_index, const char *fmt,
+                    const char *s, const uint32_t *v) {
+    nk_msg m = NK_MSG_INIT;
+    nk_msg_fmt(&m, fmt, s, v);
+    return nk_fail(err, st, op_index, m.text);
+}
+
 void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op) {
-    nk_msg_s(m, "op ");
-    nk_msg_i(m, index);
+    uint32_t v[2];
+    v[0] = (uint32_t)index;
+    nk_msg_fmt(m, "op %d", NULL, v);
     if (op == NULL) return;
-    nk_msg_s(m, " (");
-    if (op->def != NULL) {
-        nk_msg_s(m, op->def->name);
-    } else {
-        nk_msg_s(m, "type ");
-        nk_msg_u(m, op->type);
-    }
-    if (op->name != NULL && op->name[0] != '\0') {
-        nk_msg_s(m, " \"");
-        nk_msg_s(m, op->name);
-        nk_msg_s(m, "\"");
-    }
+    v[1] = op->type;
+    if (op->def != NULL)
+        nk_msg_fmt(m, " (%s", op->def->name, v);
+    else
+        nk_msg_fmt(m, " (type %u", NULL, v + 1);
+    if (op->name != NULL && op->name[0] != '\0') nk_msg_fmt(m, " \"%s\"", op->name, v);
     nk_msg_s(m, ")");
 }
 

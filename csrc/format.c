@@ -3,9 +3,10 @@
  *
  * Hostile input is the normal case here: a flash image can be corrupt, a
  * file can be truncated or crafted. The rule is that no byte is read before
- * the range holding it has been checked against the section or file bounds,
- * and all bound arithmetic is done in uint64_t on values that are at most
- * 32 bits wide, so it cannot wrap.
+ * the range holding it has been checked against the section or file bounds.
+ * All offsets and sizes are u32 and every bound is checked without a sum
+ * that could wrap (`off <= size && len <= size - off`): 32-bit arithmetic
+ * keeps the code small on 32-bit cores.
  */
 #include "format.h"
 
@@ -34,106 +35,73 @@ const char *nk_dtype_str(nk_dtype t) {
     return "invalid";
 }
 
-static void nk_msg_hex(nk_msg *m, uint32_t v) {
-    static const char hex[] = "0123456789abcdef";
-    char s[11];
-    int i;
-    s[0] = '0';
-    s[1] = 'x';
-    for (i = 0; i < 8; i++) s[2 + i] = hex[(v >> (28 - 4 * i)) & 15u];
-    s[10] = '\0';
-    nk_msg_s(m, s);
-}
-
-/* "<what> <index>: " prefix used by every record-level error. */
-static void nk_msg_at(nk_msg *m, const char *what, uint64_t index) {
-    nk_msg_s(m, what);
-    nk_msg_s(m, " ");
-    nk_msg_u(m, index);
-    nk_msg_s(m, ": ");
-}
-
-static nk_status nk_fmt_fail(nk_error_t *err, nk_status s, int32_t op, nk_msg *m) {
-    return nk_fail(err, s, op, m->text);
-}
-
-/* The checks that need only a section's size, done once in nk_format_open. */
+/* The checks that need only a section's size, done once in nk_format_open.
+ * Every size is at least 8 (checked first), so `size - 8` cannot wrap. */
 static nk_status nk_format_counts(nk_image *img, nk_error_t *err) {
-    nk_msg m = NK_MSG_INIT;
     const nk_section *s;
     const uint8_t *p;
+    uint32_t v[3], body;
 
     s = &img->sec[NK_SECTION_STRINGS];
-    if (s->size == 0 || img->base[s->offset + s->size - 1] != 0) {
-        nk_msg_s(&m, "STRINGS section does not end with a NUL byte");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+    if (s->size == 0 || img->base[s->offset + s->size - 1] != 0)
+        return nk_fail(err, NK_ERR_FORMAT, -1, "STRINGS section does not end with a NUL byte");
 
     s = &img->sec[NK_SECTION_TENSORS];
     p = img->base + s->offset;
-    if (s->size < 8 || nk_rd_u32(p + 4) != 0 ||
-        (uint64_t)s->size != 8u + (uint64_t)NK_FORMAT_TENSOR_RECORD * nk_rd_u32(p)) {
-        nk_msg_s(&m, "TENSORS section of ");
-        nk_msg_u(&m, s->size);
-        nk_msg_s(&m, " B does not hold its count of 48 B records");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+    v[0] = s->size;
+    body = s->size - 8u;
+    if (s->size < 8 || nk_rd_u32(p + 4) != 0 || nk_rd_u32(p) > body / NK_FORMAT_TENSOR_RECORD ||
+        body != NK_FORMAT_TENSOR_RECORD * nk_rd_u32(p))
+        return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                         "TENSORS section of %u B does not hold its count of 48 B records", NULL, v);
     img->n_tensors = nk_rd_u32(p);
 
     s = &img->sec[NK_SECTION_OPS];
     p = img->base + s->offset;
+    v[0] = s->size;
     /* every record is at least 12 bytes: a count above that bound cannot be
      * true, and rejecting it here keeps the loader from sizing records by it */
     if (s->size < 8 || nk_rd_u32(p + 4) != 0 ||
-        (uint64_t)nk_rd_u32(p) * NK_FORMAT_OP_HEADER > (uint64_t)s->size - 8u) {
-        nk_msg_s(&m, "OPS section of ");
-        nk_msg_u(&m, s->size);
-        nk_msg_s(&m, " B cannot hold its op count");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+        nk_rd_u32(p) > (s->size - 8u) / NK_FORMAT_OP_HEADER)
+        return nk_fail_f(err, NK_ERR_FORMAT, -1, "OPS section of %u B cannot hold its op count",
+                         NULL, v);
     img->n_ops = nk_rd_u32(p);
 
     s = &img->sec[NK_SECTION_GRAPH];
     p = img->base + s->offset;
-    if (s->size < 8) {
-        nk_msg_s(&m, "GRAPH section too small");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
-    img->n_inputs = nk_rd_u32(p);
-    img->n_outputs = nk_rd_u32(p + 4);
+    if (s->size < 8) return nk_fail(err, NK_ERR_FORMAT, -1, "GRAPH section too small");
+    v[0] = img->n_inputs = nk_rd_u32(p);
+    v[1] = img->n_outputs = nk_rd_u32(p + 4);
+    v[2] = s->size;
+    /* both counts at most 16 when the size is compared: no wrap */
     if (img->n_inputs < 1 || img->n_inputs > NK_FORMAT_MAX_IO || img->n_outputs < 1 ||
         img->n_outputs > NK_FORMAT_MAX_IO ||
-        (uint64_t)s->size != 8u + 8u * ((uint64_t)img->n_inputs + img->n_outputs)) {
-        nk_msg_s(&m, "GRAPH section: ");
-        nk_msg_u(&m, img->n_inputs);
-        nk_msg_s(&m, " inputs and ");
-        nk_msg_u(&m, img->n_outputs);
-        nk_msg_s(&m, " outputs (1..16 each) do not match its ");
-        nk_msg_u(&m, s->size);
-        nk_msg_s(&m, " B");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+        s->size != 8u + 8u * (img->n_inputs + img->n_outputs))
+        return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                         "GRAPH section: %u inputs and %u outputs (1..16 each) do not match its %u B",
+                         NULL, v);
 
     s = &img->sec[NK_SECTION_META];
     if (s->present) {
         p = img->base + s->offset;
-        if (s->size < 8 || nk_rd_u32(p + 4) != 0 ||
-            (uint64_t)s->size != 8u + 8u * (uint64_t)nk_rd_u32(p)) {
-            nk_msg_s(&m, "META section of ");
-            nk_msg_u(&m, s->size);
-            nk_msg_s(&m, " B does not hold its count of pairs");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
+        v[0] = s->size;
+        body = s->size - 8u;
+        if (s->size < 8 || nk_rd_u32(p + 4) != 0 || (body & 7u) != 0 || body / 8u != nk_rd_u32(p))
+            return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                             "META section of %u B does not hold its count of pairs", NULL, v);
         img->n_meta = nk_rd_u32(p);
     }
     return NK_OK;
 }
 
+/* Is [off, off + len) inside [0, size)? Overflow-safe in 32 bits. */
+static int nk_range_ok(uint32_t off, uint32_t len, uint32_t size) {
+    return off <= size && len <= size - off;
+}
+
 nk_status nk_format_open(nk_image *img, const void *bytes, size_t len, nk_error_t *err) {
     const uint8_t *b = (const uint8_t *)bytes;
-    nk_msg m = NK_MSG_INIT;
-    uint32_t file_size, count, table_end, i, j, stored, actual;
-    uint16_t major;
+    uint32_t file_size, count, table_end, i, j, v[4];
 
     if (img == NULL) return nk_fail(err, NK_ERR_ARG, -1, "no image record");
     memset(img, 0, sizeof *img);
@@ -141,66 +109,44 @@ nk_status nk_format_open(nk_image *img, const void *bytes, size_t len, nk_error_
     if (((uintptr_t)b & (NK_PAYLOAD_ALIGN - 1)) != 0)
         return nk_fail(err, NK_ERR_ALIGN, -1, "model image is not 16-byte aligned");
     if (len < NK_FORMAT_HEADER_SIZE) {
-        nk_msg_s(&m, "truncated image: ");
-        nk_msg_u(&m, len);
-        nk_msg_s(&m, " B, the header alone is 32 B");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        v[0] = (uint32_t)len; /* < 32 */
+        return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                         "truncated image: %u B, the header alone is 32 B", NULL, v);
     }
     if (memcmp(b, NK_FORMAT_MAGIC, 4) != 0)
         return nk_fail(err, NK_ERR_FORMAT, -1, "bad magic: not a .nk image");
-    major = nk_rd_u16(b + 4);
-    if (major != NK_FORMAT_MAJOR) {
-        nk_msg_s(&m, "format version ");
-        nk_msg_u(&m, major);
-        nk_msg_s(&m, ".");
-        nk_msg_u(&m, nk_rd_u16(b + 6));
-        nk_msg_s(&m, " is not supported (this reader reads 1.x)");
-        return nk_fmt_fail(err, NK_ERR_VERSION, -1, &m);
-    }
+    v[0] = nk_rd_u16(b + 4);
+    v[1] = nk_rd_u16(b + 6);
+    if (v[0] != NK_FORMAT_MAJOR)
+        return nk_fail_f(err, NK_ERR_VERSION, -1,
+                         "format version %u.%u is not supported (this reader reads 1.x)", NULL, v);
     file_size = nk_rd_u32(b + 12);
     if (file_size < NK_FORMAT_HEADER_SIZE || file_size > len) {
-        nk_msg_s(&m, "truncated image: header says ");
-        nk_msg_u(&m, file_size);
-        nk_msg_s(&m, " B, buffer holds ");
-        nk_msg_u(&m, len);
-        nk_msg_s(&m, " B");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        /* the buffer length as the message's u32 saturates: it is past the
+         * header's size either way */
+        v[0] = file_size;
+        v[1] = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+        return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                         "truncated image: header says %u B, buffer holds %u B", NULL, v);
     }
-    stored = nk_rd_u32(b + 8);
-    actual = nk_crc32(0, b + 12, file_size - 12u);
-    if (stored != actual) {
-        nk_msg_s(&m, "checksum mismatch: header ");
-        nk_msg_hex(&m, stored);
-        nk_msg_s(&m, ", image ");
-        nk_msg_hex(&m, actual);
-        nk_msg_s(&m, " over ");
-        nk_msg_u(&m, file_size);
-        nk_msg_s(&m, " B");
-        return nk_fmt_fail(err, NK_ERR_CHECKSUM, -1, &m);
-    }
-    if (nk_rd_u32(b + 20) != 0) {
-        nk_msg_s(&m, "unknown header flags ");
-        nk_msg_hex(&m, nk_rd_u32(b + 20));
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+    v[0] = nk_rd_u32(b + 8);
+    v[1] = nk_crc32(0, b + 12, file_size - 12u);
+    v[2] = file_size;
+    if (v[0] != v[1])
+        return nk_fail_f(err, NK_ERR_CHECKSUM, -1, "checksum mismatch: header %x, image %x over %u B",
+                         NULL, v);
+    v[0] = nk_rd_u32(b + 20);
+    if (v[0] != 0) return nk_fail_f(err, NK_ERR_FORMAT, -1, "unknown header flags %x", NULL, v);
     if (nk_rd_u32(b + 24) != 0 || nk_rd_u32(b + 28) != 0)
         return nk_fail(err, NK_ERR_FORMAT, -1, "reserved header words are not 0");
-    count = nk_rd_u32(b + 16);
-    if (count < 1 || count > NK_FORMAT_MAX_SECTIONS) {
-        nk_msg_s(&m, "section count ");
-        nk_msg_u(&m, count);
-        nk_msg_s(&m, " outside 1..64");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+    v[0] = count = nk_rd_u32(b + 16);
+    v[1] = file_size;
+    if (count < 1 || count > NK_FORMAT_MAX_SECTIONS)
+        return nk_fail_f(err, NK_ERR_FORMAT, -1, "section count %u outside 1..64", NULL, v);
     table_end = NK_FORMAT_HEADER_SIZE + NK_FORMAT_SECTION_ENTRY * count;
-    if (table_end > file_size) {
-        nk_msg_s(&m, "section table of ");
-        nk_msg_u(&m, count);
-        nk_msg_s(&m, " entries runs past the image end (");
-        nk_msg_u(&m, file_size);
-        nk_msg_s(&m, " B)");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-    }
+    if (table_end > file_size)
+        return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                         "section table of %u entries runs past the image end (%u B)", NULL, v);
     img->base = b;
     img->size = file_size;
     img->version_minor = nk_rd_u16(b + 6);
@@ -209,51 +155,36 @@ nk_status nk_format_open(nk_image *img, const void *bytes, size_t len, nk_error_
         const uint8_t *e = b + NK_FORMAT_HEADER_SIZE + NK_FORMAT_SECTION_ENTRY * i;
         uint32_t kind = nk_rd_u32(e), off = nk_rd_u32(e + 4), size = nk_rd_u32(e + 8);
         uint32_t align = kind == NK_SECTION_DATA ? NK_PAYLOAD_ALIGN : 4u;
-        if (nk_rd_u32(e + 12) != 0) {
-            nk_msg_at(&m, "section entry", i);
-            nk_msg_s(&m, "reserved word is not 0");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
-        if (off < table_end || (uint64_t)off + size > file_size) {
-            nk_msg_at(&m, "section entry", i);
-            nk_msg_s(&m, "range [");
-            nk_msg_u(&m, off);
-            nk_msg_s(&m, ", +");
-            nk_msg_u(&m, size);
-            nk_msg_s(&m, ") is outside the ");
-            nk_msg_u(&m, file_size);
-            nk_msg_s(&m, " B image or overlaps the header");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
-        if ((off & (align - 1)) != 0) {
-            nk_msg_at(&m, "section entry", i);
-            nk_msg_s(&m, "offset ");
-            nk_msg_u(&m, off);
-            nk_msg_s(&m, " is not ");
-            nk_msg_u(&m, align);
-            nk_msg_s(&m, "-byte aligned");
-            return nk_fmt_fail(err, NK_ERR_ALIGN, -1, &m);
-        }
+        v[0] = i;
+        v[1] = off;
+        v[2] = size;
+        v[3] = file_size;
+        if (nk_rd_u32(e + 12) != 0)
+            return nk_fail_f(err, NK_ERR_FORMAT, -1, "section entry %u: reserved word is not 0",
+                             NULL, v);
+        if (off < table_end || !nk_range_ok(off, size, file_size))
+            return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                             "section entry %u: range [%u, +%u) is outside the %u B image or "
+                             "overlaps the header",
+                             NULL, v);
+        v[2] = align;
+        if ((off & (align - 1)) != 0)
+            return nk_fail_f(err, NK_ERR_ALIGN, -1, "section entry %u: offset %u is not %u-byte aligned",
+                             NULL, v);
         for (j = 0; j < i; j++) {
             const uint8_t *o = b + NK_FORMAT_HEADER_SIZE + NK_FORMAT_SECTION_ENTRY * j;
             uint32_t o_off = nk_rd_u32(o + 4), o_size = nk_rd_u32(o + 8);
-            if (size != 0 && o_size != 0 && (uint64_t)off < (uint64_t)o_off + o_size &&
-                (uint64_t)o_off < (uint64_t)off + size) {
-                nk_msg_s(&m, "section entries ");
-                nk_msg_u(&m, j);
-                nk_msg_s(&m, " and ");
-                nk_msg_u(&m, i);
-                nk_msg_s(&m, " overlap");
-                return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+            /* both ranges are inside the u32 file size: the ends cannot wrap */
+            if (size != 0 && o_size != 0 && off < o_off + o_size && o_off < off + size) {
+                v[0] = j;
+                v[1] = i;
+                return nk_fail_f(err, NK_ERR_FORMAT, -1, "section entries %u and %u overlap", NULL, v);
             }
         }
         if (kind >= 1 && kind < NK_SECTION_KNOWN) {
-            if (img->sec[kind].present) {
-                nk_msg_s(&m, "section ");
-                nk_msg_s(&m, nk_section_names[kind]);
-                nk_msg_s(&m, " appears twice");
-                return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-            }
+            if (img->sec[kind].present)
+                return nk_fail_f(err, NK_ERR_FORMAT, -1, "section %s appears twice",
+                                 nk_section_names[kind], v);
             img->sec[kind].offset = off;
             img->sec[kind].size = size;
             img->sec[kind].present = 1;
@@ -261,12 +192,9 @@ nk_status nk_format_open(nk_image *img, const void *bytes, size_t len, nk_error_
         /* other kinds: optional sections of a later minor version, skipped */
     }
     for (i = NK_SECTION_TENSORS; i <= NK_SECTION_STRINGS; i++) {
-        if (!img->sec[i].present) {
-            nk_msg_s(&m, "required section ");
-            nk_msg_s(&m, nk_section_names[i]);
-            nk_msg_s(&m, " is missing");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
+        if (!img->sec[i].present)
+            return nk_fail_f(err, NK_ERR_FORMAT, -1, "required section %s is missing",
+                             nk_section_names[i], v);
     }
     return nk_format_counts(img, err);
 }
@@ -287,7 +215,7 @@ static int nk_format_quant_ok(const nk_image *img, uint32_t q, const nk_tensor_r
     const uint8_t *p;
     int32_t axis;
     uint32_t count;
-    if (!s->present || (q & 3u) != 0 || (uint64_t)q + 8u > s->size) return 0;
+    if (!s->present || (q & 3u) != 0 || !nk_range_ok(q, 8u, s->size)) return 0;
     p = img->base + s->offset + q;
     axis = (int32_t)nk_rd_u32(p);
     count = nk_rd_u32(p + 4);
@@ -296,7 +224,8 @@ static int nk_format_quant_ok(const nk_image *img, uint32_t q, const nk_tensor_r
     } else if (axis < 0 || axis >= (int32_t)t->rank || count != (uint32_t)t->dims[axis]) {
         return 0;
     }
-    return (uint64_t)q + 8u + 8u * (uint64_t)count <= s->size;
+    /* count scales and count zero points after the 8-byte head */
+    return count <= (s->size - q - 8u) / 8u;
 }
 
 void nk_format_quant(const nk_image *img, uint32_t off, nk_quant_rt *q) {
@@ -307,108 +236,110 @@ void nk_format_quant(const nk_image *img, uint32_t off, nk_quant_rt *q) {
     q->zero_point = (const int32_t *)(const void *)(p + 8 + 4u * q->count);
 }
 
+/* Is a * b above UINT32_MAX? (one widening multiply, no 64-bit compare) */
+static int nk_mul_overflows(uint32_t a, uint32_t b) {
+    return (uint32_t)(((uint64_t)a * b) >> 32) != 0;
+}
+
 static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt *t,
                                   nk_error_t *err) {
+    /* i < n_tensors, whose 48 B records fit in the section: no wrap */
     const uint8_t *r = img->base + img->sec[NK_SECTION_TENSORS].offset + 8u +
-                       NK_FORMAT_TENSOR_RECORD * (uint64_t)i;
+                       NK_FORMAT_TENSOR_RECORD * i;
     const nk_section *data = &img->sec[NK_SECTION_DATA];
-    nk_msg m = NK_MSG_INIT;
     uint32_t name = nk_rd_u32(r), data_off = nk_rd_u32(r + 32), data_size = nk_rd_u32(r + 36);
     uint8_t dtype = r[4], rank = r[5], flags = r[6];
-    uint64_t elems = 1, bytes;
-    size_t dsize = nk_dtype_size((nk_dtype)dtype);
-    uint32_t d;
+    uint32_t elems = 1, bytes, dsize = (uint32_t)nk_dtype_size((nk_dtype)dtype);
+    uint32_t d, v[4];
+    const char *bad;
+    nk_status st = NK_ERR_FORMAT;
 
-    nk_msg_at(&m, "tensor", i);
+    v[0] = i;
     if (!nk_format_string_ok(img, name)) {
-        nk_msg_s(&m, "name offset outside STRINGS");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        bad = "tensor %u: name offset outside STRINGS";
+        goto fail;
     }
+    v[1] = dtype;
     if (dsize == 0) {
-        nk_msg_s(&m, "unknown dtype ");
-        nk_msg_u(&m, dtype);
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        bad = "tensor %u: unknown dtype %u";
+        goto fail;
     }
+    v[1] = rank;
     if (rank > NK_MAX_DIMS || (flags & ~NK_FORMAT_TENSOR_CONST) != 0 || r[7] != 0 ||
         nk_rd_u32(r + 44) != 0) {
-        nk_msg_s(&m, "rank ");
-        nk_msg_u(&m, rank);
-        nk_msg_s(&m, " > 6, or unknown flag or reserved bits set");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        bad = "tensor %u: rank %u > 6, or unknown flag or reserved bits set";
+        goto fail;
     }
     for (d = 0; d < NK_MAX_DIMS; d++) {
-        uint32_t v = nk_rd_u32(r + 8 + 4 * d);
-        if (d < rank ? (v < 1 || v > NK_FORMAT_MAX_DIM) : v != 0) {
-            nk_msg_s(&m, "dims[");
-            nk_msg_u(&m, d);
-            nk_msg_s(&m, "] = ");
-            nk_msg_u(&m, v);
-            nk_msg_s(&m, d < rank ? " outside 1..16777216" : " past the rank is not 0");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        uint32_t x = nk_rd_u32(r + 8 + 4 * d);
+        v[1] = d;
+        v[2] = x;
+        if (d < rank ? (x < 1 || x > NK_FORMAT_MAX_DIM) : x != 0) {
+            bad = d < rank ? "tensor %u: dims[%u] = %u outside 1..16777216"
+                           : "tensor %u: dims[%u] = %u past the rank is not 0";
+            goto fail;
         }
         if (d < rank) {
-            elems *= v; /* <= 2^32 * 2^24 before the check: no u64 overflow */
-            if (elems > UINT32_MAX) {
-                nk_msg_s(&m, "element count overflows 32 bits");
-                return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+            if (nk_mul_overflows(elems, x)) {
+                bad = "tensor %u: element count overflows 32 bits";
+                goto fail;
             }
-            t->dims[d] = (int32_t)v;
+            elems *= x;
+            t->dims[d] = (int32_t)x;
         }
     }
-    bytes = elems * dsize;
-    if (bytes > UINT32_MAX) {
-        nk_msg_s(&m, "byte size ");
-        nk_msg_u(&m, bytes);
-        nk_msg_s(&m, " overflows 32 bits");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+    v[1] = elems;
+    v[2] = dsize;
+    if (nk_mul_overflows(elems, dsize)) {
+        bad = "tensor %u: byte size of %u elements of %u B overflows 32 bits";
+        goto fail;
     }
+    bytes = elems * dsize;
     t->name = nk_format_string(img, name);
     t->dtype = dtype;
     t->rank = rank;
-    t->elems = (uint32_t)elems;
-    t->bytes = (uint32_t)bytes;
+    t->elems = elems;
+    t->bytes = bytes;
     t->is_const = (uint8_t)(flags & NK_FORMAT_TENSOR_CONST);
     t->quant = nk_rd_u32(r + 40);
 
+    v[1] = data_off;
+    v[2] = data_size;
+    v[3] = bytes;
     if (t->is_const) {
         if (data_off == NK_NONE) {
-            nk_msg_s(&m, "constant without a payload");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+            bad = "tensor %u: constant without a payload";
+            goto fail;
         }
         if ((data_off & (NK_PAYLOAD_ALIGN - 1)) != 0) {
-            nk_msg_s(&m, "payload offset ");
-            nk_msg_u(&m, data_off);
-            nk_msg_s(&m, " is not 16-byte aligned");
-            return nk_fmt_fail(err, NK_ERR_ALIGN, -1, &m);
+            bad = "tensor %u: payload offset %u is not 16-byte aligned";
+            st = NK_ERR_ALIGN;
+            goto fail;
         }
         if (!data->present || data_off < data->offset ||
-            (uint64_t)data_off + data_size > (uint64_t)data->offset + data->size) {
-            nk_msg_s(&m, "payload [");
-            nk_msg_u(&m, data_off);
-            nk_msg_s(&m, ", +");
-            nk_msg_u(&m, data_size);
-            nk_msg_s(&m, ") is outside the DATA section");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+            !nk_range_ok(data_off - data->offset, data_size, data->size)) {
+            bad = "tensor %u: payload [%u, +%u) is outside the DATA section";
+            goto fail;
         }
         if (data_size != bytes) {
-            nk_msg_s(&m, "payload of ");
-            nk_msg_u(&m, data_size);
-            nk_msg_s(&m, " B, its shape and dtype need ");
-            nk_msg_u(&m, bytes);
-            nk_msg_s(&m, " B");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+            v[1] = data_size;
+            v[2] = bytes;
+            bad = "tensor %u: payload of %u B, its shape and dtype need %u B";
+            goto fail;
         }
         t->const_data = img->base + data_off;
     } else if (data_off != NK_NONE || data_size != 0) {
-        nk_msg_s(&m, "runtime tensor carries a payload reference");
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        bad = "tensor %u: runtime tensor carries a payload reference";
+        goto fail;
     }
+    v[1] = t->quant;
     if (t->quant != NK_NONE && !nk_format_quant_ok(img, t->quant, t)) {
-        nk_msg_s(&m, "bad quantization record at QUANT+");
-        nk_msg_u(&m, t->quant);
-        return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+        bad = "tensor %u: bad quantization record at QUANT+%u";
+        goto fail;
     }
     return NK_OK;
+fail:
+    return nk_fail_f(err, st, -1, bad, NULL, v);
 }
 
 /* Payload ranges must not overlap (a load-time write such as BN folding
@@ -432,120 +363,99 @@ static nk_status nk_format_payloads_disjoint(const nk_image *img, const nk_tenso
             const uint8_t *b = (const uint8_t *)t[j].const_data;
             if (!t[j].is_const || t[j].bytes == 0) continue;
             if (a < b + t[j].bytes && b < a + t[i].bytes) {
-                nk_msg m = NK_MSG_INIT;
-                nk_msg_s(&m, "payloads of tensors ");
-                nk_msg_u(&m, i);
-                nk_msg_s(&m, " and ");
-                nk_msg_u(&m, j);
-                nk_msg_s(&m, " overlap");
-                return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+                uint32_t v[2];
+                v[0] = i;
+                v[1] = j;
+                return nk_fail_f(err, NK_ERR_FORMAT, -1, "payloads of tensors %u and %u overlap",
+                                 NULL, v);
             }
         }
     }
     return NK_OK;
 }
 
-uint32_t nk_format_io_tensor(const nk_image *img, int is_output, uint32_t i) {
-    const uint8_t *g = img->base + img->sec[NK_SECTION_GRAPH].offset + 8u;
+static const uint8_t *nk_format_io_entry(const nk_image *img, int is_output, uint32_t i) {
     if (is_output) i += img->n_inputs;
-    return nk_rd_u32(g + 8u * i);
+    return img->base + img->sec[NK_SECTION_GRAPH].offset + 8u + 8u * i;
+}
+
+uint32_t nk_format_io_tensor(const nk_image *img, int is_output, uint32_t i) {
+    return nk_rd_u32(nk_format_io_entry(img, is_output, i));
 }
 
 uint32_t nk_format_io_layout(const nk_image *img, int is_output, uint32_t i) {
-    const uint8_t *g = img->base + img->sec[NK_SECTION_GRAPH].offset + 8u;
-    if (is_output) i += img->n_inputs;
-    return nk_rd_u32(g + 8u * i + 4u);
+    return nk_rd_u32(nk_format_io_entry(img, is_output, i) + 4u);
 }
 
 static nk_status nk_format_graph(const nk_image *img, nk_tensor_rt *t, nk_error_t *err) {
-    uint32_t i, total = img->n_inputs + img->n_outputs;
+    uint32_t i, total = img->n_inputs + img->n_outputs, v[3];
     for (i = 0; i < total; i++) {
         int is_out = i >= img->n_inputs;
         uint32_t k = is_out ? i - img->n_inputs : i;
         uint32_t id = nk_format_io_tensor(img, is_out, k);
         uint32_t layout = nk_format_io_layout(img, is_out, k);
-        nk_msg m = NK_MSG_INIT;
-        nk_msg_at(&m, is_out ? "graph output" : "graph input", k);
-        if (id >= img->n_tensors) {
-            nk_msg_s(&m, "tensor id ");
-            nk_msg_u(&m, id);
-            nk_msg_s(&m, " outside the ");
-            nk_msg_u(&m, img->n_tensors);
-            nk_msg_s(&m, " tensors");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
-        if (t[id].is_const || layout > NK_LAYOUT_NCHW || (!is_out && (t[id].is_io & 1u))) {
-            nk_msg_s(&m, "tensor ");
-            nk_msg_u(&m, id);
-            nk_msg_s(&m, " is constant, listed twice, or has an unknown layout");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
+        const char *what = is_out ? "output" : "input";
+        v[0] = k;
+        v[1] = id;
+        v[2] = img->n_tensors;
+        if (id >= img->n_tensors)
+            return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                             "graph %s %u: tensor id %u outside the %u tensors", what, v);
+        if (t[id].is_const || layout > NK_LAYOUT_NCHW || (!is_out && (t[id].is_io & 1u)))
+            return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                             "graph %s %u: tensor %u is constant, listed twice, or has an "
+                             "unknown layout",
+                             what, v);
         t[id].is_io |= (uint8_t)(is_out ? 2u : 1u);
     }
     return NK_OK;
 }
 
-/* "op 3 (\"conv2\"): " */
-static void nk_msg_op(nk_msg *m, uint32_t k, const char *name) {
-    nk_msg_s(m, "op ");
-    nk_msg_u(m, k);
-    if (name != NULL && name[0] != '\0') {
-        nk_msg_s(m, " (\"");
-        nk_msg_s(m, name);
-        nk_msg_s(m, "\")");
-    }
-    nk_msg_s(m, ": ");
-}
-
 /* Walks the op records. act_offset serves as a "produced" mark while the
- * graph order is checked, and is cleared at the end. */
+ * graph order is checked, and is cleared at the end. Messages start
+ * "op 3 (\"conv2\"): ". */
 static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *ops,
                                nk_error_t *err) {
     const nk_section *s = &img->sec[NK_SECTION_OPS];
-    uint32_t pos = 8, k, j, n = img->n_tensors;
-    nk_status st = NK_OK;
+    uint32_t pos = 8, k, j, n = img->n_tensors, v[4];
+    const char *bad = NULL, *name = NULL;
+    int32_t at = -1;
 
     for (j = 0; j < n; j++) t[j].act_offset = (t[j].is_io & 1u) ? 1u : 0u;
-    for (k = 0; k < img->n_ops && st == NK_OK; k++) {
+    for (k = 0; k < img->n_ops && bad == NULL; k++) {
         const uint8_t *r = img->base + s->offset + pos;
         const uint32_t *ids;
         nk_op_rt *op = &ops[k];
-        uint64_t rec;
-        uint32_t name;
-        nk_msg m = NK_MSG_INIT;
+        uint32_t rec, name_ref;
 
+        at = (int32_t)k;
+        v[0] = k;
+        name = NULL;
+        /* pos <= s->size throughout: each record was checked to fit */
         if (s->size - pos < NK_FORMAT_OP_HEADER) {
-            nk_msg_op(&m, k, NULL);
-            nk_msg_s(&m, "record runs past the end of OPS");
-            st = nk_fmt_fail(err, NK_ERR_FORMAT, (int32_t)k, &m);
+            bad = "op %u: record runs past the end of OPS";
             break;
         }
-        name = nk_rd_u32(r + 4);
+        name_ref = nk_rd_u32(r + 4);
         op->type = nk_rd_u16(r);
         op->n_in = r[2];
         op->n_out = r[3];
         op->n_params = nk_rd_u16(r + 8);
         op->act = r[10];
-        op->name = nk_format_string(img, name);
-        nk_msg_op(&m, k, nk_format_string_ok(img, name) ? op->name : NULL);
-        if (!nk_format_string_ok(img, name) || op->n_in > NK_OP_MAX_IN || op->n_out < 1 ||
-            op->n_out > NK_OP_MAX_OUT || op->act > 3 || r[11] != 0) {
-            nk_msg_s(&m, "bad record header (name, ");
-            nk_msg_u(&m, op->n_in);
-            nk_msg_s(&m, " inputs, ");
-            nk_msg_u(&m, op->n_out);
-            nk_msg_s(&m, " outputs, activation ");
-            nk_msg_u(&m, op->act);
-            nk_msg_s(&m, ")");
-            st = nk_fmt_fail(err, NK_ERR_FORMAT, (int32_t)k, &m);
+        op->name = nk_format_string(img, name_ref);
+        if (nk_format_string_ok(img, name_ref)) name = op->name;
+        v[1] = op->n_in;
+        v[2] = op->n_out;
+        v[3] = op->act;
+        if (name == NULL || op->n_in > NK_OP_MAX_IN || op->n_out < 1 || op->n_out > NK_OP_MAX_OUT ||
+            op->act > 3 || r[11] != 0) {
+            bad = "op %u%q: bad record header (name, %u inputs, %u outputs, activation %u)";
             break;
         }
-        rec = NK_FORMAT_OP_HEADER + 4u * ((uint64_t)op->n_in + op->n_out + op->n_params);
-        if (rec > (uint64_t)s->size - pos) {
-            nk_msg_s(&m, "record of ");
-            nk_msg_u(&m, rec);
-            nk_msg_s(&m, " B runs past the end of OPS");
-            st = nk_fmt_fail(err, NK_ERR_FORMAT, (int32_t)k, &m);
+        /* at most 12 + 4 * (255 + 255 + 65535): no wrap */
+        v[1] = rec = NK_FORMAT_OP_HEADER + 4u * ((uint32_t)op->n_in + op->n_out + op->n_params);
+        if (rec > s->size - pos) {
+            bad = "op %u%q: record of %u B runs past the end of OPS";
             break;
         }
         /* 4-byte aligned: 16-aligned base, 4-aligned section, 4-multiple records */
@@ -556,51 +466,44 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
         for (j = 0; j < op->n_in; j++) {
             uint32_t id = op->in[j];
             if (id == NK_NONE) continue;
-            if (id >= n || (!t[id].is_const && t[id].act_offset == 0)) {
-                nk_msg_s(&m, "input ");
-                nk_msg_u(&m, j);
-                nk_msg_s(&m, " (tensor ");
-                nk_msg_u(&m, id);
-                nk_msg_s(&m, id >= n ? ") does not exist" : ") is read before any op produces it");
-                st = nk_fmt_fail(err, NK_ERR_FORMAT, (int32_t)k, &m);
+            v[1] = j;
+            v[2] = id;
+            if (id >= n) {
+                bad = "op %u%q: input %u (tensor %u) does not exist";
+                break;
+            }
+            if (!t[id].is_const && t[id].act_offset == 0) {
+                bad = "op %u%q: input %u (tensor %u) is read before any op produces it";
                 break;
             }
         }
-        for (j = 0; j < op->n_out && st == NK_OK; j++) {
+        for (j = 0; j < op->n_out && bad == NULL; j++) {
             uint32_t id = op->out[j];
+            v[1] = j;
+            v[2] = id;
             if (id >= n || t[id].is_const || t[id].act_offset != 0) {
-                nk_msg_s(&m, "output ");
-                nk_msg_u(&m, j);
-                nk_msg_s(&m, " (tensor ");
-                nk_msg_u(&m, id);
-                nk_msg_s(&m, ") does not exist, is constant, a graph input or already produced");
-                st = nk_fmt_fail(err, NK_ERR_FORMAT, (int32_t)k, &m);
+                bad = "op %u%q: output %u (tensor %u) does not exist, is constant, a graph input or "
+                      "already produced";
                 break;
             }
             t[id].act_offset = 1;
         }
-        pos += (uint32_t)rec;
+        pos += rec;
     }
-    if (st == NK_OK && pos != s->size) {
-        nk_msg m = NK_MSG_INIT;
-        nk_msg_s(&m, "OPS section has ");
-        nk_msg_u(&m, s->size - pos);
-        nk_msg_s(&m, " B after its last record");
-        st = nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
+    if (bad == NULL && pos != s->size) {
+        at = -1;
+        v[0] = s->size - pos;
+        bad = "OPS section has %u B after its last record";
     }
-    for (j = 0; j < img->n_outputs && st == NK_OK; j++) {
+    for (j = 0; j < img->n_outputs && bad == NULL; j++) {
         uint32_t id = nk_format_io_tensor(img, 1, j);
-        if (t[id].act_offset == 0) {
-            nk_msg m = NK_MSG_INIT;
-            nk_msg_at(&m, "graph output", j);
-            nk_msg_s(&m, "tensor ");
-            nk_msg_u(&m, id);
-            nk_msg_s(&m, " is produced by no op");
-            st = nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
+        at = -1;
+        v[0] = j;
+        v[1] = id;
+        if (t[id].act_offset == 0) bad = "graph output %u: tensor %u is produced by no op";
     }
     for (j = 0; j < n; j++) t[j].act_offset = 0;
-    return st;
+    return bad == NULL ? NK_OK : nk_fail_f(err, NK_ERR_FORMAT, at, bad, name, v);
 }
 
 static nk_status nk_format_meta_ok(const nk_image *img, nk_error_t *err) {
@@ -608,12 +511,9 @@ static nk_status nk_format_meta_ok(const nk_image *img, nk_error_t *err) {
     uint32_t i;
     for (i = 0; i < img->n_meta; i++) {
         const uint8_t *p = img->base + s->offset + 8u + 8u * i;
-        if (!nk_format_string_ok(img, nk_rd_u32(p)) || !nk_format_string_ok(img, nk_rd_u32(p + 4))) {
-            nk_msg m = NK_MSG_INIT;
-            nk_msg_at(&m, "meta pair", i);
-            nk_msg_s(&m, "string offset outside STRINGS");
-            return nk_fmt_fail(err, NK_ERR_FORMAT, -1, &m);
-        }
+        if (!nk_format_string_ok(img, nk_rd_u32(p)) || !nk_format_string_ok(img, nk_rd_u32(p + 4)))
+            return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                             "meta pair %u: string offset outside STRINGS", NULL, &i);
     }
     return NK_OK;
 }

@@ -12,8 +12,9 @@
  *      quantization records), graph inputs/outputs and the ops (ids, and
  *      that the order is a valid topological order).
  * Every failure is one of NK_ERR_FORMAT / VERSION / CHECKSUM / ALIGN with a
- * message that names the section, record or op. Offsets are checked in
- * 64-bit arithmetic, so nothing can wrap.
+ * message that names the section, record or op. Offsets and sizes are u32
+ * and every range is checked as `off <= size && len <= size - off`, so
+ * nothing can wrap.
  */
 #ifndef NK_FORMAT_H
 #define NK_FORMAT_H
@@ -96,15 +97,20 @@ typedef struct nk_msg {
     size_t len;
 } nk_msg;
 #define NK_MSG_INIT {{0}, 0}
-static inline void nk_msg_s(nk_msg *m, const char *s) {
-    m->len = nk_str_append(m->text, sizeof m->text, m->len, s);
-}
-static inline void nk_msg_u(nk_msg *m, uint64_t v) {
-    m->len = nk_str_append_u64(m->text, sizeof m->text, m->len, v);
-}
-static inline void nk_msg_i(nk_msg *m, int64_t v) {
-    m->len = nk_str_append_i64(m->text, sizeof m->text, m->len, v);
-}
+/* Out of line: one copy instead of one per caller. */
+NK_HIDDEN void nk_msg_s(nk_msg *m, const char *s);
+NK_HIDDEN void nk_msg_u(nk_msg *m, uint64_t v);
+NK_HIDDEN void nk_msg_i(nk_msg *m, int64_t v);
+
+/* Appends `fmt` with each "%u" replaced by the next of `v` in decimal,
+ * "%d" the same as int32_t, "%x" as 0x%08x, "%s" by `s`, and "%q" by
+ * ` ("s")` when `s` is neither NULL nor empty. One formatter keeps the
+ * many error messages of the loader to one call each. */
+NK_HIDDEN void nk_msg_fmt(nk_msg *m, const char *fmt, const char *s, const uint32_t *v);
+
+/* nk_fail with the message nk_msg_fmt makes. */
+NK_HIDDEN nk_status nk_fail_f(nk_error_t *err, nk_status st, int32_t op_index, const char *fmt,
+                              const char *s, const uint32_t *v);
 
 /* Appends `op 3 (conv2d "conv2")` (type name from the op table when bound). */
 NK_HIDDEN void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op);

@@ -17,13 +17,14 @@ static size_t nk_model_round16(size_t v) { return (v + 15u) & ~(size_t)15u; }
 uint32_t nk_abi_version(void) { return NK_ABI_VERSION; }
 const char *nk_version(void) { return NK_VERSION_STRING; }
 
-/* "<op ref>: <detail>" with the op index in err. */
+/* "<op ref>: <detail>" with the op index in err; the detail is
+ * nk_msg_fmt(fmt, str, v). */
 static nk_status nk_model_op_fail(nk_error_t *err, nk_status s, uint32_t k, const nk_op_rt *op,
-                                  const char *detail) {
+                                  const char *fmt, const char *str, const uint32_t *v) {
     nk_msg m = NK_MSG_INIT;
     nk_msg_op_ref(&m, (int32_t)k, op);
     nk_msg_s(&m, ": ");
-    nk_msg_s(&m, detail);
+    nk_msg_fmt(&m, fmt, str, v);
     return nk_fail(err, s, (int32_t)k, m.text);
 }
 
@@ -40,49 +41,44 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
         const nk_op_def *def;
         nk_status s;
         size_t ws;
-        nk_msg d = NK_MSG_INIT;
+        uint32_t v[7];
 
         if (op->n_in == 0 || op->in[0] == NK_NONE)
-            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op, "has no input 0");
+            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op, "has no input 0", NULL, NULL);
         def = nk_op_lookup(op->type, m->tensors[op->in[0]].dtype);
         if (def == NULL || def->eval == NULL) {
-            nk_msg_s(&d, "op type ");
-            nk_msg_u(&d, op->type);
-            nk_msg_s(&d, " on ");
-            nk_msg_s(&d, nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype));
-            nk_msg_s(&d, " input is not supported by this build");
-            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op, d.text);
+            v[0] = op->type;
+            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op,
+                                    "op type %u on %s input is not supported by this build",
+                                    nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype), v);
         }
         op->def = def;
         if (op->n_in < def->min_in || op->n_in > def->max_in || op->n_out != def->n_out ||
             op->n_params < def->min_params) {
-            nk_msg_u(&d, op->n_in);
-            nk_msg_s(&d, " inputs, ");
-            nk_msg_u(&d, op->n_out);
-            nk_msg_s(&d, " outputs, ");
-            nk_msg_u(&d, op->n_params);
-            nk_msg_s(&d, " params; it takes ");
-            nk_msg_u(&d, def->min_in);
-            nk_msg_s(&d, "..");
-            nk_msg_u(&d, def->max_in);
-            nk_msg_s(&d, " inputs, ");
-            nk_msg_u(&d, def->n_out);
-            nk_msg_s(&d, " outputs, >= ");
-            nk_msg_u(&d, def->min_params);
-            nk_msg_s(&d, " params");
-            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op, d.text);
+            v[0] = op->n_in;
+            v[1] = op->n_out;
+            v[2] = op->n_params;
+            v[3] = def->min_in;
+            v[4] = def->max_in;
+            v[5] = def->n_out;
+            v[6] = def->min_params;
+            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op,
+                                    "%u inputs, %u outputs, %u params; it takes %u..%u inputs, "
+                                    "%u outputs, >= %u params",
+                                    NULL, v);
         }
         if (def->validate != NULL) {
             nk_error_t ve;
             memset(&ve, 0, sizeof ve);
             s = def->validate(op, m->tensors, &ve);
             if (s != NK_OK)
-                return nk_model_op_fail(err, s, k, op,
-                                        ve.message[0] != '\0' ? ve.message : nk_status_str(s));
+                return nk_model_op_fail(err, s, k, op, "%s",
+                                        ve.message[0] != '\0' ? ve.message : nk_status_str(s), NULL);
         }
         ws = def->workspace_size != NULL ? def->workspace_size(op, m->tensors) : 0;
         if (ws > UINT32_MAX)
-            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB");
+            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB",
+                                    NULL, NULL);
         op->workspace = (uint32_t)ws;
         if (ws > m->workspace) {
             m->workspace = ws;
@@ -95,21 +91,18 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
 /* The int8 params in the file were computed for one requantization
  * rounding (META int8_rounding, docs/NK_FORMAT.md); a build for the other
  * mode (NETKIT_SINGLE_ROUNDING) would give different answers: refuse. */
-static nk_status nk_model_check_rounding(const nk_image *img, nk_error_t *err) {
 #if defined(NETKIT_SINGLE_ROUNDING) && NETKIT_SINGLE_ROUNDING
-    static const char build[] = "single";
+#define NK_MODEL_ROUNDING "single"
 #else
-    static const char build[] = "double";
+#define NK_MODEL_ROUNDING "double"
 #endif
+static nk_status nk_model_check_rounding(const nk_image *img, nk_error_t *err) {
     const char *v = nk_format_meta(img, "int8_rounding");
-    nk_msg d = NK_MSG_INIT;
-    if (v == NULL || strcmp(v, build) == 0) return NK_OK;
-    nk_msg_s(&d, "META int8_rounding is \"");
-    nk_msg_s(&d, v);
-    nk_msg_s(&d, "\" but this build requantizes with ");
-    nk_msg_s(&d, build);
-    nk_msg_s(&d, " rounding (NETKIT_SINGLE_ROUNDING)");
-    return nk_fail(err, NK_ERR_UNSUPPORTED, -1, d.text);
+    if (v == NULL || strcmp(v, NK_MODEL_ROUNDING) == 0) return NK_OK;
+    return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
+                     "META int8_rounding is \"%s\" but this build requantizes with " NK_MODEL_ROUNDING
+                     " rounding (NETKIT_SINGLE_ROUNDING)",
+                     v, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -200,7 +193,7 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
                                nk_error_t *err) {
     nk_op_rt *p = &m->ops[f->prod];
     nk_tensor_rt *tw = &m->tensors[f->w];
-    uint32_t bias_id = f->bias != NK_NONE ? f->bias : f->beta, c, e, C = f->channels;
+    uint32_t bias_id = f->bias != NK_NONE ? f->bias : f->beta, c, e, row, C = f->channels;
     const float *gamma = (const float *)m->tensors[f->gamma].const_data;
     const float *beta = (const float *)m->tensors[f->beta].const_data;
     const float *mean = (const float *)m->tensors[f->mean].const_data;
@@ -232,22 +225,14 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
         p->n_in = 3;
         m->stats.structs += 3u * sizeof(uint32_t);
     }
+    /* C divides the weight count: the channel is dim 0, or the innermost
+     * dim (inner), of the weights */
+    row = tw->elems / C;
     for (c = 0; c < C; c++) {
         float scale = gamma[c] / sqrtf(var[c] + f->eps);
         float b0 = f->bias != NK_NONE ? b[c] : 0.0f;
         b[c] = (b0 - mean[c]) * scale + beta[c];
-    }
-    if (f->inner) {
-        for (e = 0; e < tw->elems; e++) {
-            c = e % C;
-            w[e] *= gamma[c] / sqrtf(var[c] + f->eps);
-        }
-    } else {
-        uint32_t row = tw->elems / C;
-        for (c = 0; c < C; c++) {
-            float scale = gamma[c] / sqrtf(var[c] + f->eps);
-            for (e = 0; e < row; e++) w[(size_t)c * row + e] *= scale;
-        }
+        for (e = 0; e < row; e++) w[f->inner ? (size_t)e * C + c : (size_t)c * row + e] *= scale;
     }
     tw->const_data = w;
     m->tensors[bias_id].const_data = b;
@@ -376,12 +361,8 @@ nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
         /* an aliased output already is its input's bytes */
         if ((op->def->flags & NK_OPF_ALIAS) && op->in_place) continue;
         s = op->def->eval(op, &x);
-        if (s != NK_OK) {
-            nk_msg d = NK_MSG_INIT;
-            nk_msg_s(&d, "kernel failed: ");
-            nk_msg_s(&d, nk_status_str(s));
-            return nk_model_op_fail(err, s, k, op, d.text);
-        }
+        if (s != NK_OK)
+            return nk_model_op_fail(err, s, k, op, "kernel failed: %s", nk_status_str(s), NULL);
     }
     return NK_OK;
 }
@@ -402,17 +383,16 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
         const void *buf = is_out ? (const void *)outs[j] : ins[j];
         nk_context_view(c, is_out, (int32_t)j, &v);
         if (buf == NULL || given != v.bytes) {
-            nk_msg d = NK_MSG_INIT;
-            nk_msg_s(&d, is_out ? "output " : "input ");
-            nk_msg_u(&d, j);
-            nk_msg_s(&d, buf == NULL ? ": NULL buffer" : ": buffer of ");
-            if (buf != NULL) {
-                nk_msg_u(&d, given);
-                nk_msg_s(&d, " B, the tensor has ");
-                nk_msg_u(&d, v.bytes);
-                nk_msg_s(&d, " B");
-            }
-            return nk_fail(err, buf == NULL ? NK_ERR_ARG : NK_ERR_SHAPE, -1, d.text);
+            uint32_t n[3];
+            n[0] = j;
+            /* a size_t above 32 bits is reported saturated: it differs either way */
+            n[1] = given > UINT32_MAX ? UINT32_MAX : (uint32_t)given;
+            n[2] = (uint32_t)v.bytes;
+            if (buf == NULL)
+                return nk_fail_f(err, NK_ERR_ARG, -1, "%s %u: NULL buffer",
+                                 is_out ? "output" : "input", n);
+            return nk_fail_f(err, NK_ERR_SHAPE, -1, "%s %u: buffer of %u B, the tensor has %u B",
+                             is_out ? "output" : "input", n);
         }
     }
     for (i = 0; i < m->img.n_inputs; i++) {
@@ -564,17 +544,15 @@ nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes, void *out
     nk_context_view(m->ctx, 0, 0, &vi);
     nk_context_view(m->ctx, 1, 0, &vo);
     if (in_bytes != vi.bytes || out_bytes != vo.bytes) {
-        nk_msg d = NK_MSG_INIT;
-        nk_msg_s(&d, "run: buffers of ");
-        nk_msg_u(&d, in_bytes);
-        nk_msg_s(&d, " B in, ");
-        nk_msg_u(&d, out_bytes);
-        nk_msg_s(&d, " B out; the model takes ");
-        nk_msg_u(&d, vi.bytes);
-        nk_msg_s(&d, " B and gives ");
-        nk_msg_u(&d, vo.bytes);
-        nk_msg_s(&d, " B");
-        return nk_fail(err, NK_ERR_SHAPE, -1, d.text);
+        uint32_t v[4];
+        /* a size_t above 32 bits is reported saturated: it differs either way */
+        v[0] = in_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)in_bytes;
+        v[1] = out_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)out_bytes;
+        v[2] = (uint32_t)vi.bytes;
+        v[3] = (uint32_t)vo.bytes;
+        return nk_fail_f(err, NK_ERR_SHAPE, -1,
+                         "run: buffers of %u B in, %u B out; the model takes %u B and gives %u B",
+                         NULL, v);
     }
     memcpy(vi.data, in, in_bytes);
     s = nk_context_invoke(m->ctx, err);

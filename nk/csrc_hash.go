@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6b65fd71aaab5338a6c38f9575c4277487dd1eeb926880c0c14312053c55e755"
+const csrcHash = "6f6265ae25bd315b9d51a7dcb2b9ee5cd56fecc36602f7d8cbccad0cfdcef227"
