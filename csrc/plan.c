@@ -4,6 +4,12 @@
  * Buffers are identified by their root tensor id: the first tensor of a
  * group of tensors that share storage. root[] always points straight at
  * the root, because a tensor only ever joins a group when it is born.
+ *
+ * Sizes and offsets are u32 counts of 16-byte units (a buffer is at most
+ * 2^28 units), so the layouts run in 32-bit arithmetic. Ends are summed
+ * with nk_plan_add, which saturates at UINT32_MAX: a layout that saturates
+ * anywhere ends at UINT32_MAX units, far past the 32-bit byte offsets a
+ * plan may use, and every layout that stays below is exact.
  */
 #include "plan.h"
 #include "format.h"
@@ -18,13 +24,16 @@ typedef struct nk_plan_ws {
     uint32_t *list;  /* placed buffers sorted by offset (first-fit) */
     uint32_t *list2; /* the same for the top end of the two-ended layout */
     uint8_t *side;   /* two-ended: 0 bottom, 1 top */
-    uint64_t *size;  /* 16-rounded buffer bytes, at root */
-    uint64_t *off_greedy;
-    uint64_t *off_two;
-    int64_t *diff; /* per step: bytes born minus bytes that died the step before */
+    uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
+    uint32_t *off_greedy; /* units */
+    uint32_t *off_two;
+    int64_t *diff; /* per step: units born minus units that died the step before */
 } nk_plan_ws;
 
-static uint64_t nk_plan_round16(uint64_t v) { return (v + 15u) & ~(uint64_t)15u; }
+/* 16-byte units holding `bytes` (no wrap at 2^32 - 1). */
+static uint32_t nk_plan_units(uint32_t bytes) { return (bytes >> 4) + ((bytes & 15u) != 0); }
+
+static uint32_t nk_plan_add(uint32_t a, uint32_t b) { return a > UINT32_MAX - b ? UINT32_MAX : a + b; }
 
 static int nk_plan_is_runtime(const nk_plan_ws *w, uint32_t id) {
     return id != NK_NONE && id < w->n && !w->t[id].is_const;
@@ -71,15 +80,16 @@ static void nk_plan_sort(const nk_plan_ws *w, uint32_t *v, uint32_t n) {
 
 /* Lowest offset for x clear of every placed buffer alive with it; keeps
  * list sorted by offset. Returns the end of x. */
-static uint64_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *list,
-                                  uint32_t *count, uint64_t *off) {
-    uint64_t cand = 0;
+static uint32_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *list,
+                                  uint32_t *count, uint32_t *off) {
+    uint32_t cand = 0, end;
     uint32_t i, pos;
     for (i = 0; i < *count; i++) {
         uint32_t p = list[i];
         if (!nk_plan_alive_together(w, x, p)) continue;
-        if (off[p] >= cand + w->size[x]) break; /* the gap below p fits x */
-        if (off[p] + w->size[p] > cand) cand = off[p] + w->size[p];
+        if (off[p] >= nk_plan_add(cand, w->size[x])) break; /* the gap below p fits x */
+        end = nk_plan_add(off[p], w->size[p]);
+        if (end > cand) cand = end;
     }
     off[x] = cand;
     pos = *count;
@@ -89,25 +99,25 @@ static uint64_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *lis
     }
     list[pos] = x;
     (*count)++;
-    return cand + w->size[x];
+    return nk_plan_add(cand, w->size[x]);
 }
 
-/* One block for all scratch arrays (64-bit ones first, so every array is
- * naturally aligned): one allocation keeps the arena's high water low. */
+/* One block for all scratch arrays (the 64-bit one first, so every array
+ * is naturally aligned): one allocation keeps the arena's high water low. */
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
     size_t n = w->n, steps = (size_t)n_ops + 2u, bytes;
     uint8_t *p;
     if (n > (size_t)-1 / 64u || steps > (size_t)-1 / 64u - n)
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: planner scratch exceeds the address space");
-    bytes = n * (3u * sizeof(uint64_t) + 6u * sizeof(uint32_t) + 1u) + steps * sizeof(int64_t);
+    bytes = n * (9u * sizeof(uint32_t) + 1u) + steps * sizeof(int64_t);
     p = (uint8_t *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err);
     if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
-    w->size = (uint64_t *)(void *)p;
+    w->diff = (int64_t *)(void *)p;
+    w->size = (uint32_t *)(void *)(w->diff + steps);
     w->off_greedy = w->size + n;
     w->off_two = w->off_greedy + n;
-    w->diff = (int64_t *)(void *)(w->off_two + n);
-    w->first = (uint32_t *)(void *)(w->diff + steps);
+    w->first = w->off_two + n;
     w->last = w->first + n;
     w->root = w->last + n;
     w->order = w->root + n;
@@ -164,13 +174,13 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         op->in_place = 1;
         st->n_in_place++;
     }
-    for (i = 0; i < w->n; i++) w->size[i] = nk_plan_round16(w->size[i]);
+    for (i = 0; i < w->n; i++) w->size[i] = nk_plan_units(w->size[i]);
 }
 
 /* Layout b of plan.h. Returns the block height. */
-static uint64_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops) {
+static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops) {
     uint32_t n_order = 0, n_bottom = 0, n_top = 0, i, j, k, flip = 0;
-    uint64_t height = 0;
+    uint32_t height = 0;
     for (i = 0; i < w->n; i++)
         if (w->first[i] == 0 && (w->t[i].is_io & 1u) && w->root[i] == i) {
             w->side[i] = (uint8_t)flip;
@@ -191,15 +201,17 @@ static uint64_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
         }
     for (i = 0; i < n_order; i++) {
         uint32_t x = w->order[i];
-        uint64_t end = w->side[x] ? nk_plan_first_fit(w, x, w->list2, &n_top, w->off_two)
+        uint32_t end = w->side[x] ? nk_plan_first_fit(w, x, w->list2, &n_top, w->off_two)
                                   : nk_plan_first_fit(w, x, w->list, &n_bottom, w->off_two);
         if (end > height) height = end;
     }
-    /* a bottom and a top buffer alive together must not meet */
+    /* a bottom and a top buffer alive together must not meet; past
+     * saturation the offsets below are meaningless, and never used */
     for (i = 0; i < n_bottom; i++)
         for (j = 0; j < n_top; j++) {
             uint32_t b = w->list[i], t = w->list2[j];
-            uint64_t need = w->off_two[b] + w->size[b] + w->off_two[t] + w->size[t];
+            uint32_t need = nk_plan_add(nk_plan_add(w->off_two[b], w->size[b]),
+                                        nk_plan_add(w->off_two[t], w->size[t]));
             if (need > height && nk_plan_alive_together(w, b, t)) height = need;
         }
     for (j = 0; j < n_top; j++) {
@@ -216,9 +228,9 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     nk_plan_ws w;
     nk_plan_stats st;
     nk_status s;
-    uint32_t i, n_buf = 0, placed = 0;
-    uint64_t live = 0, largest = 0;
-    const uint64_t *off;
+    uint32_t i, n_buf = 0, placed = 0, largest = 0, end, greedy = 0, two, peak;
+    uint64_t live = 0;
+    const uint32_t *off;
 
     memset(&w, 0, sizeof w);
     memset(&st, 0, sizeof st);
@@ -234,43 +246,47 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     /* buffers, lower bound and ping-pong */
     for (i = 0; i < n_tensors; i++) {
         if (w.first[i] == NK_NONE) continue;
-        if (nk_plan_round16(t[i].bytes) > largest) largest = nk_plan_round16(t[i].bytes);
+        if (nk_plan_units(t[i].bytes) > largest) largest = nk_plan_units(t[i].bytes);
         if (w.root[i] != i) continue;
         w.order[n_buf++] = i;
-        w.diff[w.first[i]] += (int64_t)w.size[i];
-        w.diff[w.last[i] + 1u] -= (int64_t)w.size[i];
+        w.diff[w.first[i]] += w.size[i];
+        w.diff[w.last[i] + 1u] -= w.size[i];
     }
     for (i = 0; i <= n_ops; i++) {
         live += (uint64_t)w.diff[i];
-        if (live > st.lower_bound) {
-            st.lower_bound = live;
+        if (live * 16u > st.lower_bound) {
+            st.lower_bound = live * 16u;
             st.peak_step = i < n_ops ? i : (n_ops > 0 ? n_ops - 1u : 0u);
         }
     }
-    st.pingpong = 2u * largest;
+    st.pingpong = (uint64_t)largest * 32u;
     st.n_buffers = n_buf;
 
     /* layout a: greedy by size */
     nk_plan_sort(&w, w.order, n_buf);
     for (i = 0; i < n_buf; i++) {
-        uint64_t end = nk_plan_first_fit(&w, w.order[i], w.list, &placed, w.off_greedy);
-        if (end > st.greedy_peak) st.greedy_peak = end;
+        end = nk_plan_first_fit(&w, w.order[i], w.list, &placed, w.off_greedy);
+        if (end > greedy) greedy = end;
     }
     /* layout b: two-ended */
-    st.two_ended_peak = nk_plan_two_ended(&w, ops, n_ops);
+    two = nk_plan_two_ended(&w, ops, n_ops);
 
-    off = st.two_ended_peak < st.greedy_peak ? w.off_two : w.off_greedy;
-    st.peak = st.two_ended_peak < st.greedy_peak ? st.two_ended_peak : st.greedy_peak;
-    if (st.peak > UINT32_MAX) {
+    off = two < greedy ? w.off_two : w.off_greedy;
+    peak = two < greedy ? two : greedy;
+    st.greedy_peak = (uint64_t)greedy * 16u;
+    st.two_ended_peak = (uint64_t)two * 16u;
+    st.peak = (uint64_t)peak * 16u;
+    if (peak > UINT32_MAX / 16u) {
         nk_msg m = NK_MSG_INIT;
-        nk_msg_s(&m, "activation plan needs ");
+        /* a saturated layout is at least this big */
+        nk_msg_s(&m, peak == UINT32_MAX ? "activation plan needs over " : "activation plan needs ");
         nk_msg_u(&m, st.peak);
         nk_msg_s(&m, " B, more than 32-bit offsets address");
         nk_arena_rewind(scratch, mark);
         return nk_fail(err, NK_ERR_UNSUPPORTED, -1, m.text);
     }
     for (i = 0; i < n_tensors; i++)
-        t[i].act_offset = (!t[i].is_const && w.first[i] != NK_NONE) ? (uint32_t)off[w.root[i]] : 0u;
+        t[i].act_offset = (!t[i].is_const && w.first[i] != NK_NONE) ? off[w.root[i]] * 16u : 0u;
     nk_arena_rewind(scratch, mark);
     if (stats != NULL) *stats = st;
     return NK_OK;

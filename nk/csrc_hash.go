@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6f6265ae25bd315b9d51a7dcb2b9ee5cd56fecc36602f7d8cbccad0cfdcef227"
+const csrcHash = "155e8a196b78dd5eca287a2899e38abdaa90934089fe47c9582a91173e5bee3d"
