@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "155e8a196b78dd5eca287a2899e38abdaa90934089fe47c9582a91173e5bee3d"
+const csrcHash = "56f18a9bfeafe1be3cf66e8ec1cbe2eef2c7fb301898c1c97568b5c87af11c99"

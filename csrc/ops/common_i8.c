@@ -1,26 +1,9 @@
 /* common_i8.c — checks shared by the int8 validators (ops_i8.h). */
 #include "ops_i8.h"
 
-static nk_status nk_i8_fail_dtype(nk_error_t *err, const char *name, const char *what,
-                                  int64_t index, uint8_t got, uint8_t want) {
-    nk_msg m;
-    nk_msg_begin(&m, name);
-    nk_msg_s(&m, what);
-    if (index >= 0) {
-        nk_msg_s(&m, " ");
-        nk_msg_i(&m, index);
-    }
-    nk_msg_s(&m, " is ");
-    nk_msg_s(&m, nk_dtype_str((nk_dtype)got));
-    nk_msg_s(&m, ", expected ");
-    nk_msg_s(&m, nk_dtype_str((nk_dtype)want));
-    return nk_msg_fail(&m, err, NK_ERR_DTYPE);
-}
-
 nk_status nk_i8_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                          uint32_t min_in, uint32_t max_in, uint32_t optional, int32_t n_params,
                          const uint8_t *in_dt, uint32_t n_dt, uint8_t out_dt, nk_error_t *err) {
-    uint32_t i;
     if (op->n_in < min_in || op->n_in > max_in || op->n_out != 1 ||
         (n_params >= 0 && op->n_params != (uint32_t)n_params)) {
         nk_msg m;
@@ -45,27 +28,7 @@ nk_status nk_i8_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *
         }
         return nk_msg_fail(&m, err, NK_ERR_FORMAT);
     }
-    for (i = 0; i < op->n_in; i++) {
-        const uint8_t want = in_dt[i < n_dt ? i : n_dt - 1];
-        if (op->in[i] == NK_NONE) {
-            if (i != optional) {
-                nk_msg m;
-                nk_msg_begin(&m, name);
-                nk_msg_s(&m, "required input ");
-                nk_msg_i(&m, i);
-                nk_msg_s(&m, " is absent");
-                return nk_msg_fail(&m, err, NK_ERR_FORMAT);
-            }
-            continue;
-        }
-        if (t[op->in[i]].dtype != want)
-            return nk_i8_fail_dtype(err, name, "input", i, t[op->in[i]].dtype, want);
-    }
-    if (op->out[0] == NK_NONE)
-        return nk_ops_fail(err, NK_ERR_FORMAT, name, "output is absent");
-    if (t[op->out[0]].dtype != out_dt)
-        return nk_i8_fail_dtype(err, name, "output", -1, t[op->out[0]].dtype, out_dt);
-    return NK_OK;
+    return nk_ops_check_tensors(op, t, name, optional, optional + 1u, in_dt, n_dt, out_dt, err);
 }
 
 nk_status nk_i8_check_zp(const char *name, const char *what, int32_t zp, nk_error_t *err) {

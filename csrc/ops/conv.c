@@ -6,19 +6,6 @@
 
 #define NK_CONV_PARAMS 11
 
-static void nk_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win) {
-    win->k_h = w->dims[1];
-    win->k_w = w->dims[2];
-    win->stride_h = nk_param_i32(op, 0);
-    win->stride_w = nk_param_i32(op, 1);
-    win->dil_h = nk_param_i32(op, 2);
-    win->dil_w = nk_param_i32(op, 3);
-    win->pad_top = nk_param_i32(op, 4);
-    win->pad_left = nk_param_i32(op, 5);
-    win->pad_bottom = nk_param_i32(op, 6);
-    win->pad_right = nk_param_i32(op, 7);
-}
-
 /* Shared by both ops: ranks, window, bias, output dims; `out_c` is the
  * output channel count the op implies. */
 static nk_status nk_conv_check_common(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
@@ -28,20 +15,12 @@ static nk_status nk_conv_check_common(const nk_op_rt *op, const nk_tensor_rt *t,
     nk_ops_window win;
     int32_t expected[4];
     nk_status s;
-    nk_conv_window(op, w, &win);
+    nk_ops_conv_window(op, w, &win);
     s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err);
     if (s != NK_OK)
         return s;
-    if (bias && (bias->rank != 1 || bias->dims[0] != out_c)) {
-        nk_msg m;
-        nk_msg_begin(&m, name);
-        nk_msg_s(&m, "bias ");
-        nk_msg_dims(&m, bias->dims, bias->rank);
-        nk_msg_s(&m, " does not match ");
-        nk_msg_i(&m, out_c);
-        nk_msg_s(&m, " output channels");
-        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
-    }
+    if ((s = nk_ops_check_bias(bias, name, out_c, "output channels", err)) != NK_OK)
+        return s;
     expected[0] = x->dims[0];
     expected[3] = out_c;
     if (!nk_ops_dims_equal(out, expected, 4)) {
@@ -80,13 +59,7 @@ static nk_status nk_conv2d_validate(const nk_op_rt *op, const nk_tensor_rt *t, n
     }
     if (w->dims[3] != c / groups) {
         nk_msg m;
-        nk_msg_begin(&m, "conv2d");
-        nk_msg_s(&m, "weights ");
-        nk_msg_dims(&m, w->dims, 4);
-        nk_msg_s(&m, " do not fit input ");
-        nk_msg_dims(&m, x->dims, 4);
-        nk_msg_s(&m, " with groups ");
-        nk_msg_i(&m, groups);
+        nk_ops_msg_weights_misfit(&m, "conv2d", w, x, "groups", groups);
         nk_msg_s(&m, " (expected [O,KH,KW,");
         nk_msg_i(&m, c / groups);
         nk_msg_s(&m, "])");
@@ -120,13 +93,7 @@ static nk_status nk_depthwise_validate(const nk_op_rt *op, const nk_tensor_rt *t
                            "multiplier must be >= 1");
     if (w->dims[0] != 1 || (int64_t)w->dims[3] != (int64_t)x->dims[3] * mult) {
         nk_msg m;
-        nk_msg_begin(&m, "depthwise_conv2d");
-        nk_msg_s(&m, "weights ");
-        nk_msg_dims(&m, w->dims, 4);
-        nk_msg_s(&m, " do not fit input ");
-        nk_msg_dims(&m, x->dims, 4);
-        nk_msg_s(&m, " with multiplier ");
-        nk_msg_i(&m, mult);
+        nk_ops_msg_weights_misfit(&m, "depthwise_conv2d", w, x, "multiplier", mult);
         nk_msg_s(&m, " (expected [1,KH,KW,");
         nk_msg_i(&m, (int64_t)x->dims[3] * mult);
         nk_msg_s(&m, "])");
@@ -136,26 +103,13 @@ static nk_status nk_depthwise_validate(const nk_op_rt *op, const nk_tensor_rt *t
 }
 
 static void nk_conv_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom *g) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *w = nk_ops_tin(op, x, 1);
-    const nk_tensor_rt *out = nk_ops_tout(op, x);
-    g->batch = in->dims[0];
-    g->in_h = in->dims[1];
-    g->in_w = in->dims[2];
-    g->in_c = in->dims[3];
-    g->out_h = out->dims[1];
-    g->out_w = out->dims[2];
-    g->out_c = out->dims[3];
-    g->k_h = w->dims[1];
-    g->k_w = w->dims[2];
-    g->stride_h = nk_param_i32(op, 0);
-    g->stride_w = nk_param_i32(op, 1);
-    g->dil_h = nk_param_i32(op, 2);
-    g->dil_w = nk_param_i32(op, 3);
-    g->pad_top = nk_param_i32(op, 4);
-    g->pad_left = nk_param_i32(op, 5);
-    g->groups = op->type == NK_OP_CONV2D ? nk_param_i32(op, 8) : 1;
-    g->multiplier = op->type == NK_OP_DEPTHWISE_CONV2D ? nk_param_i32(op, 8) : 1;
-    g->count_include_pad = 0;
+    nk_ops_window win;
+    nk_ops_conv_window(op, nk_ops_tin(op, x, 1), &win);
+    nk_ops_window_geom(op, x, &win, g);
+    if (op->type == NK_OP_CONV2D)
+        g->groups = nk_param_i32(op, 8);
+    else
+        g->multiplier = nk_param_i32(op, 8);
     g->act_min = nk_param_f32(op, 9);
     g->act_max = nk_param_f32(op, 10);
 }

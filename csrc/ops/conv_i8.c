@@ -31,20 +31,6 @@ static nk_status nk_i8_check_out_params(const nk_op_rt *op, uint32_t k, const ch
     return nk_i8_check_clamp(name, nk_param_i32(op, k + 2), nk_param_i32(op, k + 3), err);
 }
 
-static nk_status nk_i8_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,
-                                  nk_error_t *err) {
-    nk_msg m;
-    if (bias == NULL || (bias->rank == 1 && bias->dims[0] == n))
-        return NK_OK;
-    nk_msg_begin(&m, name);
-    nk_msg_s(&m, "bias ");
-    nk_msg_dims(&m, bias->dims, bias->rank);
-    nk_msg_s(&m, " does not match ");
-    nk_msg_i(&m, n);
-    nk_msg_s(&m, " output channels");
-    return nk_msg_fail(&m, err, NK_ERR_SHAPE);
-}
-
 static nk_status nk_conv_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const int is_dw = op->type == NK_OP_DEPTHWISE_CONV2D_I8;
     const char *name = is_dw ? "depthwise_conv2d_i8" : "conv2d_i8";
@@ -66,13 +52,7 @@ static nk_status nk_conv_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t, 
     if (is_dw) {
         if (k8 < 1 || w->dims[0] != 1 || (int64_t)w->dims[3] != (int64_t)x->dims[3] * k8) {
             nk_msg m;
-            nk_msg_begin(&m, name);
-            nk_msg_s(&m, "weights ");
-            nk_msg_dims(&m, w->dims, 4);
-            nk_msg_s(&m, " do not fit input ");
-            nk_msg_dims(&m, x->dims, 4);
-            nk_msg_s(&m, " with multiplier ");
-            nk_msg_i(&m, k8);
+            nk_ops_msg_weights_misfit(&m, name, w, x, "multiplier", k8);
             nk_msg_s(&m, " (expected [1,KH,KW,C*multiplier])");
             return nk_msg_fail(&m, err, NK_ERR_SHAPE);
         }
@@ -82,32 +62,17 @@ static nk_status nk_conv_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t, 
         if (k8 < 1 || x->dims[3] % k8 != 0 || w->dims[0] % k8 != 0 ||
             w->dims[3] != x->dims[3] / k8) {
             nk_msg m;
-            nk_msg_begin(&m, name);
-            nk_msg_s(&m, "weights ");
-            nk_msg_dims(&m, w->dims, 4);
-            nk_msg_s(&m, " do not fit input ");
-            nk_msg_dims(&m, x->dims, 4);
-            nk_msg_s(&m, " with groups ");
-            nk_msg_i(&m, k8);
+            nk_ops_msg_weights_misfit(&m, name, w, x, "groups", k8);
             nk_msg_s(&m, " (expected [O,KH,KW,C/groups], groups dividing C and O)");
             return nk_msg_fail(&m, err, NK_ERR_SHAPE);
         }
         out_c = w->dims[0];
         depth = (int64_t)w->dims[1] * w->dims[2] * w->dims[3];
     }
-    if ((s = nk_i8_check_bias(nk_ops_in(op, t, 2), name, out_c, err)) != NK_OK ||
+    if ((s = nk_ops_check_bias(nk_ops_in(op, t, 2), name, out_c, "output channels", err)) != NK_OK ||
         (s = nk_i8_check_per_channel(op, t, name, out_c, err)) != NK_OK)
         return s;
-    win.k_h = w->dims[1];
-    win.k_w = w->dims[2];
-    win.stride_h = nk_param_i32(op, 0);
-    win.stride_w = nk_param_i32(op, 1);
-    win.dil_h = nk_param_i32(op, 2);
-    win.dil_w = nk_param_i32(op, 3);
-    win.pad_top = nk_param_i32(op, 4);
-    win.pad_left = nk_param_i32(op, 5);
-    win.pad_bottom = nk_param_i32(op, 6);
-    win.pad_right = nk_param_i32(op, 7);
+    nk_ops_conv_window(op, w, &win);
     if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
         return s;
     if (depth > NK_I8_MAX_ACCUM_DEPTH)
@@ -136,29 +101,16 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
 }
 
 static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *w = nk_ops_tin(op, x, 1);
-    const nk_tensor_rt *out = nk_ops_tout(op, x);
+    const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     nk_ref_conv_geom g;
     nk_ref_i8_quant q;
-    g.batch = in->dims[0];
-    g.in_h = in->dims[1];
-    g.in_w = in->dims[2];
-    g.in_c = in->dims[3];
-    g.out_h = out->dims[1];
-    g.out_w = out->dims[2];
-    g.out_c = out->dims[3];
-    g.k_h = w->dims[1];
-    g.k_w = w->dims[2];
-    g.stride_h = nk_param_i32(op, 0);
-    g.stride_w = nk_param_i32(op, 1);
-    g.dil_h = nk_param_i32(op, 2);
-    g.dil_w = nk_param_i32(op, 3);
-    g.pad_top = nk_param_i32(op, 4);
-    g.pad_left = nk_param_i32(op, 5);
-    g.groups = op->type == NK_OP_CONV2D_I8 ? nk_param_i32(op, 8) : 1;
-    g.multiplier = op->type == NK_OP_DEPTHWISE_CONV2D_I8 ? nk_param_i32(op, 8) : 1;
-    g.count_include_pad = 0;
-    g.act_min = g.act_max = 0.0f;
+    nk_ops_window win;
+    nk_ops_conv_window(op, w, &win);
+    nk_ops_window_geom(op, x, &win, &g);
+    if (op->type == NK_OP_CONV2D_I8)
+        g.groups = nk_param_i32(op, 8);
+    else
+        g.multiplier = nk_param_i32(op, 8);
     nk_i8_quant_params(op, x, 9, &q);
     /* the weight sums for windows inside the input, once per invoke */
     if (op->type == NK_OP_CONV2D_I8) {
@@ -211,7 +163,8 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
         nk_msg_s(&m, " (expected x [...,K] and W [N,K])");
         return nk_msg_fail(&m, err, NK_ERR_SHAPE);
     }
-    if ((s = nk_i8_check_bias(nk_ops_in(op, t, 2), name, w->dims[0], err)) != NK_OK ||
+    if ((s = nk_ops_check_bias(nk_ops_in(op, t, 2), name, w->dims[0], "output channels",
+                                err)) != NK_OK ||
         (s = nk_i8_check_per_channel(op, t, name, w->dims[0], err)) != NK_OK)
         return s;
     if (w->dims[1] > NK_I8_MAX_ACCUM_DEPTH)

@@ -25,16 +25,8 @@ static nk_status nk_dense_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk
         nk_msg_s(&m, "])");
         return nk_msg_fail(&m, err, NK_ERR_SHAPE);
     }
-    if (bias && (bias->rank != 1 || bias->dims[0] != w->dims[0])) {
-        nk_msg m;
-        nk_msg_begin(&m, "dense");
-        nk_msg_s(&m, "bias ");
-        nk_msg_dims(&m, bias->dims, bias->rank);
-        nk_msg_s(&m, " does not match ");
-        nk_msg_i(&m, w->dims[0]);
-        nk_msg_s(&m, " output features");
-        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
-    }
+    if ((s = nk_ops_check_bias(bias, "dense", w->dims[0], "output features", err)) != NK_OK)
+        return s;
     for (i = 0; i < x->rank; i++)
         expected[i] = x->dims[i];
     expected[x->rank - 1] = w->dims[0];

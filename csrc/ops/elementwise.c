@@ -22,16 +22,8 @@ static nk_status nk_binary_validate(const nk_op_rt *op, const nk_tensor_rt *t, c
         const int32_t ia = d - (rank - a->rank), ib = d - (rank - b->rank);
         const int32_t da = ia >= 0 ? a->dims[ia] : 1;
         const int32_t db = ib >= 0 ? b->dims[ib] : 1;
-        if (da != db && da != 1 && db != 1) {
-            nk_msg m;
-            nk_msg_begin(&m, name);
-            nk_msg_s(&m, "inputs ");
-            nk_msg_dims(&m, a->dims, a->rank);
-            nk_msg_s(&m, " and ");
-            nk_msg_dims(&m, b->dims, b->rank);
-            nk_msg_s(&m, " do not broadcast");
-            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
-        }
+        if (da != db && da != 1 && db != 1)
+            return nk_ops_fail_inputs(err, name, a, b, " do not broadcast");
         expected[d] = da > db ? da : db;
     }
     if (!nk_ops_dims_equal(out, expected, rank)) {

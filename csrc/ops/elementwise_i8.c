@@ -25,15 +25,7 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     out = &t[op->out[0]];
     if ((s = nk_ops_check_rank(name, "input", x, 4, err)) != NK_OK)
         return s;
-    win.k_h = nk_param_i32(op, 0);
-    win.k_w = nk_param_i32(op, 1);
-    win.stride_h = nk_param_i32(op, 2);
-    win.stride_w = nk_param_i32(op, 3);
-    win.dil_h = win.dil_w = 1;
-    win.pad_top = nk_param_i32(op, 4);
-    win.pad_left = nk_param_i32(op, 5);
-    win.pad_bottom = nk_param_i32(op, 6);
-    win.pad_right = nk_param_i32(op, 7);
+    nk_ops_pool_window(op, &win);
     if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
         return s;
     /* every window then holds at least one input pixel */
@@ -55,23 +47,10 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 }
 
 static nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
     nk_ref_conv_geom g;
-    memset(&g, 0, sizeof g);
-    g.batch = in->dims[0];
-    g.in_h = in->dims[1];
-    g.in_w = in->dims[2];
-    g.in_c = in->dims[3];
-    g.out_h = out->dims[1];
-    g.out_w = out->dims[2];
-    g.out_c = out->dims[3];
-    g.k_h = nk_param_i32(op, 0);
-    g.k_w = nk_param_i32(op, 1);
-    g.stride_h = nk_param_i32(op, 2);
-    g.stride_w = nk_param_i32(op, 3);
-    g.dil_h = g.dil_w = 1;
-    g.pad_top = nk_param_i32(op, 4);
-    g.pad_left = nk_param_i32(op, 5);
+    nk_ops_window win;
+    nk_ops_pool_window(op, &win);
+    nk_ops_window_geom(op, x, &win, &g);
     if (op->type == NK_OP_AVG_POOL2D_I8)
         nk_ref_avg_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
                              nk_param_i32(op, 9));
@@ -100,16 +79,8 @@ static nk_status nk_binary_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t
         return s;
     a = &t[op->in[0]];
     b = &t[op->in[1]];
-    if (!nk_ops_dims_equal(b, a->dims, a->rank)) {
-        nk_msg m;
-        nk_msg_begin(&m, name);
-        nk_msg_s(&m, "inputs ");
-        nk_msg_dims(&m, a->dims, a->rank);
-        nk_msg_s(&m, " and ");
-        nk_msg_dims(&m, b->dims, b->rank);
-        nk_msg_s(&m, " must have the same shape (no broadcasting)");
-        return nk_msg_fail(&m, err, NK_ERR_SHAPE);
-    }
+    if (!nk_ops_dims_equal(b, a->dims, a->rank))
+        return nk_ops_fail_inputs(err, name, a, b, " must have the same shape (no broadcasting)");
     if ((s = nk_i8_check_zp(name, "input 1 zero point", nk_param_i32(op, 0), err)) != NK_OK ||
         (s = nk_i8_check_zp(name, "input 2 zero point", nk_param_i32(op, 1), err)) != NK_OK ||
         (s = nk_i8_check_zp(name, "output zero point", nk_param_i32(op, 2), err)) != NK_OK)

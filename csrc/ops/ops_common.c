@@ -91,19 +91,30 @@ static nk_status nk_ops_fail_count(nk_error_t *err, const char *name, const char
     return nk_msg_fail(&m, err, NK_ERR_FORMAT);
 }
 
-nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
-                          uint32_t min_in, uint32_t max_in, uint32_t first_optional,
-                          int32_t n_params, nk_error_t *err) {
+nk_status nk_ops_fail_dtype(nk_error_t *err, const char *name, const char *what, int64_t index,
+                            uint8_t got, uint8_t want) {
+    nk_msg m;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, what);
+    if (index >= 0) {
+        nk_msg_s(&m, " ");
+        nk_msg_i(&m, index);
+    }
+    nk_msg_s(&m, " is ");
+    nk_msg_s(&m, nk_dtype_str((nk_dtype)got));
+    nk_msg_s(&m, ", expected ");
+    nk_msg_s(&m, nk_dtype_str((nk_dtype)want));
+    return nk_msg_fail(&m, err, NK_ERR_DTYPE);
+}
+
+nk_status nk_ops_check_tensors(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                               uint32_t opt_lo, uint32_t opt_hi, const uint8_t *in_dt,
+                               uint32_t n_dt, uint8_t out_dt, nk_error_t *err) {
     uint32_t i;
-    if (op->n_in < min_in || op->n_in > max_in)
-        return nk_ops_fail_count(err, name, "inputs", op->n_in, min_in, max_in);
-    if (op->n_out != 1)
-        return nk_ops_fail_count(err, name, "outputs", op->n_out, 1, 1);
-    if (n_params >= 0 && op->n_params != (uint32_t)n_params)
-        return nk_ops_fail_count(err, name, "parameter words", op->n_params, n_params, n_params);
     for (i = 0; i < op->n_in; i++) {
+        const uint8_t want = in_dt[i < n_dt ? i : n_dt - 1];
         if (op->in[i] == NK_NONE) {
-            if (i < first_optional) {
+            if (i < opt_lo || i >= opt_hi) {
                 nk_msg m;
                 nk_msg_begin(&m, name);
                 nk_msg_s(&m, "required input ");
@@ -113,28 +124,27 @@ nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char 
             }
             continue;
         }
-        if (t[op->in[i]].dtype != NK_F32) {
-            nk_msg m;
-            nk_msg_begin(&m, name);
-            nk_msg_s(&m, "input ");
-            nk_msg_i(&m, i);
-            nk_msg_s(&m, " is ");
-            nk_msg_s(&m, nk_dtype_str((nk_dtype)t[op->in[i]].dtype));
-            nk_msg_s(&m, ", expected f32");
-            return nk_msg_fail(&m, err, NK_ERR_DTYPE);
-        }
+        if (t[op->in[i]].dtype != want)
+            return nk_ops_fail_dtype(err, name, "input", i, t[op->in[i]].dtype, want);
     }
     if (op->out[0] == NK_NONE)
         return nk_ops_fail(err, NK_ERR_FORMAT, name, "output is absent");
-    if (t[op->out[0]].dtype != NK_F32) {
-        nk_msg m;
-        nk_msg_begin(&m, name);
-        nk_msg_s(&m, "output is ");
-        nk_msg_s(&m, nk_dtype_str((nk_dtype)t[op->out[0]].dtype));
-        nk_msg_s(&m, ", expected f32");
-        return nk_msg_fail(&m, err, NK_ERR_DTYPE);
-    }
+    if (t[op->out[0]].dtype != out_dt)
+        return nk_ops_fail_dtype(err, name, "output", -1, t[op->out[0]].dtype, out_dt);
     return NK_OK;
+}
+
+nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                          uint32_t min_in, uint32_t max_in, uint32_t first_optional,
+                          int32_t n_params, nk_error_t *err) {
+    static const uint8_t f32 = NK_F32;
+    if (op->n_in < min_in || op->n_in > max_in)
+        return nk_ops_fail_count(err, name, "inputs", op->n_in, min_in, max_in);
+    if (op->n_out != 1)
+        return nk_ops_fail_count(err, name, "outputs", op->n_out, 1, 1);
+    if (n_params >= 0 && op->n_params != (uint32_t)n_params)
+        return nk_ops_fail_count(err, name, "parameter words", op->n_params, n_params, n_params);
+    return nk_ops_check_tensors(op, t, name, first_optional, UINT32_MAX, &f32, 1, NK_F32, err);
 }
 
 int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int32_t rank) {
@@ -303,4 +313,95 @@ nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_
     if (rank == 4)
         nk_msg_s(&m, " (NHWC)");
     return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+}
+
+void nk_ops_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win) {
+    win->k_h = w->dims[1];
+    win->k_w = w->dims[2];
+    win->stride_h = nk_param_i32(op, 0);
+    win->stride_w = nk_param_i32(op, 1);
+    win->dil_h = nk_param_i32(op, 2);
+    win->dil_w = nk_param_i32(op, 3);
+    win->pad_top = nk_param_i32(op, 4);
+    win->pad_left = nk_param_i32(op, 5);
+    win->pad_bottom = nk_param_i32(op, 6);
+    win->pad_right = nk_param_i32(op, 7);
+}
+
+void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win) {
+    win->k_h = nk_param_i32(op, 0);
+    win->k_w = nk_param_i32(op, 1);
+    win->stride_h = nk_param_i32(op, 2);
+    win->stride_w = nk_param_i32(op, 3);
+    win->dil_h = 1;
+    win->dil_w = 1;
+    win->pad_top = nk_param_i32(op, 4);
+    win->pad_left = nk_param_i32(op, 5);
+    win->pad_bottom = nk_param_i32(op, 6);
+    win->pad_right = nk_param_i32(op, 7);
+}
+
+void nk_ops_window_geom(const nk_op_rt *op, const nk_exec *x, const nk_ops_window *win,
+                        nk_ref_conv_geom *g) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
+    g->batch = in->dims[0];
+    g->in_h = in->dims[1];
+    g->in_w = in->dims[2];
+    g->in_c = in->dims[3];
+    g->out_h = out->dims[1];
+    g->out_w = out->dims[2];
+    g->out_c = out->dims[3];
+    g->k_h = win->k_h;
+    g->k_w = win->k_w;
+    g->stride_h = win->stride_h;
+    g->stride_w = win->stride_w;
+    g->dil_h = win->dil_h;
+    g->dil_w = win->dil_w;
+    g->pad_top = win->pad_top;
+    g->pad_left = win->pad_left;
+    g->groups = 1;
+    g->multiplier = 1;
+    g->count_include_pad = 0;
+    g->act_min = 0.0f;
+    g->act_max = 0.0f;
+}
+
+nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,
+                            const char *unit, nk_error_t *err) {
+    nk_msg m;
+    if (bias == NULL || (bias->rank == 1 && bias->dims[0] == n))
+        return NK_OK;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, "bias ");
+    nk_msg_dims(&m, bias->dims, bias->rank);
+    nk_msg_s(&m, " does not match ");
+    nk_msg_i(&m, n);
+    nk_msg_s(&m, " ");
+    nk_msg_s(&m, unit);
+    return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+}
+
+nk_status nk_ops_fail_inputs(nk_error_t *err, const char *name, const nk_tensor_rt *a,
+                             const nk_tensor_rt *b, const char *tail) {
+    nk_msg m;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, "inputs ");
+    nk_msg_dims(&m, a->dims, a->rank);
+    nk_msg_s(&m, " and ");
+    nk_msg_dims(&m, b->dims, b->rank);
+    nk_msg_s(&m, tail);
+    return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+}
+
+void nk_ops_msg_weights_misfit(nk_msg *m, const char *name, const nk_tensor_rt *w,
+                               const nk_tensor_rt *x, const char *what, int32_t k) {
+    nk_msg_begin(m, name);
+    nk_msg_s(m, "weights ");
+    nk_msg_dims(m, w->dims, w->rank);
+    nk_msg_s(m, " do not fit input ");
+    nk_msg_dims(m, x->dims, x->rank);
+    nk_msg_s(m, " with ");
+    nk_msg_s(m, what);
+    nk_msg_s(m, " ");
+    nk_msg_i(m, k);
 }

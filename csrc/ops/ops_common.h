@@ -54,6 +54,17 @@ NK_HIDDEN nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, co
 NK_HIDDEN nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                     uint32_t min_in, uint32_t max_in, uint32_t first_optional,
                                     int32_t n_params, nk_error_t *err);
+/* The tensor half of the io checks: every input present unless its index
+ * is in [opt_lo, opt_hi), input i of dtype in_dt[min(i, n_dt-1)], the
+ * output present and of dtype out_dt. */
+NK_HIDDEN nk_status nk_ops_check_tensors(const nk_op_rt *op, const nk_tensor_rt *t,
+                                         const char *name, uint32_t opt_lo, uint32_t opt_hi,
+                                         const uint8_t *in_dt, uint32_t n_dt, uint8_t out_dt,
+                                         nk_error_t *err);
+/* Fails with NK_ERR_DTYPE: "<op>: <what> [index] is <got>, expected <want>"
+ * (no index when it is negative). */
+NK_HIDDEN nk_status nk_ops_fail_dtype(nk_error_t *err, const char *name, const char *what,
+                                      int64_t index, uint8_t got, uint8_t want);
 /* first_optional for ops whose inputs are all required */
 #define NK_OPS_NO_OPTIONAL 0xFFu
 /* Input i's tensor, or NULL when it is absent (NK_NONE or past n_in). */
@@ -65,6 +76,9 @@ NK_HIDDEN int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int3
 NK_HIDDEN nk_status nk_ops_fail_out_dims(nk_error_t *err, const char *op, const nk_tensor_rt *out,
                                          const nk_tensor_rt *in, const char *detail,
                                          const int32_t *expected, int32_t rank);
+/* Fails with NK_ERR_SHAPE: "<op>: inputs [..] and [..]" + tail. */
+NK_HIDDEN nk_status nk_ops_fail_inputs(nk_error_t *err, const char *name, const nk_tensor_rt *a,
+                                       const nk_tensor_rt *b, const char *tail);
 /* Checks the fused-activation clamp [act_min, act_max] at params k, k+1:
  * no NaN and min <= max (infinities allowed). */
 NK_HIDDEN nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name,
@@ -88,6 +102,23 @@ NK_HIDDEN nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x,
                                         int32_t *out_w, nk_error_t *err);
 /* Appends "with kernel 3x3 stride 2 pads 1,1,1,1" (+ dilation when not 1). */
 NK_HIDDEN void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w);
+/* The window of the conv ops (params 0..7: stride, dilation, pads; the
+ * kernel from weights [O,KH,KW,C] or [1,KH,KW,C]) and of the pools
+ * (params 0..7: kernel, stride, pads; dilation 1), f32 and i8 alike. */
+NK_HIDDEN void nk_ops_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win);
+NK_HIDDEN void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win);
+/* Kernel geometry from input 0, the output and the window; groups and
+ * multiplier 1, count_include_pad 0 and a [0, 0] clamp for the caller to set. */
+NK_HIDDEN void nk_ops_window_geom(const nk_op_rt *op, const nk_exec *x,
+                                  const nk_ops_window *win, nk_ref_conv_geom *g);
+/* An optional bias (NULL when absent) must be [n]; the message names n `unit`
+ * ("output channels"). */
+NK_HIDDEN nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,
+                                      const char *unit, nk_error_t *err);
+/* Starts "<op>: weights [..] do not fit input [..] with <what> <k>" (conv
+ * groups or depthwise multiplier) for the caller to finish. */
+NK_HIDDEN void nk_ops_msg_weights_misfit(nk_msg *m, const char *name, const nk_tensor_rt *w,
+                                         const nk_tensor_rt *x, const char *what, int32_t k);
 /* Rank-4 NHWC check with a clear message. */
 NK_HIDDEN nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_rt *x,
                                       int32_t rank, nk_error_t *err);
@@ -97,6 +128,17 @@ NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);
 NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);
 /* One op per output element. */
 NK_HIDDEN uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t);
+
+/* Evals of the data-movement ops (shape_ops.c), for any dtype. */
+NK_HIDDEN nk_status nk_ops_concat_eval(const nk_op_rt *op, const nk_exec *x);
+NK_HIDDEN nk_status nk_ops_reshape_eval(const nk_op_rt *op, const nk_exec *x);
+NK_HIDDEN nk_status nk_ops_pad_eval(const nk_op_rt *op, const nk_exec *x);
+NK_HIDDEN nk_status nk_ops_transpose_eval(const nk_op_rt *op, const nk_exec *x);
+
+/* Bytes per element of a tensor. */
+static inline size_t nk_ops_elem_size(const nk_tensor_rt *t) {
+    return nk_dtype_size((nk_dtype)t->dtype);
+}
 
 /* Data pointers inside eval. */
 static inline const float *nk_ops_in_f32(const nk_op_rt *op, const nk_exec *x, uint32_t i) {

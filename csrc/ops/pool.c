@@ -6,19 +6,6 @@
 #define NK_MAXPOOL_PARAMS 10
 #define NK_AVGPOOL_PARAMS 11
 
-static void nk_pool_window(const nk_op_rt *op, nk_ops_window *w) {
-    w->k_h = nk_param_i32(op, 0);
-    w->k_w = nk_param_i32(op, 1);
-    w->stride_h = nk_param_i32(op, 2);
-    w->stride_w = nk_param_i32(op, 3);
-    w->dil_h = 1;
-    w->dil_w = 1;
-    w->pad_top = nk_param_i32(op, 4);
-    w->pad_left = nk_param_i32(op, 5);
-    w->pad_bottom = nk_param_i32(op, 6);
-    w->pad_right = nk_param_i32(op, 7);
-}
-
 static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                   int32_t n_params, nk_error_t *err) {
     const nk_tensor_rt *x, *out;
@@ -31,7 +18,7 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
     out = &t[op->out[0]];
     if ((s = nk_ops_check_rank(name, "input", x, 4, err)) != NK_OK)
         return s;
-    nk_pool_window(op, &win);
+    nk_ops_pool_window(op, &win);
     if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
         return s;
     /* A window made only of padding has no value to take. */
@@ -75,25 +62,10 @@ static uint64_t nk_pool_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 static void nk_pool_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom *g) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
     const uint32_t act = op->type == NK_OP_AVG_POOL2D ? 9 : 8;
-    g->batch = in->dims[0];
-    g->in_h = in->dims[1];
-    g->in_w = in->dims[2];
-    g->in_c = in->dims[3];
-    g->out_h = out->dims[1];
-    g->out_w = out->dims[2];
-    g->out_c = out->dims[3];
-    g->k_h = nk_param_i32(op, 0);
-    g->k_w = nk_param_i32(op, 1);
-    g->stride_h = nk_param_i32(op, 2);
-    g->stride_w = nk_param_i32(op, 3);
-    g->dil_h = 1;
-    g->dil_w = 1;
-    g->pad_top = nk_param_i32(op, 4);
-    g->pad_left = nk_param_i32(op, 5);
-    g->groups = 1;
-    g->multiplier = 1;
+    nk_ops_window win;
+    nk_ops_pool_window(op, &win);
+    nk_ops_window_geom(op, x, &win, g);
     g->count_include_pad = op->type == NK_OP_AVG_POOL2D ? nk_param_i32(op, 8) : 0;
     g->act_min = nk_param_f32(op, act);
     g->act_max = nk_param_f32(op, act + 1);

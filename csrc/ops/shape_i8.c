@@ -2,7 +2,8 @@
  * shape and parameter rules are the float ops' (shape_ops.c): validation
  * checks the dtypes, then runs the f32 entry's validate on a copy of the
  * op's tensor records relabelled f32. PAD's value word is an i32 in
- * -128..127 here. */
+ * -128..127 here. The evals are the float ops' (they move elements of the
+ * tensor's dtype size). */
 #include "ops_i8.h"
 
 #define NK_I8_MAX_SHAPE_PARAMS (2 + 2 * NK_MAX_DIMS)
@@ -54,71 +55,22 @@ static nk_status nk_shape_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return f32->validate(&lop, lt, err);
 }
 
-static nk_status nk_concat_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const int8_t *xs[NK_OP_MAX_IN];
-    int32_t axis_dims[NK_OP_MAX_IN];
-    const nk_tensor_rt *out = nk_ops_tout(op, x);
-    const int32_t axis = nk_param_i32(op, 0);
-    size_t outer = 1, inner = 1;
-    int32_t d;
-    uint32_t i;
-    for (d = 0; d < axis; d++)
-        outer *= (size_t)out->dims[d];
-    for (d = axis + 1; d < (int32_t)out->rank; d++)
-        inner *= (size_t)out->dims[d];
-    for (i = 0; i < op->n_in; i++) {
-        xs[i] = nk_i8_in(op, x, i);
-        axis_dims[i] = nk_ops_tin(op, x, i)->dims[axis];
-    }
-    nk_ref_concat_i8(xs, axis_dims, (int32_t)op->n_in, nk_i8_out(op, x), outer, inner);
-    return NK_OK;
-}
-
-/* Normally aliased by the planner (NK_OPF_ALIAS): copies only when the
- * output was given separate memory. */
-static nk_status nk_reshape_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const void *src = x->data[op->in[0]];
-    void *dst = x->data[op->out[0]];
-    if (dst != src)
-        memmove(dst, src, nk_ops_tout(op, x)->bytes);
-    return NK_OK;
-}
-
-static nk_status nk_pad_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
-    int32_t before[NK_MAX_DIMS], d;
-    for (d = 0; d < (int32_t)in->rank; d++)
-        before[d] = nk_param_i32(op, 2u + (uint32_t)d);
-    nk_ref_pad_i8(nk_i8_in(op, x, 0), in->dims, in->rank, before, nk_i8_out(op, x), out->dims,
-                  nk_param_i32(op, 0), (int8_t)nk_param_i32(op, 1));
-    return NK_OK;
-}
-
-static nk_status nk_transpose_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
-    int32_t perm[NK_MAX_DIMS], d;
-    for (d = 0; d < (int32_t)in->rank; d++)
-        perm[d] = nk_param_i32(op, (uint32_t)d);
-    nk_ref_transpose_i8(nk_i8_in(op, x, 0), in->dims, in->rank, perm, nk_i8_out(op, x));
-    return NK_OK;
-}
-
 const nk_op_def nk_op_concat_i8 = {
     "concat", NK_OP_CONCAT, NK_I8, 0, 1, NK_OP_MAX_IN, 1, 1,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_concat_i8_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_concat_eval,
 };
 
 const nk_op_def nk_op_reshape_i8 = {
     "reshape", NK_OP_RESHAPE, NK_I8, NK_OPF_ALIAS, 1, 1, 1, 0,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_reshape_i8_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_reshape_eval,
 };
 
 const nk_op_def nk_op_pad_i8 = {
     "pad", NK_OP_PAD, NK_I8, 0, 1, 1, 1, 2,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_pad_i8_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_pad_eval,
 };
 
 const nk_op_def nk_op_transpose_i8 = {
     "transpose", NK_OP_TRANSPOSE, NK_I8, 0, 1, 1, 1, 0,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_transpose_i8_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_transpose_eval,
 };

@@ -1,4 +1,6 @@
-/* shape_ops.c — CONCAT, RESHAPE, PAD and TRANSPOSE: data movement. */
+/* shape_ops.c — CONCAT, RESHAPE, PAD and TRANSPOSE: data movement. The
+ * evals move elements of the output's dtype size, so the i8 entries
+ * (shape_i8.c) share them. */
 #include "ops_common.h"
 
 /* ---- concat: axis (non-negative) ---- */
@@ -62,8 +64,8 @@ static nk_status nk_concat_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
-static nk_status nk_concat_eval(const nk_op_rt *op, const nk_exec *x) {
-    const float *xs[NK_OP_MAX_IN];
+nk_status nk_ops_concat_eval(const nk_op_rt *op, const nk_exec *x) {
+    const void *xs[NK_OP_MAX_IN];
     int32_t axis_dims[NK_OP_MAX_IN];
     const nk_tensor_rt *out = nk_ops_tout(op, x);
     const int32_t axis = nk_param_i32(op, 0);
@@ -75,10 +77,11 @@ static nk_status nk_concat_eval(const nk_op_rt *op, const nk_exec *x) {
     for (d = axis + 1; d < (int32_t)out->rank; d++)
         inner *= (size_t)out->dims[d];
     for (i = 0; i < op->n_in; i++) {
-        xs[i] = nk_ops_in_f32(op, x, i);
+        xs[i] = x->data[op->in[i]];
         axis_dims[i] = nk_ops_tin(op, x, i)->dims[axis];
     }
-    nk_ref_concat_f32(xs, axis_dims, (int32_t)op->n_in, nk_ops_out_f32(op, x), outer, inner);
+    nk_ref_concat(xs, axis_dims, (int32_t)op->n_in, x->data[op->out[0]], outer, inner,
+                  nk_ops_elem_size(out));
     return NK_OK;
 }
 
@@ -109,7 +112,7 @@ static nk_status nk_reshape_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 
 /* The planner normally aliases the output to the input (NK_OPF_ALIAS), so
  * this is a no-op; it copies only when they were given separate memory. */
-static nk_status nk_reshape_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_ops_reshape_eval(const nk_op_rt *op, const nk_exec *x) {
     const void *src = x->data[op->in[0]];
     void *dst = x->data[op->out[0]];
     if (dst != src)
@@ -178,13 +181,18 @@ static nk_status nk_pad_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_e
     return NK_OK;
 }
 
-static nk_status nk_pad_eval(const nk_op_rt *op, const nk_exec *x) {
+/* The constant is the f32 value word, or for i8 an i32 in -128..127. */
+nk_status nk_ops_pad_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
+    const float value_f32 = nk_param_f32(op, 1);
+    const int8_t value_i8 = (int8_t)nk_param_i32(op, 1);
     int32_t before[NK_MAX_DIMS], d;
     for (d = 0; d < (int32_t)in->rank; d++)
         before[d] = nk_param_i32(op, 2u + (uint32_t)d);
-    nk_ref_pad_f32(nk_ops_in_f32(op, x, 0), in->dims, in->rank, before, nk_ops_out_f32(op, x),
-                   out->dims, nk_param_i32(op, 0), nk_param_f32(op, 1));
+    nk_ref_pad(x->data[op->in[0]], in->dims, in->rank, before, x->data[op->out[0]], out->dims,
+               nk_param_i32(op, 0),
+               out->dtype == NK_I8 ? (const void *)&value_i8 : (const void *)&value_f32,
+               nk_ops_elem_size(out));
     return NK_OK;
 }
 
@@ -230,32 +238,32 @@ static nk_status nk_transpose_validate(const nk_op_rt *op, const nk_tensor_rt *t
     return NK_OK;
 }
 
-static nk_status nk_transpose_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_ops_transpose_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     int32_t perm[NK_MAX_DIMS], d;
     for (d = 0; d < (int32_t)in->rank; d++)
         perm[d] = nk_param_i32(op, (uint32_t)d);
-    nk_ref_transpose_f32(nk_ops_in_f32(op, x, 0), in->dims, in->rank, perm,
-                         nk_ops_out_f32(op, x));
+    nk_ref_transpose(x->data[op->in[0]], in->dims, in->rank, perm, x->data[op->out[0]],
+                     nk_ops_elem_size(in));
     return NK_OK;
 }
 
 const nk_op_def nk_op_concat_f32 = {
     "concat", NK_OP_CONCAT, NK_F32, 0, 1, NK_OP_MAX_IN, 1, 1,
-    nk_concat_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_concat_eval,
+    nk_concat_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_concat_eval,
 };
 
 const nk_op_def nk_op_reshape_f32 = {
     "reshape", NK_OP_RESHAPE, NK_F32, NK_OPF_ALIAS, 1, 1, 1, 0,
-    nk_reshape_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_reshape_eval,
+    nk_reshape_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_reshape_eval,
 };
 
 const nk_op_def nk_op_pad_f32 = {
     "pad", NK_OP_PAD, NK_F32, 0, 1, 1, 1, 2,
-    nk_pad_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_pad_eval,
+    nk_pad_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_pad_eval,
 };
 
 const nk_op_def nk_op_transpose_f32 = {
     "transpose", NK_OP_TRANSPOSE, NK_F32, 0, 1, 1, 1, 0,
-    nk_transpose_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_transpose_eval,
+    nk_transpose_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_transpose_eval,
 };

@@ -1,5 +1,5 @@
 /* ref_i8.c — int8 pools, elementwise ops, softmax, logistic/tanh,
- * (de)quantization and the byte-moving kernels. */
+ * (de)quantization. The byte-moving kernels are dtype-generic (ref_shape.c). */
 #include "ref_i8.h"
 #include <math.h>
 #include <string.h>
@@ -8,13 +8,6 @@
  * the bias without saturation). */
 static inline int32_t nk_i8_wrap_add(int32_t a, int32_t b) {
     return (int32_t)((uint32_t)a + (uint32_t)b);
-}
-
-/* Pool window taps [lo, hi) inside [0, n) (dilation 1). */
-static inline void nk_i8_pool_range(int32_t start, int32_t k, int32_t n, int32_t *lo,
-                                    int32_t *hi) {
-    *lo = start < 0 ? -start : 0;
-    *hi = start + k > n ? n - start : k;
 }
 
 static void nk_i8_pool(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
@@ -27,11 +20,11 @@ static void nk_i8_pool(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
         for (oy = 0; oy < g->out_h; oy++) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             int32_t ky_lo, ky_hi;
-            nk_i8_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox++) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi, count;
-                nk_i8_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
                 for (c = 0; c < g->in_c; c++) {
                     int32_t acc = is_max ? -128 : 0;
@@ -161,107 +154,4 @@ void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult, in
     size_t i;
     for (i = 0; i < n; i++)
         y[i] = nk_q_out_s8((int32_t)x[i] - in_zp, mult, shift, out_zp, -128, 127);
-}
-
-void nk_ref_concat_i8(const int8_t *const *xs, const int32_t *axis_dims, int32_t n_in,
-                      int8_t *NK_RESTRICT y, size_t outer, size_t inner) {
-    size_t o;
-    int32_t i;
-    for (o = 0; o < outer; o++) {
-        for (i = 0; i < n_in; i++) {
-            const size_t chunk = (size_t)axis_dims[i] * inner;
-            memcpy(y, xs[i] + o * chunk, chunk);
-            y += chunk;
-        }
-    }
-}
-
-/* Source index for output index i of a padded dim of size n, or -1 when
- * the position takes the constant. */
-static inline int32_t nk_i8_pad_src(int32_t i, int32_t n, int32_t mode) {
-    if (i >= 0 && i < n)
-        return i;
-    if (mode == NK_PAD_EDGE)
-        return i < 0 ? 0 : n - 1;
-    if (mode == NK_PAD_REFLECT)
-        return i < 0 ? -i : 2 * (n - 1) - i;
-    return -1;
-}
-
-void nk_ref_pad_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
-                   const int32_t *before, int8_t *NK_RESTRICT y, const int32_t *out_dims,
-                   int32_t mode, int8_t value) {
-    size_t in_stride[6], outer = 1, o;
-    int32_t idx[6], d, last, n_in, n_out, b, k;
-    if (rank == 0) {
-        y[0] = x[0];
-        return;
-    }
-    last = rank - 1;
-    in_stride[last] = 1;
-    for (d = last - 1; d >= 0; d--)
-        in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
-    for (d = 0; d < last; d++) {
-        outer *= (size_t)out_dims[d];
-        idx[d] = 0;
-    }
-    n_in = in_dims[last];
-    n_out = out_dims[last];
-    b = before[last];
-    for (o = 0; o < outer; o++, y += n_out) {
-        const int8_t *row = x;
-        int constant_row = 0;
-        for (d = 0; d < last; d++) {
-            const int32_t s = nk_i8_pad_src(idx[d] - before[d], in_dims[d], mode);
-            if (s < 0) {
-                constant_row = 1;
-                break;
-            }
-            row += (size_t)s * in_stride[d];
-        }
-        for (k = 0; k < n_out; k++) {
-            const int32_t s = constant_row ? -1 : nk_i8_pad_src(k - b, n_in, mode);
-            y[k] = s < 0 ? value : row[s];
-        }
-        for (d = last - 1; d >= 0; d--) {
-            if (++idx[d] < out_dims[d])
-                break;
-            idx[d] = 0;
-        }
-    }
-}
-
-void nk_ref_transpose_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
-                         const int32_t *perm, int8_t *NK_RESTRICT y) {
-    size_t in_stride[6], st[6], dims[6], outer = 1, o, off = 0, n, step, j;
-    int32_t idx[6], d;
-    if (rank == 0) {
-        y[0] = x[0];
-        return;
-    }
-    in_stride[rank - 1] = 1;
-    for (d = rank - 2; d >= 0; d--)
-        in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
-    for (d = 0; d < rank; d++) {
-        dims[d] = (size_t)in_dims[perm[d]];
-        st[d] = in_stride[perm[d]];
-        idx[d] = 0;
-    }
-    for (d = 0; d < rank - 1; d++)
-        outer *= dims[d];
-    n = dims[rank - 1];
-    step = st[rank - 1];
-    for (o = 0; o < outer; o++) {
-        const int8_t *src = x + off;
-        for (j = 0; j < n; j++)
-            y[j] = src[j * step];
-        y += n;
-        for (d = rank - 2; d >= 0; d--) {
-            off += st[d];
-            if ((size_t)++idx[d] < dims[d])
-                break;
-            off -= st[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
 }

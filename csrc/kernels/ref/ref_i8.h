@@ -102,15 +102,4 @@ NK_REF_HIDDEN void nk_ref_dequantize_i8_f32(const int8_t *NK_RESTRICT x, float *
 NK_REF_HIDDEN void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult,
                                         int32_t shift, int32_t in_zp, int32_t out_zp);
 
-/* Byte-moving kernels on 1-byte elements (as the f32 ones in ref_shape.c). */
-NK_REF_HIDDEN void nk_ref_concat_i8(const int8_t *const *xs, const int32_t *axis_dims,
-                                    int32_t n_in, int8_t *NK_RESTRICT y, size_t outer,
-                                    size_t inner);
-NK_REF_HIDDEN void nk_ref_pad_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims,
-                                 int32_t rank, const int32_t *before, int8_t *NK_RESTRICT y,
-                                 const int32_t *out_dims, int32_t mode, int8_t value);
-NK_REF_HIDDEN void nk_ref_transpose_i8(const int8_t *NK_RESTRICT x, const int32_t *in_dims,
-                                       int32_t rank, const int32_t *perm,
-                                       int8_t *NK_RESTRICT y);
-
 #endif /* NK_REF_I8_H */

@@ -59,6 +59,14 @@ static inline float nk_clampf(float v, float lo, float hi) {
     return v > hi ? hi : v;
 }
 
+/* Pool window taps [*lo, *hi) of k taps from input index `start` that land
+ * inside [0, n) (dilation 1); float and int8 pools share it. */
+static inline void nk_ref_pool_range(int32_t start, int32_t k, int32_t n, int32_t *lo,
+                                     int32_t *hi) {
+    *lo = start < 0 ? -start : 0;
+    *hi = n - start < k ? n - start : k;
+}
+
 /* y[r, n] = clamp(sum_k x[r, k] * w[n, k] + bias[n]); bias may be NULL. */
 NK_REF_HIDDEN void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
                                     const float *NK_RESTRICT bias, float *NK_RESTRICT y,
@@ -132,24 +140,27 @@ NK_REF_HIDDEN void nk_ref_mul_f32(const float *a, const int32_t *a_dims, int32_t
                                   float *y, const int32_t *y_dims, int32_t y_rank,
                                   float act_min, float act_max);
 
-/* Concatenation along one axis: the tensors are viewed as [outer, axis_i,
+/* The data-movement kernels below work for any dtype: elements are `es`
+ * bytes (1, 2 or 4; other sizes work, slower).
+ *
+ * Concatenation along one axis: the tensors are viewed as [outer, axis_i,
  * inner]; y is [outer, sum axis_i, inner]. */
-NK_REF_HIDDEN void nk_ref_concat_f32(const float *const *xs, const int32_t *axis_dims,
-                                     int32_t n_in, float *NK_RESTRICT y, size_t outer,
-                                     size_t inner);
+NK_REF_HIDDEN void nk_ref_concat(const void *const *xs, const int32_t *axis_dims, int32_t n_in,
+                                 void *y, size_t outer, size_t inner, size_t es);
 
 #define NK_PAD_CONSTANT 0
 #define NK_PAD_REFLECT 1
 #define NK_PAD_EDGE 2
 /* out_dims[d] = in_dims[d] + before[d] + after[d]; before may be negative
  * (cropping). Reflect needs |pads| <= dim-1 (mirror without the edge), edge
- * repeats the border value, constant fills `value`. */
-NK_REF_HIDDEN void nk_ref_pad_f32(const float *NK_RESTRICT x, const int32_t *in_dims,
-                                  int32_t rank, const int32_t *before, float *NK_RESTRICT y,
-                                  const int32_t *out_dims, int32_t mode, float value);
+ * repeats the border value, constant fills the es bytes at `value`. */
+NK_REF_HIDDEN void nk_ref_pad(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                              const int32_t *before, void *NK_RESTRICT y,
+                              const int32_t *out_dims, int32_t mode, const void *value,
+                              size_t es);
 /* y's dim i is x's dim perm[i]; rank <= 6. */
-NK_REF_HIDDEN void nk_ref_transpose_f32(const float *NK_RESTRICT x, const int32_t *in_dims,
-                                        int32_t rank, const int32_t *perm,
-                                        float *NK_RESTRICT y);
+NK_REF_HIDDEN void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in_dims,
+                                    int32_t rank, const int32_t *perm, void *NK_RESTRICT y,
+                                    size_t es);
 
 #endif /* NK_REF_KERNELS_H */

@@ -1,17 +1,72 @@
-/* ref_shape.c — data movement: concat, pad, transpose (float32). */
+/* ref_shape.c — data movement: concat, pad, transpose. They only move
+ * elements, so one implementation serves every dtype: elements are `es`
+ * bytes (1 for int8, 4 for float32). Each element is copied with a
+ * fixed-size memcpy per size, which compiles to one load and store. */
 #include "ref_kernels.h"
 #include <string.h>
 
-void nk_ref_concat_f32(const float *const *xs, const int32_t *axis_dims, int32_t n_in,
-                       float *NK_RESTRICT y, size_t outer, size_t inner) {
+void nk_ref_concat(const void *const *xs, const int32_t *axis_dims, int32_t n_in, void *y,
+                   size_t outer, size_t inner, size_t es) {
+    unsigned char *yb = (unsigned char *)y;
     size_t o;
     int32_t i;
     for (o = 0; o < outer; o++) {
         for (i = 0; i < n_in; i++) {
-            const size_t chunk = (size_t)axis_dims[i] * inner;
-            memcpy(y, xs[i] + o * chunk, chunk * sizeof(float));
-            y += chunk;
+            const size_t chunk = (size_t)axis_dims[i] * inner * es;
+            memcpy(yb, (const unsigned char *)xs[i] + o * chunk, chunk);
+            yb += chunk;
         }
+    }
+}
+
+/* dst[j] = src[j * step] for j < n elements of es bytes. */
+static void nk_ref_gather(unsigned char *NK_RESTRICT dst, const unsigned char *NK_RESTRICT src,
+                          size_t n, size_t step, size_t es) {
+    size_t j;
+    if (step == 1) {
+        memcpy(dst, src, n * es);
+        return;
+    }
+    switch (es) {
+    case 1:
+        for (j = 0; j < n; j++)
+            dst[j] = src[j * step];
+        break;
+    case 2:
+        for (j = 0; j < n; j++)
+            memcpy(dst + 2 * j, src + 2 * j * step, 2);
+        break;
+    case 4:
+        for (j = 0; j < n; j++)
+            memcpy(dst + 4 * j, src + 4 * j * step, 4);
+        break;
+    default:
+        for (j = 0; j < n; j++)
+            memcpy(dst + es * j, src + es * j * step, es);
+        break;
+    }
+}
+
+/* n copies of the es-byte value. */
+static void nk_ref_fill(unsigned char *NK_RESTRICT dst, const unsigned char *NK_RESTRICT value,
+                        size_t n, size_t es) {
+    size_t j;
+    switch (es) {
+    case 1:
+        memset(dst, value[0], n);
+        break;
+    case 2:
+        for (j = 0; j < n; j++)
+            memcpy(dst + 2 * j, value, 2);
+        break;
+    case 4:
+        for (j = 0; j < n; j++)
+            memcpy(dst + 4 * j, value, 4);
+        break;
+    default:
+        for (j = 0; j < n; j++)
+            memcpy(dst + es * j, value, es);
+        break;
     }
 }
 
@@ -27,17 +82,31 @@ static inline int32_t nk_ref_pad_src(int32_t i, int32_t n, int32_t mode) {
     return -1;
 }
 
-void nk_ref_pad_f32(const float *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
-                    const int32_t *before, float *NK_RESTRICT y, const int32_t *out_dims,
-                    int32_t mode, float value) {
+/* Output columns [from, to) of a row, one element at a time. */
+static void nk_ref_pad_cols(unsigned char *NK_RESTRICT y, const unsigned char *NK_RESTRICT row,
+                            int32_t from, int32_t to, int32_t b, int32_t n_in, int32_t mode,
+                            const unsigned char *NK_RESTRICT value, size_t es) {
+    int32_t k;
+    for (k = from; k < to; k++) {
+        const int32_t s = nk_ref_pad_src(k - b, n_in, mode);
+        memcpy(y + (size_t)k * es, s < 0 ? value : row + (size_t)s * es, es);
+    }
+}
+
+void nk_ref_pad(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                const int32_t *before, void *NK_RESTRICT y, const int32_t *out_dims,
+                int32_t mode, const void *value, size_t es) {
+    const unsigned char *xb = (const unsigned char *)x;
+    const unsigned char *vb = (const unsigned char *)value;
+    unsigned char *yb = (unsigned char *)y;
     size_t in_stride[6], outer = 1, o;
-    int32_t idx[6], d, last, n_in, n_out, b, lo, hi, k;
+    int32_t idx[6], d, last, n_in, n_out, b, lo, hi;
     if (rank == 0) {
-        y[0] = x[0];
+        memcpy(yb, xb, es);
         return;
     }
     last = rank - 1;
-    in_stride[last] = 1;
+    in_stride[last] = es;
     for (d = last - 1; d >= 0; d--)
         in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
     for (d = 0; d < last; d++) {
@@ -52,8 +121,8 @@ void nk_ref_pad_f32(const float *NK_RESTRICT x, const int32_t *in_dims, int32_t 
     hi = b + n_in < n_out ? b + n_in : n_out;
     if (hi < lo)
         hi = lo;
-    for (o = 0; o < outer; o++, y += n_out) {
-        const float *row = x;
+    for (o = 0; o < outer; o++, yb += (size_t)n_out * es) {
+        const unsigned char *row = xb;
         int constant_row = 0;
         for (d = 0; d < last; d++) {
             const int32_t s = nk_ref_pad_src(idx[d] - before[d], in_dims[d], mode);
@@ -64,19 +133,13 @@ void nk_ref_pad_f32(const float *NK_RESTRICT x, const int32_t *in_dims, int32_t 
             row += (size_t)s * in_stride[d];
         }
         if (constant_row) {
-            for (k = 0; k < n_out; k++)
-                y[k] = value;
+            nk_ref_fill(yb, vb, (size_t)n_out, es);
         } else {
-            for (k = 0; k < lo; k++) {
-                const int32_t s = nk_ref_pad_src(k - b, n_in, mode);
-                y[k] = s < 0 ? value : row[s];
-            }
+            nk_ref_pad_cols(yb, row, 0, lo, b, n_in, mode, vb, es);
             if (hi > lo)
-                memcpy(y + lo, row + (lo - b), (size_t)(hi - lo) * sizeof(float));
-            for (k = hi; k < n_out; k++) {
-                const int32_t s = nk_ref_pad_src(k - b, n_in, mode);
-                y[k] = s < 0 ? value : row[s];
-            }
+                memcpy(yb + (size_t)lo * es, row + (size_t)(lo - b) * es,
+                       (size_t)(hi - lo) * es);
+            nk_ref_pad_cols(yb, row, hi, n_out, b, n_in, mode, vb, es);
         }
         for (d = last - 1; d >= 0; d--) {
             if (++idx[d] < out_dims[d])
@@ -86,18 +149,20 @@ void nk_ref_pad_f32(const float *NK_RESTRICT x, const int32_t *in_dims, int32_t 
     }
 }
 
-void nk_ref_transpose_f32(const float *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
-                          const int32_t *perm, float *NK_RESTRICT y) {
-    size_t in_stride[6], st[6], dims[6], outer = 1, o, off = 0, n, step, j;
+void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                      const int32_t *perm, void *NK_RESTRICT y, size_t es) {
+    const unsigned char *xb = (const unsigned char *)x;
+    unsigned char *yb = (unsigned char *)y;
+    size_t in_stride[6], st[6], dims[6], outer = 1, o, off = 0, n, step;
     int32_t idx[6], d;
     if (rank == 0) {
-        y[0] = x[0];
+        memcpy(yb, xb, es);
         return;
     }
     in_stride[rank - 1] = 1;
     for (d = rank - 2; d >= 0; d--)
         in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
-    /* Output dim d walks input dim perm[d]. */
+    /* Output dim d walks input dim perm[d]; strides and offsets count elements. */
     for (d = 0; d < rank; d++) {
         dims[d] = (size_t)in_dims[perm[d]];
         st[d] = in_stride[perm[d]];
@@ -108,14 +173,8 @@ void nk_ref_transpose_f32(const float *NK_RESTRICT x, const int32_t *in_dims, in
     n = dims[rank - 1];
     step = st[rank - 1];
     for (o = 0; o < outer; o++) {
-        const float *src = x + off;
-        if (step == 1) {
-            memcpy(y, src, n * sizeof(float));
-        } else {
-            for (j = 0; j < n; j++)
-                y[j] = src[j * step];
-        }
-        y += n;
+        nk_ref_gather(yb, xb + off * es, n, step, es);
+        yb += n * es;
         for (d = rank - 2; d >= 0; d--) {
             off += st[d];
             if ((size_t)++idx[d] < dims[d])

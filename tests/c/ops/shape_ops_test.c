@@ -1,6 +1,7 @@
 /* shape_ops_test.c — CONCAT, RESHAPE, PAD, TRANSPOSE against PyTorch/numpy
  * vectors (reshape also aliased: out == in), and validate rejections. */
 #include "op_test.h"
+#include "kernels/ref/ref_kernels.h"
 
 #include "../../../testdata/op_vectors/shape_ops.h"
 
@@ -39,6 +40,50 @@ static void tr_range(nkt_graph *g) { nkt_set_i32(g, 2, 4); }
 static void tr_params(nkt_graph *g) { g->op.n_params = 3; }
 static void tr_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
 
+/* The data-movement kernels move any element size; no dtype uses 2 bytes
+ * yet, so check that size directly (expected values worked by hand). Both
+ * bytes of every value differ from the 0xEE filler y starts with. */
+#define K(n) (uint16_t)(0x1100 + (n))
+static void expect_u16(const uint16_t *y, const uint16_t *want, int n, const char *what) {
+    int i;
+    for (i = 0; i < n; i++)
+        NKT_CHECK(y[i] == want[i], "%s [%d]: %u, want %u", what, i, y[i], want[i]);
+}
+
+static void byte_kernels_2byte(void) {
+    static const uint16_t x23[6] = {K(1), K(2), K(3), K(4), K(5), K(6)};
+    static const uint16_t x22[4] = {K(1), K(2), K(3), K(4)};
+    static const uint16_t x3[3] = {K(1), K(2), K(3)};
+    static const uint16_t cat_a[2] = {K(1), K(2)}, cat_b[4] = {K(3), K(4), K(5), K(6)};
+    static const int32_t d23[2] = {2, 3}, d22[2] = {2, 2}, d34[2] = {3, 4}, d3[1] = {3},
+                         d6[1] = {6}, perm[2] = {1, 0}, b11[2] = {1, 1}, b2[1] = {2},
+                         cat_dims[2] = {1, 2};
+    static const uint16_t want_tr[6] = {K(1), K(4), K(2), K(5), K(3), K(6)};
+    static const uint16_t V = 0xABCD;
+    static const uint16_t want_const[12] = {V, V, V, V, V, K(1), K(2), V, V, K(3), K(4), V};
+    static const uint16_t want_edge[12] = {K(1), K(1), K(2), K(2), K(1), K(1),
+                                           K(2), K(2), K(3), K(3), K(4), K(4)};
+    static const uint16_t want_reflect[6] = {K(3), K(2), K(1), K(2), K(3), K(2)};
+    static const uint16_t want_cat[6] = {K(1), K(3), K(4), K(2), K(5), K(6)};
+    const void *cat_in[2] = {cat_a, cat_b};
+    uint16_t y[12];
+    memset(y, 0xEE, sizeof y);
+    nk_ref_transpose(x23, d23, 2, perm, y, 2);
+    expect_u16(y, want_tr, 6, "transpose u16");
+    memset(y, 0xEE, sizeof y);
+    nk_ref_pad(x22, d22, 2, b11, y, d34, NK_PAD_CONSTANT, &V, 2);
+    expect_u16(y, want_const, 12, "pad constant u16");
+    memset(y, 0xEE, sizeof y);
+    nk_ref_pad(x22, d22, 2, b11, y, d34, NK_PAD_EDGE, &V, 2);
+    expect_u16(y, want_edge, 12, "pad edge u16");
+    memset(y, 0xEE, sizeof y);
+    nk_ref_pad(x3, d3, 1, b2, y, d6, NK_PAD_REFLECT, &V, 2);
+    expect_u16(y, want_reflect, 6, "pad reflect u16");
+    memset(y, 0xEE, sizeof y);
+    nk_ref_concat(cat_in, cat_dims, 2, y, 2, 1, 2);
+    expect_u16(y, want_cat, 6, "concat u16");
+}
+
 int main(void) {
     const nkt_case *cat = nkt_find(CASES, NKT_COUNT(CASES), "concat channels");
     const nkt_case *rs =
@@ -70,5 +115,6 @@ int main(void) {
     nkt_expect_reject(tr, tr_params, NK_ERR_FORMAT, "3 perm entries for rank 4",
                       "transpose params");
     nkt_expect_reject(tr, tr_out, NK_ERR_SHAPE, "(expected [1,5,3,4])", "transpose output");
+    byte_kernels_2byte();
     return nkt_finish("shape_ops");
 }
