@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "56f18a9bfeafe1be3cf66e8ec1cbe2eef2c7fb301898c1c97568b5c87af11c99"
+const csrcHash = "fa9adfde4abcd2539fb8ce6e1ca90437390d58220cbc601119c7f8c962a7f047"
