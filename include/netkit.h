@@ -253,6 +253,7 @@ typedef struct nk_op_info_t {
     int32_t out_dims[NK_MAX_DIMS]; /* first output's shape */
     int32_t in_rank;
     int32_t in_dims[NK_MAX_DIMS];  /* first input's shape */
+    int32_t reserved0;       /* explicit padding: macs is 8-aligned on every ABI (32-bit Go aligns it to 4) */
     uint64_t macs;           /* multiply-accumulates per inference */
     uint64_t param_bytes;    /* bytes of constant inputs */
     uint64_t act_offset;     /* first output's offset in the activation block */

@@ -107,7 +107,9 @@ func (g gen) out(scale float32) int8ref.Out {
 	return int8ref.Out{ZeroPoint: zp, ActMin: int32(min(a, b)), ActMax: int32(max(a, b))}
 }
 
-func qout(o int8ref.Out) nkfile.QOut { return nkfile.QOut{ZeroPoint: o.ZeroPoint, ActMin: o.ActMin, ActMax: o.ActMax} }
+func qout(o int8ref.Out) nkfile.QOut {
+	return nkfile.QOut{ZeroPoint: o.ZeroPoint, ActMin: o.ActMin, ActMax: o.ActMax}
+}
 
 func i8bytes(v []int8) []byte { return nkfile.I8Bytes(v) }
 

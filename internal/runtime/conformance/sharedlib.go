@@ -13,8 +13,9 @@ import (
 
 // SharedLibrary returns the path of a libnetkit shared library built from
 // this tree's C sources: $NETKIT_LIB when set, else one built with $CC (or
-// cc) into a temp folder keyed by the sources' hash, so a later run reuses
-// it and an edit of csrc/ rebuilds it.
+// cc) into a temp folder keyed by the sources' hash, the compiler and the
+// target architecture, so a later run reuses it, an edit of csrc/ rebuilds it
+// and a cross test never picks up the host's library.
 func SharedLibrary(tb testing.TB) string {
 	tb.Helper()
 	if p := os.Getenv("NETKIT_LIB"); p != "" {
@@ -29,17 +30,18 @@ func SharedLibrary(tb testing.TB) string {
 	if runtime.GOOS == "darwin" {
 		name = "libnetkit.dylib"
 	}
-	dir := filepath.Join(os.TempDir(), "netkit-test-lib", sum[:16])
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	key := fmt.Sprintf("%s-%s-%s-%s", sum[:16], runtime.GOOS, runtime.GOARCH, filepath.Base(cc))
+	dir := filepath.Join(os.TempDir(), "netkit-test-lib", key)
 	lib := filepath.Join(dir, name)
 	if _, err := os.Stat(lib); err == nil {
 		return lib
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatal(err)
-	}
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
 	}
 	// Build to a private name, then rename: concurrent test binaries
 	// (go test ./...) may race to build the same library.
