@@ -35,37 +35,52 @@ const char *nk_dtype_str(nk_dtype t) {
     return "invalid";
 }
 
-/* The checks that need only a section's size, done once in nk_format_open.
- * Every size is at least 8 (checked first), so `size - 8` cannot wrap. */
+/* Sections that start with a count and a reserved 0 word, then `rec`-byte
+ * records (OPS: records of at least 12 B, so the count is only bounded). */
+typedef struct nk_counted {
+    uint8_t kind, rec, exact, field; /* field: byte offset of the count in nk_image */
+    const char *fmt;
+} nk_counted;
+
+#define NK_IMG_FIELD(f) (uint8_t)offsetof(nk_image, f) /* < 256: checked below */
+typedef char nk_image_counts_fit[offsetof(nk_image, n_meta) < 256 ? 1 : -1];
+static const nk_counted nk_counted_sections[] = {
+    {NK_SECTION_TENSORS, NK_FORMAT_TENSOR_RECORD, 1, NK_IMG_FIELD(n_tensors),
+     "TENSORS section of %u B does not hold its count of 48 B records"},
+    /* a count above the bound cannot be true, and rejecting it here keeps
+     * the loader from sizing records by it */
+    {NK_SECTION_OPS, NK_FORMAT_OP_HEADER, 0, NK_IMG_FIELD(n_ops),
+     "OPS section of %u B cannot hold its op count"},
+    {NK_SECTION_META, 8, 1, NK_IMG_FIELD(n_meta), "META section of %u B does not hold its count of pairs"},
+};
+
+/* A size is checked to be at least 8 before `size - 8` is used. */
+static nk_status nk_format_counted(nk_image *img, const nk_counted *c, nk_error_t *err) {
+    const nk_section *s = &img->sec[c->kind];
+    const uint8_t *p = img->base + s->offset;
+    uint32_t n, size = s->size;
+    if (!s->present) return NK_OK; /* META; the others are required */
+    n = size < 8 ? 0 : nk_rd_u32(p);
+    if (size < 8 || nk_rd_u32(p + 4) != 0 || n > (size - 8u) / c->rec ||
+        (c->exact && size - 8u != c->rec * n))
+        return nk_fail_f(err, NK_ERR_FORMAT, -1, c->fmt, NULL, &size);
+    *(uint32_t *)(void *)((uint8_t *)img + c->field) = n;
+    return NK_OK;
+}
+
+/* The checks that need only a section's size, done once in nk_format_open. */
 static nk_status nk_format_counts(nk_image *img, nk_error_t *err) {
     const nk_section *s;
     const uint8_t *p;
-    uint32_t v[3], body;
+    uint32_t v[3];
+    nk_status st;
 
     s = &img->sec[NK_SECTION_STRINGS];
     if (s->size == 0 || img->base[s->offset + s->size - 1] != 0)
         return nk_fail(err, NK_ERR_FORMAT, -1, "STRINGS section does not end with a NUL byte");
-
-    s = &img->sec[NK_SECTION_TENSORS];
-    p = img->base + s->offset;
-    v[0] = s->size;
-    body = s->size - 8u;
-    if (s->size < 8 || nk_rd_u32(p + 4) != 0 || nk_rd_u32(p) > body / NK_FORMAT_TENSOR_RECORD ||
-        body != NK_FORMAT_TENSOR_RECORD * nk_rd_u32(p))
-        return nk_fail_f(err, NK_ERR_FORMAT, -1,
-                         "TENSORS section of %u B does not hold its count of 48 B records", NULL, v);
-    img->n_tensors = nk_rd_u32(p);
-
-    s = &img->sec[NK_SECTION_OPS];
-    p = img->base + s->offset;
-    v[0] = s->size;
-    /* every record is at least 12 bytes: a count above that bound cannot be
-     * true, and rejecting it here keeps the loader from sizing records by it */
-    if (s->size < 8 || nk_rd_u32(p + 4) != 0 ||
-        nk_rd_u32(p) > (s->size - 8u) / NK_FORMAT_OP_HEADER)
-        return nk_fail_f(err, NK_ERR_FORMAT, -1, "OPS section of %u B cannot hold its op count",
-                         NULL, v);
-    img->n_ops = nk_rd_u32(p);
+    st = nk_format_counted(img, &nk_counted_sections[0], err);
+    if (st == NK_OK) st = nk_format_counted(img, &nk_counted_sections[1], err);
+    if (st != NK_OK) return st;
 
     s = &img->sec[NK_SECTION_GRAPH];
     p = img->base + s->offset;
@@ -80,18 +95,7 @@ static nk_status nk_format_counts(nk_image *img, nk_error_t *err) {
         return nk_fail_f(err, NK_ERR_FORMAT, -1,
                          "GRAPH section: %u inputs and %u outputs (1..16 each) do not match its %u B",
                          NULL, v);
-
-    s = &img->sec[NK_SECTION_META];
-    if (s->present) {
-        p = img->base + s->offset;
-        v[0] = s->size;
-        body = s->size - 8u;
-        if (s->size < 8 || nk_rd_u32(p + 4) != 0 || (body & 7u) != 0 || body / 8u != nk_rd_u32(p))
-            return nk_fail_f(err, NK_ERR_FORMAT, -1,
-                             "META section of %u B does not hold its count of pairs", NULL, v);
-        img->n_meta = nk_rd_u32(p);
-    }
-    return NK_OK;
+    return nk_format_counted(img, &nk_counted_sections[2], err);
 }
 
 /* Is [off, off + len) inside [0, size)? Overflow-safe in 32 bits. */

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "fa9adfde4abcd2539fb8ce6e1ca90437390d58220cbc601119c7f8c962a7f047"
+const csrcHash = "39e24be4b8613e97b91f97ed0747de5cbe6c28109cad4d09e888264180995454"
