@@ -140,14 +140,15 @@ void *nk_core_alloc(nk_arena_t *a, size_t size, const char *what, int32_t op_ind
     if (p == NULL) {
         nk_msg m = NK_MSG_INIT;
         size_t remaining = nk_arena_remaining(a), free_bytes = remaining;
+        size_t capacity = nk_arena_capacity(a);
         if (a != NULL && a->base != NULL) {
             size_t pad = (size_t)(0u - ((uintptr_t)a->base + a->used)) & (NK_PAYLOAD_ALIGN - 1);
             free_bytes = pad < remaining ? remaining - pad : 0;
         }
+        /* sizes as u64: on a host they can pass 32 bits */
         nk_msg_s(&m, "arena overflow: ");
         nk_msg_u(&m, size);
-        nk_msg_s(&m, " B for ");
-        nk_msg_s(&m, what);
+        nk_msg_fmt(&m, " B for %s", what, NULL);
         if (op_index >= 0) {
             nk_msg_s(&m, " of ");
             nk_msg_op_ref(&m, op_index, op);
@@ -155,13 +156,13 @@ void *nk_core_alloc(nk_arena_t *a, size_t size, const char *what, int32_t op_ind
         nk_msg_s(&m, ", ");
         nk_msg_u(&m, free_bytes);
         nk_msg_s(&m, " of ");
-        nk_msg_u(&m, nk_arena_capacity(a));
+        nk_msg_u(&m, capacity);
         nk_msg_s(&m, " B free");
         nk_fail(err, NK_ERR_ARENA_OVERFLOW, op_index, m.text);
         if (err != NULL) {
             err->requested = size;
             err->free_bytes = free_bytes;
-            err->capacity = nk_arena_capacity(a);
+            err->capacity = capacity;
         }
     }
     return p;

@@ -138,7 +138,7 @@ static uint32_t nk_fold_uses(const nk_model_t *m, uint32_t id) {
 static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
     const nk_op_rt *bn = &m->ops[k], *p;
     const nk_tensor_rt *x, *w;
-    uint32_t xid, pk, act_param;
+    uint32_t xid, pk, act_param, i;
     float lo, hi;
     if (bn->type != NK_OP_BATCH_NORM || bn->n_in != 5 || bn->n_params < 1) return 0;
     xid = bn->in[0];
@@ -180,9 +180,8 @@ static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
         if (w->rank < 2 || (uint32_t)w->dims[0] != f->channels) return 0;
     }
     if (f->bias != NK_NONE && !nk_fold_const_f32(m, f->bias, f->channels)) return 0;
-    if (!nk_fold_const_f32(m, f->gamma, f->channels) || !nk_fold_const_f32(m, f->beta, f->channels) ||
-        !nk_fold_const_f32(m, f->mean, f->channels) || !nk_fold_const_f32(m, f->var, f->channels))
-        return 0;
+    for (i = 1; i < 5; i++) /* gamma, beta, mean, var */
+        if (!nk_fold_const_f32(m, bn->in[i], f->channels)) return 0;
     /* the payloads we rewrite must belong to this conv alone */
     if (nk_fold_uses(m, xid) != 1 || nk_fold_uses(m, f->w) != 1) return 0;
     if (nk_fold_uses(m, f->bias != NK_NONE ? f->bias : f->beta) != 1) return 0;
@@ -388,10 +387,9 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
             /* a size_t above 32 bits is reported saturated: it differs either way */
             n[1] = given > UINT32_MAX ? UINT32_MAX : (uint32_t)given;
             n[2] = (uint32_t)v.bytes;
-            if (buf == NULL)
-                return nk_fail_f(err, NK_ERR_ARG, -1, "%s %u: NULL buffer",
-                                 is_out ? "output" : "input", n);
-            return nk_fail_f(err, NK_ERR_SHAPE, -1, "%s %u: buffer of %u B, the tensor has %u B",
+            return nk_fail_f(err, buf == NULL ? NK_ERR_ARG : NK_ERR_SHAPE, -1,
+                             buf == NULL ? "%s %u: NULL buffer"
+                                         : "%s %u: buffer of %u B, the tensor has %u B",
                              is_out ? "output" : "input", n);
         }
     }

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "39e24be4b8613e97b91f97ed0747de5cbe6c28109cad4d09e888264180995454"
+const csrcHash = "087db20f42960581751bfecb6264a956abaab7201d05b91005dce6b0b20e2493"
