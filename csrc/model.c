@@ -108,6 +108,7 @@ static nk_status nk_model_check_rounding(const nk_image *img, nk_error_t *err) {
 /* ------------------------------------------------------------------ */
 /* Batch-norm folding                                                  */
 /* ------------------------------------------------------------------ */
+#if NETKIT_LOAD_FOLD_BN
 
 /* A folded batch-norm stays in the op list (inspect shows it) but is a
  * view of its input: the planner aliases it and invoke skips it. */
@@ -259,6 +260,7 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
     }
     return NK_OK;
 }
+#endif /* NETKIT_LOAD_FOLD_BN */
 
 /* ------------------------------------------------------------------ */
 /* Contexts                                                            */
@@ -449,7 +451,9 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
     s = nk_format_decode(&img, m->tensors, m->ops, err);
     if (s == NK_OK) s = nk_model_check_rounding(&img, err);
     if (s == NK_OK) s = nk_model_bind_ops(m, err);
+#if NETKIT_LOAD_FOLD_BN
     if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
+#endif
     if (s == NK_OK)
         s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
     if (s == NK_OK) s = nk_context_create(&m->ctx, m, arena, err);

@@ -13,6 +13,17 @@
 #include "format.h"
 #include "plan.h"
 
+/* Fold batch-norms left in the file into the producing conv/dense at load
+ * (about 1 KB of code). Off, such a BN runs as its op: same results, a
+ * little slower; `netkit convert` output never has one. */
+#ifndef NETKIT_LOAD_FOLD_BN
+#if defined(NETKIT_MCU)
+#define NETKIT_LOAD_FOLD_BN 0
+#else
+#define NETKIT_LOAD_FOLD_BN 1
+#endif
+#endif
+
 /* Where the image bytes came from, which decides whether load may write. */
 enum nk_image_kind {
     NK_IMAGE_BORROWED = 0, /* caller's buffer or flash: never written */
