@@ -35,26 +35,6 @@ size_t nk_str_append(char *dst, size_t cap, size_t len, const char *s) {
     return len;
 }
 
-size_t nk_str_append_u64(char *dst, size_t cap, size_t len, uint64_t v) {
-    char digits[21];
-    size_t n = sizeof digits - 1;
-    digits[n] = '\0';
-    do {
-        digits[--n] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v != 0);
-    return nk_str_append(dst, cap, len, digits + n);
-}
-
-size_t nk_str_append_i64(char *dst, size_t cap, size_t len, int64_t v) {
-    if (v < 0) {
-        len = nk_str_append(dst, cap, len, "-");
-        /* negate in unsigned arithmetic so INT64_MIN does not overflow */
-        return nk_str_append_u64(dst, cap, len, 0u - (uint64_t)v);
-    }
-    return nk_str_append_u64(dst, cap, len, (uint64_t)v);
-}
-
 nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg) {
     if (err != NULL) {
         memset(err, 0, sizeof *err);
@@ -72,11 +52,23 @@ void nk_msg_s(nk_msg *m, const char *s) {
 }
 
 void nk_msg_u(nk_msg *m, uint64_t v) {
-    m->len = nk_str_append_u64(m->text, sizeof m->text, m->len, v);
+    char digits[21];
+    size_t n = sizeof digits - 1;
+    digits[n] = '\0';
+    do {
+        digits[--n] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0);
+    nk_msg_s(m, digits + n);
 }
 
 void nk_msg_i(nk_msg *m, int64_t v) {
-    m->len = nk_str_append_i64(m->text, sizeof m->text, m->len, v);
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        nk_msg_s(m, "-");
+        u = 0u - u; /* in unsigned arithmetic: INT64_MIN does not overflow */
+    }
+    nk_msg_u(m, u);
 }
 
 void nk_msg_fmt(nk_msg *m, const char *fmt, const char *s, const uint32_t *v) {
@@ -123,13 +115,15 @@ nk_status nk_fail_f(nk_error_t *err, nk_status st, int32_t op_index, const char 
 void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op) {
     uint32_t v[2];
     v[0] = (uint32_t)index;
-    nk_msg_fmt(m, "op %d", NULL, v);
-    if (op == NULL) return;
+    if (op == NULL) {
+        nk_msg_fmt(m, "op %d", NULL, v);
+        return;
+    }
     v[1] = op->type;
     if (op->def != NULL)
-        nk_msg_fmt(m, " (%s", op->def->name, v);
+        nk_msg_fmt(m, "op %d (%s", op->def->name, v);
     else
-        nk_msg_fmt(m, " (type %u", NULL, v + 1);
+        nk_msg_fmt(m, "op %d (type %u", NULL, v);
     if (op->name != NULL && op->name[0] != '\0') nk_msg_fmt(m, " \"%s\"", op->name, v);
     nk_msg_s(m, ")");
 }

@@ -412,6 +412,12 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
 /* Loading                                                             */
 /* ------------------------------------------------------------------ */
 
+/* count * record > SIZE_MAX / 2, without the product (a size_t count:
+ * on a 64-bit host a u32 count never is, and compilers would say so) */
+static int nk_model_records_too_big(size_t count, size_t record) {
+    return count > (size_t)-1 / 2u / record;
+}
+
 static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t len,
                                      uint32_t kind, nk_arena_t *arena, nk_error_t *err) {
     nk_image img;
@@ -424,8 +430,8 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
     s = nk_format_open(&img, bytes, len, err);
     if (s != NK_OK) return s;
     mark = nk_arena_mark(arena);
-    if ((uint64_t)img.n_tensors * sizeof(nk_tensor_rt) > (uint64_t)((size_t)-1 / 2u) ||
-        (uint64_t)img.n_ops * sizeof(nk_op_rt) > (uint64_t)((size_t)-1 / 2u)) {
+    if (nk_model_records_too_big(img.n_tensors, sizeof(nk_tensor_rt)) ||
+        nk_model_records_too_big(img.n_ops, sizeof(nk_op_rt))) {
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: tensor or op records exceed the address space");
     }
@@ -441,8 +447,9 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
     m->ops = (nk_op_rt *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_rt), "op records",
                                        -1, NULL, err);
     if (m->ops == NULL) goto fail_overflow;
-    m->stats.structs = sizeof *m + (uint64_t)img.n_tensors * sizeof(nk_tensor_rt) +
-                       (uint64_t)img.n_ops * sizeof(nk_op_rt);
+    /* all three came from the arena: the sum fits a size_t */
+    m->stats.structs = sizeof *m + (size_t)img.n_tensors * sizeof(nk_tensor_rt) +
+                       (size_t)img.n_ops * sizeof(nk_op_rt);
     if (kind == NK_IMAGE_MAPPED) {
         m->mapping = (void *)(uintptr_t)bytes;
         m->mapping_len = len;
@@ -461,7 +468,7 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
         nk_arena_rewind(arena, mark);
         return s;
     }
-    m->stats.structs += sizeof(nk_context_t) + (uint64_t)m->n_tensors * sizeof(void *);
+    m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
     *out = m;
     return NK_OK;
 fail_overflow:

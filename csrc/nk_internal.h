@@ -157,7 +157,5 @@ static inline float nk_param_f32(const nk_op_rt *op, uint32_t k) {
 NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg);
 /* Tiny formatting helpers for messages without snprintf. */
 NK_HIDDEN size_t nk_str_append(char *dst, size_t cap, size_t len, const char *s);
-NK_HIDDEN size_t nk_str_append_u64(char *dst, size_t cap, size_t len, uint64_t v);
-NK_HIDDEN size_t nk_str_append_i64(char *dst, size_t cap, size_t len, int64_t v);
 
 #endif /* NK_INTERNAL_H */

@@ -27,7 +27,9 @@ typedef struct nk_plan_ws {
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
     uint32_t *off_two;
-    int64_t *diff; /* per step: units born minus units that died the step before */
+    /* per step: units born minus units that died the step before, mod 2^32
+     * (see the lower bound in nk_plan_activations) */
+    uint32_t *diff;
 } nk_plan_ws;
 
 /* 16-byte units holding `bytes` (no wrap at 2^32 - 1). */
@@ -102,18 +104,18 @@ static uint32_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *lis
     return nk_plan_add(cand, w->size[x]);
 }
 
-/* One block for all scratch arrays (the 64-bit one first, so every array
- * is naturally aligned): one allocation keeps the arena's high water low. */
+/* One block for all scratch arrays (the bytes last, so every array is
+ * naturally aligned): one allocation keeps the arena's high water low. */
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
     size_t n = w->n, steps = (size_t)n_ops + 2u, bytes;
     uint8_t *p;
     if (n > (size_t)-1 / 64u || steps > (size_t)-1 / 64u - n)
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: planner scratch exceeds the address space");
-    bytes = n * (9u * sizeof(uint32_t) + 1u) + steps * sizeof(int64_t);
+    bytes = n * (9u * sizeof(uint32_t) + 1u) + steps * sizeof(uint32_t);
     p = (uint8_t *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err);
     if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
-    w->diff = (int64_t *)(void *)p;
+    w->diff = (uint32_t *)(void *)p;
     w->size = (uint32_t *)(void *)(w->diff + steps);
     w->off_greedy = w->size + n;
     w->off_two = w->off_greedy + n;
@@ -228,8 +230,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     nk_plan_ws w;
     nk_plan_stats st;
     nk_status s;
-    uint32_t i, n_buf = 0, placed = 0, largest = 0, end, greedy = 0, two, peak;
-    uint64_t live = 0;
+    uint32_t i, n_buf = 0, placed = 0, largest = 0, end, greedy = 0, two, peak, live = 0, lower = 0;
     const uint32_t *off;
 
     memset(&w, 0, sizeof w);
@@ -252,13 +253,17 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
         w.diff[w.first[i]] += w.size[i];
         w.diff[w.last[i] + 1u] -= w.size[i];
     }
+    /* Units alive at each step, summed mod 2^32: exact whenever the plan
+     * succeeds, as buffers alive at one step are pairwise alive together,
+     * so the kept layout (below 2^28 units) holds them all disjoint. */
     for (i = 0; i <= n_ops; i++) {
-        live += (uint64_t)w.diff[i];
-        if (live * 16u > st.lower_bound) {
-            st.lower_bound = live * 16u;
+        live += w.diff[i];
+        if (live > lower) {
+            lower = live;
             st.peak_step = i < n_ops ? i : (n_ops > 0 ? n_ops - 1u : 0u);
         }
     }
+    st.lower_bound = (uint64_t)lower * 16u;
     st.pingpong = (uint64_t)largest * 32u;
     st.n_buffers = n_buf;
 

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "79a0f24e9a5eea73cb41652ad374a368e7443b42b13a756f1f7db86de9b60df0"
+const csrcHash = "369c3aa1ff0f0aa2e1ecaa60ef1c4d9caddf568ed2c7f41be86411a477466c78"
