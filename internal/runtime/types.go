@@ -1,65 +1,27 @@
 package runtime
 
-import "strconv"
+import "github.com/netkit/netkit/internal/nkfile"
 
-// DType is an element type; the numbers are nk_dtype's.
-type DType int32
+// DType is an element type; the numbers are nk_dtype's and the .nk file's,
+// so the one definition in nkfile serves both.
+type DType = nkfile.DType
 
 // The element types of nk_dtype.
 const (
-	F32 DType = 1
-	I8  DType = 2
-	I16 DType = 3
-	I32 DType = 4
+	F32 = nkfile.F32
+	I8  = nkfile.I8
+	I16 = nkfile.I16
+	I32 = nkfile.I32
 )
 
-// String returns the C core's short name ("f32", "i8", ...).
-func (d DType) String() string {
-	switch d {
-	case F32:
-		return "f32"
-	case I8:
-		return "i8"
-	case I16:
-		return "i16"
-	case I32:
-		return "i32"
-	}
-	return "dtype(" + strconv.Itoa(int(d)) + ")"
-}
-
-// Size returns the bytes per element, 0 for an unknown dtype.
-func (d DType) Size() int {
-	switch d {
-	case F32, I32:
-		return 4
-	case I16:
-		return 2
-	case I8:
-		return 1
-	}
-	return 0
-}
-
-// Layout is the source layout of a tensor (nk_layout).
-type Layout int32
+// Layout is the source layout of a tensor (nk_layout and the .nk GRAPH entry).
+type Layout = nkfile.Layout
 
 // The layouts of nk_layout.
 const (
-	LayoutNative Layout = 0
-	LayoutNCHW   Layout = 1
+	LayoutNative = nkfile.LayoutNative
+	LayoutNCHW   = nkfile.LayoutNCHW
 )
-
-// String returns "native" or "nchw".
-func (l Layout) String() string {
-	switch l {
-	case LayoutNative:
-		return "native"
-	case LayoutNCHW:
-		return "nchw"
-	}
-	return "layout(" + strconv.Itoa(int(l)) + ")"
-}
 
 // TensorInfo describes a graph input or output.
 type TensorInfo struct {
