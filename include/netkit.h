@@ -42,6 +42,12 @@
  *  - NETKIT_MMAP        nk_model_load_file maps the file (POSIX); 0 reads it
  *                       into the arena with fread; no file API with NETKIT_MCU
  *  - NETKIT_DEBUG       poison fill (0xCD) of freed arena memory
+ *  - NETKIT_LOAD_FOLD_BN fold a BatchNorm left in the file into the conv or
+ *                       dense before it at load (default 1 hosted, 0 with
+ *                       NETKIT_MCU, where `netkit convert` has folded it and
+ *                       a leftover BatchNorm simply runs as its op)
+ *  - NETKIT_SINGLE_ROUNDING  int8 requantization with TFLite's single
+ *                       rounding instead of its default double rounding
  */
 #ifndef NETKIT_H
 #define NETKIT_H

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "369c3aa1ff0f0aa2e1ecaa60ef1c4d9caddf568ed2c7f41be86411a477466c78"
+const csrcHash = "259850679588c0962594d5fd14cdf00c9ac23a861853fad13233dc49ad659969"
