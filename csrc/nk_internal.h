@@ -113,7 +113,7 @@ typedef struct nk_exec {
 } nk_exec;
 
 /* Op flags, used by the planner. */
-#define NK_OPF_ELEMENTWISE 1u /* out[i] depends only on in0[i]: may run in place */
+#define NK_OPF_ELEMENTWISE 1u /* safe with the output aliasing input 0 of equal size: may run in place */
 #define NK_OPF_ALIAS 2u       /* output is a view of input 0 (reshape): no copy */
 
 /* One op table entry. A backend (vendor_kernels/) may supply its own

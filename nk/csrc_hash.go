@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "259850679588c0962594d5fd14cdf00c9ac23a861853fad13233dc49ad659969"
+const csrcHash = "082afc3302a2944e12d7071003f14c43b4a0168b2801c1a196e40b3c1b535b6b"
