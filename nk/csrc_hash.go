@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "082afc3302a2944e12d7071003f14c43b4a0168b2801c1a196e40b3c1b535b6b"
+const csrcHash = "3dc9cc7c9d07dadeac8b274ff651f1b8b50d31c3a1b4a03c06fa0bb4298a2d12"

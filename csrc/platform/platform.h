@@ -12,6 +12,8 @@
 #include "../nk_internal.h"
 
 #if !defined(NETKIT_MCU)
+#include "../format.h"
+#include <string.h>
 #ifndef NETKIT_MMAP
 #if defined(__unix__) || defined(__APPLE__)
 #define NETKIT_MMAP 1
@@ -32,6 +34,20 @@ NK_HIDDEN void nk_platform_unmap(void *addr, size_t len);
 NK_HIDDEN nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr,
                                           size_t *len, nk_error_t *err);
 #endif
+
+/* The file-access failure of both back ends: "<what> <path>[: <strerror>]". */
+static inline nk_status nk_platform_fail(nk_error_t *err, nk_status s, const char *what,
+                                         const char *path, int errnum) {
+    nk_msg m = NK_MSG_INIT;
+    nk_msg_s(&m, what);
+    nk_msg_s(&m, " ");
+    nk_msg_s(&m, path);
+    if (errnum != 0) {
+        nk_msg_s(&m, ": ");
+        nk_msg_s(&m, strerror(errnum));
+    }
+    return nk_fail(err, s, -1, m.text);
+}
 #endif /* !NETKIT_MCU */
 
 #endif /* NK_PLATFORM_H */

@@ -17,40 +17,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static nk_status nk_posix_fail(nk_error_t *err, nk_status s, const char *what, const char *path,
-                               int errnum) {
-    nk_msg m = NK_MSG_INIT;
-    nk_msg_s(&m, what);
-    nk_msg_s(&m, " ");
-    nk_msg_s(&m, path);
-    if (errnum != 0) {
-        nk_msg_s(&m, ": ");
-        nk_msg_s(&m, strerror(errnum));
-    }
-    return nk_fail(err, s, -1, m.text);
-}
-
 nk_status nk_platform_map(const char *path, void **addr, size_t *len, nk_error_t *err) {
     struct stat sb;
     void *p;
     int fd = open(path, O_RDONLY);
-    if (fd < 0) return nk_posix_fail(err, NK_ERR_IO, "cannot open", path, errno);
+    if (fd < 0) return nk_platform_fail(err, NK_ERR_IO, "cannot open", path, errno);
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
-        return nk_posix_fail(err, NK_ERR_IO, "cannot stat", path, e);
+        return nk_platform_fail(err, NK_ERR_IO, "cannot stat", path, e);
     }
     if (!S_ISREG(sb.st_mode)) {
         close(fd);
-        return nk_posix_fail(err, NK_ERR_IO, "not a regular file:", path, 0);
+        return nk_platform_fail(err, NK_ERR_IO, "not a regular file:", path, 0);
     }
     if (sb.st_size <= 0 || (uint64_t)sb.st_size > UINT32_MAX) {
         close(fd);
-        return nk_posix_fail(err, NK_ERR_FORMAT, "empty or larger than 4 GiB:", path, 0);
+        return nk_platform_fail(err, NK_ERR_FORMAT, "empty or larger than 4 GiB:", path, 0);
     }
     p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd); /* the mapping keeps the file */
-    if (p == MAP_FAILED) return nk_posix_fail(err, NK_ERR_IO, "cannot map", path, errno);
+    if (p == MAP_FAILED) return nk_platform_fail(err, NK_ERR_IO, "cannot map", path, errno);
     *addr = p;
     *len = (size_t)sb.st_size;
     return NK_OK;
@@ -58,7 +45,7 @@ nk_status nk_platform_map(const char *path, void **addr, size_t *len, nk_error_t
 
 nk_status nk_platform_map_writable(void *addr, size_t len, nk_error_t *err) {
     if (mprotect(addr, len, PROT_READ | PROT_WRITE) != 0)
-        return nk_posix_fail(err, NK_ERR_IO, "cannot make the model mapping writable:", "",
+        return nk_platform_fail(err, NK_ERR_IO, "cannot make the model mapping writable:", "",
                              errno);
     return NK_OK;
 }

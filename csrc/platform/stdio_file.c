@@ -10,33 +10,20 @@
 #include <stdio.h>
 #include <string.h>
 
-static nk_status nk_stdio_fail(nk_error_t *err, nk_status s, const char *what, const char *path,
-                               int errnum) {
-    nk_msg m = NK_MSG_INIT;
-    nk_msg_s(&m, what);
-    nk_msg_s(&m, " ");
-    nk_msg_s(&m, path);
-    if (errnum != 0) {
-        nk_msg_s(&m, ": ");
-        nk_msg_s(&m, strerror(errnum));
-    }
-    return nk_fail(err, s, -1, m.text);
-}
-
 nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr, size_t *len,
                                 nk_error_t *err) {
     FILE *f = fopen(path, "rb");
     long size;
     void *p;
-    if (f == NULL) return nk_stdio_fail(err, NK_ERR_IO, "cannot open", path, errno);
+    if (f == NULL) return nk_platform_fail(err, NK_ERR_IO, "cannot open", path, errno);
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         int e = errno;
         fclose(f);
-        return nk_stdio_fail(err, NK_ERR_IO, "cannot size", path, e);
+        return nk_platform_fail(err, NK_ERR_IO, "cannot size", path, e);
     }
     if (size == 0 || (unsigned long)size > UINT32_MAX) {
         fclose(f);
-        return nk_stdio_fail(err, NK_ERR_FORMAT, "empty or larger than 4 GiB:", path, 0);
+        return nk_platform_fail(err, NK_ERR_FORMAT, "empty or larger than 4 GiB:", path, 0);
     }
     p = nk_core_alloc(arena, (size_t)size, "model file", -1, NULL, err);
     if (p == NULL) {
@@ -45,7 +32,7 @@ nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr
     }
     if (fread(p, 1, (size_t)size, f) != (size_t)size) {
         fclose(f);
-        return nk_stdio_fail(err, NK_ERR_IO, "short read from", path, 0);
+        return nk_platform_fail(err, NK_ERR_IO, "short read from", path, 0);
     }
     fclose(f);
     *addr = p;

@@ -234,11 +234,16 @@ func (m *Model) Run(in, out []float32) error {
 
 // Predict runs in and returns a new slice with the single output.
 func (m *Model) Predict(in []float32) ([]float32, error) {
-	if len(m.s.outputs) != 1 {
-		return nil, errorf(StatusArg, fmt.Sprintf("netkit: Predict needs one output, the model has %d; use RunMulti", len(m.s.outputs)))
+	return predict(m.s.outputs, in, m.Run)
+}
+
+// predict is Predict for a Model or a Session: one output, allocated here.
+func predict(outs []TensorInfo, in []float32, run func(in, out []float32) error) ([]float32, error) {
+	if len(outs) != 1 {
+		return nil, errorf(StatusArg, fmt.Sprintf("netkit: Predict needs one output, the model has %d; use RunMulti", len(outs)))
 	}
-	out := make([]float32, m.s.outputs[0].Elems())
-	if err := m.Run(in, out); err != nil {
+	out := make([]float32, outs[0].Elems())
+	if err := run(in, out); err != nil {
 		return nil, err
 	}
 	return out, nil

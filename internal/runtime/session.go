@@ -106,15 +106,7 @@ func (s *Session) Run(in, out []float32) error {
 
 // Predict is Model.Predict on this session's context.
 func (s *Session) Predict(in []float32) ([]float32, error) {
-	outs := s.s.x.infoOut
-	if len(outs) != 1 {
-		return nil, errorf(StatusArg, fmt.Sprintf("netkit: Predict needs one output, the model has %d; use RunMulti", len(outs)))
-	}
-	out := make([]float32, outs[0].Elems())
-	if err := s.Run(in, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return predict(s.s.x.infoOut, in, s.Run)
 }
 
 // RunMulti is Model.RunMulti on this session's context.
