@@ -1,8 +1,11 @@
 // Package conformance is the test suite that packages nk (cgo) and nkc
 // (purego) both run: outputs against the torch-computed expectations in
 // testdata/models, error mapping, use after Close, inspect figures,
-// concurrency and the allocation count of Session.Run. It is a library for
-// tests and is not imported by production code.
+// concurrency, cleanups of dropped values and the allocation count of
+// Session.Run. It imports testing and testify, so only _test.go files may
+// import it: TestProductionDoesNotLinkTests fails when any other package of
+// the module (the CLI, nk, nkc and what they import) depends on it, on
+// testing or on testify.
 package conformance
 
 import (
