@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/netkit/netkit/internal/aot"
+	"github.com/netkit/netkit/internal/cliutil"
 	"github.com/netkit/netkit/nk"
 )
 
@@ -43,6 +44,12 @@ of each input and output. IDENT defaults to the model's file name.`,
 }
 
 func writeAot(w io.Writer, path, dir, ident string) error {
+	h, c := filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c")
+	for _, out := range []string{h, c} {
+		if cliutil.SameFile(out, path) {
+			return usagef("output %q is the input file; choose another -o or --name", out)
+		}
+	}
 	img, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -64,11 +71,10 @@ func writeAot(w io.Writer, path, dir, ident string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	h, c := filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c")
-	if err := os.WriteFile(h, e.Header(), 0o644); err != nil {
+	if err := cliutil.WriteFile(h, e.Header()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(c, e.Source(), 0o644); err != nil {
+	if err := cliutil.WriteFile(c, e.Source()); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))

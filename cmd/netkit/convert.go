@@ -67,6 +67,9 @@ computes it.`,
 				if dst == "" {
 					dst = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".nk"
 				}
+				if cliutil.SameFile(dst, args[0]) {
+					return usagef("output %q is the input file; choose another -o", dst)
+				}
 				labelText, err := readLabels(*labels)
 				if err != nil {
 					return err
@@ -124,7 +127,7 @@ func convertONNX(src, dst, labels string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("the converted model does not load: %w", err)
 	}
-	if err := os.WriteFile(dst, img, 0o644); err != nil {
+	if err := cliutil.WriteFile(dst, img); err != nil {
 		return err
 	}
 	writeConvertSummary(stdout, src, dst, g, model, r)
@@ -174,7 +177,7 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, stdout io.Writer) 
 	if err != nil {
 		return fmt.Errorf("the converted model does not load: %w", err)
 	}
-	if err := os.WriteFile(dst, img, 0o644); err != nil {
+	if err := cliutil.WriteFile(dst, img); err != nil {
 		return err
 	}
 	row := func(k, v string) { fmt.Fprintf(stdout, "%-22s%s\n", k, v) }

@@ -81,6 +81,16 @@ type printOpts struct {
 }
 
 func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Option, po printOpts) error {
+	for _, out := range outFiles {
+		if cliutil.SameFile(out, path) {
+			return usagef("--output %q is the model file; choose another --output", out)
+		}
+		for _, in := range inFiles {
+			if cliutil.SameFile(out, in) {
+				return usagef("--output %q is the --input file %q; choose another --output", out, in)
+			}
+		}
+	}
 	m, err := nk.Load(path, opts...)
 	if err != nil {
 		return err
@@ -243,14 +253,12 @@ func batchOf(arr, t []int) bool {
 
 func writeBatch(path string, t nk.TensorInfo, n int, data []byte) error {
 	if !isNpy(path) {
-		return os.WriteFile(path, data, 0o644)
+		return cliutil.WriteFile(path, data)
 	}
-	var buf bytes.Buffer
 	shape := append([]int{n}, t.Shape...)
-	if err := npy.Write(&buf, &npy.Array{Descr: npyDescr(t.DType), Shape: shape, Data: data}); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return cliutil.ReplaceFile(path, func(w io.Writer) error {
+		return npy.Write(w, &npy.Array{Descr: npyDescr(t.DType), Shape: shape, Data: data})
+	})
 }
 
 // randomInput is a deterministic input: splitmix64 values, uniform in

@@ -1,4 +1,5 @@
-// Package cliutil holds small parsers shared by the netkit commands.
+// Package cliutil holds small parsers and file helpers shared by the
+// netkit commands.
 package cliutil
 
 import (
