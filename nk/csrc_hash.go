@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3dc9cc7c9d07dadeac8b274ff651f1b8b50d31c3a1b4a03c06fa0bb4298a2d12"
+const csrcHash = "cd79e38ef703dcfee509218d45f1b1627605b43c89b9e7f4855207eafbeb4470"

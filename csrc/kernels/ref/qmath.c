@@ -110,9 +110,11 @@ int32_t nk_q_tanh_q4(int32_t a) {
 
 int32_t nk_q_softmax_reciprocal(int32_t sum, int *bits_over_unit) {
     const int headroom = nk_q_clz32((uint32_t)sum);
-    /* sum * 2^headroom is in [1, 2) in Q1.31 terms; minus one gives Q0.31 */
-    const int32_t shifted_minus_one =
-        (int32_t)(((uint32_t)sum << headroom) - 0x80000000u);
+    /* sum * 2^headroom is in [1, 2) in Q1.31 terms; minus one gives Q0.31.
+     * A row of 8192 equal maxima wraps the sum to 0 (headroom 32): shifted,
+     * 0 stays 0 on every target, written without the undefined shift. */
+    const uint32_t shifted = headroom < 32 ? (uint32_t)sum << headroom : 0u;
+    const int32_t shifted_minus_one = (int32_t)(shifted - 0x80000000u);
     *bits_over_unit = 12 - headroom;
     return nk_q_one_over_one_plus_x(shifted_minus_one);
 }

@@ -117,17 +117,23 @@ static inline int32_t nk_q_clamp(int32_t v, int32_t lo, int32_t hi) {
     return v > hi ? hi : v;
 }
 
-/* The int8 output epilogue of conv, depthwise, dense and mul: requantize,
- * then add the output zero point, then clamp (in that order). */
+/* The int8 output epilogue of conv, depthwise, dense, add, mul and
+ * requantize: requantize, then add the output zero point, then clamp (in
+ * that order). The addition is widened: a requantized value within 128 of
+ * INT32_MIN or INT32_MAX plus the zero point clamps instead of overflowing
+ * (TFLite's int32 addition is undefined there and equal everywhere else). */
 static inline int8_t nk_q_out_s8(int32_t acc, int32_t m, int32_t shift, int32_t out_zp,
                                  int32_t act_min, int32_t act_max) {
-    return (int8_t)nk_q_clamp(nk_q_requantize(acc, m, shift) + out_zp, act_min, act_max);
+    const int64_t v = (int64_t)nk_q_requantize(acc, m, shift) + out_zp;
+    return (int8_t)(v < act_min ? act_min : v > act_max ? act_max : (int32_t)v);
 }
 
 /* Rounded average of an int8 pool window: ties away from zero with C's
- * truncating division. count > 0. */
+ * truncating division. count > 0. Widened: a window of 2^24 taps of -128
+ * sums to INT32_MIN, and the rounding term would take it past. */
 static inline int32_t nk_q_round_div(int32_t sum, int32_t count) {
-    return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+    const int64_t s = sum, half = count / 2;
+    return (int32_t)(s > 0 ? (s + half) / count : (s - half) / count);
 }
 
 /* Leading zero bits of a 32-bit word (32 for 0). */
