@@ -8,6 +8,7 @@
  * so no request, however close to SIZE_MAX, can wrap.
  */
 #include "nk_internal.h"
+#include "nk_test_hooks.h"
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
 #define NK_ARENA_HAVE_HEAP 1
@@ -43,8 +44,10 @@ void nk_arena_init(nk_arena_t *a, void *mem, size_t size) {
 void *nk_arena_alloc(nk_arena_t *a, size_t size, size_t align) {
     size_t remaining, pad;
     if (a == NULL) return NULL;
+#ifdef NETKIT_TEST_HOOKS
     a->alloc_count++;
     if (a->fail_at != 0 && a->alloc_count == a->fail_at) return NULL;
+#endif
     if (a->base == NULL || align == 0 || (align & (align - 1)) != 0) return NULL;
     remaining = a->capacity - a->used;
     pad = (size_t)(0u - ((uintptr_t)a->base + a->used)) & (align - 1);
@@ -83,10 +86,12 @@ size_t nk_arena_used(const nk_arena_t *a) { return a != NULL ? a->used : 0; }
 size_t nk_arena_remaining(const nk_arena_t *a) { return a != NULL ? a->capacity - a->used : 0; }
 size_t nk_arena_high_water(const nk_arena_t *a) { return a != NULL ? a->high_water : 0; }
 
+#ifdef NETKIT_TEST_HOOKS
 void nk_arena_fail_at(nk_arena_t *a, uint32_t n) {
     if (a == NULL) return;
     a->fail_at = n != 0 ? a->alloc_count + n : 0;
 }
+#endif
 
 #if NK_ARENA_HAVE_HEAP
 /* `reserved` keeps how far `base` was moved up to reach 16-byte alignment,

@@ -67,9 +67,10 @@ extern "C" {
 #define NK_API
 #endif
 
-/* Bumped whenever a public struct layout or function signature changes;
- * nkc (purego) refuses a library whose nk_abi_version() differs. */
-#define NK_ABI_VERSION 1u
+/* Bumped whenever a public struct layout or function signature changes or
+ * an exported function goes (2: nk_arena_fail_at became test-only); nkc
+ * (purego) refuses a library whose nk_abi_version() differs. */
+#define NK_ABI_VERSION 2u
 #define NK_VERSION_STRING "0.1.0"
 
 #define NK_MAX_DIMS 6
@@ -125,8 +126,8 @@ typedef struct nk_arena_t {
     size_t capacity;
     size_t used;
     size_t high_water;
-    uint32_t alloc_count; /* allocations made since init (for fail_at) */
-    uint32_t fail_at;     /* test hook: allocation number fail_at fails (0: never) */
+    uint32_t alloc_count; /* internal: only test builds (NETKIT_TEST_HOOKS) count */
+    uint32_t fail_at;     /* internal: test builds' failure injection; else unused */
     uint32_t heap_owned;  /* base came from nk_arena_init_heap */
     uint32_t reserved;
 } nk_arena_t;
@@ -147,8 +148,6 @@ NK_API size_t nk_arena_capacity(const nk_arena_t *a);
 NK_API size_t nk_arena_used(const nk_arena_t *a);
 NK_API size_t nk_arena_remaining(const nk_arena_t *a);
 NK_API size_t nk_arena_high_water(const nk_arena_t *a);
-/* Test hook (Lua's ltests idea): the n-th allocation from now fails; 0 disables. */
-NK_API void nk_arena_fail_at(nk_arena_t *a, uint32_t n);
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
 /* Host builds: one heap allocation of `capacity` bytes (0 means

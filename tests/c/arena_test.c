@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nk_test_hooks.h"
 #include "testutil.h"
 
 static uint8_t mem[1024] __attribute__((aligned(16)));

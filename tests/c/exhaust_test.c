@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nk_test_hooks.h"
 #include "testutil.h"
 
 static const char overflow_prefix[] = "arena overflow:";
