@@ -24,44 +24,9 @@
 #define NK_HIDDEN
 #endif
 
-/* Op type ids: the numbers stored in .nk (docs/NK_FORMAT.md). */
-enum nk_op_type {
-    NK_OP_DENSE = 1,
-    NK_OP_CONV2D = 2,
-    NK_OP_DEPTHWISE_CONV2D = 3,
-    NK_OP_MAX_POOL2D = 4,
-    NK_OP_AVG_POOL2D = 5,
-    NK_OP_GLOBAL_AVG_POOL = 6,
-    NK_OP_BATCH_NORM = 7,
-    NK_OP_RELU = 8,
-    NK_OP_CLIP = 9,
-    NK_OP_LEAKY_RELU = 10,
-    NK_OP_SIGMOID = 11,
-    NK_OP_TANH = 12,
-    NK_OP_GELU = 13,
-    NK_OP_SOFTMAX = 14,
-    NK_OP_ADD = 15,
-    NK_OP_MUL = 16,
-    NK_OP_CONCAT = 17,
-    NK_OP_RESHAPE = 18,
-    NK_OP_PAD = 19,
-    NK_OP_TRANSPOSE = 20,
-    NK_OP_TYPE_COUNT = 21, /* one past the last float op */
-    /* int8 ops (docs/NK_FORMAT.md "int8 ops"); CONCAT, RESHAPE, PAD and
-     * TRANSPOSE keep their ids on i8 tensors */
-    NK_OP_CONV2D_I8 = 64,
-    NK_OP_DEPTHWISE_CONV2D_I8 = 65,
-    NK_OP_DENSE_I8 = 66,
-    NK_OP_AVG_POOL2D_I8 = 67,
-    NK_OP_MAX_POOL2D_I8 = 68,
-    NK_OP_ADD_I8 = 69,
-    NK_OP_MUL_I8 = 70,
-    NK_OP_SOFTMAX_I8 = 71,
-    NK_OP_LOGISTIC_I8 = 72,
-    NK_OP_TANH_I8 = 73,
-    NK_OP_QUANTIZE = 74,
-    NK_OP_DEQUANTIZE = 75
-};
+/* Op type ids (enum nk_op_type, NK_OP_*): the numbers stored in .nk,
+ * generated from internal/nkfile/ops.tsv like Go's. */
+#include "nk_op_ids.h"
 
 typedef struct nk_quant_rt {
     int32_t axis;         /* -1 per-tensor */

@@ -99,68 +99,16 @@ func (l Layout) String() string {
 	return fmt.Sprintf("layout(%d)", uint32(l))
 }
 
-// OpType is an op id as stored in the file.
+// OpType is an op id as stored in the file. The ids and names come from
+// ops.tsv, the one list C and Go share (ops_gen.go, csrc/nk_op_ids.h).
 type OpType uint16
 
-const (
-	OpDense           OpType = 1
-	OpConv2D          OpType = 2
-	OpDepthwiseConv2D OpType = 3
-	OpMaxPool2D       OpType = 4
-	OpAvgPool2D       OpType = 5
-	OpGlobalAvgPool   OpType = 6
-	OpBatchNorm       OpType = 7
-	OpRelu            OpType = 8
-	OpClip            OpType = 9
-	OpLeakyRelu       OpType = 10
-	OpSigmoid         OpType = 11
-	OpTanh            OpType = 12
-	OpGelu            OpType = 13
-	OpSoftmax         OpType = 14
-	OpAdd             OpType = 15
-	OpMul             OpType = 16
-	OpConcat          OpType = 17
-	OpReshape         OpType = 18
-	OpPad             OpType = 19
-	OpTranspose       OpType = 20
+//go:generate go run ../tools/opgen
 
-	// int8 ops (format v1.1, docs/NK_FORMAT.md "int8 ops"). CONCAT,
-	// RESHAPE, PAD and TRANSPOSE keep their ids on i8 tensors.
-	OpConv2DI8          OpType = 64
-	OpDepthwiseConv2DI8 OpType = 65
-	OpDenseI8           OpType = 66
-	OpAvgPool2DI8       OpType = 67
-	OpMaxPool2DI8       OpType = 68
-	OpAddI8             OpType = 69
-	OpMulI8             OpType = 70
-	OpSoftmaxI8         OpType = 71
-	OpLogisticI8        OpType = 72
-	OpTanhI8            OpType = 73
-	OpQuantize          OpType = 74
-	OpDequantize        OpType = 75
-
-	opFloatEnd = 21 // one past the last float op
-	opTypeEnd  = 76 // one past the last op
-)
-
-// The lower-case names match the C core's op table names.
-var opNames = [opTypeEnd]string{
-	OpDense: "dense", OpConv2D: "conv2d", OpDepthwiseConv2D: "depthwise_conv2d",
-	OpMaxPool2D: "max_pool2d", OpAvgPool2D: "avg_pool2d", OpGlobalAvgPool: "global_avg_pool",
-	OpBatchNorm: "batch_norm", OpRelu: "relu", OpClip: "clip", OpLeakyRelu: "leaky_relu",
-	OpSigmoid: "sigmoid", OpTanh: "tanh", OpGelu: "gelu", OpSoftmax: "softmax",
-	OpAdd: "add", OpMul: "mul", OpConcat: "concat", OpReshape: "reshape",
-	OpPad: "pad", OpTranspose: "transpose",
-	OpConv2DI8: "conv2d_i8", OpDepthwiseConv2DI8: "depthwise_conv2d_i8", OpDenseI8: "dense_i8",
-	OpAvgPool2DI8: "avg_pool2d_i8", OpMaxPool2DI8: "max_pool2d_i8", OpAddI8: "add_i8",
-	OpMulI8: "mul_i8", OpSoftmaxI8: "softmax_i8", OpLogisticI8: "logistic_i8", OpTanhI8: "tanh_i8",
-	OpQuantize: "quantize", OpDequantize: "dequantize",
-}
-
-// Known reports whether t is an op type of format version 1 (float ids
-// 1..20, int8 ids 64..75).
+// Known reports whether t is an op type of format version 1 (listed in
+// ops.tsv).
 func (t OpType) Known() bool {
-	return (t >= 1 && t < opFloatEnd) || (t >= OpConv2DI8 && t < opTypeEnd)
+	return (t >= 1 && t < opFloatEnd) || (t >= opI8Begin && t < opTypeEnd)
 }
 
 func (t OpType) String() string {

@@ -17,14 +17,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from nkops import OP_IDS
+
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "op_vectors")
 INF = float("inf")
-
-# op ids from docs/NK_FORMAT.md
-OPS = dict(dense=1, conv2d=2, depthwise_conv2d=3, max_pool2d=4, avg_pool2d=5,
-           global_avg_pool=6, batch_norm=7, relu=8, clip=9, leaky_relu=10, sigmoid=11,
-           tanh=12, gelu=13, softmax=14, add=15, mul=16, concat=17, reshape=18, pad=19,
-           transpose=20)
 
 
 def I(v):
@@ -45,7 +41,7 @@ def word(p):
 class Case:
     def __init__(self, name, op, inputs, out, params):
         self.name = name
-        self.op = OPS[op]
+        self.op = OP_IDS[op]
         self.inputs = inputs  # list of np.float32 arrays or None (absent input)
         self.out = np.asarray(out, dtype=np.float32)
         self.params = [word(p) for p in params]

@@ -25,13 +25,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from nkops import OP_NAMES
+
 BATCH = 3
 NONE = 0xFFFFFFFF
 DTYPES = {1: np.float32, 2: np.int8, 3: np.int16, 4: np.int32}
-OPS = {1: "dense", 2: "conv2d", 3: "depthwise_conv2d", 4: "max_pool2d", 5: "avg_pool2d",
-       6: "global_avg_pool", 7: "batch_norm", 8: "relu", 9: "clip", 10: "leaky_relu",
-       11: "sigmoid", 12: "tanh", 13: "gelu", 14: "softmax", 15: "add", 16: "mul",
-       17: "concat", 18: "reshape", 19: "pad", 20: "transpose"}
 
 
 def u32(b, off):
@@ -78,7 +76,7 @@ def read_nk(path):
         npar = struct.unpack_from("<H", b, r + 8)[0]
         words = struct.unpack_from("<%dI" % (nin + nout + npar), b, r + 12)
         params = b[r + 12 + 4 * (nin + nout):r + 12 + 4 * (nin + nout + npar)]
-        ops.append({"type": OPS[typ], "name": s(u32(b, r + 4)),
+        ops.append({"type": OP_NAMES[typ], "name": s(u32(b, r + 4)),
                     "in": [None if w == NONE else w for w in words[:nin]],
                     "out": list(words[nin:nin + nout]),
                     "i32": np.frombuffer(params, "<i4"), "f32": np.frombuffer(params, "<f4")})

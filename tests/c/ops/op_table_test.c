@@ -31,8 +31,38 @@ static const nkt_expect nkt_table[] = {
     {20, "transpose", 0, 1, 1, 0},
 };
 
+/* The generated list (internal/nkfile/ops.tsv): every op has a table entry
+ * for some dtype, and every entry carries the list's name, which Go's
+ * OpType.String also gives, so inspect and errors name ops as Go does. */
+typedef struct nkt_listed {
+    uint32_t type;
+    const char *name;
+} nkt_listed;
+
+#define NKT_LISTED(type, name) {type, name},
+static const nkt_listed nkt_list[] = {NK_OP_LIST(NKT_LISTED)};
+
+static void nkt_check_names(void) {
+    static const uint32_t dtypes[] = {NK_F32, NK_I8, NK_I16, NK_I32};
+    size_t i, k;
+    for (i = 0; i < NKT_COUNT(nkt_list); i++) {
+        int entries = 0;
+        for (k = 0; k < NKT_COUNT(dtypes); k++) {
+            const nk_op_def *d = nk_op_lookup(nkt_list[i].type, dtypes[k]);
+            if (!d)
+                continue;
+            entries++;
+            NKT_CHECK(strcmp(d->name, nkt_list[i].name) == 0, "type %u named %s, the list says %s",
+                      nkt_list[i].type, d->name, nkt_list[i].name);
+        }
+        NKT_CHECK(entries > 0, "%s (type %u) has no op table entry", nkt_list[i].name,
+                  nkt_list[i].type);
+    }
+}
+
 int main(void) {
     size_t i;
+    nkt_check_names();
     for (i = 0; i < NKT_COUNT(nkt_table); i++) {
         const nkt_expect *e = &nkt_table[i];
         const nk_op_def *d = nk_op_lookup(e->type, NK_F32);
