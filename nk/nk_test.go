@@ -18,6 +18,7 @@ var binding = conformance.Binding{
 	LoadBytes:    nk.LoadBytes,
 	Inspect:      nk.Inspect,
 	InspectBytes: nk.InspectBytes,
+	Open:         nk.Open,
 }
 
 func TestConformance(t *testing.T) { conformance.Run(t, binding) }

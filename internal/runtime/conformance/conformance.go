@@ -35,6 +35,9 @@ type Binding struct {
 	LoadBytes    func(b []byte, opts ...nkrt.Option) (*nkrt.Model, error)
 	Inspect      func(path string, opts ...nkrt.Option) (*nkrt.Report, error)
 	InspectBytes func(b []byte, opts ...nkrt.Option) (*nkrt.Report, error)
+	// Open is the binding's backend (for nkc, over the library under test);
+	// tests that watch the C calls load through it with the shared runtime.
+	Open nkrt.Opener
 }
 
 // Case is a model of testdata/models with its input batches and the
@@ -263,10 +266,15 @@ func testInspect(t *testing.T, b Binding) {
 			assert.Equal(t, r.ArenaAfterLoad, r.BytesStructs+r.BytesActivations+r.BytesIO+
 				r.BytesWorkspace+r.BytesCopiedWeights+r.BytesPadding, "the breakdown sums to the total")
 			assert.LessOrEqual(t, r.ActivationLowerBound, r.PeakActivations)
-			assert.NotEmpty(t, r.Ops)
+			// One row per op of the file, in its order, named as the file
+			// names it, with the writer's op kind.
+			nm, err := nkfile.Decode(img)
+			require.NoError(t, err)
+			require.Len(t, r.Ops, len(nm.Ops))
 			for i, op := range r.Ops {
 				assert.Equal(t, i, op.Index)
-				assert.NotEmpty(t, op.Op)
+				assert.Equal(t, nm.Ops[i].Name, op.Name, "op %d", i)
+				assert.Equal(t, nm.Ops[i].Type.String(), op.Op, "op %d", i)
 			}
 
 			m, err := b.Load(c.Path)
@@ -563,19 +571,22 @@ func testConcurrent(t *testing.T, b Binding) {
 }
 
 // testCloseWhileRunning: closing a model while goroutines run it and its
-// sessions makes their calls fail with ErrClosed, never crash.
+// sessions (each has finished a run) makes their calls fail with ErrClosed,
+// never crash.
 func testCloseWhileRunning(t *testing.T, b Binding) {
 	c := CaseNamed(t, "cnn")
 	m, err := b.Load(c.Path)
 	require.NoError(t, err)
 	in := c.Inputs[0][:m.Inputs()[0].Elems()]
-	var wg sync.WaitGroup
+	const runners = 4
+	var done, running sync.WaitGroup
+	running.Add(runners)
 	var mu sync.Mutex
 	var ok, closed int
 	run := func(run func(in, out []float32) error) {
-		defer wg.Done()
+		defer done.Done()
 		out := make([]float32, 10)
-		for {
+		for first := true; ; first = false {
 			err := run(in, out)
 			mu.Lock()
 			if err == nil {
@@ -584,61 +595,97 @@ func testCloseWhileRunning(t *testing.T, b Binding) {
 				closed++
 			}
 			mu.Unlock()
+			if first {
+				assert.NoError(t, err, "a run before Close")
+				running.Done()
+			}
 			if err != nil {
 				assert.ErrorIs(t, err, nkrt.ErrClosed)
 				return
 			}
 		}
 	}
-	for range 3 {
+	for range runners - 1 {
 		s, err := m.NewSession()
 		require.NoError(t, err)
-		wg.Add(1)
+		done.Add(1)
 		go run(s.Run)
 	}
-	wg.Add(1)
+	done.Add(1)
 	go run(m.Run)
-	time.Sleep(20 * time.Millisecond)
+	running.Wait()
 	require.NoError(t, m.Close())
-	wg.Wait()
-	assert.Equal(t, 4, closed, "every runner saw ErrClosed")
-	assert.Positive(t, ok)
+	done.Wait()
+	assert.Equal(t, runners, closed, "every runner saw ErrClosed")
+	assert.GreaterOrEqual(t, ok, runners, "every runner ran before Close")
 }
 
-// testDropped: a model and session dropped without Close are released by
-// their cleanups (a leaked runtime.Pinner would panic the process), and a
-// Session keeps its Model alive when the caller dropped the Model.
+// testDropped: a Model and its Sessions dropped without Close are released
+// by their cleanups, every C arena freed once, and a Session keeps its Model
+// alive after the caller dropped the Model: the Model's cleanup does not run
+// and the Session still computes the Model's output. The arenas are counted
+// through the binding's backend, under the shared runtime.
 func testDropped(t *testing.T, b Binding) {
+	require.NotNil(t, b.Open, "the binding's opener, to count its arenas")
 	c := SingleIO(t)
 	img, err := os.ReadFile(c.Path)
 	require.NoError(t, err)
-	for range 3 {
-		m, err := b.LoadBytes(img)
+	in := c.Inputs[0][:64]
+	want, err := predictBytes(b, img, in)
+	require.NoError(t, err)
+
+	count := newArenaCount()
+	open := count.opener(b.Open)
+	load := func() *nkrt.Model {
+		m, err := nkrt.LoadBytes(open, img)
 		require.NoError(t, err)
-		_, err = m.NewSession()
+		return m
+	}
+
+	// Three models with a session each, none closed: six arenas.
+	for range 3 {
+		_, err := load().NewSession()
 		require.NoError(t, err)
 	}
+	allocs, _ := count.report()
+	require.Equal(t, 6, allocs)
+	require.True(t, collectUntil(func() bool { return count.live() == 0 }),
+		"%d of 6 arenas still live: dropped models and sessions were not released", count.live())
+
+	// A session dropped while the caller keeps its model: its own cleanup
+	// frees its arena (the model's would only run at the model's end).
+	m := load()
+	_, err = m.NewSession()
+	require.NoError(t, err)
+	require.True(t, collectUntil(func() bool { return count.live() == 1 }),
+		"%d arenas live: a dropped session of a live model was not released", count.live())
+	require.NoError(t, m.Close())
+	assert.Zero(t, count.live())
+
+	// A session whose model the caller dropped, and a dropped control model
+	// whose release shows that cleanups have been running.
 	orphan := func() *nkrt.Session {
-		m, err := b.LoadBytes(img)
-		require.NoError(t, err)
-		s, err := m.NewSession()
+		s, err := load().NewSession()
 		require.NoError(t, err)
 		return s
 	}()
-	gc()
-	in := c.Inputs[0][:64]
-	out := make([]float32, 10)
-	require.NoError(t, orphan.Run(in, out), "the session's model must not be cleaned up")
-	require.NoError(t, orphan.Close())
-	gc()
-}
-
-// gc runs the collector until queued cleanups have had a chance to run.
-func gc() {
+	load()
+	require.True(t, collectUntil(func() bool { return count.live() <= 2 }), "the control model is released")
 	for range 3 {
 		runtime.GC()
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
+	require.Equal(t, 2, count.live(), "the session keeps its model's arena (and its own)")
+	got := make([]float32, len(want))
+	require.NoError(t, orphan.Run(in, got), "the session's model must not be cleaned up")
+	assert.Equal(t, want, got)
+
+	// Now the session is dropped too: both arenas go.
+	require.True(t, collectUntil(func() bool { return count.live() == 0 }),
+		"%d arenas still live after the session was dropped", count.live())
+	allocs, strange := count.report()
+	assert.Equal(t, 11, allocs)
+	assert.Empty(t, strange)
 }
 
 // SessionRunAllocs returns the Go allocations of one Session.Run.
