@@ -4,6 +4,10 @@
  * helpers below instead of snprintf. Each helper takes the current length
  * and returns the new one, always NUL-terminating and never writing past
  * `cap`, so callers can chain them without checking each step.
+ *
+ * With NETKIT_STRIP_MESSAGES the message builders are macros (format.h)
+ * and only nk_fail, nk_core_alloc and the status names are compiled; their
+ * names are parenthesised below so those macros do not expand here.
  */
 #include "format.h"
 
@@ -35,7 +39,7 @@ size_t nk_str_append(char *dst, size_t cap, size_t len, const char *s) {
     return len;
 }
 
-nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg) {
+nk_status(nk_fail)(nk_error_t *err, nk_status s, int32_t op_index, const char *msg) {
     if (err != NULL) {
         memset(err, 0, sizeof *err);
         err->status = (int32_t)s;
@@ -46,6 +50,7 @@ nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *ms
 }
 
 /* The helpers below serve the loader and planner (declared in format.h). */
+#if !NETKIT_STRIP_MESSAGES
 
 void nk_msg_s(nk_msg *m, const char *s) {
     m->len = nk_str_append(m->text, sizeof m->text, m->len, s);
@@ -128,8 +133,18 @@ void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op) {
     nk_msg_s(m, ")");
 }
 
-void *nk_core_alloc(nk_arena_t *a, size_t size, const char *what, int32_t op_index,
-                    const nk_op_rt *op, nk_error_t *err) {
+nk_status nk_fail_op(nk_error_t *err, nk_status st, int32_t index, const nk_op_rt *op,
+                     const char *fmt, const char *s, const uint32_t *v) {
+    nk_msg m = NK_MSG_INIT;
+    nk_msg_op_ref(&m, index, op);
+    nk_msg_s(&m, ": ");
+    nk_msg_fmt(&m, fmt, s, v);
+    return nk_fail(err, st, index, m.text);
+}
+#endif /* !NETKIT_STRIP_MESSAGES */
+
+void *(nk_core_alloc)(nk_arena_t *a, size_t size, const char *what, int32_t op_index,
+                      const nk_op_rt *op, nk_error_t *err) {
     void *p = nk_arena_alloc_zeroed(a, size, NK_PAYLOAD_ALIGN);
     if (p == NULL) {
         nk_msg m = NK_MSG_INIT;

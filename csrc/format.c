@@ -46,12 +46,13 @@ typedef struct nk_counted {
 typedef char nk_image_counts_fit[offsetof(nk_image, n_meta) < 256 ? 1 : -1];
 static const nk_counted nk_counted_sections[] = {
     {NK_SECTION_TENSORS, NK_FORMAT_TENSOR_RECORD, 1, NK_IMG_FIELD(n_tensors),
-     "TENSORS section of %u B does not hold its count of 48 B records"},
+     NK_TEXT("TENSORS section of %u B does not hold its count of 48 B records")},
     /* a count above the bound cannot be true, and rejecting it here keeps
      * the loader from sizing records by it */
     {NK_SECTION_OPS, NK_FORMAT_OP_HEADER, 0, NK_IMG_FIELD(n_ops),
-     "OPS section of %u B cannot hold its op count"},
-    {NK_SECTION_META, 8, 1, NK_IMG_FIELD(n_meta), "META section of %u B does not hold its count of pairs"},
+     NK_TEXT("OPS section of %u B cannot hold its op count")},
+    {NK_SECTION_META, 8, 1, NK_IMG_FIELD(n_meta),
+     NK_TEXT("META section of %u B does not hold its count of pairs")},
 };
 
 /* A size is checked to be at least 8 before `size - 8` is used. */
@@ -260,18 +261,18 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
 
     v[0] = i;
     if (!nk_format_string_ok(img, name)) {
-        bad = "tensor %u: name offset outside STRINGS";
+        bad = NK_TEXT("tensor %u: name offset outside STRINGS");
         goto fail;
     }
     v[1] = dtype;
     if (dsize == 0) {
-        bad = "tensor %u: unknown dtype %u";
+        bad = NK_TEXT("tensor %u: unknown dtype %u");
         goto fail;
     }
     v[1] = rank;
     if (rank > NK_MAX_DIMS || (flags & ~NK_FORMAT_TENSOR_CONST) != 0 || r[7] != 0 ||
         nk_rd_u32(r + 44) != 0) {
-        bad = "tensor %u: rank %u > 6, or unknown flag or reserved bits set";
+        bad = NK_TEXT("tensor %u: rank %u > 6, or unknown flag or reserved bits set");
         goto fail;
     }
     for (d = 0; d < NK_MAX_DIMS; d++) {
@@ -279,13 +280,13 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
         v[1] = d;
         v[2] = x;
         if (d < rank ? (x < 1 || x > NK_FORMAT_MAX_DIM) : x != 0) {
-            bad = d < rank ? "tensor %u: dims[%u] = %u outside 1..16777216"
-                           : "tensor %u: dims[%u] = %u past the rank is not 0";
+            bad = d < rank ? NK_TEXT("tensor %u: dims[%u] = %u outside 1..16777216")
+                           : NK_TEXT("tensor %u: dims[%u] = %u past the rank is not 0");
             goto fail;
         }
         if (d < rank) {
             if (nk_mul_overflows(elems, x)) {
-                bad = "tensor %u: element count overflows 32 bits";
+                bad = NK_TEXT("tensor %u: element count overflows 32 bits");
                 goto fail;
             }
             elems *= x;
@@ -295,7 +296,7 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
     v[1] = elems;
     v[2] = dsize;
     if (nk_mul_overflows(elems, dsize)) {
-        bad = "tensor %u: byte size of %u elements of %u B overflows 32 bits";
+        bad = NK_TEXT("tensor %u: byte size of %u elements of %u B overflows 32 bits");
         goto fail;
     }
     bytes = elems * dsize;
@@ -312,33 +313,33 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
     v[3] = bytes;
     if (t->is_const) {
         if (data_off == NK_NONE) {
-            bad = "tensor %u: constant without a payload";
+            bad = NK_TEXT("tensor %u: constant without a payload");
             goto fail;
         }
         if ((data_off & (NK_PAYLOAD_ALIGN - 1)) != 0) {
-            bad = "tensor %u: payload offset %u is not 16-byte aligned";
+            bad = NK_TEXT("tensor %u: payload offset %u is not 16-byte aligned");
             st = NK_ERR_ALIGN;
             goto fail;
         }
         if (!data->present || data_off < data->offset ||
             !nk_range_ok(data_off - data->offset, data_size, data->size)) {
-            bad = "tensor %u: payload [%u, +%u) is outside the DATA section";
+            bad = NK_TEXT("tensor %u: payload [%u, +%u) is outside the DATA section");
             goto fail;
         }
         if (data_size != bytes) {
             v[1] = data_size;
             v[2] = bytes;
-            bad = "tensor %u: payload of %u B, its shape and dtype need %u B";
+            bad = NK_TEXT("tensor %u: payload of %u B, its shape and dtype need %u B");
             goto fail;
         }
         t->const_data = img->base + data_off;
     } else if (data_off != NK_NONE || data_size != 0) {
-        bad = "tensor %u: runtime tensor carries a payload reference";
+        bad = NK_TEXT("tensor %u: runtime tensor carries a payload reference");
         goto fail;
     }
     v[1] = t->quant;
     if (t->quant != NK_NONE && !nk_format_quant_ok(img, t->quant, t)) {
-        bad = "tensor %u: bad quantization record at QUANT+%u";
+        bad = NK_TEXT("tensor %u: bad quantization record at QUANT+%u");
         goto fail;
     }
     return NK_OK;
@@ -398,7 +399,7 @@ static nk_status nk_format_graph(const nk_image *img, nk_tensor_rt *t, nk_error_
         uint32_t k = is_out ? i - img->n_inputs : i;
         uint32_t id = nk_format_io_tensor(img, is_out, k);
         uint32_t layout = nk_format_io_layout(img, is_out, k);
-        const char *what = is_out ? "output" : "input";
+        const char *what = is_out ? NK_TEXT("output") : NK_TEXT("input");
         v[0] = k;
         v[1] = id;
         v[2] = img->n_tensors;
@@ -437,7 +438,7 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
         name = NULL;
         /* pos <= s->size throughout: each record was checked to fit */
         if (s->size - pos < NK_FORMAT_OP_HEADER) {
-            bad = "op %u: record runs past the end of OPS";
+            bad = NK_TEXT("op %u: record runs past the end of OPS");
             break;
         }
         name_ref = nk_rd_u32(r + 4);
@@ -453,13 +454,14 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
         v[3] = op->act;
         if (name == NULL || op->n_in > NK_OP_MAX_IN || op->n_out < 1 || op->n_out > NK_OP_MAX_OUT ||
             op->act > 3 || r[11] != 0) {
-            bad = "op %u%q: bad record header (name, %u inputs, %u outputs, activation %u)";
+            bad = NK_TEXT(
+                "op %u%q: bad record header (name, %u inputs, %u outputs, activation %u)");
             break;
         }
         /* at most 12 + 4 * (255 + 255 + 65535): no wrap */
         v[1] = rec = NK_FORMAT_OP_HEADER + 4u * ((uint32_t)op->n_in + op->n_out + op->n_params);
         if (rec > s->size - pos) {
-            bad = "op %u%q: record of %u B runs past the end of OPS";
+            bad = NK_TEXT("op %u%q: record of %u B runs past the end of OPS");
             break;
         }
         /* 4-byte aligned: 16-aligned base, 4-aligned section, 4-multiple records */
@@ -473,11 +475,11 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
             v[1] = j;
             v[2] = id;
             if (id >= n) {
-                bad = "op %u%q: input %u (tensor %u) does not exist";
+                bad = NK_TEXT("op %u%q: input %u (tensor %u) does not exist");
                 break;
             }
             if (!t[id].is_const && t[id].act_offset == 0) {
-                bad = "op %u%q: input %u (tensor %u) is read before any op produces it";
+                bad = NK_TEXT("op %u%q: input %u (tensor %u) is read before any op produces it");
                 break;
             }
         }
@@ -486,8 +488,8 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
             v[1] = j;
             v[2] = id;
             if (id >= n || t[id].is_const || t[id].act_offset != 0) {
-                bad = "op %u%q: output %u (tensor %u) does not exist, is constant, a graph input or "
-                      "already produced";
+                bad = NK_TEXT("op %u%q: output %u (tensor %u) does not exist, is constant, "
+                              "a graph input or already produced");
                 break;
             }
             t[id].act_offset = 1;
@@ -497,14 +499,14 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
     if (bad == NULL && pos != s->size) {
         at = -1;
         v[0] = s->size - pos;
-        bad = "OPS section has %u B after its last record";
+        bad = NK_TEXT("OPS section has %u B after its last record");
     }
     for (j = 0; j < img->n_outputs && bad == NULL; j++) {
         uint32_t id = nk_format_io_tensor(img, 1, j);
         at = -1;
         v[0] = j;
         v[1] = id;
-        if (t[id].act_offset == 0) bad = "graph output %u: tensor %u is produced by no op";
+        if (t[id].act_offset == 0) bad = NK_TEXT("graph output %u: tensor %u is produced by no op");
     }
     for (j = 0; j < n; j++) t[j].act_offset = 0;
     return bad == NULL ? NK_OK : nk_fail_f(err, NK_ERR_FORMAT, at, bad, name, v);

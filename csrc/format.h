@@ -93,7 +93,7 @@ NK_HIDDEN void nk_format_quant(const nk_image *img, uint32_t off, nk_quant_rt *q
 /* A message under construction, for errors that say what, how big, where:
  *     nk_msg m = NK_MSG_INIT; nk_msg_s(&m, "tensor "); nk_msg_u(&m, 3); */
 typedef struct nk_msg {
-    char text[NK_ERROR_MESSAGE_MAX];
+    char text[NETKIT_STRIP_MESSAGES ? 1 : NK_ERROR_MESSAGE_MAX]; /* stripped: "" */
     size_t len;
 } nk_msg;
 #define NK_MSG_INIT {{0}, 0}
@@ -115,12 +115,31 @@ NK_HIDDEN nk_status nk_fail_f(nk_error_t *err, nk_status st, int32_t op_index, c
 /* Appends `op 3 (conv2d "conv2")` (type name from the op table when bound). */
 NK_HIDDEN void nk_msg_op_ref(nk_msg *m, int32_t index, const nk_op_rt *op);
 
+/* nk_fail with "<op ref>: <nk_msg_fmt(fmt, s, v)>" and op index `index`. */
+NK_HIDDEN nk_status nk_fail_op(nk_error_t *err, nk_status st, int32_t index, const nk_op_rt *op,
+                               const char *fmt, const char *s, const uint32_t *v);
+
 /* Allocates `size` zeroed bytes, 16-byte aligned, for `what` (of op
  * `op_index` when >= 0), or fails with NK_ERR_ARENA_OVERFLOW and a report:
  * "arena overflow: 16384 B for activations of op 3 (conv2d \"conv2\"),
  *  1024 of 65536 B free". `free_bytes` is what was left after alignment. */
 NK_HIDDEN void *nk_core_alloc(nk_arena_t *a, size_t size, const char *what, int32_t op_index,
                               const nk_op_rt *op, nk_error_t *err);
+
+#if NETKIT_STRIP_MESSAGES /* see nk_fail in nk_internal.h */
+#define nk_msg_s(m, s) ((void)(m), NK_MSG_DROP(s))
+#define nk_msg_u(m, v) ((void)(m), NK_MSG_DROP(v))
+#define nk_msg_i(m, v) ((void)(m), NK_MSG_DROP(v))
+#define nk_msg_fmt(m, fmt, s, v) ((void)(m), NK_MSG_DROP(fmt), NK_MSG_DROP(s), NK_MSG_DROP(v))
+#define nk_msg_op_ref(m, index, op) ((void)(m), NK_MSG_DROP(index), NK_MSG_DROP(op))
+#define nk_fail_f(err, st, op_index, fmt, s, v)                                                   \
+    (NK_MSG_DROP(fmt), NK_MSG_DROP(s), NK_MSG_DROP(v), nk_fail((err), (st), (op_index), NULL))
+#define nk_fail_op(err, st, index, op, fmt, s, v)                                                 \
+    (NK_MSG_DROP(op), NK_MSG_DROP(fmt), NK_MSG_DROP(s), NK_MSG_DROP(v),                           \
+     nk_fail((err), (st), (index), NULL))
+#define nk_core_alloc(a, size, what, op_index, op, err)                                           \
+    (NK_MSG_DROP(what), NK_MSG_DROP(op), nk_core_alloc((a), (size), NULL, (op_index), NULL, (err)))
+#endif
 
 /* Little-endian reads at any alignment. */
 static inline uint32_t nk_rd_u32(const uint8_t *p) {

@@ -17,17 +17,6 @@ static size_t nk_model_round16(size_t v) { return (v + 15u) & ~(size_t)15u; }
 uint32_t nk_abi_version(void) { return NK_ABI_VERSION; }
 const char *nk_version(void) { return NK_VERSION_STRING; }
 
-/* "<op ref>: <detail>" with the op index in err; the detail is
- * nk_msg_fmt(fmt, str, v). */
-static nk_status nk_model_op_fail(nk_error_t *err, nk_status s, uint32_t k, const nk_op_rt *op,
-                                  const char *fmt, const char *str, const uint32_t *v) {
-    nk_msg m = NK_MSG_INIT;
-    nk_msg_op_ref(&m, (int32_t)k, op);
-    nk_msg_s(&m, ": ");
-    nk_msg_fmt(&m, fmt, str, v);
-    return nk_fail(err, s, (int32_t)k, m.text);
-}
-
 /* ------------------------------------------------------------------ */
 /* Binding ops to the op table                                         */
 /* ------------------------------------------------------------------ */
@@ -44,13 +33,13 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
         uint32_t v[7];
 
         if (op->n_in == 0 || op->in[0] == NK_NONE)
-            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op, "has no input 0", NULL, NULL);
+            return nk_fail_op(err, NK_ERR_FORMAT, k, op, "has no input 0", NULL, NULL);
         def = nk_op_lookup(op->type, m->tensors[op->in[0]].dtype);
         if (def == NULL || def->eval == NULL) {
             v[0] = op->type;
-            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op,
-                                    "op type %u on %s input is not supported by this build",
-                                    nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype), v);
+            return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op,
+                              "op type %u on %s input is not supported by this build",
+                              nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype), v);
         }
         op->def = def;
         if (op->n_in < def->min_in || op->n_in > def->max_in || op->n_out != def->n_out ||
@@ -62,23 +51,23 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
             v[4] = def->max_in;
             v[5] = def->n_out;
             v[6] = def->min_params;
-            return nk_model_op_fail(err, NK_ERR_FORMAT, k, op,
-                                    "%u inputs, %u outputs, %u params; it takes %u..%u inputs, "
-                                    "%u outputs, >= %u params",
-                                    NULL, v);
+            return nk_fail_op(err, NK_ERR_FORMAT, k, op,
+                              "%u inputs, %u outputs, %u params; it takes %u..%u inputs, "
+                              "%u outputs, >= %u params",
+                              NULL, v);
         }
         if (def->validate != NULL) {
             nk_error_t ve;
             memset(&ve, 0, sizeof ve);
             s = def->validate(op, m->tensors, &ve);
             if (s != NK_OK)
-                return nk_model_op_fail(err, s, k, op, "%s",
-                                        ve.message[0] != '\0' ? ve.message : nk_status_str(s), NULL);
+                return nk_fail_op(err, s, k, op, "%s",
+                                  ve.message[0] != '\0' ? ve.message : nk_status_str(s), NULL);
         }
         ws = def->workspace_size != NULL ? def->workspace_size(op, m->tensors) : 0;
         if (ws > UINT32_MAX)
-            return nk_model_op_fail(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB",
-                                    NULL, NULL);
+            return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB",
+                              NULL, NULL);
         op->workspace = (uint32_t)ws;
         if (ws > m->workspace) {
             m->workspace = ws;
@@ -363,7 +352,7 @@ nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
         if ((op->def->flags & NK_OPF_ALIAS) && op->in_place) continue;
         s = op->def->eval(op, &x);
         if (s != NK_OK)
-            return nk_model_op_fail(err, s, k, op, "kernel failed: %s", nk_status_str(s), NULL);
+            return nk_fail_op(err, s, k, op, "kernel failed: %s", nk_status_str(s), NULL);
     }
     return NK_OK;
 }

@@ -120,6 +120,25 @@ static inline float nk_param_f32(const nk_op_rt *op, uint32_t k) {
 /* Fills err with status, op index and a printf-free formatted message.
  * (csrc/error.c; the core builds without stdio.) */
 NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg);
+/* NETKIT_STRIP_MESSAGES=1 (firmware): the message is the status name and
+ * every builder of message text is a macro that leaves its text arguments
+ * unevaluated (sizeof), so the compiler drops the literals and callers need
+ * no #if. Status, op index and the arena figures are filled as always.
+ * The builders' own definitions in error.c are parenthesised or #if'd out. */
+#ifndef NETKIT_STRIP_MESSAGES
+#define NETKIT_STRIP_MESSAGES 0
+#endif
+/* NK_TEXT: message text kept in a variable or table instead of passed
+ * straight to a builder; "" when stripped. */
+#if NETKIT_STRIP_MESSAGES
+#define NK_TEXT(s) ""
+#else
+#define NK_TEXT(s) s
+#endif
+#if NETKIT_STRIP_MESSAGES
+#define NK_MSG_DROP(x) ((void)sizeof(x))
+#define nk_fail(err, s, op_index, msg) (NK_MSG_DROP(msg), nk_fail((err), (s), (op_index), NULL))
+#endif
 /* Tiny formatting helpers for messages without snprintf. */
 NK_HIDDEN size_t nk_str_append(char *dst, size_t cap, size_t len, const char *s);
 

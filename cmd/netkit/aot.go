@@ -22,7 +22,9 @@ func init() {
 in flash: the core binds the weights in place, nothing is copied to RAM),
 and IDENT.h with IDENT_nk / IDENT_nk_len, IDENT_ARENA_SIZE (the exact arena
 nk_model_load_buffer needs for this image, from inspect) and the byte size
-of each input and output. IDENT defaults to the model's file name.`,
+of each input and output. IDENT defaults to the model's file name.
+Each file is written beside its final name and renamed into place;
+neither may be MODEL itself.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			dir := fs.String("o", ".", "output `DIR`ectory")
 			name := fs.String("name", "", "C identifier prefix `IDENT` (default: from MODEL's file name)")

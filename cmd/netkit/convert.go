@@ -49,8 +49,11 @@ map to the float ops; models with int8 weights under float activations
 (hybrid) become float models with dequantized weights. Operators netkit
 does not run (SVDF, int16 activations, ...) fail the conversion, named.
 
--o defaults to MODEL with the extension .nk. --labels FILE stores class
-names (one a line) for the first output; 'netkit run' prints them.
+-o defaults to MODEL with the extension .nk and may not be MODEL itself.
+The file is written beside its final name and renamed into place, so a
+failed conversion leaves the old file as it was and a service that has
+the old file mapped keeps reading the old model. --labels FILE stores
+class names (one a line) for the first output; 'netkit run' prints them.
 
 The summary lists the ops, parameters, multiply-accumulates per inference,
 what the passes folded, and the arena the model needs, as 'netkit inspect'

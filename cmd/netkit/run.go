@@ -36,7 +36,8 @@ of inputs is an error. Give --input once per model input,
 in order. Without --input, one deterministic pseudo-random input is used.
 
 Outputs go to --output files (once per model output, in order), .npy of
-shape [N, ...] or raw by extension. For a classifier (output 0 produced by
+shape [N, ...] or raw by extension, each written beside its final name
+and renamed into place; an --output may not be MODEL or an --input. For a classifier (output 0 produced by
 softmax, or shaped [1, K]) the top K classes of each input are printed, with
 the model's labels when it has them. The time per inference is printed.
 
