@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,28 +48,35 @@ func TestInt8ModelsRunInNK(t *testing.T) {
 	}
 }
 
-// mlperfTiny are the four MLPerf Tiny int8 models with TFLite Micro's
-// arena_used_bytes as measured on a 32-bit target and the activation lower
-// bound (issue 6). underTFLM says whether netkit's arena is smaller: not for
-// AD, whose 768 B of activations are dwarfed by the run-time records of its
-// 51 tensors and 10 ops and the planner's load-time scratch (docs/INT8.md).
+// mlperfTiny are the four MLPerf Tiny int8 models with their activation
+// lower bound (the largest sum of activation bytes live at one operator in
+// the file's order, a byte per int8 element; issue 6's figures, which
+// internal/tflite TestActivationLowerBound recomputes from the .tflite
+// files) and TFLite Micro's arena_used_bytes on a 32-bit target (issue 6).
+// gap says why netkit's arena is over TFLM's where it is today.
 var mlperfTiny = []struct {
-	name, label      string
-	tflmArena, lower int64
-	underTFLM        bool
+	name, label   string
+	lower, tflm32 int64
+	gap           string
 }{
-	{"mlperf_kws_ref_model", "KWS", 22820, 16000, true},
-	{"mlperf_vww_96_int8", "VWW", 100708, 55296, true},
-	{"mlperf_pretrainedResnet_quant", "IC ResNet-8", 54996, 49152, true},
-	{"mlperf_ad01_int8", "AD", 2580, 768, false},
+	{"mlperf_kws_ref_model", "KWS", 16000, 22820, ""},
+	{"mlperf_vww_96_int8", "VWW", 55296, 100708, ""},
+	{"mlperf_pretrainedResnet_quant", "IC ResNet-8", 49152, 54996, ""},
+	{"mlperf_ad01_int8", "AD", 768, 2580, "known gap, issue 10: the run-time records of " +
+		"AD's tensors and ops outweigh its 768 B of activations (docs/INT8.md)"},
 }
 
-// TestMLPerfTinyArena: netkit's arena (after load, everything included)
-// against TFLite Micro's, and its activations exactly at the lower bound
-// (int8 tensors are planned like float ones, a byte per element); the
-// figures are logged for docs/INT8.md.
+// TestMLPerfTinyArena: netkit plans each model's activations at exactly the
+// lower bound, and its whole arena after load is at most TFLite Micro's,
+// compared like with like: record sizes follow the pointer size, so a
+// 64-bit build compares with the figure of the x86-64 TFLM build that made
+// tflm_golden.json and a 32-bit build with the issue's 32-bit figure
+// (scripts/int8-cross.sh shows the Cortex-M4F's). AD's arena is larger
+// than TFLM's today; that is logged as the known gap it is, neither
+// asserted as expected nor as met.
 func TestMLPerfTinyArena(t *testing.T) {
 	dir := modelDir(t)
+	gold := loadGolden(t)
 	for _, c := range mlperfTiny {
 		t.Run(c.label, func(t *testing.T) {
 			path := filepath.Join(dir, c.name+".tflite")
@@ -77,10 +85,19 @@ func TestMLPerfTinyArena(t *testing.T) {
 			require.NoError(t, err)
 			st, err := os.Stat(path)
 			require.NoError(t, err)
-			assert.Equal(t, c.underTFLM, r.ArenaAfterLoad < c.tflmArena, "netkit arena %d vs TFLM's %d", r.ArenaAfterLoad, c.tflmArena)
-			assert.Equal(t, c.lower, r.PeakActivations, "activations vs the lower bound")
-			t.Logf("%-12s arena %7d B (activations %7d, lower bound %7d; TFLM %7d) .nk %7d B, .tflite %7d B, MACs %d",
-				c.label, r.ArenaAfterLoad, r.PeakActivations, c.lower, c.tflmArena, len(img), st.Size(), r.MACs)
+			assert.Equal(t, c.lower, r.PeakActivations, "planned activations vs the lower bound")
+			assert.Equal(t, c.lower, r.ActivationLowerBound, "the C core's lower bound vs the independent one")
+
+			tflm, bits := int64(gold.Models[c.name].ArenaUsedBytes), "64-bit"
+			if strconv.IntSize == 32 {
+				tflm, bits = c.tflm32, "32-bit"
+			}
+			require.Positive(t, tflm, "TFLM's arena_used_bytes")
+			if c.gap == "" {
+				assert.LessOrEqual(t, r.ArenaAfterLoad, tflm, "netkit's arena vs TFLM's (%s)", bits)
+			}
+			t.Logf("%-12s arena %7d B (activations %7d, lower bound %7d; TFLM %s %7d) .nk %7d B, .tflite %7d B, MACs %d %s",
+				c.label, r.ArenaAfterLoad, r.PeakActivations, c.lower, bits, tflm, len(img), st.Size(), r.MACs, c.gap)
 		})
 	}
 }
