@@ -347,36 +347,68 @@ fail:
     return nk_fail_f(err, st, -1, bad, NULL, v);
 }
 
+static uint32_t *nk_sort_at(uint32_t *keys, size_t stride, uint32_t i) {
+    return (uint32_t *)(void *)((uint8_t *)keys + stride * i);
+}
+
+/* Sifts key i down the max-heap (under `before`) of the first n keys. */
+static void nk_sort_sift(uint32_t *keys, size_t stride, uint32_t i, uint32_t n,
+                         nk_before_fn before, const void *ctx) {
+    for (;;) {
+        uint32_t c = 2u * i + 1u, *pi, *pc, tmp;
+        if (c >= n) return;
+        if (c + 1u < n && before(ctx, *nk_sort_at(keys, stride, c), *nk_sort_at(keys, stride, c + 1u)))
+            c++;
+        pi = nk_sort_at(keys, stride, i);
+        pc = nk_sort_at(keys, stride, c);
+        if (!before(ctx, *pi, *pc)) return;
+        tmp = *pi;
+        *pi = *pc;
+        *pc = tmp;
+        i = c;
+    }
+}
+
+void nk_sort_u32(uint32_t *keys, size_t stride, uint32_t n, nk_before_fn before, const void *ctx) {
+    uint32_t i, *last, tmp;
+    if (n < 2) return;
+    for (i = n / 2; i-- > 0;) nk_sort_sift(keys, stride, i, n, before, ctx);
+    for (i = n - 1; i > 0; i--) {
+        last = nk_sort_at(keys, stride, i);
+        tmp = *keys;
+        *keys = *last;
+        *last = tmp;
+        nk_sort_sift(keys, stride, 0, i, before, ctx);
+    }
+}
+
+/* By payload start, then id: an overlap names the same pair every time. */
+static int nk_format_payload_before(const void *ctx, uint32_t a, uint32_t b) {
+    const uint8_t *pa = (const uint8_t *)((const nk_tensor_rt *)ctx)[a].const_data;
+    const uint8_t *pb = (const uint8_t *)((const nk_tensor_rt *)ctx)[b].const_data;
+    return pa != pb ? pa < pb : a < b;
+}
+
 /* Payload ranges must not overlap (a load-time write such as BN folding
- * must never change another tensor). Writers emit payloads in tensor order,
- * which one linear pass confirms; any other order gets the pairwise check. */
-static nk_status nk_format_payloads_disjoint(const nk_image *img, const nk_tensor_rt *t,
+ * must never change another tensor): the constants sorted by payload
+ * start, each must end before the next begins. O(T log T) for T tensors;
+ * act_offset, free until nk_format_ops, holds the sorted ids. */
+static nk_status nk_format_payloads_disjoint(const nk_image *img, nk_tensor_rt *t,
                                              nk_error_t *err) {
-    uint32_t i, j, n = img->n_tensors;
-    const uint8_t *prev_end = NULL;
-    int sorted = 1;
-    for (i = 0; i < n && sorted; i++) {
-        if (!t[i].is_const || t[i].bytes == 0) continue;
-        if (prev_end != NULL && (const uint8_t *)t[i].const_data < prev_end) sorted = 0;
-        prev_end = (const uint8_t *)t[i].const_data + t[i].bytes;
+    uint32_t i, n = 0, v[2];
+    nk_status st = NK_OK;
+    for (i = 0; i < img->n_tensors; i++)
+        if (t[i].is_const) t[n++].act_offset = i;
+    if (n > 1) nk_sort_u32(&t[0].act_offset, sizeof *t, n, nk_format_payload_before, t);
+    for (i = 1; i < n && st == NK_OK; i++) {
+        const nk_tensor_rt *a = &t[t[i - 1u].act_offset], *b = &t[t[i].act_offset];
+        v[0] = t[i - 1u].act_offset;
+        v[1] = t[i].act_offset;
+        if ((const uint8_t *)a->const_data + a->bytes > (const uint8_t *)b->const_data)
+            st = nk_fail_f(err, NK_ERR_FORMAT, -1, "payloads of tensors %u and %u overlap", NULL, v);
     }
-    if (sorted) return NK_OK;
-    for (i = 0; i < n; i++) {
-        const uint8_t *a = (const uint8_t *)t[i].const_data;
-        if (!t[i].is_const || t[i].bytes == 0) continue;
-        for (j = i + 1; j < n; j++) {
-            const uint8_t *b = (const uint8_t *)t[j].const_data;
-            if (!t[j].is_const || t[j].bytes == 0) continue;
-            if (a < b + t[j].bytes && b < a + t[i].bytes) {
-                uint32_t v[2];
-                v[0] = i;
-                v[1] = j;
-                return nk_fail_f(err, NK_ERR_FORMAT, -1, "payloads of tensors %u and %u overlap",
-                                 NULL, v);
-            }
-        }
-    }
-    return NK_OK;
+    for (i = 0; i < n; i++) t[i].act_offset = 0;
+    return st;
 }
 
 static const uint8_t *nk_format_io_entry(const nk_image *img, int is_output, uint32_t i) {

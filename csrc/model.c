@@ -117,11 +117,30 @@ static int nk_fold_const_f32(const nk_model_t *m, uint32_t id, uint32_t elems) {
            m->tensors[id].dtype == NK_F32 && m->tensors[id].elems == elems;
 }
 
-static uint32_t nk_fold_uses(const nk_model_t *m, uint32_t id) {
-    uint32_t k, j, n = 0;
-    for (k = 0; k < m->n_ops; k++)
-        for (j = 0; j < m->ops[k].n_in; j++) n += m->ops[k].in[j] == id;
-    return n;
+/* Readers and writer of every tensor, in one pass over the ops instead of
+ * scans per batch-norm (which made the fold O(O^2) for O ops; now it is
+ * O(T + O*I) for T tensors and I inputs an op). They live in act_offset,
+ * free until the planner sets it: bits 0-1 count readers, stopping at 2,
+ * bits 2-31 hold 1 + the op writing the tensor when that op has one
+ * output (0: none; n_ops < 2^30, as each op record takes 12 B of a u32-
+ * sized section). A fold adds a reader only to a tensor its batch-norm
+ * reads too, which no later fold can then take: counts from before any
+ * fold answer every fold as live counts would. */
+static void nk_fold_index(nk_model_t *m) {
+    uint32_t k, j;
+    for (k = 0; k < m->n_tensors; k++) m->tensors[k].act_offset = 0;
+    for (k = 0; k < m->n_ops; k++) {
+        const nk_op_rt *op = &m->ops[k];
+        for (j = 0; j < op->n_in; j++) {
+            uint32_t id = op->in[j];
+            if (id < m->n_tensors && (m->tensors[id].act_offset & 3u) < 2u) m->tensors[id].act_offset++;
+        }
+        if (op->n_out == 1) m->tensors[op->out[0]].act_offset |= (k + 1u) << 2;
+    }
+}
+
+static int nk_fold_one_reader(const nk_model_t *m, uint32_t id) {
+    return (m->tensors[id].act_offset & 3u) == 1u;
 }
 
 /* Is batch-norm op k foldable into the op producing its input? */
@@ -134,9 +153,8 @@ static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
     xid = bn->in[0];
     x = &m->tensors[xid];
     if (x->is_const || x->dtype != NK_F32 || (x->is_io & 2u) || x->rank == 0) return 0;
-    for (pk = k; pk-- > 0;)
-        if (m->ops[pk].n_out == 1 && m->ops[pk].out[0] == xid) break;
-    if (pk >= k) return 0; /* a graph input: nothing to fold into */
+    pk = x->act_offset >> 2;
+    if (pk-- == 0) return 0; /* a graph input: nothing to fold into */
     p = &m->ops[pk];
     if (p->type == NK_OP_DENSE) {
         act_param = 0;
@@ -173,9 +191,8 @@ static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
     for (i = 1; i < 5; i++) /* gamma, beta, mean, var */
         if (!nk_fold_const_f32(m, bn->in[i], f->channels)) return 0;
     /* the payloads we rewrite must belong to this conv alone */
-    if (nk_fold_uses(m, xid) != 1 || nk_fold_uses(m, f->w) != 1) return 0;
-    if (nk_fold_uses(m, f->bias != NK_NONE ? f->bias : f->beta) != 1) return 0;
-    return 1;
+    return nk_fold_one_reader(m, xid) && nk_fold_one_reader(m, f->w) &&
+           nk_fold_one_reader(m, f->bias != NK_NONE ? f->bias : f->beta);
 }
 
 static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const nk_fold *f,
@@ -233,6 +250,7 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
 static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
     uint32_t k;
     int writable = m->kind != NK_IMAGE_MAPPED;
+    nk_fold_index(m);
     for (k = 0; k < m->n_ops; k++) {
         nk_fold f;
         nk_status s;

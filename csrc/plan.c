@@ -21,8 +21,8 @@ typedef struct nk_plan_ws {
     uint32_t *last;  /* death step (buffer: union over the group, at root) */
     uint32_t *root;
     uint32_t *order; /* buffers in the order a layout visits them */
-    uint32_t *list;  /* placed buffers sorted by offset (first-fit) */
-    uint32_t *list2; /* the same for the top end of the two-ended layout */
+    uint32_t *list;  /* placed buffers sorted by offset (first-fit); then, */
+    uint32_t *list2; /* with list2 right after it, a segment tree (two-ended) */
     uint8_t *side;   /* two-ended: 0 bottom, 1 top */
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
@@ -30,7 +30,15 @@ typedef struct nk_plan_ws {
     /* per step: units born minus units that died the step before, mod 2^32
      * (see the lower bound in nk_plan_activations) */
     uint32_t *diff;
+    uint32_t budget; /* first-fit steps left in the current layout */
 } nk_plan_ws;
+
+/* Placed buffers of one layout (or of one end), sorted by offset. */
+typedef struct nk_plan_list {
+    uint32_t *ids;
+    uint32_t count;
+    uint32_t top; /* highest end placed: the layout's height */
+} nk_plan_list;
 
 /* 16-byte units holding `bytes` (no wrap at 2^32 - 1). */
 static uint32_t nk_plan_units(uint32_t bytes) { return (bytes >> 4) + ((bytes & 15u) != 0); }
@@ -46,73 +54,61 @@ static int nk_plan_alive_together(const nk_plan_ws *w, uint32_t a, uint32_t b) {
 }
 
 /* Sort order of the greedy layout: larger first, then earlier born, then id. */
-static int nk_plan_before(const nk_plan_ws *w, uint32_t a, uint32_t b) {
+static int nk_plan_before(const void *ctx, uint32_t a, uint32_t b) {
+    const nk_plan_ws *w = (const nk_plan_ws *)ctx;
     if (w->size[a] != w->size[b]) return w->size[a] > w->size[b];
     if (w->first[a] != w->first[b]) return w->first[a] < w->first[b];
     return a < b;
 }
 
-/* Heap sort (no scratch, O(n log n) even on hostile graphs). */
-static void nk_plan_sift(const nk_plan_ws *w, uint32_t *v, uint32_t start, uint32_t n) {
-    uint32_t i = start;
-    for (;;) {
-        uint32_t c = 2u * i + 1u, tmp;
-        if (c >= n) return;
-        /* max-heap under "after" so the sorted array ends up in "before" order */
-        if (c + 1u < n && nk_plan_before(w, v[c], v[c + 1u])) c++;
-        if (!nk_plan_before(w, v[i], v[c])) return;
-        tmp = v[i];
-        v[i] = v[c];
-        v[c] = tmp;
-        i = c;
-    }
-}
-
-static void nk_plan_sort(const nk_plan_ws *w, uint32_t *v, uint32_t n) {
-    uint32_t i, tmp;
-    if (n < 2) return;
-    for (i = n / 2; i-- > 0;) nk_plan_sift(w, v, i, n);
-    for (i = n - 1; i > 0; i--) {
-        tmp = v[0];
-        v[0] = v[i];
-        v[i] = tmp;
-        nk_plan_sift(w, v, 0, i);
-    }
-}
-
-/* Lowest offset for x clear of every placed buffer alive with it; keeps
- * list sorted by offset. Returns the end of x. */
-static uint32_t nk_plan_first_fit(const nk_plan_ws *w, uint32_t x, uint32_t *list,
-                                  uint32_t *count, uint32_t *off) {
-    uint32_t cand = 0, end;
-    uint32_t i, pos;
-    for (i = 0; i < *count; i++) {
-        uint32_t p = list[i];
+/* Lowest offset for x clear of every placed buffer of `l` alive with it;
+ * keeps the list sorted by offset. Every entry visited or moved costs one
+ * step of w->budget; once the budget is spent, x goes on top of the list,
+ * clear of every placed buffer, in O(1). With `prune` (buffers placed in
+ * birth order) entries dead before x is born are dropped: they are dead for
+ * every later buffer too, so on a chain a placement costs O(1). */
+static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32_t *off,
+                              int prune) {
+    uint32_t *ids = l->ids, n = l->count, limit = n < w->budget ? n : w->budget;
+    uint32_t cand = 0, i, j = 0, end, steps;
+    int fits = 0;
+    for (i = 0; i < limit && !fits; i++) {
+        uint32_t p = ids[i];
+        if (prune && w->last[p] < w->first[x]) continue;
+        ids[j++] = p;
         if (!nk_plan_alive_together(w, x, p)) continue;
-        if (off[p] >= nk_plan_add(cand, w->size[x])) break; /* the gap below p fits x */
         end = nk_plan_add(off[p], w->size[p]);
-        if (end > cand) cand = end;
+        if (off[p] >= nk_plan_add(cand, w->size[x])) fits = 1; /* the gap below p fits x */
+        else if (end > cand) cand = end;
+    }
+    if (!fits && i < n) cand = l->top; /* budget spent */
+    steps = i;
+    if (j < i) { /* close the gap of the dropped entries */
+        memmove(ids + j, ids + i, (size_t)(n - i) * sizeof *ids);
+        steps += n - i;
+        n -= i - j;
     }
     off[x] = cand;
-    pos = *count;
-    while (pos > 0 && off[list[pos - 1]] > cand) {
-        list[pos] = list[pos - 1];
-        pos--;
-    }
-    list[pos] = x;
-    (*count)++;
-    return nk_plan_add(cand, w->size[x]);
+    for (j = n; j > 0 && off[ids[j - 1]] > cand; j--) ids[j] = ids[j - 1];
+    ids[j] = x;
+    l->count = n + 1u;
+    steps += n - j;
+    w->budget = w->budget > steps ? w->budget - steps : 0u;
+    end = nk_plan_add(cand, w->size[x]);
+    if (end > l->top) l->top = end;
 }
 
 /* One block for all scratch arrays (the bytes last, so every array is
- * naturally aligned): one allocation keeps the arena's high water low. */
+ * naturally aligned): one allocation keeps the arena's high water low.
+ * list and list2 hold n_ops + 1 entries at least, for the segment tree;
+ * a valid graph has more tensors than ops, so that is n. */
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
-    size_t n = w->n, steps = (size_t)n_ops + 2u, bytes;
+    size_t n = w->n, steps = (size_t)n_ops + 2u, lists = n > n_ops ? n : steps - 1u, bytes;
     uint8_t *p;
     if (n > (size_t)-1 / 64u || steps > (size_t)-1 / 64u - n)
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: planner scratch exceeds the address space");
-    bytes = n * (9u * sizeof(uint32_t) + 1u) + steps * sizeof(uint32_t);
+    bytes = n * (7u * sizeof(uint32_t) + 1u) + (2u * lists + steps) * sizeof(uint32_t);
     p = (uint8_t *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err);
     if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
     w->diff = (uint32_t *)(void *)p;
@@ -124,8 +120,8 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
     w->root = w->last + n;
     w->order = w->root + n;
     w->list = w->order + n;
-    w->list2 = w->list + n;
-    w->side = (uint8_t *)(w->list2 + n);
+    w->list2 = w->list + lists;
+    w->side = (uint8_t *)(w->list2 + lists);
     return NK_OK;
 }
 
@@ -179,10 +175,34 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
     for (i = 0; i < w->n; i++) w->size[i] = nk_plan_units(w->size[i]);
 }
 
+/* The highest end, at each step s, among the buffers of one end of the
+ * two-ended layout alive at s, in tree[S + s] for the S steps: each buffer
+ * raises the O(log S) tree nodes covering its lifetime to its end, then
+ * every node passes its value down to its children. */
+static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t side,
+                                 uint32_t *tree, uint32_t S) {
+    uint32_t i, l, r;
+    memset(tree, 0, 2u * (size_t)S * sizeof *tree);
+    for (i = 0; i < n_order; i++) {
+        uint32_t x = w->order[i], e = nk_plan_add(w->off_two[x], w->size[x]);
+        if (w->side[x] != side) continue;
+        for (l = w->first[x] + S, r = w->last[x] + S + 1u; l < r; l >>= 1, r >>= 1) {
+            if ((l & 1u) && tree[l] < e) tree[l] = e;
+            if ((r & 1u) && tree[r - 1u] < e) tree[r - 1u] = e;
+            l += l & 1u;
+            r -= r & 1u;
+        }
+    }
+    for (i = 1; i < S; i++) {
+        if (tree[2u * i] < tree[i]) tree[2u * i] = tree[i];
+        if (tree[2u * i + 1u] < tree[i]) tree[2u * i + 1u] = tree[i];
+    }
+}
+
 /* Layout b of plan.h. Returns the block height. */
 static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops) {
-    uint32_t n_order = 0, n_bottom = 0, n_top = 0, i, j, k, flip = 0;
-    uint32_t height = 0;
+    nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
+    uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n; i++)
         if (w->first[i] == 0 && (w->t[i].is_io & 1u) && w->root[i] == i) {
             w->side[i] = (uint8_t)flip;
@@ -201,24 +221,29 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
             }
             w->order[n_order++] = id;
         }
+    bottom.ids = w->list;
+    top.ids = w->list2;
+    w->budget = NK_PLAN_BUDGET;
     for (i = 0; i < n_order; i++) {
         uint32_t x = w->order[i];
-        uint32_t end = w->side[x] ? nk_plan_first_fit(w, x, w->list2, &n_top, w->off_two)
-                                  : nk_plan_first_fit(w, x, w->list, &n_bottom, w->off_two);
-        if (end > height) height = end;
+        nk_plan_first_fit(w, x, w->side[x] ? &top : &bottom, w->off_two, 1);
     }
-    /* a bottom and a top buffer alive together must not meet; past
-     * saturation the offsets below are meaningless, and never used */
-    for (i = 0; i < n_bottom; i++)
-        for (j = 0; j < n_top; j++) {
-            uint32_t b = w->list[i], t = w->list2[j];
-            uint32_t need = nk_plan_add(nk_plan_add(w->off_two[b], w->size[b]),
-                                        nk_plan_add(w->off_two[t], w->size[t]));
-            if (need > height && nk_plan_alive_together(w, b, t)) height = need;
-        }
-    for (j = 0; j < n_top; j++) {
-        uint32_t t = w->list2[j];
-        w->off_two[t] = height - w->off_two[t] - w->size[t];
+    height = bottom.top > top.top ? bottom.top : top.top;
+    /* A bottom and a top buffer alive together must not meet: they share a
+     * step, so the block is at least the largest sum, over steps, of the
+     * highest bottom end and the highest top end there (list and list2,
+     * done with, hold the tree). Past saturation the offsets below are
+     * meaningless, and never used. */
+    nk_plan_ends_by_step(w, n_order, 0, tree, S);
+    for (i = 0; i < S; i++) w->diff[i] = tree[S + i];
+    nk_plan_ends_by_step(w, n_order, 1, tree, S);
+    for (i = 0; i < S; i++) {
+        uint32_t need = nk_plan_add(w->diff[i], tree[S + i]);
+        if (need > height) height = need;
+    }
+    for (i = 0; i < n_order; i++) {
+        uint32_t t = w->order[i];
+        if (w->side[t]) w->off_two[t] = height - w->off_two[t] - w->size[t];
     }
     return height;
 }
@@ -230,7 +255,8 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     nk_plan_ws w;
     nk_plan_stats st;
     nk_status s;
-    uint32_t i, n_buf = 0, placed = 0, largest = 0, end, greedy = 0, two, peak, live = 0, lower = 0;
+    nk_plan_list placed = {0, 0, 0};
+    uint32_t i, n_buf = 0, largest = 0, greedy, two, peak, live = 0, lower = 0;
     const uint32_t *off;
 
     memset(&w, 0, sizeof w);
@@ -268,11 +294,11 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     st.n_buffers = n_buf;
 
     /* layout a: greedy by size */
-    nk_plan_sort(&w, w.order, n_buf);
-    for (i = 0; i < n_buf; i++) {
-        end = nk_plan_first_fit(&w, w.order[i], w.list, &placed, w.off_greedy);
-        if (end > greedy) greedy = end;
-    }
+    nk_sort_u32(w.order, sizeof *w.order, n_buf, nk_plan_before, &w);
+    placed.ids = w.list;
+    w.budget = NK_PLAN_BUDGET;
+    for (i = 0; i < n_buf; i++) nk_plan_first_fit(&w, w.order[i], &placed, w.off_greedy, 0);
+    greedy = placed.top;
     /* layout b: two-ended */
     two = nk_plan_two_ended(&w, ops, n_ops);
 

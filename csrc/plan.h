@@ -38,7 +38,9 @@
  *       opposite end of the block from the buffer of its op's input 0 (the
  *       first buffers alternate), packed from the bottom up or from the top
  *       down against buffers of the same end. The block is then just tall
- *       enough that no bottom buffer meets a top buffer it is alive with.
+ *       enough that no bottom buffer meets a top buffer it is alive with:
+ *       the largest sum, over steps, of the highest bottom end and the
+ *       highest top end alive at that step.
  *       On a chain (each op reads only the previous op's output) every
  *       step has one buffer at each end, so the height is the largest sum
  *       of two neighbours, which is exactly the lower bound.
@@ -48,14 +50,30 @@
  *    connection can (three tensors alive at once), and ping-pong could not
  *    run it at all.
  *
+ * 6. Bounded work. First-fit is quadratic at worst (each buffer may look at
+ *    every placed one), so each layout has a budget of NK_PLAN_BUDGET list
+ *    steps (an entry looked at or moved); once it is spent, each further
+ *    buffer goes on top of its layout, clear of all, in O(1). That layout
+ *    is valid but may be taller. A layout of B buffers takes at most B^2
+ *    steps, so every graph of up to 2048 buffers is planned exactly, and in
+ *    practice far larger ones: the two-ended layout drops buffers that have
+ *    died from its lists, so on a chain it takes O(1) steps a buffer.
+ *
+ * Cost, once per load, for T tensors, O ops with I inputs and outputs each
+ * (at most 12), B buffers and S = O + 1 steps:
+ *     O(T + O*I + B log B + B log S + S) + 2 * NK_PLAN_BUDGET steps.
+ *
  * Scratch memory comes from the arena between a mark and a rewind, so it is
  * counted in the arena's high-water mark and the size reported by inspect
- * stays exact. The cost is O(B^2) in the number of buffers B, once per load.
+ * stays exact.
  */
 #ifndef NK_PLAN_H
 #define NK_PLAN_H
 
 #include "nk_internal.h"
+
+/* First-fit steps per layout (see 6 above): 2^22 = 2048^2. */
+#define NK_PLAN_BUDGET (1u << 22)
 
 typedef struct nk_plan_stats {
     uint64_t peak;           /* activation block bytes (the kept layout) */
