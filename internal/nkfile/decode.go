@@ -1,18 +1,24 @@
 package nkfile
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Decode parses and validates a .nk image. Every malformed input yields a
 // *FormatError; Decode never panics and never reads outside b. Constant
-// payloads in the result alias b (no copy). A buffer longer than the
-// header's file_size is accepted and its tail ignored, as the C loader does.
+// payloads in the result alias b (no copy); tensors that share a
+// quantization record share its Scale and ZeroPoint slices. A buffer longer
+// than the header's file_size is accepted and its tail ignored, as the C
+// loader does.
+//
+// Work and memory are O(n log n) in the image's size n, however its counts
+// and references are chosen: every string and quantization record is read
+// once, whatever the number of references to it.
 func Decode(b []byte) (*Model, error) {
 	d := &decoder{b: b}
 	m, err := d.decode()
@@ -23,9 +29,11 @@ func Decode(b []byte) (*Model, error) {
 }
 
 type decoder struct {
-	b    []byte // the image, cut to file_size
-	secs [SectionData + 1]secRange
-	strs []byte
+	b      []byte // the image, cut to file_size
+	secs   [SectionData + 1]secRange
+	strs   string            // the STRINGS section, copied once; names are substrings
+	nuls   []uint32          // offsets of its NUL bytes, ascending
+	quants map[uint32]*Quant // decoded records by offset
 }
 
 type secRange struct {
@@ -164,9 +172,13 @@ func (d *decoder) sections() error {
 
 func (d *decoder) strings() error {
 	s := d.secs[SectionStrings]
-	d.strs = d.b[s.off:s.end()]
+	d.strs = string(d.b[s.off:s.end()])
 	if len(d.strs) == 0 || d.strs[len(d.strs)-1] != 0 {
 		return ferr(s.end(), "STRINGS section does not end with NUL")
+	}
+	for i := 0; i < len(d.strs); i++ {
+		i += strings.IndexByte(d.strs[i:], 0)
+		d.nuls = append(d.nuls, uint32(i))
 	}
 	return nil
 }
@@ -179,8 +191,9 @@ func (d *decoder) str(ref uint32, at uint64) (string, error) {
 	if uint64(ref) >= uint64(len(d.strs)) {
 		return "", ferr(at, "string ref %d outside the %d B STRINGS section", ref, len(d.strs))
 	}
-	rest := d.strs[ref:]
-	return string(rest[:bytes.IndexByte(rest, 0)]), nil // the section ends with NUL
+	// the first NUL at or after ref ends the string (the section ends with one)
+	end := d.nuls[sort.Search(len(d.nuls), func(i int) bool { return d.nuls[i] >= ref })]
+	return d.strs[ref:end], nil
 }
 
 // count reads the leading `u32 count, u32 reserved` of a section.
@@ -290,6 +303,8 @@ func (d *decoder) tensors(m *Model) error {
 	return nil
 }
 
+// quant resolves the quantization record at ref for a tensor of shape
+// shape. Each record is decoded once and then shared.
 func (d *decoder) quant(ref uint32, at uint64, shape []int) (*Quant, error) {
 	s := d.secs[SectionQuant]
 	if !s.present {
@@ -314,11 +329,18 @@ func (d *decoder) quant(ref uint32, at uint64, shape []int) (*Quant, error) {
 	if uint64(ref)+8+8*uint64(count) > uint64(s.size) {
 		return nil, ferr(r+4, "quant record of %d entries runs past the QUANT section", count)
 	}
+	if q, ok := d.quants[ref]; ok {
+		return q, nil
+	}
 	q := &Quant{Axis: int(axis), Scale: make([]float32, count), ZeroPoint: make([]int32, count)}
 	for k := range uint64(count) {
 		q.Scale[k] = math.Float32frombits(d.u32(r + 8 + 4*k))
 		q.ZeroPoint[k] = int32(d.u32(r + 8 + 4*uint64(count) + 4*k))
 	}
+	if d.quants == nil {
+		d.quants = map[uint32]*Quant{}
+	}
+	d.quants[ref] = q
 	return q, nil
 }
 
