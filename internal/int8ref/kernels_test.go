@@ -409,6 +409,71 @@ func TestAddMulMatchOracle(t *testing.T) {
 	}
 }
 
+// edgeMults are the (M, shift) pairs at the limits the readers accept;
+// {2^31-1, 30} with output zero point -128 is the reviewer's overflow
+// (docs/INT8.md, "Parameter edges").
+var edgeMults = []quant.Multiplier{{M: 0, Shift: -31}, {M: 0, Shift: 30}, {M: 1 << 30, Shift: -31},
+	{M: 1 << 30, Shift: 30}, {M: math.MaxInt32, Shift: -31}, {M: math.MaxInt32, Shift: 30}}
+
+// The oracle and the C core agree at the parameter edges: dense at the
+// 2^16 depth limit with INT32_MIN/INT32_MAX biases, add and mul with
+// every edge multiplier and zero points -128 and 127.
+func TestEdgeParamsMatchOracle(t *testing.T) {
+	for _, depth := range []int{1, nkfile.MaxI8AccumDepth} {
+		for _, bv := range []int32{math.MinInt32, math.MaxInt32} {
+			for _, zp := range []int32{-128, 127} {
+				units := len(edgeMults)
+				x, wt, bias := make([]int8, depth), make([]int8, units*depth), make([]int32, units)
+				for i := range x {
+					x[i] = int8(-zp - 1) // -128 -> 127, 127 -> -128: the largest |x - zp|
+				}
+				for i := range wt {
+					wt[i] = int8(-128 + 255*(i/depth%2))
+				}
+				for i := range bias {
+					bias[i] = bv
+				}
+				out := int8ref.Out{ZeroPoint: -zp - 1, ActMin: -128, ActMax: 127}
+				want, err := int8ref.FullyConnected(x, 1, depth, wt, units, bias,
+					int8ref.FCParams{InZeroPoint: zp, Out: out, Mult: edgeMults, Rounding: rounding})
+				require.NoError(t, err)
+				b := nkfile.NewBuilder()
+				xi := b.Input("x", nkfile.I8, 1, depth)
+				wi := b.Const("w", nkfile.I8, []int{units, depth}, i8bytes(wt))
+				mi, si := multTensors(b, edgeMults)
+				y := b.Op(nkfile.OpDenseI8, "fc", []int{xi, wi, biasID(b, bias), mi, si}, nkfile.DenseI8Words(zp, qout(out)), nkfile.ActNone)
+				requireSame(t, want, run(t, b, y, i8bytes(x)), fmt.Sprintf("dense depth %d bias %d zp %d", depth, bv, zp))
+			}
+		}
+	}
+	a, bv := make([]int8, 256), make([]int8, 256)
+	for i := range a {
+		a[i], bv[i] = int8(i-128), int8(127-i)
+	}
+	for _, m := range edgeMults {
+		for _, zp := range []int32{-128, 127} {
+			out := int8ref.Out{ZeroPoint: zp, ActMin: -128, ActMax: 127}
+			ap := quant.AddParams{LeftShift: 23, In1: m, In2: m, Out: m}
+			want, err := int8ref.Add(a, bv, int8ref.AddParams{In1ZeroPoint: zp, In2ZeroPoint: -zp - 1, Out: out, Scales: ap, Rounding: rounding})
+			require.NoError(t, err)
+			b := nkfile.NewBuilder()
+			ai, bi := b.Input("a", nkfile.I8, 256), b.Input("b", nkfile.I8, 256)
+			p := nkfile.AddI8Params{In1ZeroPoint: zp, In2ZeroPoint: -zp - 1, Out: qout(out), LeftShift: 23,
+				M1: m.M, Shift1: m.Shift, M2: m.M, Shift2: m.Shift, MOut: m.M, ShiftOut: m.Shift}
+			y := b.Op(nkfile.OpAddI8, "add", []int{ai, bi}, p.Words(), nkfile.ActNone)
+			requireSame(t, want, run(t, b, y, i8bytes(a), i8bytes(bv)), fmt.Sprintf("add %+v zp %d", m, zp))
+
+			want, err = int8ref.Mul(a, bv, int8ref.MulParams{In1ZeroPoint: zp, In2ZeroPoint: zp, Out: out, Mult: m, Rounding: rounding})
+			require.NoError(t, err)
+			b = nkfile.NewBuilder()
+			ai, bi = b.Input("a", nkfile.I8, 256), b.Input("b", nkfile.I8, 256)
+			mp := nkfile.MulI8Params{In1ZeroPoint: zp, In2ZeroPoint: zp, Out: qout(out), M: m.M, Shift: m.Shift}
+			y = b.Op(nkfile.OpMulI8, "mul", []int{ai, bi}, mp.Words(), nkfile.ActNone)
+			requireSame(t, want, run(t, b, y, i8bytes(a), i8bytes(bv)), fmt.Sprintf("mul %+v zp %d", m, zp))
+		}
+	}
+}
+
 func TestSoftmaxMatchesOracle(t *testing.T) {
 	g := newGen(6)
 	for k := range 200 {
