@@ -64,17 +64,18 @@ static int nk_plan_before(const void *ctx, uint32_t a, uint32_t b) {
 /* Lowest offset for x clear of every placed buffer of `l` alive with it;
  * keeps the list sorted by offset. Every entry visited or moved costs one
  * step of w->budget; once the budget is spent, x goes on top of the list,
- * clear of every placed buffer, in O(1). With `prune` (buffers placed in
- * birth order) entries dead before x is born are dropped: they are dead for
- * every later buffer too, so on a chain a placement costs O(1). */
+ * clear of every placed buffer, in O(1). Entries dead before step `drop`
+ * are dropped: with buffers placed in birth order and `drop` the birth of
+ * x, they are dead for every later buffer too, so on a chain a placement
+ * costs O(1). */
 static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32_t *off,
-                              int prune) {
+                              uint32_t drop) {
     uint32_t *ids = l->ids, n = l->count, limit = n < w->budget ? n : w->budget;
     uint32_t cand = 0, i, j = 0, end, steps;
     int fits = 0;
     for (i = 0; i < limit && !fits; i++) {
         uint32_t p = ids[i];
-        if (prune && w->last[p] < w->first[x]) continue;
+        if (w->last[p] < drop) continue;
         ids[j++] = p;
         if (!nk_plan_alive_together(w, x, p)) continue;
         end = nk_plan_add(off[p], w->size[p]);
@@ -226,7 +227,7 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
     w->budget = NK_PLAN_BUDGET;
     for (i = 0; i < n_order; i++) {
         uint32_t x = w->order[i];
-        nk_plan_first_fit(w, x, w->side[x] ? &top : &bottom, w->off_two, 1);
+        nk_plan_first_fit(w, x, w->side[x] ? &top : &bottom, w->off_two, w->first[x]);
     }
     height = bottom.top > top.top ? bottom.top : top.top;
     /* A bottom and a top buffer alive together must not meet: they share a
@@ -297,7 +298,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     nk_sort_u32(w.order, sizeof *w.order, n_buf, nk_plan_before, &w);
     placed.ids = w.list;
     w.budget = NK_PLAN_BUDGET;
-    for (i = 0; i < n_buf; i++) nk_plan_first_fit(&w, w.order[i], &placed, w.off_greedy, 0);
+    for (i = 0; i < n_buf; i++) nk_plan_first_fit(&w, w.order[i], &placed, w.off_greedy, 0u);
     greedy = placed.top;
     /* layout b: two-ended */
     two = nk_plan_two_ended(&w, ops, n_ops);
