@@ -5,7 +5,10 @@
 # golden inputs in a test program (cmake/cross/int8_model_test.c), runs it
 # on every target and requires the output bytes to be TFLM's; then prints
 # instructions per inference (input 1, counted by the nkinsn plugin, marker
-# overhead subtracted) and per MAC, and the arena the model took.
+# overhead subtracted) and per MAC, and the arena the model took, which for
+# the MLPerf Tiny models must not exceed TFLM's arena_used_bytes on a 32-bit
+# target (issue 6's figures) except AD's (a known gap, issue 10). Fails when
+# any output differs or an arena is over.
 #
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
@@ -48,8 +51,15 @@ open(sys.argv[3], "wb").write(out)
 PY
 done
 
-echo "| target | model | TFLM bytes | instructions / inference | MACs | instructions / MAC | arena B | .nk B |"
-echo "|---|---|---|---:|---:|---:|---:|---:|"
+# TFLM's arena_used_bytes on a 32-bit target (issue 6), and the models whose
+# arena is known to be over it.
+declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
+    [mlperf_pretrainedResnet_quant]=54996 [mlperf_ad01_int8]=2580)
+declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
+
+failed=0
+echo "| target | model | TFLM bytes | instructions / inference | MACs | instructions / MAC | arena B | TFLM arena B | .nk B |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
     dir=$BUILD/$t
     cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
@@ -69,10 +79,19 @@ for t in "${TARGETS[@]}"; do
             verdict="**DIFFER** (see $dir/$id.log)"
         fi
         grep -q '^PASS' "$dir/$id.log" || verdict="**DIFFER** (see $dir/$id.log)"
+        [[ $verdict == identical ]] || failed=1
         insns=$(echo "$out" | awk '$2 == "region" && $3 == 0 { b = $4 } $2 == "region" && $3 == 1 { v = $4 } END { print v - b }')
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
         arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
         ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
-        echo "| $t | $name | $verdict | $insns | $macs | $ipm | $arena | $(wc -c <"$VEC/$name.nk") |"
+        tflm=${TFLM_ARENA[$name]:-}
+        if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
+            tflm="$tflm (${ARENA_GAP[$name]})"
+        elif [[ -n $tflm ]] && { [[ -z $arena ]] || ((arena > tflm)); }; then
+            tflm="$tflm **netkit over**"
+            failed=1
+        fi
+        echo "| $t | $name | $verdict | $insns | $macs | $ipm | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
     done
 done
+exit $failed
