@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d6cc94dd19f0983ec0e22014e62c64d2affa8e00cd29a8acf9acae7930c82f66"
+const csrcHash = "7dd26d86157f2dfa970821613494b8a5f2a18326aa02ab53ff9439f6cbd82452"
