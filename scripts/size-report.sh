@@ -9,9 +9,18 @@
 #                   (kernels/ref/*i8*, qmath), when present
 # A firmware that links with --gc-sections keeps at most this much.
 #
+# "core, no message text" is the core with NETKIT_STRIP_MESSAGES=1.
+#
+# Then the worst-case stack depth of every public entry point (NK_API in
+# include/netkit.h) on NK_STACK_TARGET (default cortex-m4f), at -Os and -O2:
+# gcc's -fstack-usage frames summed along the deepest path of its
+# -fcallgraph-info call graph (scripts/stack-depth.awk says how pointer
+# calls are resolved). libc/libm/libgcc callees are not counted (listed).
+#
 #   scripts/size-report.sh            Markdown tables on stdout
 #   NK_SIZE_TARGETS="cortex-m4f" scripts/size-report.sh
 #   NK_SIZE_DETAIL=cortex-m4f         per-file table for that target (default)
+#   NK_STACK_TARGET=                  no stack table
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,10 +88,12 @@ for t in "${TARGETS[@]}"; do
     read -r prefix rest <<<"$(flags_of "$t")"
     read -ra cflags <<<"$rest"
     objdir=$OUT/$t
-    mkdir -p "$objdir"
+    mkdir -p "$objdir/strip"
     read -r ct cr cd cb <<<"$(sizes "$prefix" "$objdir" "${cflags[@]}" -- "${core_srcs[@]}")"
     read -r kt kr kd kb <<<"$(sizes "$prefix" "$objdir" "${cflags[@]}" -- "${kernel_srcs[@]}")"
     echo "| $t | core | $ct | $cr | $cd | $cb |"
+    read -r st sr sd sb <<<"$(sizes "$prefix" "$objdir/strip" "${cflags[@]}" -DNETKIT_STRIP_MESSAGES=1 -- "${core_srcs[@]}")"
+    echo "| $t | core, no message text | $st | $sr | $sd | $sb |"
     echo "| $t | core + float kernels | $((ct + kt)) | $((cr + kr)) | $((cd + kd)) | $((cb + kb)) |"
     if ((${#int8_srcs[@]})); then
         read -r it ir id ib <<<"$(sizes "$prefix" "$objdir" "${cflags[@]}" -- "${int8_srcs[@]}")"
@@ -104,6 +115,74 @@ if [[ -n $detail ]]; then
         echo "| ${src#csrc/} | $ft | $fr | $fd | $fb |"
     done
 fi
+
+# stack_graph <target> <name> <cflags...>: compiles every library source with
+# -fstack-usage -fcallgraph-info=su into $OUT/stack-<target>-<name> and prints
+# the input of scripts/stack-depth.awk. -fno-ipa-icf keeps each function its
+# own node (folded twins would leave calls to names with no frame).
+stack_graph() {
+    local t=$1 name=$2 prefix rest dir src base o i
+    local fields=(validate workspace_size macs eval)
+    shift 2
+    read -r prefix rest <<<"$(flags_of "$t")"
+    read -ra cflags <<<"$rest"
+    dir=$OUT/stack-$t-$name
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    for src in "${core_srcs[@]}" "${kernel_srcs[@]}" "${int8_srcs[@]}"; do
+        base=$(echo "$src" | tr / _)
+        "$prefix-gcc" "${cflags[@]}" "$@" -std=c99 -DNETKIT_MCU=1 -DNDEBUG -ffunction-sections \
+            -fdata-sections -fno-ipa-icf -fstack-usage -fcallgraph-info=su -Iinclude -Icsrc \
+            -c "$src" -o "$dir/$base.o" -dumpbase "$base" -dumpdir "$dir/"
+    done
+    # where nk_op_def keeps its function pointers on this target
+    i=0
+    printf '#include <stddef.h>\n#include "nk_internal.h"\nconst unsigned nk_f[] = {%s};\n' \
+        "$(for f in "${fields[@]}"; do printf 'offsetof(nk_op_def, %s),' "$f"; done)" |
+        "$prefix-gcc" "${cflags[@]}" -std=c99 -DNETKIT_MCU=1 -Iinclude -Icsrc -x c - -S -o - |
+        awk '$1 == ".word" { print $2 }' | while read -r off; do
+            printf 'FIELD %s %08x\n' "${fields[i]}" "$off"
+            i=$((i + 1))
+        done
+    for o in "$dir"/*.o; do
+        "$prefix-objdump" -r "$o" | awk '
+            /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec) }
+            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" { print "RELOC", sec, $1, $3 }'
+    done
+    grep -o '^NK_API [^(]*\bnk_[a-z0-9_]*(' include/netkit.h | sed 's/.*\(nk_[a-z0-9_]*\)($/ENTRY \1/'
+    cat "$dir"/*.ci
+}
+
+stack_target=${NK_STACK_TARGET-cortex-m4f}
+if [[ -n $stack_target ]]; then
+    stack_graph "$stack_target" Os -Os | awk -f scripts/stack-depth.awk >"$OUT/stack-Os.txt"
+    stack_graph "$stack_target" O2 -O2 | awk -f scripts/stack-depth.awk >"$OUT/stack-O2.txt"
+    stack_graph "$stack_target" Os-strip -Os -DNETKIT_STRIP_MESSAGES=1 |
+        awk -f scripts/stack-depth.awk >"$OUT/stack-Os-strip.txt"
+    echo
+    echo "Worst-case stack per entry point on $stack_target, bytes:"
+    echo
+    echo "| entry point | -Os | -O2 | -Os, no message text | deepest chain at -Os (frame bytes) |"
+    echo "|---|---:|---:|---:|---|"
+    awk 'FILENAME ~ /O2/ { if ($1 ~ /^nk_/) o2[$1] = $3; next }
+         FILENAME ~ /strip/ { if ($1 ~ /^nk_/) st[$1] = $3; next }
+         $1 ~ /^nk_/ { chain = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ ?/, "", chain)
+                       if (chain !~ / > /) chain = ""
+                       printf "| %s | %d | %d | %d | %s |\n", $1, $3, o2[$1], st[$1], chain }' \
+        "$OUT/stack-O2.txt" "$OUT/stack-Os-strip.txt" "$OUT/stack-Os.txt"
+    echo
+    if grep -q -E '^(RECURSION|DYNAMIC|UNRESOLVED)' "$OUT"/stack-*.txt; then
+        echo "NOT BOUNDED (see scripts/stack-depth.awk):"
+        grep -h -E '^(RECURSION|DYNAMIC|UNRESOLVED)' "$OUT"/stack-*.txt | sort -u | sed 's/^/    /'
+    else
+        echo "No recursion, no dynamic frames (alloca, VLA) and every call resolved: each figure"
+        echo "bounds the stack of that call, plus what the library functions below use."
+    fi
+    echo "Library functions called (their stack is not counted):"
+    grep -h '^EXTERNAL' "$OUT"/stack-*.txt | tr ' ' '\n' | grep -v '^EXTERNAL$' | sort -u | tr '\n' ' '
+    echo
+fi
+
 echo
 echo "core: ${core_srcs[*]}"
 echo "float kernels: ${kernel_srcs[*]}"
