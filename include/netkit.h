@@ -48,6 +48,10 @@
  *                       a leftover BatchNorm simply runs as its op)
  *  - NETKIT_SINGLE_ROUNDING  int8 requantization with TFLite's single
  *                       rounding instead of its default double rounding
+ *  - NETKIT_STRIP_MESSAGES  no error-message text (firmware): status, op
+ *                       index and arena figures are filled as always and
+ *                       nk_error_t.message is the status name
+ *                       (docs/TARGETS.md has the sizes)
  */
 #ifndef NETKIT_H
 #define NETKIT_H
