@@ -193,9 +193,9 @@ static void run_bounded(const char *name, void (*fn)(void)) {
 
 /* ---- the cases ---- */
 
-#define N_CONST 200000u
+#define N_CONST 300000u
 
-/* Payload-overlap check: 2*10^5 constants whose payloads lie in reverse
+/* Payload-overlap check: 3*10^5 constants whose payloads lie in reverse
  * order (no writer does that; the old check then compared all pairs). */
 static uint8_t *reversed_payloads(size_t *len, uint32_t overlap_a, uint32_t overlap_b) {
     nkb b;
@@ -231,7 +231,7 @@ static void case_payloads(void) {
     free(img);
 }
 
-#define N_CHAIN 100000u
+#define N_CHAIN 200000u
 
 /* Planner: x -> relu -> t1 -> relu -> ... -> tN, then
  * acc = add(tN, tN-1), add(acc, tN-2), ..., add(acc, x): every t is
@@ -287,7 +287,7 @@ static void case_planner(void) {
     free(t);
 }
 
-#define N_BN 25000u
+#define N_BN 50000u
 
 /* Batch-norm folding: N_BN layers of dense -> batch_norm. Each fold
  * counted the readers of three tensors over every op (O(ops^2)). The
