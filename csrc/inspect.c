@@ -1,10 +1,12 @@
 /*
- * inspect.c — exact memory figures for a model, measured rather than
- * estimated: the model is really loaded (into a private heap arena) and
- * run once, and the arena's own counters are read. So "load into an arena
- * of arena_after_load bytes" succeeds by construction, and one byte less
- * fails, because the loader's allocation sequence on a 16-byte aligned
- * arena does not depend on where the arena is.
+ * inspect.c — exact memory figures for a model, read from the load itself:
+ * the loader records the arena bytes it took (its own high water) and
+ * where the default context starts; the planner keeps its figures. So
+ * "load into an arena of arena_after_load bytes" succeeds by construction,
+ * and one byte less fails, because the loader's allocation sequence on a
+ * 16-byte aligned arena does not depend on where the arena is.
+ * nk_inspect_model sizes with nk_model_arena_size, loads once into exactly
+ * that, and reports on the loaded model (nk_model_report).
  */
 #include "model.h"
 
@@ -67,61 +69,24 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->in_place = op->in_place;
 }
 
-nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_op_info_t *ops,
-                           int32_t max_ops, nk_error_t *err) {
-    nk_arena_t arena, copy;
-    nk_error_t local;
-    nk_model_t *m = NULL;
-    nk_status s;
-    size_t capacity = NK_ARENA_DEFAULT_CAPACITY;
-    const void *image = bytes;
+nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *ops,
+                          int32_t max_ops) {
     uint64_t sum, in_image = 0;
     uint32_t i, k;
-
-    if (err == NULL) err = &local; /* the growth loop reads the figures */
-    if (rep == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "inspect: NULL argument");
+    if (m == NULL || rep == NULL) return NK_ERR_ARG;
     memset(rep, 0, sizeof *rep);
-    memset(&copy, 0, sizeof copy);
-    if (((uintptr_t)bytes & (NK_PAYLOAD_ALIGN - 1)) != 0) {
-        /* inspect is a host tool: take an aligned copy instead of refusing */
-        if (nk_arena_init_heap(&copy, len != 0 ? len : 1) != NK_OK)
-            return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "inspect: no memory for an aligned copy");
-        memcpy(copy.base, bytes, len);
-        image = copy.base;
-    }
-    /* grow the private arena until the model fits: the figures come from
-     * its counters, not from its capacity */
-    for (;;) {
-        s = nk_arena_init_heap(&arena, capacity);
-        if (s != NK_OK) {
-            s = nk_fail(err, s, -1, "inspect: cannot allocate the measuring arena");
-            break;
-        }
-        s = nk_model_load_buffer(&m, image, len, &arena, err);
-        if (s != NK_ERR_ARENA_OVERFLOW || err->requested == 0) break;
-        nk_arena_free_heap(&arena);
-        /* at least double, and leave room for what the failed step asked */
-        if (err->requested > ((size_t)-1 - capacity) / 2u || capacity > ((size_t)-1) / 4u) {
-            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "inspect: the model needs more memory than exists");
-            break;
-        }
-        capacity = 2u * capacity + 2u * (size_t)err->requested;
-    }
-    if (s != NK_OK) {
-        nk_arena_free_heap(&arena);
-        nk_arena_free_heap(&copy);
-        return s;
-    }
-
-    rep->arena_after_load = nk_arena_high_water(&arena);
-    rep->model_bytes = (uint64_t)((uint8_t *)m->ctx - arena.base);
+    if (m->state != NK_MODEL_READY) return NK_ERR_STATE;
+    rep->arena_after_load = m->stats.arena_bytes;
+    rep->arena_after_forward = m->stats.arena_bytes; /* invoke never allocates */
+    rep->model_bytes = m->stats.model_bytes;
     rep->context_bytes = nk_context_size(m);
     rep->peak_activations = m->plan.peak;
     rep->activation_lower_bound = m->plan.lower_bound;
     rep->pingpong_bytes = m->plan.pingpong;
     rep->workspace = m->workspace;
     rep->file_bytes = m->img.size;
-    for (i = 0; i < m->n_tensors; i++) {
+    /* a copied image is arena, not flash */
+    for (i = 0; m->kind != NK_IMAGE_OWNED && i < m->n_tensors; i++) {
         const uint8_t *p = (const uint8_t *)m->tensors[i].const_data;
         if (m->tensors[i].is_const && p >= m->img.base && p < m->img.base + m->img.size)
             in_image += m->tensors[i].bytes;
@@ -148,11 +113,39 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
         rep->param_bytes += row.param_bytes;
         if (ops != NULL && (int32_t)k < max_ops) ops[k] = row;
     }
+    return NK_OK;
+}
 
-    /* one forward pass on the zeroed inputs proves invoke takes nothing more */
-    s = nk_model_invoke(m, err);
-    rep->arena_after_forward = nk_arena_high_water(&arena);
-    nk_model_unload(m);
+nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_op_info_t *ops,
+                           int32_t max_ops, nk_error_t *err) {
+    nk_arena_t arena, copy;
+    nk_model_t *m = NULL;
+    nk_status s;
+    size_t need = 0;
+    const void *image = bytes;
+
+    if (rep == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "inspect: NULL argument");
+    memset(rep, 0, sizeof *rep);
+    memset(&copy, 0, sizeof copy);
+    memset(&arena, 0, sizeof arena);
+    if (((uintptr_t)bytes & (NK_PAYLOAD_ALIGN - 1)) != 0) {
+        /* inspect is a host tool: take an aligned copy instead of refusing */
+        if (nk_arena_init_heap(&copy, len != 0 ? len : 1) != NK_OK)
+            return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "inspect: no memory for an aligned copy");
+        memcpy(copy.base, bytes, len);
+        image = copy.base;
+    }
+    s = nk_model_arena_size(image, len, NK_LOAD_BUFFER, NULL, &need, err);
+    if (s == NK_OK && nk_arena_init_heap(&arena, need) != NK_OK)
+        s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "inspect: cannot allocate the measuring arena");
+    if (s == NK_OK) s = nk_model_load_buffer(&m, image, len, &arena, err);
+    if (s == NK_OK) {
+        nk_model_report(m, rep, ops, max_ops);
+        /* one forward pass on the zeroed inputs proves invoke takes nothing more */
+        s = nk_model_invoke(m, err);
+        rep->arena_after_forward = nk_arena_high_water(&arena);
+        nk_model_unload(m);
+    }
     nk_arena_free_heap(&arena);
     nk_arena_free_heap(&copy);
     return s;

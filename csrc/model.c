@@ -212,9 +212,11 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
         if (w == NULL) return NK_ERR_ARENA_OVERFLOW;
         b = (float *)nk_core_alloc(a, (size_t)C * 4u, "batch-norm folded bias", (int32_t)f->prod, p, err);
         if (b == NULL) return NK_ERR_ARENA_OVERFLOW;
-        memcpy(w, tw->const_data, tw->bytes);
-        memcpy(b, m->tensors[bias_id].const_data, (size_t)C * 4u);
         m->stats.copied_weights += tw->bytes + (uint64_t)C * 4u;
+        if (m->state != NK_MODEL_SIZING) {
+            memcpy(w, tw->const_data, tw->bytes);
+            memcpy(b, m->tensors[bias_id].const_data, (size_t)C * 4u);
+        }
     } else {
         w = (float *)(uintptr_t)tw->const_data;
         b = (float *)(uintptr_t)m->tensors[bias_id].const_data;
@@ -231,6 +233,10 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
         p->n_in = 3;
         m->stats.structs += 3u * sizeof(uint32_t);
     }
+    m->ops[k].def = &nk_folded_bn_def;
+    m->stats.folded_bn++;
+    /* sizing takes the arena the same way but never writes the image */
+    if (m->state == NK_MODEL_SIZING) return NK_OK;
     /* C divides the weight count: the channel is dim 0, or the innermost
      * dim (inner), of the weights */
     row = tw->elems / C;
@@ -242,14 +248,13 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
     }
     tw->const_data = w;
     m->tensors[bias_id].const_data = b;
-    m->ops[k].def = &nk_folded_bn_def;
-    m->stats.folded_bn++;
     return NK_OK;
 }
 
 static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
     uint32_t k;
-    int writable = m->kind != NK_IMAGE_MAPPED;
+    /* sizing has no mapping to open up, and writes nothing */
+    int writable = m->kind != NK_IMAGE_MAPPED || m->state == NK_MODEL_SIZING;
     nk_fold_index(m);
     for (k = 0; k < m->n_ops; k++) {
         nk_fold f;
@@ -273,23 +278,32 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
 /* Contexts                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Calls on a model or context check this first: an unloaded model's record
+ * is still readable in the arena, its weights may not be. */
+static int nk_model_ready(const nk_model_t *m) { return m->state == NK_MODEL_READY; }
+
 /* Every piece is 16-byte aligned, so from a 16-byte aligned arena position
- * the context takes exactly this (the last piece is not rounded up). */
-size_t nk_context_size(const nk_model_t *m) {
-    if (m == NULL) return 0;
+ * the context takes exactly this (the last piece is not rounded up). In
+ * 64 bits: on a 32-bit target the sum can pass SIZE_MAX. */
+static uint64_t nk_context_bytes(const nk_model_t *m) {
     return nk_model_round16(sizeof(nk_context_t)) +
            nk_model_round16((size_t)m->n_tensors * sizeof(void *)) +
-           nk_model_round16((size_t)m->plan.peak) + m->workspace;
+           ((m->plan.peak + 15u) & ~(uint64_t)15u) + m->workspace;
 }
 
-nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
-                            nk_error_t *err) {
+size_t nk_context_size(const nk_model_t *m) {
+    uint64_t n = m != NULL && nk_model_ready(m) ? nk_context_bytes(m) : 0;
+    return n <= (size_t)-1 ? (size_t)n : (size_t)-1;
+}
+
+/* nk_context_create without the state check: load makes the default
+ * context before the model is ready. */
+static nk_status nk_context_make(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                                 nk_error_t *err) {
     nk_context_t *c;
     size_t mark;
     uint32_t i;
-    int32_t peak_op = m != NULL && m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
-    if (out == NULL || m == NULL || arena == NULL)
-        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
+    int32_t peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
     *out = NULL;
     mark = nk_arena_mark(arena);
     c = (nk_context_t *)nk_core_alloc(arena, sizeof *c, "context record", -1, NULL, err);
@@ -315,12 +329,23 @@ overflow:
     return NK_ERR_ARENA_OVERFLOW;
 }
 
+nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                            nk_error_t *err) {
+    if (out == NULL || m == NULL || arena == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
+    *out = NULL;
+    if (!nk_model_ready(m))
+        return nk_fail(err, NK_ERR_STATE, -1, "nk_context_create: the model is unloaded");
+    return nk_context_make(out, m, arena, err);
+}
+
 static nk_status nk_context_view(const nk_context_t *c, int is_out, int32_t i, nk_tensor_t *out) {
     const nk_model_t *m;
     const nk_tensor_rt *t;
     uint32_t id, n, d;
     if (c == NULL || out == NULL) return NK_ERR_ARG;
     m = c->model;
+    if (!nk_model_ready(m)) return NK_ERR_STATE;
     n = is_out ? m->img.n_outputs : m->img.n_inputs;
     if (i < 0 || (uint32_t)i >= n) return NK_ERR_ARG;
     id = nk_format_io_tensor(&m->img, is_out, (uint32_t)i);
@@ -358,6 +383,7 @@ nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
     uint32_t k;
     if (c == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL context");
     m = c->model;
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, "invoke: the model is unloaded");
     x.img = &m->img;
     x.tensors = m->tensors;
     x.data = c->data;
@@ -384,6 +410,7 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
     if (c == NULL || ins == NULL || in_bytes == NULL || outs == NULL || out_bytes == NULL)
         return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
     m = c->model;
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, "run: the model is unloaded");
     for (i = 0; i < m->img.n_inputs + m->img.n_outputs; i++) {
         int is_out = i >= m->img.n_inputs;
         uint32_t j = is_out ? i - m->img.n_inputs : i;
@@ -425,14 +452,17 @@ static int nk_model_records_too_big(size_t count, size_t record) {
     return count > (size_t)-1 / 2u / record;
 }
 
-static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t len,
-                                     uint32_t kind, nk_arena_t *arena, nk_error_t *err) {
+/* Decodes, binds, folds and plans the image into `arena`. A model in state
+ * NK_MODEL_SIZING stops there and writes nothing into the image (the
+ * caller reads the arena and rewinds); else the default context follows
+ * and the model is READY. A failure rewinds the arena. */
+static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
+                                uint32_t state, nk_arena_t *arena, nk_error_t *err) {
     nk_image img;
     nk_model_t *m;
     size_t mark;
     nk_status s;
 
-    if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
     *out = NULL;
     s = nk_format_open(&img, bytes, len, err);
     if (s != NK_OK) return s;
@@ -446,6 +476,7 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
     if (m == NULL) goto fail_overflow;
     m->img = img;
     m->kind = kind;
+    m->state = state == NK_MODEL_SIZING ? NK_MODEL_SIZING : NK_MODEL_UNLOADED;
     m->n_tensors = img.n_tensors;
     m->n_ops = img.n_ops;
     m->tensors = (nk_tensor_rt *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(nk_tensor_rt),
@@ -457,7 +488,7 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
     /* all three came from the arena: the sum fits a size_t */
     m->stats.structs = sizeof *m + (size_t)img.n_tensors * sizeof(nk_tensor_rt) +
                        (size_t)img.n_ops * sizeof(nk_op_rt);
-    if (kind == NK_IMAGE_MAPPED) {
+    if (kind == NK_IMAGE_MAPPED && state != NK_MODEL_SIZING) {
         m->mapping = (void *)(uintptr_t)bytes;
         m->mapping_len = len;
     }
@@ -470,12 +501,15 @@ static nk_status nk_model_load_image(nk_model_t **out, const void *bytes, size_t
 #endif
     if (s == NK_OK)
         s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
-    if (s == NK_OK) s = nk_context_create(&m->ctx, m, arena, err);
+    if (s == NK_OK && state != NK_MODEL_SIZING) s = nk_context_make(&m->ctx, m, arena, err);
     if (s != NK_OK) {
         nk_arena_rewind(arena, mark);
         return s;
     }
-    m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
+    if (state != NK_MODEL_SIZING) {
+        m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
+        m->state = NK_MODEL_READY;
+    }
     *out = m;
     return NK_OK;
 fail_overflow:
@@ -483,62 +517,178 @@ fail_overflow:
     return NK_ERR_ARENA_OVERFLOW;
 }
 
+/* A load: with `path`, the file is first read into the arena (OWNED).
+ * The arena's high water is made this load's own while it runs, so the
+ * model records the bytes it took; the caller's maximum is restored. */
+static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
+                               const char *path, nk_arena_t *arena, nk_error_t *err) {
+    size_t mark = arena->used, hw = arena->high_water;
+    const uint8_t *first = NULL;
+    nk_status s = NK_OK;
+    *out = NULL;
+    arena->high_water = arena->used;
+#if !defined(NETKIT_MCU)
+    if (path != NULL) {
+        void *addr = NULL;
+        s = nk_platform_read_file(path, arena, &addr, &len, err);
+        bytes = addr;
+        first = (const uint8_t *)addr;
+    }
+#else
+    (void)path;
+#endif
+    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, arena, err);
+    if (s == NK_OK) {
+        nk_model_t *m = *out;
+        if (first == NULL) first = (const uint8_t *)m;
+        if (path != NULL) m->stats.file_copy = len;
+        m->stats.arena_bytes = (uint64_t)(arena->base + arena->high_water - first);
+        m->stats.model_bytes = (uint64_t)((const uint8_t *)m->ctx - first);
+    } else {
+        nk_arena_rewind(arena, mark); /* a failed read, too */
+    }
+    if (hw > arena->high_water) arena->high_water = hw;
+    return s;
+}
+
 nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
                                nk_arena_t *arena, nk_error_t *err) {
-    return nk_model_load_image(out, bytes, len, NK_IMAGE_BORROWED, arena, err);
+    if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, arena, err);
 }
 
 #if !defined(NETKIT_MCU)
-nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
-                             nk_error_t *err) {
-    void *addr = NULL;
-    size_t len = 0;
-    nk_status s;
+nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mode,
+                                nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || path == NULL || arena == NULL)
         return nk_fail(err, NK_ERR_ARG, -1, "load_file: NULL argument");
     *out = NULL;
+    if (mode != NK_LOAD_FILE && mode != NK_LOAD_COPY)
+        return nk_fail(err, NK_ERR_ARG, -1, "load_file: mode is not NK_LOAD_FILE or NK_LOAD_COPY");
 #if NETKIT_MMAP
-    s = nk_platform_map(path, &addr, &len, err);
-    if (s != NK_OK) return s;
-    s = nk_model_load_image(out, addr, len, NK_IMAGE_MAPPED, arena, err);
-    if (s != NK_OK) nk_platform_unmap(addr, len);
-#else
-    {
-        size_t mark = nk_arena_mark(arena);
-        s = nk_platform_read_file(path, arena, &addr, &len, err);
+    if (mode == NK_LOAD_FILE) {
+        void *addr = NULL;
+        size_t len = 0;
+        nk_status s = nk_platform_map(path, &addr, &len, err);
         if (s != NK_OK) return s;
-        s = nk_model_load_image(out, addr, len, NK_IMAGE_OWNED, arena, err);
-        if (s != NK_OK) {
-            nk_arena_rewind(arena, mark);
-            return s;
-        }
-        (*out)->stats.file_copy = len;
+        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED, NULL, arena, err);
+        if (s != NK_OK) nk_platform_unmap(addr, len);
+        return s;
     }
 #endif
-    return s;
+    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED, path, arena, err);
+}
+
+nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
+                             nk_error_t *err) {
+    return nk_model_load_file_ex(out, path, NK_LOAD_FILE, arena, err);
 }
 #endif
 
+/* ------------------------------------------------------------------ */
+/* Sizing without loading                                              */
+/* ------------------------------------------------------------------ */
+
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+/* Host builds size in a private heap arena: records and planner scratch
+ * are a few bytes per file byte at most for real models (weights dominate
+ * a file), capped by the default heap arena; too small an arena is retried
+ * larger, as told by the overflow. */
+static nk_status nk_model_arena_size_heap(const void *bytes, size_t len, uint32_t mode,
+                                          size_t *need, nk_error_t *err) {
+    nk_error_t local;
+    size_t capacity = NK_ARENA_DEFAULT_CAPACITY;
+    if (len < capacity / 4u && 4u * len + 65536u < capacity) capacity = 4u * len + 65536u;
+    if (err == NULL) err = &local; /* the retry reads the figures */
+    for (;;) {
+        nk_arena_t heap;
+        nk_status s;
+        if (nk_arena_init_heap(&heap, capacity) != NK_OK)
+            return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "arena overflow: no memory to size the model in");
+        s = nk_model_arena_size(bytes, len, mode, &heap, need, err);
+        nk_arena_free_heap(&heap);
+        if (s != NK_ERR_ARENA_OVERFLOW || err->requested == 0) return s;
+        if (err->requested > ((size_t)-1 - capacity) / 2u || capacity > (size_t)-1 / 4u)
+            return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
+                           "arena overflow: the model needs more memory than exists");
+        capacity = 2u * capacity + 2u * (size_t)err->requested;
+    }
+}
+#endif
+
+nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_arena_t *scratch,
+                              size_t *need, nk_error_t *err) {
+    uint32_t kind = NK_IMAGE_BORROWED;
+    size_t mark, hw;
+    nk_model_t *m;
+    nk_status s;
+    if (need == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL argument");
+    *need = 0;
+    if (mode > NK_LOAD_COPY) return nk_fail(err, NK_ERR_ARG, -1, "arena_size: unknown load mode");
+    if (scratch == NULL) {
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+        return nk_model_arena_size_heap(bytes, len, mode, need, err);
+#else
+        return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL scratch arena");
+#endif
+    }
+    if (mode != NK_LOAD_BUFFER) kind = NK_IMAGE_OWNED;
+#if !defined(NETKIT_MCU) && NETKIT_MMAP
+    if (mode == NK_LOAD_FILE) kind = NK_IMAGE_MAPPED;
+#endif
+    mark = scratch->used;
+    hw = scratch->high_water;
+    scratch->high_water = scratch->used;
+    s = nk_model_build(&m, bytes, len, kind, NK_MODEL_SIZING, scratch, err);
+    if (s == NK_OK) {
+        /* the load, from a 16-byte aligned start: the copied image (16-
+         * rounded: the model record follows it), the records up to here
+         * then the context, or the planner's scratch if that reached higher */
+        const uint8_t *start = (const uint8_t *)m;
+        uint64_t records = (uint64_t)(scratch->base + scratch->used - start);
+        uint64_t peak = (uint64_t)(scratch->base + scratch->high_water - start);
+        uint64_t total = ((records + 15u) & ~(uint64_t)15u) + nk_context_bytes(m);
+        if (peak > total) total = peak;
+        if (kind == NK_IMAGE_OWNED) total += ((uint64_t)len + 15u) & ~(uint64_t)15u;
+        if (total > (size_t)-1)
+            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
+                        "arena overflow: the model needs more than the address space");
+        else
+            *need = (size_t)total;
+        nk_arena_rewind(scratch, mark);
+    }
+    if (hw > scratch->high_water) scratch->high_water = hw;
+    return s;
+}
+
 void nk_model_unload(nk_model_t *m) {
-    if (m == NULL) return;
+    if (m == NULL || !nk_model_ready(m)) return;
 #if !defined(NETKIT_MCU) && NETKIT_MMAP
     if (m->mapping != NULL) nk_platform_unmap(m->mapping, m->mapping_len);
 #endif
     m->mapping = NULL;
+    m->state = NK_MODEL_UNLOADED;
 }
 
 /* ------------------------------------------------------------------ */
 /* Model accessors: the default context                                */
 /* ------------------------------------------------------------------ */
 
-int32_t nk_model_num_inputs(const nk_model_t *m) { return m != NULL ? (int32_t)m->img.n_inputs : 0; }
-int32_t nk_model_num_outputs(const nk_model_t *m) { return m != NULL ? (int32_t)m->img.n_outputs : 0; }
-int32_t nk_model_num_ops(const nk_model_t *m) { return m != NULL ? (int32_t)m->n_ops : 0; }
-
-const char *nk_model_meta(const nk_model_t *m, const char *key) {
-    return m != NULL ? nk_format_meta(&m->img, key) : NULL;
+int32_t nk_model_num_inputs(const nk_model_t *m) {
+    return m != NULL && nk_model_ready(m) ? (int32_t)m->img.n_inputs : 0;
+}
+int32_t nk_model_num_outputs(const nk_model_t *m) {
+    return m != NULL && nk_model_ready(m) ? (int32_t)m->img.n_outputs : 0;
+}
+int32_t nk_model_num_ops(const nk_model_t *m) {
+    return m != NULL && nk_model_ready(m) ? (int32_t)m->n_ops : 0;
 }
 
+const char *nk_model_meta(const nk_model_t *m, const char *key) {
+    return m != NULL && nk_model_ready(m) ? nk_format_meta(&m->img, key) : NULL;
+}
+
+/* the default context's calls check the model's state themselves */
 nk_status nk_model_input(const nk_model_t *m, int32_t i, nk_tensor_t *out) {
     return m != NULL ? nk_context_view(m->ctx, 0, i, out) : NK_ERR_ARG;
 }
@@ -557,6 +707,7 @@ nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes, void *out
     nk_tensor_t vi, vo;
     nk_status s;
     if (m == NULL || in == NULL || out == NULL) return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, "run: the model is unloaded");
     nk_context_view(m->ctx, 0, 0, &vi);
     nk_context_view(m->ctx, 1, 0, &vo);
     if (in_bytes != vi.bytes || out_bytes != vo.bytes) {

@@ -31,11 +31,21 @@ enum nk_image_kind {
     NK_IMAGE_OWNED = 2     /* read into the arena: ours to write */
 };
 
+/* A model record's life: only READY models may be used. The record stays
+ * in the arena after unload, so calls can still read this and refuse. */
+enum nk_model_state {
+    NK_MODEL_UNLOADED = 0, /* nk_model_unload ran (or never loaded) */
+    NK_MODEL_SIZING = 1,   /* nk_model_arena_size's scratch: never handed out */
+    NK_MODEL_READY = 0x4E4B4D52 /* "NKMR": loaded; a magic, not 1, so stale bytes rarely pass */
+};
+
 /* Bytes requested per category during load, for inspect's breakdown. */
 typedef struct nk_load_stats {
     uint64_t structs;        /* model, tensor, op and context records */
     uint64_t copied_weights; /* arena copies made to fold batch-norm */
-    uint64_t file_copy;      /* the image itself (fread loading) */
+    uint64_t file_copy;      /* the image itself (copied into the arena) */
+    uint64_t arena_bytes;    /* the load's arena peak from its first allocation */
+    uint64_t model_bytes;    /* from there up to the default context */
     uint32_t folded_bn;      /* batch-norm ops folded at load */
 } nk_load_stats;
 
@@ -52,7 +62,8 @@ struct nk_model_t {
     nk_op_rt *ops;
     uint32_t n_tensors;
     uint32_t n_ops;
-    uint32_t kind; /* nk_image_kind */
+    uint32_t kind;  /* nk_image_kind */
+    uint32_t state; /* nk_model_state */
     nk_plan_stats plan;
     size_t workspace;         /* max over ops */
     int32_t workspace_op;     /* op asking for the most, or -1 */

@@ -18,10 +18,11 @@
  *     nk_model_run(model, input, sizeof input, output, sizeof output, &err);
  *
  * HOW BIG MUST THE ARENA BE?  Run `netkit inspect model.nk` (or call
- * nk_inspect_model on a host): it reports the exact byte count. Loading into
- * an arena of exactly that size succeeds; one byte less fails with
- * NK_ERR_ARENA_OVERFLOW and an error that says how much was missing where.
- * Sizes assume a 16-byte aligned arena buffer.
+ * nk_inspect_model on a host): it reports the exact byte count. At run time
+ * nk_model_arena_size gives the same figure for any load mode without
+ * loading. Loading into an arena of exactly that size succeeds; one byte
+ * less fails with NK_ERR_ARENA_OVERFLOW and an error that says how much was
+ * missing where. Sizes assume a 16-byte aligned arena buffer.
  *
  * OWNERSHIP AND LIFETIMES
  *  - The arena buffer is yours; netkit never frees it. Everything a model
@@ -29,6 +30,16 @@
  *  - The model image passed to nk_model_load_buffer must stay valid and
  *    unchanged for the model's life: weights are views into it. netkit never
  *    writes to it.
+ *  - A file loaded by nk_model_load_file is mapped (NETKIT_MMAP): the model
+ *    reads the file's pages for its whole life. Truncating the file while it
+ *    is loaded kills the process with SIGBUS at the next invoke; rewriting
+ *    it in place (same size) silently changes the weights. Files replaced by
+ *    rename are safe (the mapping keeps the old inode). A service whose
+ *    model files may change under it loads with
+ *    nk_model_load_file_ex(..., NK_LOAD_COPY, ...): the image is read into
+ *    the arena and the file is never touched again.
+ *  - After nk_model_unload, every call on the model and on its contexts
+ *    returns NK_ERR_STATE (counts 0, meta NULL) until the arena is reset.
  *  - A loaded model is read-only at inference time. Each nk_context_t owns
  *    its own activations and workspace, so several contexts (one per thread)
  *    may run one model concurrently. A model's default context (used by the
@@ -208,15 +219,44 @@ typedef struct nk_context_t nk_context_t; /* opaque; lives in the arena */
 NK_API nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
                                       nk_arena_t *arena, nk_error_t *err);
 
+/* How a load holds the image (nk_model_load_file_ex, nk_model_arena_size). */
+#define NK_LOAD_BUFFER 0u /* nk_model_load_buffer: weights are views into the
+                             caller's bytes; batch-norm folding copies them */
+#define NK_LOAD_FILE 1u   /* nk_model_load_file: mapped where NETKIT_MMAP
+                             (folded in the private pages), else NK_LOAD_COPY */
+#define NK_LOAD_COPY 2u   /* the file is read into the arena (len bytes, 16-
+                             rounded): the model never touches the file again */
+
 #if !defined(NETKIT_MCU)
 /* Loads a file: a private read-only-by-default mmap where NETKIT_MMAP (the
- * mapping is released by nk_model_unload), else fread into the arena. */
+ * mapping is released by nk_model_unload), else fread into the arena.
+ * Mapped, the file must not be truncated or rewritten while the model
+ * lives (see OWNERSHIP AND LIFETIMES); NK_LOAD_COPY avoids that. */
 NK_API nk_status nk_model_load_file(nk_model_t **out, const char *path,
                                     nk_arena_t *arena, nk_error_t *err);
+/* nk_model_load_file with a mode: NK_LOAD_FILE (the same) or NK_LOAD_COPY.
+ * A failed load, including a failed read, leaves the arena as it was. */
+NK_API nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mode,
+                                       nk_arena_t *arena, nk_error_t *err);
 #endif
 
-/* Releases what is not arena memory (a file mapping). The arena bytes stay
- * allocated until the caller resets/rewinds the arena. NULL is a no-op. */
+/* The exact bytes a load of `bytes[0..len)` in `mode` (NK_LOAD_*) takes from
+ * a 16-byte aligned arena, stored in *need: an arena of *need bytes loads,
+ * one byte less fails. Nothing is loaded: the image is checked, decoded and
+ * planned once in `scratch`, which is rewound before returning (its high
+ * water shows what the sizing took, which is never more than *need). For
+ * NK_LOAD_FILE and NK_LOAD_COPY pass the file's bytes; `bytes` is only read.
+ * Firmware passes the arena it means to load into as scratch; host builds
+ * may pass NULL to size in a private heap arena. Errors are the load's
+ * (NK_ERR_FORMAT, NK_ERR_UNSUPPORTED, ...); NK_ERR_ARENA_OVERFLOW means the
+ * scratch was too small. */
+NK_API nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode,
+                                     nk_arena_t *scratch, size_t *need, nk_error_t *err);
+
+/* Releases what is not arena memory (a file mapping) and marks the model
+ * unloaded: later calls on it or its contexts return NK_ERR_STATE. The arena
+ * bytes stay allocated until the caller resets/rewinds the arena. NULL and a
+ * second unload are no-ops. */
 NK_API void nk_model_unload(nk_model_t *m);
 
 NK_API int32_t nk_model_num_inputs(const nk_model_t *m);
@@ -300,9 +340,18 @@ typedef struct nk_report_t {
 } nk_report_t;
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
-/* Loads `bytes` into a private heap arena, measures, and unloads. Fills
- * `rep`, and up to `max_ops` rows of `ops` (may be NULL); rep->num_ops says
- * how many rows exist. Needs no arena from the caller. */
+/* The report of a loaded model, for the way it was loaded (a mapped file's
+ * arena has no batch-norm copies; a copied image counts in
+ * bytes_copied_weights and is not flash_payload). Fills `rep`, and up to
+ * `max_ops` rows of `ops` (may be NULL); rep->num_ops says how many rows
+ * exist. arena_after_forward is arena_after_load (invoke never allocates).
+ * NK_ERR_STATE on an unloaded model. */
+NK_API nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *ops,
+                                 int32_t max_ops);
+/* Sizes `bytes` with nk_model_arena_size, loads it as a buffer into a
+ * private heap arena of exactly that size, reports (nk_model_report), runs
+ * one forward pass to measure arena_after_forward, and unloads. Needs no
+ * arena from the caller; a misaligned `bytes` is copied first. */
 NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep,
                                   nk_op_info_t *ops, int32_t max_ops, nk_error_t *err);
 #endif

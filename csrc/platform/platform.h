@@ -4,6 +4,7 @@
  *   NETKIT_MMAP=1   posix_mmap.c: a private mapping of the file (default on
  *                   Linux and macOS)
  *   NETKIT_MMAP=0   stdio_file.c: fread into the arena
+ * Both back ends also read a whole file into the arena (NK_LOAD_COPY).
  * The loader in model.c calls these and nothing else outside the core.
  */
 #ifndef NK_PLATFORM_H
@@ -29,11 +30,11 @@ NK_HIDDEN nk_status nk_platform_map(const char *path, void **addr, size_t *len,
                                     nk_error_t *err);
 NK_HIDDEN nk_status nk_platform_map_writable(void *addr, size_t len, nk_error_t *err);
 NK_HIDDEN void nk_platform_unmap(void *addr, size_t len);
-#else
-/* Reads `path` into a 16-byte aligned block of the arena. */
+#endif
+/* Reads `path` into a 16-byte aligned block of the arena. On failure the
+ * block may stay allocated: the caller rewinds. */
 NK_HIDDEN nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr,
                                           size_t *len, nk_error_t *err);
-#endif
 
 /* The file-access failure of both back ends: "<what> <path>[: <strerror>]". */
 static inline nk_status nk_platform_fail(nk_error_t *err, nk_status s, const char *what,

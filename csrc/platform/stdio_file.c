@@ -1,7 +1,8 @@
 /*
  * stdio_file.c — model files read into the arena with fread (NETKIT_MMAP=0,
- * for hosts without mmap). The copy is the model image: the loader binds
- * weights into it and may fold batch-norm into it, as into a private map.
+ * for hosts without mmap, and NK_LOAD_COPY there). The copy is the model
+ * image: the loader binds weights into it and may fold batch-norm into it,
+ * as into a private map. The loader rewinds the arena when this fails.
  */
 #include "platform.h"
 #include "../format.h"
@@ -31,8 +32,9 @@ nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr
         return NK_ERR_ARENA_OVERFLOW;
     }
     if (fread(p, 1, (size_t)size, f) != (size_t)size) {
+        int e = ferror(f) ? errno : 0;
         fclose(f);
-        return nk_platform_fail(err, NK_ERR_IO, "short read from", path, 0);
+        return nk_platform_fail(err, NK_ERR_IO, "short read from", path, e);
     }
     fclose(f);
     *addr = p;

@@ -2,9 +2,12 @@
  * inspect_test.c — nk_inspect_model's figures: the exactness contract
  * (an arena of arena_after_load bytes loads and runs, one byte less fails
  * with correct figures), the breakdown adding up, and hand-computed values
- * for mlp.nk and tiny_relu.nk. Every arena here is an exact-size heap
- * block, so an overrun is an ASan report.
+ * for mlp.nk and tiny_relu.nk; nk_model_arena_size's exactness for every
+ * load mode and every committed model. Every arena here is an exact-size
+ * heap block, so an overrun is an ASan report.
  */
+#define _POSIX_C_SOURCE 200809L /* opendir */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +122,67 @@ static void check_model(const char *name, int sequential) {
     free(img);
 }
 
+/* Loads `path` in `mode` (NK_LOAD_*) into `arena`. */
+static nk_status load_mode(nk_model_t **m, uint32_t mode, const char *path, const uint8_t *img,
+                           size_t len, nk_arena_t *arena, nk_error_t *err) {
+    if (mode == NK_LOAD_BUFFER) return nk_model_load_buffer(m, img, len, arena, err);
+    return nk_model_load_file_ex(m, path, mode, arena, err);
+}
+
+/* nk_model_arena_size, for every load mode: an arena of exactly that many
+ * bytes loads and runs, one byte less fails by exactly one byte; sizing in
+ * a caller's arena (the firmware way) gives the same figure, rewinds it and
+ * never reaches higher; the image is never written. */
+static void check_arena_size(const char *path) {
+    size_t len, need, need2;
+    uint8_t *img = nkt_read_file(path, &len), *orig, *mem;
+    uint32_t mode;
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    nk_report_t rep;
+    if (img == NULL) {
+        fprintf(stderr, "cannot read %s\n", path);
+        nkt_failures++;
+        return;
+    }
+    orig = nkt_dup_aligned(img, len);
+    for (mode = NK_LOAD_BUFFER; mode <= NK_LOAD_COPY; mode++) {
+        need = need2 = 0;
+        NKT_CHECK(nk_model_arena_size(img, len, mode, NULL, &need, &err) == NK_OK, "%s mode %u: %s", path,
+                  mode, err.message);
+        if (need == 0) continue;
+        mem = nkt_alloc_aligned(need);
+        nk_arena_init(&arena, mem, need);
+        NKT_CHECK(nk_model_arena_size(img, len, mode, &arena, &need2, &err) == NK_OK && need2 == need,
+                  "%s mode %u: sized in the arena: %zu vs %zu: %s", path, mode, need2, need, err.message);
+        NKT_CHECK(nk_arena_used(&arena) == 0 && nk_arena_high_water(&arena) <= need,
+                  "%s mode %u: sizing left %zu B, reached %zu", path, mode, nk_arena_used(&arena),
+                  nk_arena_high_water(&arena));
+        NKT_CHECK(load_mode(&m, mode, path, img, len, &arena, &err) == NK_OK, "%s mode %u: exact %zu B: %s",
+                  path, mode, need, err.message);
+        if (m != NULL) {
+            NKT_CHECK(nk_arena_high_water(&arena) == need, "%s mode %u: high water %zu of %zu", path, mode,
+                      nk_arena_high_water(&arena), need);
+            NKT_CHECK(nk_model_report(m, &rep, NULL, 0) == NK_OK && rep.arena_after_load == need,
+                      "%s mode %u: report says %llu", path, mode, (unsigned long long)rep.arena_after_load);
+            NKT_CHECK(nk_model_invoke(m, &err) == NK_OK, "%s mode %u: invoke: %s", path, mode, err.message);
+            nk_model_unload(m);
+        }
+        free(mem);
+        mem = nkt_alloc_aligned(need - 1);
+        nk_arena_init(&arena, mem, need - 1);
+        NKT_CHECK(load_mode(&m, mode, path, img, len, &arena, &err) == NK_ERR_ARENA_OVERFLOW &&
+                      err.requested == err.free_bytes + 1 && nk_arena_used(&arena) == 0,
+                  "%s mode %u: %zu B must fail by one byte: %s", path, mode, need - 1, err.message);
+        free(mem);
+    }
+    NKT_CHECK(memcmp(img, orig, len) == 0, "%s: sizing wrote into the image", path);
+    NKT_CHECK(nk_model_arena_size(img, len, 3, NULL, &need, &err) == NK_ERR_ARG, "unknown mode");
+    free(orig);
+    free(img);
+}
+
 /* mlp.nk: input [1,64] -> fc1 [32] -> fc2 [10] -> softmax [10]. */
 static void test_mlp_hand(void) {
     size_t len;
@@ -171,6 +235,32 @@ int main(void) {
     check_model("branch", 0);
     test_mlp_hand();
     test_tiny_relu_hand();
+    {
+        static const char *const models[] = {"models/mlp", "models/tiny_relu", "models/cnn",
+                                             "models/branch", "fashion/mlp", "fashion/cnn_bn",
+                                             "fashion/cnn_dw"};
+        size_t i;
+        for (i = 0; i < sizeof models / sizeof models[0]; i++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/../%s.nk", NK_MODELS_DIR, models[i]);
+            check_arena_size(path);
+        }
+    }
+    { /* the int8 models, converted from TFLite */
+        DIR *d = opendir(NK_MODELS_DIR "/../models_i8");
+        struct dirent *e;
+        int n = 0;
+        while (d != NULL && (e = readdir(d)) != NULL) {
+            char path[512];
+            size_t l = strlen(e->d_name);
+            if (l < 4 || strcmp(e->d_name + l - 3, ".nk") != 0) continue;
+            snprintf(path, sizeof path, "%s/../models_i8/%s", NK_MODELS_DIR, e->d_name);
+            check_arena_size(path);
+            n++;
+        }
+        if (d != NULL) closedir(d);
+        fprintf(stderr, "arena size exact for %d int8 models\n", n);
+    }
     if (nkt_failures) fprintf(stderr, "inspect_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }

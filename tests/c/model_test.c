@@ -3,10 +3,15 @@
  * (testdata/models, built by the Go writer, expected outputs from
  * PyTorch): outputs, buffer and file loading, extra contexts, multi-input
  * runs, batch-norm folding at load (cnn.nk carries an unfolded BN), error
- * reports, metadata and the "invoke never allocates" rule.
+ * reports, metadata and the "invoke never allocates" rule; every call on
+ * an unloaded model, failed file reads, and NK_LOAD_COPY surviving changes
+ * to the file.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../cmake/cross/npy.h"
 #include "model.h"
@@ -423,6 +428,149 @@ static void test_meta_version(void) {
     free(img);
 }
 
+/* After nk_model_unload every call on the model and on its contexts says
+ * NK_ERR_STATE (or 0 / NULL where it returns a count or a pointer); a
+ * mapped model's weights are gone, so before this an invoke crashed. */
+static void check_unloaded(nk_model_t *m, nk_context_t *c, const char *how) {
+    nk_tensor_t t;
+    nk_error_t err;
+    float in[64], out[10];
+    const void *ins[1] = {in};
+    void *outs[1] = {out};
+    size_t in_b[1] = {sizeof in}, out_b[1] = {sizeof out};
+    nk_context_t *c2 = NULL;
+    nk_arena_t other;
+    memset(in, 0, sizeof in);
+    nk_arena_init_heap(&other, ARENA_BYTES);
+    NKT_CHECK(nk_model_num_inputs(m) == 0 && nk_model_num_outputs(m) == 0 && nk_model_num_ops(m) == 0,
+              "%s: counts of an unloaded model", how);
+    NKT_CHECK(nk_model_meta(m, "producer") == NULL, "%s: meta", how);
+    NKT_CHECK(nk_model_input(m, 0, &t) == NK_ERR_STATE && nk_model_output(m, 0, &t) == NK_ERR_STATE,
+              "%s: views", how);
+    memset(&err, 0, sizeof err);
+    NKT_CHECK(nk_model_invoke(m, &err) == NK_ERR_STATE && err.status == NK_ERR_STATE &&
+                  strstr(err.message, "unloaded") != NULL,
+              "%s: invoke: %s", how, err.message);
+    memset(&err, 0, sizeof err);
+    NKT_CHECK(nk_model_run(m, in, sizeof in, out, sizeof out, &err) == NK_ERR_STATE &&
+                  strstr(err.message, "unloaded") != NULL,
+              "%s: run: %s", how, err.message);
+    NKT_CHECK(nk_context_size(m) == 0, "%s: context size", how);
+    NKT_CHECK(nk_context_create(&c2, m, &other, &err) == NK_ERR_STATE && c2 == NULL &&
+                  nk_arena_used(&other) == 0,
+              "%s: context_create: %s", how, err.message);
+    NKT_CHECK(nk_context_input(c, 0, &t) == NK_ERR_STATE && nk_context_output(c, 0, &t) == NK_ERR_STATE,
+              "%s: context views", how);
+    memset(&err, 0, sizeof err);
+    NKT_CHECK(nk_context_invoke(c, &err) == NK_ERR_STATE && strstr(err.message, "unloaded") != NULL,
+              "%s: context invoke: %s", how, err.message);
+    NKT_CHECK(nk_context_run(c, ins, in_b, outs, out_b, &err) == NK_ERR_STATE, "%s: context run", how);
+    {
+        nk_report_t rep;
+        NKT_CHECK(nk_model_report(m, &rep, NULL, 0) == NK_ERR_STATE, "%s: report", how);
+    }
+    nk_model_unload(m); /* a second unload is a no-op */
+    nk_arena_free_heap(&other);
+}
+
+static void test_unloaded(void) {
+    size_t len;
+    uint8_t *img = model_bytes("mlp", &len);
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_context_t *c;
+    nk_error_t err;
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(nk_context_create(&c, m, &arena, &err) == NK_OK, "%s", err.message);
+    nk_model_unload(m);
+    check_unloaded(m, c, "buffer");
+    nk_arena_reset(&arena);
+    NKT_CHECK(nk_model_load_file(&m, NK_MODELS_DIR "/mlp.nk", &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(nk_context_create(&c, m, &arena, &err) == NK_OK, "%s", err.message);
+    nk_model_unload(m);
+    check_unloaded(m, c, NETKIT_MMAP ? "mapped file" : "read file");
+    nk_arena_free_heap(&arena);
+    free(img);
+}
+
+/* A file that reads short: sysfs reports 4096 B and gives a few. The
+ * failed read leaves the arena exactly as it was, in both load modes. */
+static void test_failed_read_rewinds(void) {
+    const char *path = "/sys/devices/system/cpu/online";
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    struct stat st;
+    size_t used;
+    uint32_t mode;
+    if (stat(path, &st) != 0 || st.st_size <= 0) {
+        fprintf(stderr, "test_failed_read_rewinds: no %s, skipped\n", path);
+        return;
+    }
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_arena_alloc(&arena, 5, 1) != NULL, "a caller's allocation before the load");
+    used = nk_arena_used(&arena);
+    for (mode = NK_LOAD_FILE; mode <= NK_LOAD_COPY; mode++) {
+        nk_status s = nk_model_load_file_ex(&m, path, mode, &arena, &err);
+        NKT_CHECK(s != NK_OK && m == NULL, "mode %u: a short file loads?", mode);
+        NKT_CHECK(nk_arena_used(&arena) == used, "mode %u: failed load left %zu B allocated: %s", mode,
+                  nk_arena_used(&arena) - used, err.message);
+    }
+    /* the copy read the file and came up short */
+    NKT_CHECK(nk_model_load_file_ex(&m, path, NK_LOAD_COPY, &arena, &err) == NK_ERR_IO &&
+                  strstr(err.message, "short read from") != NULL,
+              "short read: %s", err.message);
+    NKT_CHECK(nk_model_load_file_ex(&m, path, NK_LOAD_BUFFER, &arena, &err) == NK_ERR_ARG, "buffer mode");
+    nk_arena_free_heap(&arena);
+}
+
+/* NK_LOAD_COPY: the model keeps nothing of the file. Truncated, then
+ * rewritten at the same size with other bytes, it runs as before (a
+ * mapped model would die of SIGBUS or compute with the new bytes). cnn.nk
+ * folds a batch-norm into its copied image. */
+static void test_copy_survives_file_changes(void) {
+    size_t len;
+    uint8_t *img = model_bytes("cnn", &len);
+    char path[] = "/tmp/nk_model_test_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f;
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_error_t err;
+    nk_report_t rep;
+    size_t need = 0, i;
+    NKT_CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    close(fd);
+    f = fopen(path, "wb");
+    NKT_CHECK(f != NULL && fwrite(img, 1, len, f) == len, "write %s", path);
+    fclose(f);
+    NKT_CHECK(nk_model_arena_size(img, len, NK_LOAD_COPY, NULL, &need, &err) == NK_OK, "%s", err.message);
+    nk_arena_init_heap(&arena, need);
+    NKT_CHECK(nk_model_load_file_ex(&m, path, NK_LOAD_COPY, &arena, &err) == NK_OK, "%s", err.message);
+    if (m == NULL) return;
+    NKT_CHECK(nk_model_report(m, &rep, NULL, 0) == NK_OK && rep.flash_payload == 0 &&
+                  rep.bytes_copied_weights == len && rep.arena_after_load == need,
+              "copied image: flash %llu, copied %llu of %zu, arena %llu of %zu",
+              (unsigned long long)rep.flash_payload, (unsigned long long)rep.bytes_copied_weights, len,
+              (unsigned long long)rep.arena_after_load, need);
+    NKT_CHECK(m->stats.folded_bn == NETKIT_LOAD_FOLD_BN && m->stats.copied_weights == 0,
+              "folded in the copy, not into more copies");
+    run_samples(m, "cnn", "copy");
+    f = fopen(path, "wb"); /* truncated to 0 */
+    fclose(f);
+    run_samples(m, "cnn", "copy, file truncated");
+    f = fopen(path, "wb");
+    for (i = 0; i < len; i++) fputc((int)(i * 131u + 7u) & 0xFF, f);
+    fclose(f);
+    run_samples(m, "cnn", "copy, file rewritten");
+    nk_model_unload(m);
+    nk_arena_free_heap(&arena);
+    remove(path);
+    free(img);
+}
+
 int main(void) {
     test_outputs("mlp");
     test_outputs("cnn");
@@ -432,6 +580,9 @@ int main(void) {
     test_branch_contexts();
     test_errors();
     test_meta_version();
+    test_unloaded();
+    test_failed_read_rewinds();
+    test_copy_survives_file_changes();
     if (nkt_failures) fprintf(stderr, "model_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
