@@ -44,12 +44,21 @@ var backend = runtime.Backend{
 		s := C.nk_model_load_buffer(&m, b, C.size_t(n), arena(a), cerr(e))
 		return unsafe.Pointer(m), runtime.Status(s)
 	},
-	LoadFile: func(path string, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+	LoadFile: func(path string, mode uint32, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
 		p := C.CString(path)
 		defer C.free(unsafe.Pointer(p))
 		var m *C.nk_model_t
-		s := C.nk_model_load_file(&m, p, arena(a), cerr(e))
+		s := C.nk_model_load_file_ex(&m, p, C.uint32_t(mode), arena(a), cerr(e))
 		return unsafe.Pointer(m), runtime.Status(s)
+	},
+	ArenaSize: func(b unsafe.Pointer, n uint64, mode uint32, e *runtime.CError) (uint64, runtime.Status) {
+		var need C.size_t
+		s := C.nk_model_arena_size(b, C.size_t(n), C.uint32_t(mode), nil, &need, cerr(e))
+		return uint64(need), runtime.Status(s)
+	},
+	Report: func(m unsafe.Pointer, r *runtime.CReport, ops *runtime.COpInfo, maxOps int32) runtime.Status {
+		return runtime.Status(C.nk_model_report(model(m), (*C.nk_report_t)(unsafe.Pointer(r)),
+			(*C.nk_op_info_t)(unsafe.Pointer(ops)), C.int32_t(maxOps)))
 	},
 	ModelInput: func(m unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
 		return runtime.Status(C.nk_model_input(model(m), C.int32_t(i), tensor(t)))
@@ -73,9 +82,5 @@ var backend = runtime.Backend{
 	},
 	ContextInvoke: func(c unsafe.Pointer, e *runtime.CError) runtime.Status {
 		return runtime.Status(C.nk_context_invoke(ctx(c), cerr(e)))
-	},
-	Inspect: func(b unsafe.Pointer, n uint64, r *runtime.CReport, ops *runtime.COpInfo, maxOps int32, e *runtime.CError) runtime.Status {
-		return runtime.Status(C.nk_inspect_model(b, C.size_t(n), (*C.nk_report_t)(unsafe.Pointer(r)),
-			(*C.nk_op_info_t)(unsafe.Pointer(ops)), C.int32_t(maxOps), cerr(e)))
 	},
 }

@@ -2,9 +2,10 @@
 // the C core itself (netkit.c includes csrc/netkit_unity.c), so go build
 // needs only a C compiler; no CMake step.
 //
-// Each model lives in one C heap arena sized exactly from the C core's
-// inspect figures (or the budget given by WithArenaSize). Weights are bound
-// in place: Load maps the file, LoadBytes pins the caller's slice. A Model
+// Each model lives in one C heap arena sized exactly by the C core
+// (nk_model_arena_size, or the budget given by WithArenaSize) and is loaded
+// once. Weights are bound in place: Load maps the file, LoadBytes pins the
+// caller's slice. A Model
 // runs on its default context and serializes concurrent calls; a Session
 // adds an independent context (own activations, shared weights) for one
 // goroutine, and its Run makes no Go allocations.
@@ -12,6 +13,13 @@
 // Errors from the C core are *Error values that wrap a Status, so
 // errors.Is(err, nk.ErrArenaOverflow) works and the figures (requested,
 // free, capacity bytes, op index) are at hand.
+//
+// A mapped model file must not change while the model lives: truncating it
+// kills the process with SIGBUS at the next Run, and rewriting it in place
+// silently changes the weights the model computes with. Replacing it by
+// rename is safe. A service whose model files may change under it loads
+// with WithCopy: the file is read into the model's arena and never touched
+// again.
 //
 // Package nkc offers the same API without cgo, loading libnetkit at run time.
 package nk
@@ -75,13 +83,21 @@ var (
 )
 
 // WithArenaSize imposes an arena budget of n bytes instead of the exact size
-// from inspect; too small a budget fails with an *Error wrapping
+// from nk_model_arena_size; too small a budget fails with an *Error wrapping
 // ErrArenaOverflow that carries the requested, free and capacity bytes.
 func WithArenaSize(n int64) Option { return runtime.WithArenaSize(n) }
 
+// WithCopy gives the model its own copy of the image: Load reads the file
+// into the model's arena (which grows by the file's size) instead of
+// mapping it, so the file may be truncated, rewritten or deleted while the
+// model runs; LoadBytes copies b, which the caller may then reuse.
+func WithCopy() Option { return runtime.WithCopy() }
+
 func open(string) (*runtime.Backend, error) { return &backend, nil }
 
-// Load maps the model file in place (nk_model_load_file).
+// Load maps the model file in place (nk_model_load_file), or with WithCopy
+// reads it into the model's arena; either way the arena is sized exactly and
+// the model loaded once. See the package comment for files that change.
 func Load(path string, opts ...Option) (*Model, error) { return runtime.Load(open, path, opts...) }
 
 // LoadBytes binds b in place, with no copy: b is pinned for the model's
@@ -92,8 +108,10 @@ func LoadBytes(b []byte, opts ...Option) (*Model, error) {
 	return runtime.LoadBytes(open, b, opts...)
 }
 
-// Inspect returns the C core's report for a model file: exact arena bytes
-// after load and after a forward pass, the breakdown, and a per-op table.
+// Inspect returns the C core's report for a model file loaded as a buffer
+// (the firmware case): exact arena bytes after load and after a forward
+// pass, the breakdown, and a per-op table. It loads the model once; a
+// loaded Model reports on itself with Model.Report.
 func Inspect(path string, opts ...Option) (*Report, error) {
 	return runtime.Inspect(open, path, opts...)
 }

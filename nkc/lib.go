@@ -105,8 +105,8 @@ func openLibrary(path string) (*nkrt.Backend, error) {
 // lib holds the resolved address of every C function the backend calls.
 type lib struct {
 	abiVersionFn, version, arenaInitHeap, arenaFreeHeap, contextSize, modelUnload,
-	numInputs, numOutputs, meta, loadBuffer, loadFile, modelInput, modelOutput,
-	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, inspect uintptr
+	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
+	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report uintptr
 }
 
 type symbol struct {
@@ -120,12 +120,13 @@ func (l *lib) symbols() []symbol {
 		{"nk_arena_init_heap", &l.arenaInitHeap}, {"nk_arena_free_heap", &l.arenaFreeHeap},
 		{"nk_context_size", &l.contextSize}, {"nk_model_unload", &l.modelUnload},
 		{"nk_model_num_inputs", &l.numInputs}, {"nk_model_num_outputs", &l.numOutputs},
-		{"nk_model_meta", &l.meta}, {"nk_model_load_buffer", &l.loadBuffer},
-		{"nk_model_load_file", &l.loadFile}, {"nk_model_input", &l.modelInput},
+		{"nk_model_meta", &l.meta}, {"nk_model_arena_size", &l.arenaSize},
+		{"nk_model_load_buffer", &l.loadBuffer},
+		{"nk_model_load_file_ex", &l.loadFile}, {"nk_model_input", &l.modelInput},
 		{"nk_model_output", &l.modelOutput}, {"nk_model_invoke", &l.modelInvoke},
 		{"nk_context_create", &l.contextCreate}, {"nk_context_input", &l.contextInput},
 		{"nk_context_output", &l.contextOutput}, {"nk_context_invoke", &l.contextInvoke},
-		{"nk_inspect_model", &l.inspect},
+		{"nk_model_report", &l.report},
 	}
 }
 
@@ -182,12 +183,23 @@ func (l *lib) backend() *nkrt.Backend {
 				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return m, status(r)
 		},
-		LoadFile: func(path string, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+		LoadFile: func(path string, mode uint32, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
 			var m unsafe.Pointer
 			p := nkrt.CString(path)
 			r, _, _ := purego.SyscallN(l.loadFile, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&p[0])),
-				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
+				uintptr(mode), uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return m, status(r)
+		},
+		ArenaSize: func(b unsafe.Pointer, n uint64, mode uint32, e *nkrt.CError) (uint64, nkrt.Status) {
+			var need uintptr // size_t
+			r, _, _ := purego.SyscallN(l.arenaSize, uintptr(b), uintptr(n), uintptr(mode), 0,
+				uintptr(unsafe.Pointer(&need)), uintptr(unsafe.Pointer(e)))
+			return uint64(need), status(r)
+		},
+		Report: func(m unsafe.Pointer, rep *nkrt.CReport, ops *nkrt.COpInfo, maxOps int32) nkrt.Status {
+			r, _, _ := purego.SyscallN(l.report, uintptr(m), uintptr(unsafe.Pointer(rep)),
+				uintptr(unsafe.Pointer(ops)), uintptr(maxOps))
+			return status(r)
 		},
 		ModelInput:  l.tensorCall(l.modelInput),
 		ModelOutput: l.tensorCall(l.modelOutput),
@@ -201,11 +213,6 @@ func (l *lib) backend() *nkrt.Backend {
 		ContextInput:  l.tensorCall(l.contextInput),
 		ContextOutput: l.tensorCall(l.contextOutput),
 		ContextInvoke: invokeCall(l.contextInvoke),
-		Inspect: func(b unsafe.Pointer, n uint64, rep *nkrt.CReport, ops *nkrt.COpInfo, maxOps int32, e *nkrt.CError) nkrt.Status {
-			r, _, _ := purego.SyscallN(l.inspect, uintptr(b), uintptr(n), uintptr(unsafe.Pointer(rep)),
-				uintptr(unsafe.Pointer(ops)), uintptr(maxOps), uintptr(unsafe.Pointer(e)))
-			return status(r)
-		},
 	}
 }
 

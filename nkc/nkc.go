@@ -10,10 +10,15 @@
 // the one this package was written for; any failure is returned as an
 // error from the first call, never a panic.
 //
-// Each model lives in one C heap arena sized exactly from the C core's
-// inspect figures (or the budget given by WithArenaSize). Errors from the C
-// core are *Error values that wrap a Status, so
+// Each model lives in one C heap arena sized exactly by the C core
+// (nk_model_arena_size, or the budget given by WithArenaSize) and is loaded
+// once. Errors from the C core are *Error values that wrap a Status, so
 // errors.Is(err, nkc.ErrArenaOverflow) works.
+//
+// Load maps the model file, as package nk does: the file must not change
+// while the model lives (truncated: SIGBUS at the next Run; rewritten in
+// place: other weights, silently). Replacing it by rename is safe; a service
+// whose model files may change under it loads with WithCopy.
 package nkc
 
 import "github.com/netkit/netkit/internal/runtime"
@@ -73,15 +78,23 @@ var (
 )
 
 // WithArenaSize imposes an arena budget of n bytes instead of the exact size
-// from inspect; too small a budget fails with an *Error wrapping
+// from nk_model_arena_size; too small a budget fails with an *Error wrapping
 // ErrArenaOverflow that carries the requested, free and capacity bytes.
 func WithArenaSize(n int64) Option { return runtime.WithArenaSize(n) }
+
+// WithCopy gives the model its own copy of the image: Load reads the file
+// into the model's arena (which grows by the file's size) instead of
+// mapping it, so the file may be truncated, rewritten or deleted while the
+// model runs; LoadBytes copies b, which the caller may then reuse.
+func WithCopy() Option { return runtime.WithCopy() }
 
 // WithLibrary loads the C core from the shared library at path instead of
 // searching for it. Models loaded from different libraries may coexist.
 func WithLibrary(path string) Option { return runtime.WithLibrary(path) }
 
-// Load maps the model file in place (nk_model_load_file).
+// Load maps the model file in place (nk_model_load_file), or with WithCopy
+// reads it into the model's arena; either way the arena is sized exactly and
+// the model loaded once. See the package comment for files that change.
 func Load(path string, opts ...Option) (*Model, error) { return runtime.Load(open, path, opts...) }
 
 // LoadBytes binds b in place, with no copy: b is pinned for the model's
@@ -92,8 +105,10 @@ func LoadBytes(b []byte, opts ...Option) (*Model, error) {
 	return runtime.LoadBytes(open, b, opts...)
 }
 
-// Inspect returns the C core's report for a model file: exact arena bytes
-// after load and after a forward pass, the breakdown, and a per-op table.
+// Inspect returns the C core's report for a model file loaded as a buffer
+// (the firmware case): exact arena bytes after load and after a forward
+// pass, the breakdown, and a per-op table. It loads the model once; a
+// loaded Model reports on itself with Model.Report.
 func Inspect(path string, opts ...Option) (*Report, error) {
 	return runtime.Inspect(open, path, opts...)
 }

@@ -1,6 +1,8 @@
 package nkc_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,3 +41,37 @@ func TestMissingLibrary(t *testing.T) {
 }
 
 func BenchmarkRunOneOp(b *testing.B) { conformance.BenchRunOneOp(b, binding(b)) }
+
+// TestLoadWithCopy: through purego too, WithCopy reads the file into the
+// arena (NK_LOAD_COPY): the model runs on after the file is truncated, and
+// its report (nk_model_report) shows the image in the arena, exactly sized.
+func TestLoadWithCopy(t *testing.T) {
+	lib := nkc.WithLibrary(conformance.SharedLibrary(t))
+	img, err := os.ReadFile(conformance.ModelPath(t, "mlp.nk"))
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "mlp.nk")
+	require.NoError(t, os.WriteFile(path, img, 0o644))
+	mapped, err := nkc.Load(path, lib)
+	require.NoError(t, err)
+	defer mapped.Close()
+	m, err := nkc.Load(path, lib, nkc.WithCopy())
+	require.NoError(t, err)
+	defer m.Close()
+	r, err := m.Report()
+	require.NoError(t, err)
+	assert.Equal(t, m.ArenaBytes(), r.ArenaAfterLoad)
+	assert.Equal(t, mapped.ArenaBytes()+(int64(len(img))+15)&^15, m.ArenaBytes(), "mapped arena + the image")
+	assert.Equal(t, int64(len(img)), r.BytesCopiedWeights)
+	assert.Zero(t, r.FlashPayload)
+
+	in := make([]float32, 64)
+	for i := range in {
+		in[i] = float32(i%7) - 3
+	}
+	want, err := mapped.Predict(in)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, 0))
+	got, err := m.Predict(in)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}

@@ -48,15 +48,15 @@ per second and multiply-accumulates per second (from the model's MAC count).`,
 }
 
 func bench(w io.Writer, path string, opts []nk.Option, dur time.Duration, maxRuns int) error {
-	rep, err := nk.Inspect(path)
-	if err != nil {
-		return err
-	}
 	m, err := nk.Load(path, opts...)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
+	rep, err := m.Report()
+	if err != nil {
+		return err
+	}
 	s, err := m.NewSession()
 	if err != nil {
 		return err

@@ -19,10 +19,15 @@ type Backend struct {
 	NumOutputs    func(m unsafe.Pointer) int32                      // nk_model_num_outputs
 	Meta          func(m unsafe.Pointer, key string) unsafe.Pointer // nk_model_meta; nil when absent
 
+	// nk_model_arena_size with a NULL scratch arena: the exact arena bytes
+	// a load of the image in mode (LoadBuffer, LoadFile, LoadCopy) takes.
+	ArenaSize func(bytes unsafe.Pointer, n uint64, mode uint32, e *CError) (uint64, Status)
 	// nk_model_load_buffer: bytes must stay valid (pinned) for the model's life.
 	LoadBuffer func(bytes unsafe.Pointer, n uint64, a *CArena, e *CError) (unsafe.Pointer, Status)
-	// nk_model_load_file
-	LoadFile func(path string, a *CArena, e *CError) (unsafe.Pointer, Status)
+	// nk_model_load_file_ex; mode is LoadFile or LoadCopy.
+	LoadFile func(path string, mode uint32, a *CArena, e *CError) (unsafe.Pointer, Status)
+	// nk_model_report; ops may be nil when maxOps is 0.
+	Report func(m unsafe.Pointer, r *CReport, ops *COpInfo, maxOps int32) Status
 
 	ModelInput    func(m unsafe.Pointer, i int32, t *CTensor) Status // nk_model_input
 	ModelOutput   func(m unsafe.Pointer, i int32, t *CTensor) Status // nk_model_output
@@ -31,10 +36,14 @@ type Backend struct {
 	ContextInput  func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_input
 	ContextOutput func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_output
 	ContextInvoke func(c unsafe.Pointer, e *CError) Status           // nk_context_invoke
-
-	// nk_inspect_model; ops may be nil when maxOps is 0.
-	Inspect func(bytes unsafe.Pointer, n uint64, r *CReport, ops *COpInfo, maxOps int32, e *CError) Status
 }
+
+// Load modes, the NK_LOAD_* of include/netkit.h.
+const (
+	LoadBuffer uint32 = 0 // bound in place in the caller's bytes
+	LoadFile   uint32 = 1 // a file mapped in place (NETKIT_MMAP), else read into the arena
+	LoadCopy   uint32 = 2 // a file read into the arena: never touched again
+)
 
 // Opener returns the backend to use; library is the WithLibrary path ("" for
 // the binding's default). Package nk ignores it.

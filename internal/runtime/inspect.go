@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"os"
-	"unsafe"
 )
 
 // Inspect reads a model file and returns InspectBytes' report.
@@ -15,9 +14,10 @@ func Inspect(open Opener, path string, opts ...Option) (*Report, error) {
 	return InspectBytes(open, img, opts...)
 }
 
-// InspectBytes measures the model with nk_inspect_model (exact arena
-// figures and the per-op table) and loads it once into an arena of exactly
-// ArenaAfterLoad bytes to describe its inputs and outputs.
+// InspectBytes loads b once as a buffer into an arena of exactly the size
+// nk_model_arena_size gives, reports on the loaded model (Model.Report: the
+// exact arena figures a firmware declares, and the per-op table), and runs
+// one forward pass on zero inputs to measure ArenaAfterForward.
 func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 	o := collect(opts)
 	be, err := open(o.library)
@@ -27,16 +27,49 @@ func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 	if len(b) == 0 {
 		return nil, errorf(StatusArg, "netkit: empty model image")
 	}
-	img := aligned(b)
-	cr, rows, err := inspect(be, img, true)
-	if err != nil {
-		return nil, err
-	}
-	m, err := loadImage(be, img, int64(cr.ArenaAfterLoad))
+	m, err := loadImage(be, aligned(b), 0)
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
+	r, err := m.Report()
+	if err != nil {
+		return nil, err
+	}
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ce := new(CError)
+	if s := be.ModelInvoke(st.handle, ce); s != StatusOK {
+		return nil, cError(s, ce)
+	}
+	r.ArenaAfterForward = int64(st.arena.HighWater)
+	return r, nil
+}
+
+// Report is the C core's report on the loaded model (nk_model_report), for
+// the way it was loaded: a mapped file's arena holds no batch-norm copies, a
+// copied image counts in BytesCopiedWeights and not in FlashPayload, and
+// ArenaAfterLoad equals ArenaBytes when the arena was sized exactly.
+func (m *Model) Report() (*Report, error) {
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return nil, ErrClosed
+	}
+	var cr CReport
+	b := st.b
+	if s := b.Report(st.handle, &cr, nil, 0); s != StatusOK {
+		return nil, errorf(s, "netkit: report: "+s.Error())
+	}
+	var rows []COpInfo
+	if cr.NumOps > 0 {
+		rows = make([]COpInfo, cr.NumOps)
+		if s := b.Report(st.handle, &cr, &rows[0], int32(len(rows))); s != StatusOK {
+			return nil, errorf(s, "netkit: report: "+s.Error())
+		}
+	}
 	r := &Report{
 		ArenaAfterLoad:       int64(cr.ArenaAfterLoad),
 		ArenaAfterForward:    int64(cr.ArenaAfterForward),
@@ -57,8 +90,8 @@ func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 		MACs:                 int64(cr.MACs),
 		ParamBytes:           int64(cr.ParamBytes),
 		NumTensors:           int(cr.NumTensors),
-		Inputs:               m.Inputs(),
-		Outputs:              m.Outputs(),
+		Inputs:               cloneInfos(st.inputs),
+		Outputs:              cloneInfos(st.outputs),
 		Ops:                  make([]OpInfo, len(rows)),
 	}
 	for i := range rows {
@@ -78,25 +111,6 @@ func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 		}
 	}
 	return r, nil
-}
-
-// inspect calls nk_inspect_model on an aligned image, with the op rows
-// when withOps.
-func inspect(b *Backend, img []byte, withOps bool) (CReport, []COpInfo, error) {
-	var r CReport
-	ce := new(CError)
-	p := unsafe.Pointer(unsafe.SliceData(img))
-	if s := b.Inspect(p, uint64(len(img)), &r, nil, 0, ce); s != StatusOK {
-		return r, nil, cError(s, ce)
-	}
-	if !withOps || r.NumOps <= 0 {
-		return r, nil, nil
-	}
-	rows := make([]COpInfo, r.NumOps)
-	if s := b.Inspect(p, uint64(len(img)), &r, &rows[0], int32(len(rows)), ce); s != StatusOK {
-		return r, nil, cError(s, ce)
-	}
-	return r, rows[:min(len(rows), int(r.NumOps))], nil
 }
 
 func shape(rank int32, dims *[MaxDims]int32) []int {

@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	goruntime "runtime"
 	"strings"
@@ -34,48 +35,39 @@ type modelState struct {
 }
 
 // Load maps the model file (nk_model_load_file) into a new arena sized
-// exactly from nk_inspect_model, unless WithArenaSize sets a budget. A
-// mapped file is private and writable, so batch-norm folding happens in its
-// pages and the arena needs Report.BytesCopiedWeights less than
-// Report.ArenaAfterLoad (which is measured for a read-only buffer).
+// exactly by nk_model_arena_size for a mapped file, unless WithArenaSize
+// sets a budget, and loads it once. WithCopy reads the file into the arena
+// instead (NK_LOAD_COPY). A mapped file must not be truncated or rewritten
+// in place while the model lives (SIGBUS, or silently other weights); a file
+// replaced by rename is safe.
 func Load(open Opener, path string, opts ...Option) (*Model, error) {
 	o := collect(opts)
 	b, err := open(o.library)
 	if err != nil {
 		return nil, err
 	}
-	if o.arenaSize != 0 {
-		return loadFile(b, path, o.arenaSize)
+	mode := LoadFile
+	if o.copy {
+		mode = LoadCopy
 	}
-	img, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrIO, err)
+	size := o.arenaSize
+	if size == 0 {
+		// sized from the bytes read now; a file changed before the load
+		// below fails it with ErrArenaOverflow or loads the new bytes
+		img, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrIO, err)
+		}
+		if size, err = arenaSize(b, aligned(img), mode); err != nil {
+			return nil, err
+		}
 	}
-	rep, _, err := inspect(b, aligned(img), false)
-	if err != nil {
-		return nil, err
-	}
-	full := int64(rep.ArenaAfterLoad)
-	if !fileMapped {
-		full += int64(len(img)) + 16 // the C core freads the image into the arena
-		return loadFile(b, path, full)
-	}
-	m, err := loadFile(b, path, full-int64(rep.BytesCopiedWeights))
-	if errors.Is(err, ErrArenaOverflow) && rep.BytesCopiedWeights != 0 {
-		// Folding needed more than the buffer figure suggests (padding):
-		// the buffer figure is an upper bound.
-		return loadFile(b, path, full)
-	}
-	return m, err
-}
-
-func loadFile(b *Backend, path string, size int64) (*Model, error) {
 	st, err := newModelState(b, size)
 	if err != nil {
 		return nil, err
 	}
 	ce := new(CError)
-	h, s := b.LoadFile(path, st.arena, ce)
+	h, s := b.LoadFile(path, mode, st.arena, ce)
 	if s != StatusOK {
 		st.release()
 		return nil, cError(s, ce)
@@ -83,14 +75,24 @@ func loadFile(b *Backend, path string, size int64) (*Model, error) {
 	return st.finish(h)
 }
 
-// fileMapped tells whether nk_model_load_file maps the file (NETKIT_MMAP,
-// the default on Unix) rather than reading it into the arena.
-const fileMapped = goruntime.GOOS != "windows" && goruntime.GOOS != "plan9" && goruntime.GOOS != "js" && goruntime.GOOS != "wasip1"
+// arenaSize is nk_model_arena_size for an aligned image.
+func arenaSize(b *Backend, img []byte, mode uint32) (int64, error) {
+	ce := new(CError)
+	n, s := b.ArenaSize(unsafe.Pointer(unsafe.SliceData(img)), uint64(len(img)), mode, ce)
+	if s != StatusOK {
+		return 0, cError(s, ce)
+	}
+	if n > math.MaxInt64 {
+		return 0, errorf(StatusArenaOverflow, fmt.Sprintf("netkit: the model needs %d B of arena", n))
+	}
+	return int64(n), nil
+}
 
 // LoadBytes binds b in place: the C core keeps views into it, so it is
 // pinned for the model's life and must not be modified until Close. b must
 // start at a 16-byte aligned address (any slice from make of 16 bytes or
 // more is); a misaligned b is copied once into an aligned buffer instead.
+// WithCopy always copies b, so the caller may reuse it.
 func LoadBytes(open Opener, b []byte, opts ...Option) (*Model, error) {
 	o := collect(opts)
 	be, err := open(o.library)
@@ -100,16 +102,21 @@ func LoadBytes(open Opener, b []byte, opts ...Option) (*Model, error) {
 	if len(b) == 0 {
 		return nil, errorf(StatusArg, "netkit: empty model image")
 	}
-	return loadImage(be, aligned(b), o.arenaSize)
+	img := aligned(b)
+	if o.copy && &img[0] == &b[0] { // not copied by aligned
+		img = aligned(bytes.Clone(b))
+	}
+	return loadImage(be, img, o.arenaSize)
 }
 
+// loadImage loads the aligned img into an arena of size bytes, or of the
+// exact size when size is 0.
 func loadImage(b *Backend, img []byte, size int64) (*Model, error) {
 	if size == 0 {
-		rep, _, err := inspect(b, img, false)
-		if err != nil {
+		var err error
+		if size, err = arenaSize(b, img, LoadBuffer); err != nil {
 			return nil, err
 		}
-		size = int64(rep.ArenaAfterLoad)
 	}
 	st, err := newModelState(b, size)
 	if err != nil {
