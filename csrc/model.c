@@ -279,8 +279,10 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
 /* ------------------------------------------------------------------ */
 
 /* Calls on a model or context check this first: an unloaded model's record
- * is still readable in the arena, its weights may not be. */
+ * is still readable in the arena, its weights may not be. One message text
+ * for every call keeps one copy of it in flash. */
 static int nk_model_ready(const nk_model_t *m) { return m->state == NK_MODEL_READY; }
+#define NK_MODEL_UNLOADED_MSG "the model is unloaded"
 
 /* Every piece is 16-byte aligned, so from a 16-byte aligned arena position
  * the context takes exactly this (the last piece is not rounded up). In
@@ -296,15 +298,17 @@ size_t nk_context_size(const nk_model_t *m) {
     return n <= (size_t)-1 ? (size_t)n : (size_t)-1;
 }
 
-/* nk_context_create without the state check: load makes the default
- * context before the model is ready. */
-static nk_status nk_context_make(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
-                                 nk_error_t *err) {
+nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                            nk_error_t *err) {
     nk_context_t *c;
     size_t mark;
     uint32_t i;
-    int32_t peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
+    int32_t peak_op;
+    if (out == NULL || m == NULL || arena == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
     *out = NULL;
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
     mark = nk_arena_mark(arena);
     c = (nk_context_t *)nk_core_alloc(arena, sizeof *c, "context record", -1, NULL, err);
     if (c == NULL) goto overflow;
@@ -327,16 +331,6 @@ static nk_status nk_context_make(nk_context_t **out, const nk_model_t *m, nk_are
 overflow:
     nk_arena_rewind(arena, mark);
     return NK_ERR_ARENA_OVERFLOW;
-}
-
-nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
-                            nk_error_t *err) {
-    if (out == NULL || m == NULL || arena == NULL)
-        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
-    *out = NULL;
-    if (!nk_model_ready(m))
-        return nk_fail(err, NK_ERR_STATE, -1, "nk_context_create: the model is unloaded");
-    return nk_context_make(out, m, arena, err);
 }
 
 static nk_status nk_context_view(const nk_context_t *c, int is_out, int32_t i, nk_tensor_t *out) {
@@ -383,7 +377,7 @@ nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
     uint32_t k;
     if (c == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL context");
     m = c->model;
-    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, "invoke: the model is unloaded");
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
     x.img = &m->img;
     x.tensors = m->tensors;
     x.data = c->data;
@@ -410,7 +404,7 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
     if (c == NULL || ins == NULL || in_bytes == NULL || outs == NULL || out_bytes == NULL)
         return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
     m = c->model;
-    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, "run: the model is unloaded");
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
     for (i = 0; i < m->img.n_inputs + m->img.n_outputs; i++) {
         int is_out = i >= m->img.n_inputs;
         uint32_t j = is_out ? i - m->img.n_inputs : i;
@@ -501,14 +495,14 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
 #endif
     if (s == NK_OK)
         s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
-    if (s == NK_OK && state != NK_MODEL_SIZING) s = nk_context_make(&m->ctx, m, arena, err);
+    if (s == NK_OK && state != NK_MODEL_SIZING) {
+        m->state = NK_MODEL_READY; /* a failure below discards the record */
+        s = nk_context_create(&m->ctx, m, arena, err);
+        m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
+    }
     if (s != NK_OK) {
         nk_arena_rewind(arena, mark);
         return s;
-    }
-    if (state != NK_MODEL_SIZING) {
-        m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
-        m->state = NK_MODEL_READY;
     }
     *out = m;
     return NK_OK;
@@ -517,37 +511,51 @@ fail_overflow:
     return NK_ERR_ARENA_OVERFLOW;
 }
 
+/* nk_model_report's figures (inspect.c): hosted builds only */
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+#define NK_MODEL_REPORT 1
+#else
+#define NK_MODEL_REPORT 0
+#endif
+
 /* A load: with `path`, the file is first read into the arena (OWNED).
- * The arena's high water is made this load's own while it runs, so the
- * model records the bytes it took; the caller's maximum is restored. */
+ * For the report, the arena's high water is made this load's own while it
+ * runs, so the model records the bytes it took; the caller's maximum is
+ * restored. */
 static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
                                const char *path, nk_arena_t *arena, nk_error_t *err) {
-    size_t mark = arena->used, hw = arena->high_water;
-    const uint8_t *first = NULL;
+    size_t mark = arena->used;
     nk_status s = NK_OK;
-    *out = NULL;
+#if NK_MODEL_REPORT
+    size_t hw = arena->high_water;
+    const uint8_t *first = NULL;
     arena->high_water = arena->used;
+#endif
+    *out = NULL;
 #if !defined(NETKIT_MCU)
     if (path != NULL) {
         void *addr = NULL;
         s = nk_platform_read_file(path, arena, &addr, &len, err);
         bytes = addr;
+#if NK_MODEL_REPORT
         first = (const uint8_t *)addr;
+#endif
     }
 #else
     (void)path;
 #endif
     if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, arena, err);
+    if (s != NK_OK) nk_arena_rewind(arena, mark); /* a failed read, too */
+#if NK_MODEL_REPORT
     if (s == NK_OK) {
         nk_model_t *m = *out;
         if (first == NULL) first = (const uint8_t *)m;
         if (path != NULL) m->stats.file_copy = len;
         m->stats.arena_bytes = (uint64_t)(arena->base + arena->high_water - first);
         m->stats.model_bytes = (uint64_t)((const uint8_t *)m->ctx - first);
-    } else {
-        nk_arena_rewind(arena, mark); /* a failed read, too */
     }
     if (hw > arena->high_water) arena->high_water = hw;
+#endif
     return s;
 }
 
@@ -707,7 +715,7 @@ nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes, void *out
     nk_tensor_t vi, vo;
     nk_status s;
     if (m == NULL || in == NULL || out == NULL) return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
-    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, "run: the model is unloaded");
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
     nk_context_view(m->ctx, 0, 0, &vi);
     nk_context_view(m->ctx, 1, 0, &vo);
     if (in_bytes != vi.bytes || out_bytes != vo.bytes) {

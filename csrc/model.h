@@ -34,9 +34,9 @@ enum nk_image_kind {
 /* A model record's life: only READY models may be used. The record stays
  * in the arena after unload, so calls can still read this and refuse. */
 enum nk_model_state {
-    NK_MODEL_UNLOADED = 0, /* nk_model_unload ran (or never loaded) */
+    NK_MODEL_UNLOADED = 0, /* nk_model_unload ran (or not loaded yet) */
     NK_MODEL_SIZING = 1,   /* nk_model_arena_size's scratch: never handed out */
-    NK_MODEL_READY = 0x4E4B4D52 /* "NKMR": loaded; a magic, not 1, so stale bytes rarely pass */
+    NK_MODEL_READY = 2     /* loaded */
 };
 
 /* Bytes requested per category during load, for inspect's breakdown. */

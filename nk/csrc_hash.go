@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e720b8fb163f3633783cec654d7f62b30a7d9cbcb9e987ee14e7a4c5036c84a9"
+const csrcHash = "7dd615499215e54796cc63567e1ee7df67c843eec745651e75f8746feaeff21b"
