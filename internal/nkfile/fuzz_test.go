@@ -19,6 +19,8 @@ func FuzzDecode(f *testing.F) {
 	require.NoError(f, err)
 	f.Add(img)
 	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "models", "*.nk"))
+	int8, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "models_i8", "*.nk"))
+	seeds = append(seeds, int8...)
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
 		require.NoError(f, err)
