@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole netkit test suite: installs what it lacks (Debian packages, as
 # root), then runs Go vet and tests (race detector), the C tests with gcc,
-# clang and ASan+UBSan, 60 s of loader fuzzing, every cross target under
+# clang and ASan+UBSan (hostile-input tests over float and int8 models), the
+# multi-context test under TSan, 60 s of loader fuzzing, every cross target under
 # QEMU, and the int8 TFLite models on Cortex-M4F/M55 against TFLite Micro.
 # `make test` runs this; so does CI (.ci/run).
 set -euo pipefail
@@ -43,16 +44,46 @@ go test -race -count=1 ./...
 step "nkc without cgo"
 CGO_ENABLED=0 go test -count=1 ./nkc/...
 
-for cfg in "gcc::build/gcc" "clang::build/clang" "gcc:-DNETKIT_SANITIZE=ON:build/asan"; do
+# The int8 TFLite models (TFLite Micro's outputs known) that testdata/models_i8
+# does not hold, converted for the hostile, exhaustion and fuzz tests of the
+# ASan and fuzz builds (testdata/gen/models_i8.sh says which are committed).
+step "int8 TFLite models converted for the hostile, exhaustion and fuzz tests"
+TFLITE=${NETKIT_TFLITE_MODELS:-../shared/models/tflite}
+EXTRA_MODELS=$PWD/build/extra-models
+EXTRA_ARG=-DNK_EXTRA_MODELS_DIR=
+if [[ -d $TFLITE ]]; then
+    rm -rf "$EXTRA_MODELS"
+    mkdir -p "$EXTRA_MODELS"
+    go build -o build/netkit-convert ./cmd/netkit
+    for name in $(/usr/bin/python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.argv[1]))["models"])))' \
+                  internal/int8ref/testdata/models/tflm_golden.json); do
+        [[ -e testdata/models_i8/$name.nk ]] && continue
+        build/netkit-convert convert "$TFLITE/$name.tflite" -o "$EXTRA_MODELS/$name.nk" >/dev/null
+        echo "$name.nk: $(wc -c <"$EXTRA_MODELS/$name.nk") B"
+    done
+    EXTRA_ARG=-DNK_EXTRA_MODELS_DIR=$EXTRA_MODELS
+else
+    echo "no TFLite models at $TFLITE (set NETKIT_TFLITE_MODELS): testdata/models_i8 only"
+fi
+
+for cfg in "gcc::build/gcc" "clang::build/clang" "gcc:-DNETKIT_SANITIZE=ON $EXTRA_ARG:build/asan"; do
     IFS=: read -r cc extra dir <<<"$cfg"
     step "C core + ctest ($cc ${extra:-})"
+    # shellcheck disable=SC2086 # $extra is a list of options
     cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DNETKIT_BUILD_TESTS=ON $extra >/dev/null
     cmake --build "$dir" -j"$JOBS"
     ctest --test-dir "$dir" --output-on-failure -j"$JOBS"
 done
 
-step "libFuzzer on the loader (60 s)"
-cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON >/dev/null
+# TSan exits 66 on a race report; only the multi-context test is built.
+step "ThreadSanitizer: threads_test (four threads, a context each, float and int8 models)"
+cmake -S . -B build/tsan -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_BUILD_TESTS=ON -DNETKIT_SHARED=OFF \
+    "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+cmake --build build/tsan -j"$JOBS" --target threads_test
+ctest --test-dir build/tsan -R '^threads_test$' --output-on-failure
+
+step "libFuzzer on the loader (60 s, float and int8 seeds)"
+cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON "$EXTRA_ARG" >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 
 step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
