@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7dd615499215e54796cc63567e1ee7df67c843eec745651e75f8746feaeff21b"
+const csrcHash = "c65825f079f9a1705a1b4430053e064a26c3e6138f753ffe0959a6e2e1bfcd3a"

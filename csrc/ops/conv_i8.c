@@ -112,6 +112,14 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     else
         g.multiplier = nk_param_i32(op, 8);
     nk_i8_quant_params(op, x, 9, &q);
+#if NK_FAST_I8
+    if (op->type == NK_OP_CONV2D_I8
+            ? nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                                nk_i8_out(op, x), &g, &q)
+            : nk_fast_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
+                                          nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q))
+        return NK_OK;
+#endif
     /* the weight sums for windows inside the input, once per invoke */
     if (op->type == NK_OP_CONV2D_I8) {
         int32_t *wsum = (int32_t *)x->workspace;
@@ -183,6 +191,12 @@ static nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     nk_ref_i8_quant q;
     nk_i8_quant_params(op, x, 0, &q);
+#if NK_FAST_I8
+    if (nk_fast_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                         nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
+                         w->dims[1], w->dims[0], &q))
+        return NK_OK;
+#endif
     nk_ref_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                     nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
                     w->dims[1], w->dims[0], &q);

@@ -9,6 +9,7 @@
 
 #include "ops_common.h"
 #include "../kernels/ref/ref_i8.h"
+#include "../kernels/fast_i8.h" /* the build's fast int8 kernels, if any */
 
 NK_HIDDEN extern const nk_op_def nk_op_conv2d_i8;
 NK_HIDDEN extern const nk_op_def nk_op_depthwise_conv2d_i8;

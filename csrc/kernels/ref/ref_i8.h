@@ -28,6 +28,27 @@ typedef struct nk_ref_i8_quant {
     int32_t per_channel;  /* 0: mult[0]/shift[0] for every channel */
 } nk_ref_i8_quant;
 
+/* Shared by the portable and the fast int8 conv kernels (kernels/fast_i8.h). */
+
+/* Taps [*lo, *hi) of a window starting at input index `start` with
+ * dilation `dil` over `k` taps that land inside [0, n). */
+static inline void nk_i8_tap_range(int32_t start, int32_t dil, int32_t k, int32_t n,
+                                   int32_t *lo, int32_t *hi) {
+    int32_t a = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    int32_t b = start > n - 1 ? 0 : (n - 1 - start) / dil + 1;
+    *lo = a;
+    *hi = b < k ? b : k;
+}
+
+/* bias + acc (wrapping like TFLite's int32 add), then the output epilogue. */
+static inline int8_t nk_i8_finish(int32_t acc, const int32_t *bias, int32_t c,
+                                  const nk_ref_i8_quant *q) {
+    const int32_t k = q->per_channel ? c : 0;
+    if (bias)
+        acc = (int32_t)((uint32_t)acc + (uint32_t)bias[c]);
+    return nk_q_out_s8(acc, q->mult[k], q->shift[k], q->out_zp, q->act_min, q->act_max);
+}
+
 /* Conv geometry reuses nk_ref_conv_geom (act_min/act_max unused). w is
  * [out_c, k_h, k_w, in_c/groups]; bias [out_c] or NULL. wsum (optional,
  * NULL for none) holds each output channel's sum of weights

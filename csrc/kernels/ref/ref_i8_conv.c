@@ -7,30 +7,11 @@
  * in ref_conv.c). */
 #include "ref_i8.h"
 
-/* Taps [*lo, *hi) of a window starting at input index `start` with
- * dilation `dil` over `k` taps that land inside [0, n). */
-static inline void nk_i8_tap_range(int32_t start, int32_t dil, int32_t k, int32_t n,
-                                   int32_t *lo, int32_t *hi) {
-    int32_t a = start >= 0 ? 0 : (-start + dil - 1) / dil;
-    int32_t b = start > n - 1 ? 0 : (n - 1 - start) / dil + 1;
-    *lo = a;
-    *hi = b < k ? b : k;
-}
-
 /* sum(x*w) + off * sum(w) = sum((x + off) * w): each term fits int32 (the
  * depth bound), their sum is taken modulo 2^32, which gives the exact
  * value whenever it fits, as TFLite's does. */
 static inline int32_t nk_i8_add_offset(int32_t acc, int32_t off, int32_t wsum) {
     return (int32_t)((uint32_t)acc + (uint32_t)(off * wsum));
-}
-
-/* bias + acc (wrapping like TFLite's int32 add), then the output epilogue. */
-static inline int8_t nk_i8_finish(int32_t acc, const int32_t *bias, int32_t c,
-                                  const nk_ref_i8_quant *q) {
-    const int32_t k = q->per_channel ? c : 0;
-    if (bias)
-        acc = (int32_t)((uint32_t)acc + (uint32_t)bias[c]);
-    return nk_q_out_s8(acc, q->mult[k], q->shift[k], q->out_zp, q->act_min, q->act_max);
 }
 
 void nk_ref_conv_wsum_i8(const int8_t *NK_RESTRICT w, int32_t out_c, size_t per_out,

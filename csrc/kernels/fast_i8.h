@@ -1,0 +1,50 @@
+/*
+ * fast_i8.h — which fast int8 kernel set this build compiles, chosen at
+ * build time from the target's feature macros (docs/TARGETS.md):
+ *
+ *   kernels/armv7em/   Armv7E-M / Armv8-M DSP extension (__ARM_FEATURE_DSP:
+ *                      Cortex-M4, M7, M33, M55), or any host with
+ *                      NETKIT_EMULATE_DSP=1 (the same source over an exact
+ *                      C emulation of the instructions, for tests)
+ *   none               every other target: the portable kernels
+ *
+ * NETKIT_PORTABLE_KERNELS=1 forces the portable kernels (CMake option of
+ * the same name), so both paths run in the tests. A later set (Helium/MVE,
+ * host SIMD) takes a branch here and implements the same functions.
+ *
+ * Each function takes the portable kernel's arguments (kernels/ref/ref_i8.h)
+ * and returns 1 when it wrote the output, or 0, before touching anything,
+ * when it does not handle those parameters: the caller then runs the
+ * portable kernel. Outputs are byte-identical to the portable kernels in
+ * both rounding modes. None needs a workspace.
+ */
+#ifndef NK_FAST_I8_H
+#define NK_FAST_I8_H
+
+#include "ref/ref_i8.h"
+
+#if defined(NETKIT_PORTABLE_KERNELS) && NETKIT_PORTABLE_KERNELS
+#define NK_FAST_I8 0
+#elif defined(__ARM_FEATURE_DSP) || (defined(NETKIT_EMULATE_DSP) && NETKIT_EMULATE_DSP)
+#define NK_FAST_I8 1
+#define NK_FAST_I8_ARMV7EM 1
+#else
+#define NK_FAST_I8 0
+#endif
+
+#if NK_FAST_I8
+NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                    const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
+NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
+                                              const int8_t *NK_RESTRICT w,
+                                              const int32_t *NK_RESTRICT bias,
+                                              int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
+                                              const nk_ref_i8_quant *q);
+NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                   const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                   size_t rows, int32_t in_features, int32_t out_features,
+                                   const nk_ref_i8_quant *q);
+#endif
+
+#endif /* NK_FAST_I8_H */
