@@ -17,7 +17,8 @@
  * model.c, plan.c), as they appear in the objects. */
 static const char *const core_text[] = {
     "arena overflow: ",           /* nk_core_alloc */
-    " B free",                    /* nk_core_alloc */
+    " B for %s",                  /* nk_core_alloc (a format: short nk_msg_s
+                                     literals may become immediate stores) */
     "bad magic: not a .nk image", /* nk_fail */
     "checksum mismatch: header",  /* nk_fail_f */
     "tensor %u: payload",         /* NK_TEXT in a variable */
