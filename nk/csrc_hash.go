@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c65825f079f9a1705a1b4430053e064a26c3e6138f753ffe0959a6e2e1bfcd3a"
+const csrcHash = "70ed3617e81c4ec320e1347cb9a9961c29069beef4f36cc2a8530a77220391b3"

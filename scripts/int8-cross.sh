@@ -10,12 +10,17 @@
 # target (issue 6's figures) except AD's (a known gap, issue 10). Fails when
 # any output differs or an arena is over.
 #
+# Each target is built twice: with the target's fast kernels (kernels/
+# fast_i8.h; the Arm DSP set on M4F/M7/M33/M55) and with
+# NETKIT_PORTABLE_KERNELS=ON; both must match TFLM, and the table shows
+# their instructions side by side and the .text the fast kernels add.
+#
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
 #
 # Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
 # NK_INT8_BUILD (default build/int8-cross), JOBS (default 2).
-# Build: RelWithDebInfo (-O2), the portable reference kernels.
+# Build: RelWithDebInfo (-O2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,32 +63,47 @@ declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
 declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
 
 failed=0
-echo "| target | model | TFLM bytes | instructions / inference | MACs | instructions / MAC | arena B | TFLM arena B | .nk B |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
+# run <dir> <name>: checks the outputs, sets verdict, insns and arena
+run() {
+    local dir=$1 name=$2 id out
+    id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
+    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" arm-none-eabi-nm "$t" \
+        "$dir/nk_int8_test_$id" 2>"$dir/$id.log") && grep -q '^PASS' "$dir/$id.log"; then
+        verdict=identical
+    else
+        verdict="**DIFFER** (see $dir/$id.log)"
+        failed=1
+    fi
+    insns=$(echo "$out" | awk '$2 == "region" && $3 == 0 { b = $4 } $2 == "region" && $3 == 1 { v = $4 } END { print v - b }')
+    arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
+}
+per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
+text_bytes() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+
+echo "| target | model | TFLM bytes (fast, portable) | instructions / inference fast | portable | MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
-    dir=$BUILD/$t
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_INT8_MODELS_DIR="$VEC" \
-        >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
     targets=(nk_qemu_plugin)
     for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
-    cmake --build "$dir" -j"$JOBS" --target "${targets[@]}" >"$dir.build.log" 2>&1 ||
-        { cat "$dir.build.log" >&2; exit 1; }
+    for kind in fast portable; do
+        dir=$BUILD/$t
+        portable=OFF
+        [[ $kind == portable ]] && { dir=$BUILD/$t-portable; portable=ON; }
+        cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
+            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_INT8_MODELS_DIR="$VEC" \
+            -DNETKIT_PORTABLE_KERNELS=$portable >"$dir.configure.log" 2>&1 ||
+            { cat "$dir.configure.log" >&2; exit 1; }
+        cmake --build "$dir" -j"$JOBS" --target "${targets[@]}" >"$dir.build.log" 2>&1 ||
+            { cat "$dir.build.log" >&2; exit 1; }
+    done
     for name in $names; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
-        elf=$dir/nk_int8_test_$id
-        if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" arm-none-eabi-nm "$t" "$elf" \
-            2>"$dir/$id.log"); then
-            verdict=identical
-        else
-            verdict="**DIFFER** (see $dir/$id.log)"
-        fi
-        grep -q '^PASS' "$dir/$id.log" || verdict="**DIFFER** (see $dir/$id.log)"
-        [[ $verdict == identical ]] || failed=1
-        insns=$(echo "$out" | awk '$2 == "region" && $3 == 0 { b = $4 } $2 == "region" && $3 == 1 { v = $4 } END { print v - b }')
+        run "$BUILD/$t-portable" "$name"
+        p_verdict=$verdict p_insns=$insns
+        run "$BUILD/$t" "$name"
+        [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
-        arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
-        ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
+        added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
         tflm=${TFLM_ARENA[$name]:-}
         if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
             tflm="$tflm (${ARENA_GAP[$name]})"
@@ -91,7 +111,7 @@ for t in "${TARGETS[@]}"; do
             tflm="$tflm **netkit over**"
             failed=1
         fi
-        echo "| $t | $name | $verdict | $insns | $macs | $ipm | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
+        echo "| $t | $name | $verdict | $insns | $p_insns | $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
     done
 done
 exit $failed

@@ -44,6 +44,9 @@ go test -race -count=1 ./...
 step "nkc without cgo"
 CGO_ENABLED=0 go test -count=1 ./nkc/...
 
+step "int8 one-op tests through the Arm DSP kernels (C emulation), both rounding modes"
+for r in 0 1; do CGO_CFLAGS="-O2 -DNETKIT_EMULATE_DSP=1 -DNETKIT_SINGLE_ROUNDING=$r" go test -count=1 ./internal/int8ref/; done
+
 # The int8 TFLite models (TFLite Micro's outputs known) that testdata/models_i8
 # does not hold, converted for the hostile, exhaustion and fuzz tests of the
 # ASan and fuzz builds (testdata/gen/models_i8.sh says which are committed).
@@ -89,7 +92,7 @@ cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
 scripts/cross-test.sh
 
-step "int8 TFLite models on Cortex-M4F and M55: output bytes equal TFLite Micro's"
+step "int8 TFLite models on Cortex-M4F and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
 scripts/int8-cross.sh cortex-m4f cortex-m55
 
 echo

@@ -113,11 +113,9 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
         g.multiplier = nk_param_i32(op, 8);
     nk_i8_quant_params(op, x, 9, &q);
 #if NK_FAST_I8
-    if (op->type == NK_OP_CONV2D_I8
-            ? nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
-                                nk_i8_out(op, x), &g, &q)
-            : nk_fast_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
-                                          nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q))
+    if (op->type == NK_OP_CONV2D_I8 &&
+        nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                          nk_i8_out(op, x), &g, &q))
         return NK_OK;
 #endif
     /* the weight sums for windows inside the input, once per invoke */

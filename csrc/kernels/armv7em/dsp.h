@@ -9,7 +9,7 @@
  *
  * A word holds two int16 lanes (lo = bits 0..15, hi = bits 16..31) or four
  * int8 lanes (byte 0 lowest). Lane arithmetic wraps like the instructions;
- * SMLAD/SMLAxy accumulate modulo 2^32 (the Q flag is never read).
+ * SMLAD accumulates modulo 2^32 (the Q flag is never read).
  */
 #ifndef NK_DSP_H
 #define NK_DSP_H
@@ -50,15 +50,6 @@ static inline int32_t nk_dsp_sxtab16_ror8(int32_t a, int32_t x) {
 }
 /* acc + a.lo*b.lo + a.hi*b.hi */
 static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) { return __smlad(a, b, acc); }
-/* acc + a.lo*b.lo */
-static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
-    return __smlabb(a, b, acc);
-}
-/* acc + a.hi*b.hi */
-static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
-    return __smlatt(a, b, acc);
-}
-
 #else /* exact C emulation */
 
 static inline int32_t nk_dsp_load4(const int8_t *p) {
@@ -90,13 +81,6 @@ static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) {
     return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_lo(a) * nk_dsp_lo(b)) +
                      (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
 }
-static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
-    return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_lo(a) * nk_dsp_lo(b)));
-}
-static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
-    return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
-}
-
 #endif
 
 /* v in both int16 lanes (the input offset added by SXTAB16). */

@@ -1,5 +1,5 @@
-/* dsp_i8.c — int8 conv, depthwise conv and dense on the Armv7E-M DSP
- * extension (kernels/fast_i8.h says when they are built).
+/* dsp_i8.c — int8 conv and dense on the Armv7E-M DSP extension
+ * (kernels/fast_i8.h says when they are built).
  *
  * Dual 16-bit MACs: four int8 of the weights become two int16 pairs with
  * SXTB16 (bytes 0,2) and SXTB16 ROR 8 (bytes 1,3); four int8 of the input
@@ -7,18 +7,26 @@
  * lane for free (x + off fits int16), so each SMLAD adds two products
  * (x + off) * w exactly as the portable kernels and TFLite sum them. Only
  * the taps inside the input are summed (padding contributes nothing), so
- * no weight sums and no im2col are needed: the window's valid taps of a
- * kernel row are runs that are contiguous in both x and w.
+ * no weight sums and no im2col are needed: with one group and no
+ * horizontal dilation the valid taps of a kernel row are one run of bytes
+ * in x and in w.
  *
  * Register blocking: two output channels by two output pixels (conv) or
  * two rows (dense), four accumulators, each weight and input word loaded
- * and widened once for two MACs pairs. Depthwise: four channels of one
- * pixel with SMLABB/SMLATT (one product per lane). The epilogue is the
- * portable one (nk_i8_finish, qmath.h), so both rounding modes are exact. */
+ * and widened once for two SMLADs. The epilogue is the portable one
+ * (nk_i8_finish, qmath.h), so both rounding modes are exact. Depthwise
+ * stays on the portable kernel: a per-lane SMLABB/SMLATT version was no
+ * faster there, its cost being the per-output epilogue. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
 #include "dsp.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_DSP_NOINLINE __attribute__((noinline))
+#else
+#define NK_DSP_NOINLINE
+#endif
 
 /* acc[2*i + j] += sum over k < n of (xj[k] + off) * wi[k], for nw (1 or 2)
  * weight runs w0, w1 and nx (1 or 2) input runs x0, x1. nw and nx are
@@ -73,82 +81,95 @@ static inline void nk_dsp_dot(const int8_t *w0, const int8_t *w1, const int8_t *
     acc[3] = a11;
 }
 
-/* One or two output pixels (np) of a conv whose second pixel's input runs
- * start `pair` bytes after the first's; both share the valid taps
- * [ky_lo, ky_hi) x [kx_lo, kx_hi). yp is the first pixel's output row. */
-static void nk_dsp_conv_pixels(const int8_t *xb, const int8_t *w, const int32_t *bias,
-                               int8_t *yp, const nk_ref_conv_geom *g,
-                               const nk_ref_i8_quant *q, int32_t iy0, int32_t ix0,
-                               int32_t ky_lo, int32_t ky_hi, int32_t kx_lo, int32_t kx_hi,
-                               size_t pair, int np) {
-    const int32_t cg = g->in_c / g->groups, og = g->out_c / g->groups;
-    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
-    const size_t row_stride = (size_t)g->in_w * (size_t)g->in_c;
-    const size_t w_per_out = (size_t)g->k_h * (size_t)g->k_w * (size_t)cg;
-    /* with one group and no horizontal dilation a kernel row's valid taps
-     * are one run of (kx_hi - kx_lo) * cg bytes */
-    const int merge_row = g->groups == 1 && g->dil_w == 1;
-    const int32_t kx_end = merge_row && kx_lo < kx_hi ? kx_lo + 1 : kx_hi;
-    const int32_t run = merge_row ? (kx_hi - kx_lo) * cg : cg;
-    int32_t grp, o, ky, kx;
-    for (grp = 0; grp < g->groups; grp++) {
-        const int8_t *xg = xb + (size_t)grp * (size_t)cg;
-        const int32_t o_end = (grp + 1) * og;
-        for (o = grp * og; o < o_end; o += 2) {
-            const int nw = o + 1 < o_end ? 2 : 1;
-            const int8_t *w0 = w + (size_t)o * w_per_out;
-            int32_t acc[4] = {0, 0, 0, 0};
-            for (ky = ky_lo; ky < ky_hi; ky++) {
-                const int8_t *xrow = xg + (size_t)(iy0 + ky * g->dil_h) * row_stride;
-                for (kx = kx_lo; kx < kx_end; kx++) {
-                    const int8_t *xp = xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)g->in_c;
-                    const int8_t *wp = w0 + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * (size_t)cg;
-                    if (nw == 2 && np == 2)
-                        nk_dsp_dot(wp, wp + w_per_out, xp, xp + pair, run, off, offp, 2, 2, acc);
-                    else if (nw == 2)
-                        nk_dsp_dot(wp, wp + w_per_out, xp, xp, run, off, offp, 2, 1, acc);
-                    else if (np == 2)
-                        nk_dsp_dot(wp, wp, xp, xp + pair, run, off, offp, 1, 2, acc);
-                    else
-                        nk_dsp_dot(wp, wp, xp, xp, run, off, offp, 1, 1, acc);
-                }
-            }
-            yp[o] = nk_i8_finish(acc[0], bias, o, q);
-            if (np == 2)
-                yp[(size_t)g->out_c + (size_t)o] = nk_i8_finish(acc[1], bias, o, q);
-            if (nw == 2) {
-                yp[o + 1] = nk_i8_finish(acc[2], bias, o + 1, q);
-                if (np == 2)
-                    yp[(size_t)g->out_c + (size_t)o + 1] = nk_i8_finish(acc[3], bias, o + 1, q);
-            }
-        }
+/* Stores the one to four outputs of a block of output channels o, o+1
+ * (nw of them) by pixels p0, p0 + y_pair (np of them). Out of line: the
+ * epilogue is long and the MAC loops need every register. */
+static NK_DSP_NOINLINE void nk_dsp_finish(const int32_t *acc, int nw, int np, int32_t o,
+                                          int8_t *y0, size_t y_pair, const int32_t *bias,
+                                          const nk_ref_i8_quant *q) {
+    y0[o] = nk_i8_finish(acc[0], bias, o, q);
+    if (np == 2)
+        y0[y_pair + (size_t)o] = nk_i8_finish(acc[1], bias, o, q);
+    if (nw == 2) {
+        y0[o + 1] = nk_i8_finish(acc[2], bias, o + 1, q);
+        if (np == 2)
+            y0[y_pair + (size_t)o + 1] = nk_i8_finish(acc[3], bias, o + 1, q);
     }
 }
 
+/* Every output channel of one or two output pixels (np) whose valid taps
+ * are n_rows runs of len bytes, x_row apart in x and w_row apart in the
+ * weights; the second pixel's runs start `pair` bytes after the first's. */
+static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int np,
+                                              const int8_t *w, size_t w_per_out, int32_t n_rows,
+                                              int32_t len, size_t x_row, size_t w_row,
+                                              const int32_t *bias, const nk_ref_i8_quant *q,
+                                              int8_t *y0, int32_t out_c) {
+    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    int32_t o, r;
+    for (o = 0; o < out_c; o += 2) {
+        const int nw = o + 1 < out_c ? 2 : 1;
+        const int8_t *w0 = w + (size_t)o * w_per_out;
+        int32_t acc[4] = {0, 0, 0, 0};
+        for (r = 0; r < n_rows; r++) {
+            const int8_t *xp = x0 + (size_t)r * x_row, *wp = w0 + (size_t)r * w_row;
+            if (nw == 2 && np == 2)
+                nk_dsp_dot(wp, wp + w_per_out, xp, xp + pair, len, off, offp, 2, 2, acc);
+            else if (nw == 2)
+                nk_dsp_dot(wp, wp + w_per_out, xp, xp, len, off, offp, 2, 1, acc);
+            else if (np == 2)
+                nk_dsp_dot(wp, wp, xp, xp + pair, len, off, offp, 1, 2, acc);
+            else
+                nk_dsp_dot(wp, wp, xp, xp, len, off, offp, 1, 1, acc);
+        }
+        nk_dsp_finish(acc, nw, np, o, y0, (size_t)out_c, bias, q);
+    }
+}
+
+/* One group, no horizontal dilation: a kernel row's valid taps are one
+ * run of bytes in x and in w. Other convs take the portable kernel. */
 int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                       const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
                       const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
-    const size_t row_stride = (size_t)g->in_w * (size_t)g->in_c;
-    const size_t pair = (size_t)g->stride_w * (size_t)g->in_c;
+    const size_t in_c = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * in_c;
+    const size_t pair = (size_t)g->stride_w * in_c;
+    const size_t w_row = (size_t)g->k_w * in_c;
+    const size_t w_per_out = (size_t)g->k_h * w_row;
     int32_t b, oy, ox;
+    if (g->groups != 1 || g->dil_w != 1)
+        return 0;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w *
+                                   (size_t)g->out_c;
             int32_t ky_lo, ky_hi, np;
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox += np) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi, lo2 = -1, hi2 = -1;
-                nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 if (ox + 1 < g->out_w)
-                    nk_i8_tap_range(ix0 + g->stride_w, g->dil_w, g->k_w, g->in_w, &lo2, &hi2);
+                    nk_i8_tap_range(ix0 + g->stride_w, 1, g->k_w, g->in_w, &lo2, &hi2);
                 /* two pixels at once when they share the valid taps */
                 np = lo2 == kx_lo && hi2 == kx_hi ? 2 : 1;
-                nk_dsp_conv_pixels(xb, w, bias,
-                                   y + (((size_t)b * (size_t)g->out_h + (size_t)oy) *
-                                            (size_t)g->out_w + (size_t)ox) * (size_t)g->out_c,
-                                   g, q, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, pair, np);
+                if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
+                    /* no valid tap: the bias alone */
+                    const int32_t zero[4] = {0, 0, 0, 0};
+                    int32_t o;
+                    for (o = 0; o < g->out_c; o++)
+                        nk_dsp_finish(zero, 1, np, o, yrow + (size_t)ox * (size_t)g->out_c,
+                                      (size_t)g->out_c, bias, q);
+                    continue;
+                }
+                nk_dsp_conv_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                                      (size_t)(ix0 + kx_lo) * in_c,
+                                  pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * in_c,
+                                  w_per_out, ky_hi - ky_lo, (kx_hi - kx_lo) * g->in_c,
+                                  (size_t)g->dil_h * row_stride, w_row, bias, q,
+                                  yrow + (size_t)ox * (size_t)g->out_c, g->out_c);
             }
         }
     }
@@ -185,75 +206,6 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
             y0[n] = nk_i8_finish(acc[0], bias, n, q);
             if (two)
                 y0[n_out + (size_t)n] = nk_i8_finish(acc[1], bias, n, q);
-        }
-    }
-    return 1;
-}
-
-/* Multiplier 1 only (output channel c reads input channel c). */
-int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                                const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
-                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
-    const int32_t oc = g->out_c;
-    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
-    const size_t row_stride = (size_t)g->in_w * (size_t)g->in_c;
-    const size_t w_row = (size_t)g->k_w * (size_t)oc;
-    const size_t x_step = (size_t)g->dil_w * (size_t)g->in_c;
-    int32_t b, oy, ox, ky, kx, c;
-    if (g->multiplier != 1)
-        return 0;
-    for (b = 0; b < g->batch; b++) {
-        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
-        for (oy = 0; oy < g->out_h; oy++) {
-            const int32_t iy0 = oy * g->stride_h - g->pad_top;
-            int32_t ky_lo, ky_hi;
-            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            for (ox = 0; ox < g->out_w; ox++) {
-                const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int32_t kx_lo, kx_hi;
-                int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                  (size_t)ox) * (size_t)oc;
-                nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                for (c = 0; c < oc; c += 4) {
-                    /* four channels, or the last one to three */
-                    const int32_t lanes = oc - c < 4 ? oc - c : 4;
-                    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-                    for (ky = ky_lo; ky < ky_hi; ky++) {
-                        const int8_t *xp = xb + (size_t)(iy0 + ky * g->dil_h) * row_stride +
-                                           (size_t)(ix0 + kx_lo * g->dil_w) * (size_t)g->in_c +
-                                           (size_t)c;
-                        const int8_t *wp = w + (size_t)ky * w_row + (size_t)kx_lo * (size_t)oc +
-                                           (size_t)c;
-                        if (lanes == 4) {
-                            for (kx = kx_lo; kx < kx_hi; kx++, xp += x_step, wp += oc) {
-                                const int32_t xv = nk_dsp_load4(xp), wv = nk_dsp_load4(wp);
-                                const int32_t xa = nk_dsp_sxtab16(offp, xv),
-                                              xc = nk_dsp_sxtab16_ror8(offp, xv);
-                                const int32_t wa = nk_dsp_sxtb16(wv), wc = nk_dsp_sxtb16_ror8(wv);
-                                a0 = nk_dsp_smlabb(xa, wa, a0);
-                                a2 = nk_dsp_smlatt(xa, wa, a2);
-                                a1 = nk_dsp_smlabb(xc, wc, a1);
-                                a3 = nk_dsp_smlatt(xc, wc, a3);
-                            }
-                        } else {
-                            for (kx = kx_lo; kx < kx_hi; kx++, xp += x_step, wp += oc) {
-                                a0 += (xp[0] + off) * wp[0];
-                                if (lanes > 1)
-                                    a1 += (xp[1] + off) * wp[1];
-                                if (lanes > 2)
-                                    a2 += (xp[2] + off) * wp[2];
-                            }
-                        }
-                    }
-                    yp[c] = nk_i8_finish(a0, bias, c, q);
-                    if (lanes > 1)
-                        yp[c + 1] = nk_i8_finish(a1, bias, c + 1, q);
-                    if (lanes > 2)
-                        yp[c + 2] = nk_i8_finish(a2, bias, c + 2, q);
-                    if (lanes > 3)
-                        yp[c + 3] = nk_i8_finish(a3, bias, c + 3, q);
-                }
-            }
         }
     }
     return 1;
