@@ -1,16 +1,16 @@
 cmake_minimum_required(VERSION 3.16)
-# Fails when csrc/ops/ops_unity.inc misses a .c file of csrc/ops/ or
-# csrc/kernels/ref/ (the unity build that cgo compiles would lack it) or
+# Fails when csrc/ops/ops_unity.inc misses a .c file of csrc/ops/ or of a
+# kernel set in csrc/kernels/<set>/ (the unity build that cgo compiles would lack it) or
 # names one that no longer exists. Run: cmake -DNK_ROOT=<source root> -P unity_sync.cmake
 file(READ "${NK_ROOT}/csrc/ops/ops_unity.inc" _inc)
 file(GLOB _ops RELATIVE "${NK_ROOT}/csrc/ops" "${NK_ROOT}/csrc/ops/*.c")
-file(GLOB _ref RELATIVE "${NK_ROOT}/csrc/kernels/ref" "${NK_ROOT}/csrc/kernels/ref/*.c")
+file(GLOB _ref RELATIVE "${NK_ROOT}/csrc/kernels" "${NK_ROOT}/csrc/kernels/*/*.c")
 set(_want "")
 foreach(_f IN LISTS _ops)
   list(APPEND _want "${_f}")
 endforeach()
 foreach(_f IN LISTS _ref)
-  list(APPEND _want "../kernels/ref/${_f}")
+  list(APPEND _want "../kernels/${_f}")
 endforeach()
 string(REGEX MATCHALL "#include \"[^\"]+\\.c\"" _lines "${_inc}")
 set(_have "")
