@@ -25,8 +25,8 @@ endif()
 # - testutil.c builds against a <dirent.h> that lists nothing
 #   (mcu-include/dirent.h): semihosting reads files but lists no directory;
 # - tests of the heap arena (a host feature) get their own arena.c compiled
-#   with NETKIT_ARENA_HEAP (default capacity 64 KiB instead of 64 MiB),
-#   the library itself stays heap-free;
+#   with NETKIT_ARENA_HEAP (default capacity 64 KiB instead of 64 MiB) and
+#   the test hooks, the library itself stays heap-free and hook-free;
 # - model_test (nk_model_load_file) and inspect_test (nk_inspect_model)
 #   test APIs an MCU build does not have: the model_<name> tests below run
 #   the bundled models there; hostile/exhaust/no-heap/fuzz are host tools.
@@ -48,9 +48,11 @@ function(nk_cross_add_unit_tests)
 
   add_library(nk_mcu_arena_heap OBJECT "${NK_ROOT}/csrc/arena.c")
   target_include_directories(nk_mcu_arena_heap PRIVATE "${NK_ROOT}/include" "${NK_ROOT}/csrc")
-  # The host's 64 MiB default heap arena does not fit an MCU's RAM.
+  # The host's 64 MiB default heap arena does not fit an MCU's RAM. Test
+  # hooks (nk_arena_fail_at) as in tests/c's TEST_HOOKS: this arena.c is the
+  # tests' own, the library has none.
   target_compile_definitions(nk_mcu_arena_heap PUBLIC NETKIT_MCU=1 NETKIT_ARENA_HEAP=1
-                             "NK_ARENA_DEFAULT_CAPACITY=((size_t)64*1024)")
+                             NETKIT_TEST_HOOKS=1 "NK_ARENA_DEFAULT_CAPACITY=((size_t)64*1024)")
 
   set(models "${NK_ROOT}/testdata/models")
   foreach(t arena_test format_test plan_test)
