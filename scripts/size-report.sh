@@ -6,7 +6,8 @@
 #   + float kernels the core, the op table and validators (csrc/ops/) and
 #                   the float32 reference kernels
 #   + all kernels   also the int8 reference kernels and fixed-point maths
-#                   (kernels/ref/*i8*, qmath), when present
+#                   (kernels/ref/*i8*, qmath) and the target's fast int8
+#                   set (kernels/armv7em/ on DSP targets)
 # A firmware that links with --gc-sections keeps at most this much.
 #
 # "core, no message text" is the core with NETKIT_STRIP_MESSAGES=1.
@@ -52,8 +53,14 @@ for f in csrc/*.c csrc/platform/*.c; do
     core_srcs+=("$f")
 done
 kernel_srcs=()  # float: the op layer and the f32 reference kernels
-int8_srcs=()    # integer: *i8* kernels and the fixed-point primitives
-for f in csrc/ops/*.c csrc/kernels/ref/*.c; do
+int8_srcs=()    # integer: *i8* kernels, the fixed-point primitives and the
+                # fast int8 sets (kernels/<set>/, empty on targets without
+                # the set's feature: kernels/fast_i8.h)
+for f in csrc/ops/*.c csrc/kernels/*/*.c; do
+    case $f in
+        csrc/kernels/ref/*) ;;
+        csrc/kernels/*) int8_srcs+=("$f"); continue ;;
+    esac
     case $(basename "$f") in
         *i8* | qmath*) int8_srcs+=("$f") ;;
         *) kernel_srcs+=("$f") ;;
