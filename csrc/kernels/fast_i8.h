@@ -17,7 +17,7 @@
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
  * both rounding modes. None needs a workspace. An op with no fast
- * function here (depthwise, pools, add, ...) always runs the portable one.
+ * function here (pools, add, ...) always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
@@ -41,6 +41,11 @@ NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK
                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
                                    size_t rows, int32_t in_features, int32_t out_features,
                                    const nk_ref_i8_quant *q);
+NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
+                                              const int8_t *NK_RESTRICT w,
+                                              const int32_t *NK_RESTRICT bias,
+                                              int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
+                                              const nk_ref_i8_quant *q);
 #endif
 
 #endif /* NK_FAST_I8_H */

@@ -117,6 +117,10 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
         nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                           nk_i8_out(op, x), &g, &q))
         return NK_OK;
+    if (op->type == NK_OP_DEPTHWISE_CONV2D_I8 &&
+        nk_fast_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
+                                    nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q))
+        return NK_OK;
 #endif
     /* the weight sums for windows inside the input, once per invoke */
     if (op->type == NK_OP_CONV2D_I8) {

@@ -1,0 +1,275 @@
+/* dsp_depthwise.c — int8 depthwise conv (multiplier 1) on the Armv7E-M DSP
+ * extension (kernels/fast_i8.h says when it is built).
+ *
+ * NHWC puts four consecutive channels in one word at every tap, but the
+ * channels never mix, so SMLAD (which adds two lanes) has nothing to pair
+ * without transposing. Each word is instead split into two int16 lane
+ * pairs: channels (c, c+2) by SXTB16 and (c+1, c+3) by SXTB16 ROR 8, the
+ * input with SXTAB16, which adds the offset -in_zp to each lane for free
+ * (x + off fits int16), and each lane is one SMLABB / SMLATT. What makes
+ * it faster than the portable kernel is reuse: a pass over the taps
+ * handles one lane pair of up to four output pixels along the row that
+ * share their valid taps, so every weight word is loaded and widened once
+ * for four pixels (eight accumulators, which with the pointers fill the
+ * register file; four lanes by four pixels would spill).
+ *
+ * Only valid taps are summed (padding contributes nothing, as in TFLite);
+ * with no horizontal dilation they form n_rows runs of n_cols taps. The
+ * epilogue is the portable one (nk_i8_finish), out of line, so both
+ * rounding modes are exact and a faster epilogue speeds this up too. */
+#include "../fast_i8.h"
+
+#if NK_FAST_I8_ARMV7EM
+#include "dsp.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_DW_NOINLINE __attribute__((noinline))
+/* the lane functions take constant parameters that must fold */
+#define NK_DW_INLINE static inline __attribute__((always_inline))
+#else
+#define NK_DW_NOINLINE
+#define NK_DW_INLINE static inline
+#endif
+
+/* Lane widening: weights (bytes 0,2 or, with odd, 1,3) and inputs with
+ * the offset added to each lane. `odd` and `offp` must be in scope. */
+#define NK_DW_WW(v) (odd ? nk_dsp_sxtb16_ror8(v) : nk_dsp_sxtb16(v))
+#define NK_DW_WX(v) (odd ? nk_dsp_sxtab16_ror8(offp, v) : nk_dsp_sxtab16(offp, v))
+/* acc pair (lo, hi) += both lanes of xl times both lanes of wl */
+#define NK_DW_MAC2(lo, hi, xl, wl)                                                                \
+    do {                                                                                          \
+        lo = nk_dsp_smlabb(xl, wl, lo);                                                           \
+        hi = nk_dsp_smlatt(xl, wl, hi);                                                           \
+    } while (0)
+
+/* A kernel three taps wide whose three columns are valid, one lane pair
+ * (odd 0: channels c, c+2; odd 1: c+1, c+3) of np (1 or 2) pixels, the
+ * second s (1 or 2) taps to the right of the first. Each kernel row loads
+ * and widens its three weight words once, then each input column the
+ * pixels cover once, and applies it to every pixel that uses it: at
+ * stride 1 two pixels take 4 input loads for 6 taps, at stride 2 five.
+ * Four accumulators, three weights, one input word and six pointers and
+ * constants: the whole register file, nothing spilled. acc[2k], acc[2k+1]
+ * get pixel k's two lanes. n_rows >= 1; x and w point at channel c of the
+ * window's first valid row. np, s and odd are constants at every call. */
+NK_DW_INLINE void nk_dw_cols3(const int8_t *x, const int8_t *w, int32_t n_rows, size_t x_row,
+                              size_t step, int32_t offp, const int np, const int s,
+                              const int odd, int32_t *acc) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int8_t *w_end = w + (size_t)n_rows * 3 * step;
+    do {
+        int32_t v = nk_dsp_load4(w), w0, w1, w2, xl;
+        w0 = NK_DW_WW(v);
+        v = nk_dsp_load4(w + step);
+        w1 = NK_DW_WW(v);
+        v = nk_dsp_load4(w + 2 * step);
+        w2 = NK_DW_WW(v);
+        v = nk_dsp_load4(x);
+        xl = NK_DW_WX(v);
+        NK_DW_MAC2(a0, a1, xl, w0);
+        v = nk_dsp_load4(x + step);
+        xl = NK_DW_WX(v);
+        NK_DW_MAC2(a0, a1, xl, w1);
+        if (np == 2 && s == 1)
+            NK_DW_MAC2(a2, a3, xl, w0);
+        v = nk_dsp_load4(x + 2 * step);
+        xl = NK_DW_WX(v);
+        NK_DW_MAC2(a0, a1, xl, w2);
+        if (np == 2) {
+            NK_DW_MAC2(a2, a3, xl, s == 1 ? w1 : w0);
+            v = nk_dsp_load4(x + 3 * step);
+            xl = NK_DW_WX(v);
+            NK_DW_MAC2(a2, a3, xl, s == 1 ? w2 : w1);
+            if (s == 2) {
+                v = nk_dsp_load4(x + 4 * step);
+                xl = NK_DW_WX(v);
+                NK_DW_MAC2(a2, a3, xl, w2);
+            }
+        }
+        x += x_row;
+        w += 3 * step;
+    } while (w != w_end);
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Any valid tap range, one pixel, four lanes: acc[0], acc[1] get channels
+ * c, c+2 and acc[2], acc[3] channels c+1, c+3, summed over n_rows >= 1
+ * runs of n_cols >= 1 taps (w_row / x_row apart). */
+NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, int32_t n_cols,
+                            size_t x_row, size_t w_row, size_t step, int32_t offp,
+                            int32_t *acc) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const size_t run = (size_t)n_cols * step;
+    const int8_t *w_end = w + (size_t)n_rows * w_row;
+    do {
+        const int8_t *xp = x, *wp = w, *we = w + run;
+        do {
+            const int32_t wv = nk_dsp_load4(wp), xv = nk_dsp_load4(xp);
+            const int32_t w02 = nk_dsp_sxtb16(wv), w13 = nk_dsp_sxtb16_ror8(wv);
+            const int32_t x02 = nk_dsp_sxtab16(offp, xv), x13 = nk_dsp_sxtab16_ror8(offp, xv);
+            NK_DW_MAC2(a0, a1, x02, w02);
+            NK_DW_MAC2(a2, a3, x13, w13);
+            xp += step;
+            wp += step;
+        } while (wp != we);
+        x += x_row;
+        w += w_row;
+    } while (w != w_end);
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#undef NK_DW_MAC2
+
+/* Stores channels ch and ch+2 of np (1 or 2) pixels y_pair bytes apart
+ * (acc as nk_dw_cols3 leaves it). Out of line: the epilogue is long and
+ * the MAC loops need every register. The bytes are stored after all are
+ * computed, so the pixels share the loads of the channel's parameters
+ * (a store through int8_t * could alias them). */
+static NK_DW_NOINLINE void nk_dw_finish_px(const int32_t *acc, int np, int32_t ch, int8_t *y,
+                                           size_t y_pair, const int32_t *bias,
+                                           const nk_ref_i8_quant *q) {
+    const int8_t r0 = nk_i8_finish(acc[0], bias, ch, q);
+    const int8_t r1 = nk_i8_finish(acc[1], bias, ch + 2, q);
+    if (np == 2) {
+        const int8_t r2 = nk_i8_finish(acc[2], bias, ch, q);
+        const int8_t r3 = nk_i8_finish(acc[3], bias, ch + 2, q);
+        y[y_pair + (size_t)ch] = r2;
+        y[y_pair + (size_t)ch + 2] = r3;
+    }
+    y[ch] = r0;
+    y[ch + 2] = r1;
+}
+
+/* Stores channels c..c+3 of one pixel (acc as nk_dw_any leaves it). */
+static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *y,
+                                         const int32_t *bias, const nk_ref_i8_quant *q) {
+    y[c] = nk_i8_finish(acc[0], bias, c, q);
+    y[c + 2] = nk_i8_finish(acc[1], bias, c + 2, q);
+    y[c + 1] = nk_i8_finish(acc[2], bias, c + 1, q);
+    y[c + 3] = nk_i8_finish(acc[3], bias, c + 3, q);
+}
+
+/* Every channel of np pixels (1, or 2 with cols3) whose valid taps are
+ * n_rows runs of n_cols taps; x and w point at channel 0 of the first
+ * valid tap, y at the first pixel's output. cols3: the kernel is three
+ * taps wide, all valid, and np = 2 only at stride 1 or 2 (pair = step or
+ * 2 * step). */
+static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int cols3,
+                                       const int8_t *w, int32_t n_rows, int32_t n_cols,
+                                       size_t x_row, size_t w_row, int32_t ch_n,
+                                       const int32_t *bias, const nk_ref_i8_quant *q,
+                                       int8_t *y) {
+    const size_t step = (size_t)ch_n;
+    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    /* 0: nk_dw_any; 1: cols3, one pixel; 2, 3: two pixels at stride 1, 2 */
+    const int kind = !cols3 ? 0 : np == 1 ? 1 : pair == step ? 2 : 3;
+    int32_t acc[4];
+    int32_t c, r, kx, k;
+    for (c = 0; c + 4 <= ch_n; c += 4) {
+        const int8_t *xc = x + c, *wc = w + c;
+        int odd;
+        if (kind == 0) {
+            nk_dw_any(xc, wc, n_rows, n_cols, x_row, w_row, step, offp, acc);
+            nk_dw_finish4(acc, c, y, bias, q);
+            continue;
+        }
+        /* two passes of two lanes */
+        for (odd = 0; odd < 2; odd++) {
+            switch (kind * 2 + odd) {
+            case 2:
+                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 1, 1, 0, acc);
+                break;
+            case 3:
+                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 1, 1, 1, acc);
+                break;
+            case 4:
+                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 1, 0, acc);
+                break;
+            case 5:
+                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 1, 1, acc);
+                break;
+            case 6:
+                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 2, 0, acc);
+                break;
+            default:
+                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 2, 1, acc);
+                break;
+            }
+            nk_dw_finish_px(acc, np, c + odd, y, step, bias, q);
+        }
+    }
+    /* the last one to three channels, one at a time: a word load there
+     * could read past the end of x */
+    for (; c < ch_n; c++) {
+        for (k = 0; k < np; k++) {
+            const int8_t *xk = x + (size_t)k * pair + c;
+            int32_t a = 0;
+            for (r = 0; r < n_rows; r++) {
+                const int8_t *xp = xk + (size_t)r * x_row, *wp = w + (size_t)r * w_row + c;
+                for (kx = 0; kx < n_cols; kx++, xp += step, wp += step)
+                    a += (*xp + off) * *wp;
+            }
+            y[(size_t)k * step + (size_t)c] = nk_i8_finish(a, bias, c, q);
+        }
+    }
+}
+#undef NK_DW_WW
+#undef NK_DW_WX
+
+/* Multiplier 1 and no horizontal dilation; anything else (channel
+ * multipliers in particular) takes the portable kernel. */
+int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
+    const size_t ch = (size_t)g->in_c; /* = out_c with multiplier 1 */
+    const size_t row_stride = (size_t)g->in_w * ch;
+    const size_t pair = (size_t)g->stride_w * ch;
+    const size_t w_row = (size_t)g->k_w * ch;
+    const int pairs = g->k_w == 3 && (g->stride_w == 1 || g->stride_w == 2);
+    int32_t b, oy, ox, np;
+    if (g->multiplier != 1 || g->dil_w != 1)
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * ch;
+            int32_t ky_lo, ky_hi;
+            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox += np) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int8_t *yp = yrow + (size_t)ox * ch;
+                int32_t kx_lo, kx_hi;
+                const int cols3 = g->k_w == 3 && ix0 >= 0 && ix0 + 3 <= g->in_w;
+                nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                /* two pixels at once when both windows have their three
+                 * columns inside the input */
+                np = pairs && cols3 && ox + 1 < g->out_w && ix0 + g->stride_w + 3 <= g->in_w ? 2 : 1;
+                if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
+                    /* no valid tap: the bias alone */
+                    int32_t c;
+                    for (c = 0; c < g->out_c; c++)
+                        yp[c] = nk_i8_finish(0, bias, c, q);
+                    np = 1;
+                    continue;
+                }
+                nk_dw_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                                (size_t)(ix0 + kx_lo) * ch,
+                            pair, np, cols3, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
+                            ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
+                            g->in_c, bias, q, yp);
+            }
+        }
+    }
+    return 1;
+}
+
+#else
+/* ISO C wants a declaration in every translation unit. */
+typedef int nk_dsp_depthwise_not_built;
+#endif
