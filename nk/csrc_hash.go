@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "bae9132f689799f75f3360f08d7351c8f5f7fa6e64941400bf9ab57c120f20ad"
+const csrcHash = "f833fcf4bbbce95630d229df7c991e6e8837a32d899a7e7ed9280a4fd7aff309"

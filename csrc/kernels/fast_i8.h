@@ -16,7 +16,9 @@
  * and returns 1 when it wrote the output, or 0, before touching anything,
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
- * both rounding modes. None needs a workspace. An op with no fast
+ * both rounding modes. None needs a workspace of its own (depthwise takes
+ * the portable kernel's optional weight sums, which the op computes into
+ * its workspace in either case). An op with no fast
  * function here (pools, add, ...) always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
@@ -45,7 +47,8 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,
                                               int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
-                                              const nk_ref_i8_quant *q);
+                                              const nk_ref_i8_quant *q,
+                                              const int32_t *NK_RESTRICT wsum);
 #endif
 
 #endif /* NK_FAST_I8_H */

@@ -1,21 +1,29 @@
-/* dsp_depthwise.c — int8 depthwise conv (multiplier 1) on the Armv7E-M DSP
- * extension (kernels/fast_i8.h says when it is built).
+/* dsp_depthwise.c — int8 depthwise conv (multiplier 1, no horizontal
+ * dilation) on the Armv7E-M DSP extension (kernels/fast_i8.h says when it
+ * is built); other depthwise convs return 0 for the portable kernel.
  *
  * NHWC puts four consecutive channels in one word at every tap, but the
  * channels never mix, so SMLAD (which adds two lanes) has nothing to pair
  * without transposing. Each word is instead split into two int16 lane
- * pairs: channels (c, c+2) by SXTB16 and (c+1, c+3) by SXTB16 ROR 8, the
- * input with SXTAB16, which adds the offset -in_zp to each lane for free
- * (x + off fits int16), and each lane is one SMLABB / SMLATT. What makes
- * it faster than the portable kernel is reuse: a pass over the taps
- * handles one lane pair of up to four output pixels along the row that
- * share their valid taps, so every weight word is loaded and widened once
- * for four pixels (eight accumulators, which with the pointers fill the
- * register file; four lanes by four pixels would spill).
+ * pairs: channels (c, c+2) by SXTB16 and (c+1, c+3) by SXTB16 ROR 8, and
+ * each lane is one SMLABB / SMLATT.
  *
- * Only valid taps are summed (padding contributes nothing, as in TFLite);
- * with no horizontal dilation they form n_rows runs of n_cols taps. The
- * epilogue is the portable one (nk_i8_finish), out of line, so both
+ * 3x3 windows inside the input (the MobileNet / DS-CNN layers): three
+ * output pixels of a row at once at stride 1 or 2, one lane pair per
+ * pass. Each weight word is loaded and widened once for the three pixels
+ * and each input column once for every pixel that covers it (five input
+ * loads for 27 taps at stride 1), the input is not offset (the
+ * accumulators start at -in_zp * sum(w), from the weight sums the op
+ * computes for the portable kernel anyway), and the code is straight-line
+ * with six accumulators: about 2.2 instructions per MAC.
+ *
+ * Every other window (borders, other kernel sizes): one pixel, four
+ * lanes, the input offset added by SXTAB16 (x - in_zp fits int16), only
+ * the valid taps (padding contributes nothing, as in TFLite), which with
+ * no horizontal dilation are n_rows runs of n_cols taps. The last
+ * in_c % 4 channels: plain C.
+ *
+ * The epilogue is the portable one (nk_i8_finish), out of line, so both
  * rounding modes are exact and a faster epilogue speeds this up too. */
 #include "../fast_i8.h"
 
@@ -42,58 +50,98 @@
         hi = nk_dsp_smlatt(xl, wl, hi);                                                           \
     } while (0)
 
-/* A kernel three taps wide whose three columns are valid, one lane pair
- * (odd 0: channels c, c+2; odd 1: c+1, c+3) of np (1 or 2) pixels, the
- * second s (1 or 2) taps to the right of the first. Each kernel row loads
- * and widens its three weight words once, then each input column the
- * pixels cover once, and applies it to every pixel that uses it: at
- * stride 1 two pixels take 4 input loads for 6 taps, at stride 2 five.
- * Four accumulators, three weights, one input word and six pointers and
- * constants: the whole register file, nothing spilled. acc[2k], acc[2k+1]
- * get pixel k's two lanes. n_rows >= 1; x and w point at channel c of the
- * window's first valid row. np, s and odd are constants at every call. */
-NK_DW_INLINE void nk_dw_cols3(const int8_t *x, const int8_t *w, int32_t n_rows, size_t x_row,
-                              size_t step, int32_t offp, const int np, const int s,
-                              const int odd, int32_t *acc) {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    const int8_t *w_end = w + (size_t)n_rows * 3 * step;
-    do {
-        int32_t v = nk_dsp_load4(w), w0, w1, w2, xl;
-        w0 = NK_DW_WW(v);
-        v = nk_dsp_load4(w + step);
-        w1 = NK_DW_WW(v);
-        v = nk_dsp_load4(w + 2 * step);
-        w2 = NK_DW_WW(v);
-        v = nk_dsp_load4(x);
-        xl = NK_DW_WX(v);
-        NK_DW_MAC2(a0, a1, xl, w0);
-        v = nk_dsp_load4(x + step);
-        xl = NK_DW_WX(v);
-        NK_DW_MAC2(a0, a1, xl, w1);
-        if (np == 2 && s == 1)
-            NK_DW_MAC2(a2, a3, xl, w0);
-        v = nk_dsp_load4(x + 2 * step);
-        xl = NK_DW_WX(v);
-        NK_DW_MAC2(a0, a1, xl, w2);
-        if (np == 2) {
-            NK_DW_MAC2(a2, a3, xl, s == 1 ? w1 : w0);
-            v = nk_dsp_load4(x + 3 * step);
-            xl = NK_DW_WX(v);
-            NK_DW_MAC2(a2, a3, xl, s == 1 ? w2 : w1);
-            if (s == 2) {
-                v = nk_dsp_load4(x + 4 * step);
-                xl = NK_DW_WX(v);
-                NK_DW_MAC2(a2, a3, xl, w2);
-            }
-        }
-        x += x_row;
-        w += 3 * step;
-    } while (w != w_end);
+/* The common case: a 3x3 window inside the input, one lane pair (odd 0:
+ * channels c, c+2; odd 1: c+1, c+3) of np (1 or 3) pixels s (1 or 2)
+ * taps apart. The input is not offset: the accumulators start at
+ * off * sum(w) (init_lo, init_hi; TFLite's sum of (x + off) * w, since
+ * both sums wrap alike). Each kernel row loads and widens its three
+ * weight words once, then each input column the pixels cover once (five
+ * loads for nine taps at stride 1, seven at stride 2), applied to every
+ * pixel that uses it. The rows are unrolled: six accumulators, three
+ * weights, one input word, two pointers and two strides are the whole
+ * register file. acc[2k], acc[2k+1] get pixel k's two lanes; x and w
+ * point at channel c of the window's first tap. np, s and odd are
+ * constants at every call. */
+NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
+                            int32_t init_lo, int32_t init_hi, const int np, const int s,
+                            const int odd, int32_t *acc) {
+    int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
+            a5 = init_hi;
+    int32_t w0, w1, w2, xl;
+    /* pixel k += input column xl times weight column kx */
+#define NK_DW_MAC(k, kx)                                                                          \
+    do {                                                                                          \
+        const int32_t wk = (kx) == 0 ? w0 : (kx) == 1 ? w1 : w2;                                  \
+        if ((k) == 0)                                                                             \
+            NK_DW_MAC2(a0, a1, xl, wk);                                                           \
+        else if ((k) == 1)                                                                        \
+            NK_DW_MAC2(a2, a3, xl, wk);                                                           \
+        else                                                                                      \
+            NK_DW_MAC2(a4, a5, xl, wk);                                                           \
+    } while (0)
+    /* input column j is weight column j - k*s of pixel k */
+#define NK_DW_COL(j)                                                                              \
+    do {                                                                                          \
+        if ((j) <= (np - 1) * s + 2) {                                                            \
+            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*step);                                \
+            xl = NK_DW_WW(xv);                                                                    \
+            if ((j) <= 2)                                                                         \
+                NK_DW_MAC(0, (j));                                                                \
+            if (np == 3 && (j) >= s && (j) - s <= 2)                                              \
+                NK_DW_MAC(1, (j) - s);                                                            \
+            if (np == 3 && (j) >= 2 * s && (j) - 2 * s <= 2)                                      \
+                NK_DW_MAC(2, (j) - 2 * s);                                                        \
+        }                                                                                         \
+    } while (0)
+#define NK_DW_ROW()                                                                               \
+    do {                                                                                          \
+        int32_t v = nk_dsp_load4(w);                                                              \
+        w0 = NK_DW_WW(v);                                                                         \
+        v = nk_dsp_load4(w + step);                                                               \
+        w1 = NK_DW_WW(v);                                                                         \
+        v = nk_dsp_load4(w + 2 * step);                                                           \
+        w2 = NK_DW_WW(v);                                                                         \
+        NK_DW_COL(0);                                                                             \
+        NK_DW_COL(1);                                                                             \
+        NK_DW_COL(2);                                                                             \
+        NK_DW_COL(3);                                                                             \
+        NK_DW_COL(4);                                                                             \
+        NK_DW_COL(5);                                                                             \
+        NK_DW_COL(6);                                                                             \
+    } while (0)
+    NK_DW_ROW();
+    x += x_row;
+    w += 3 * step;
+    NK_DW_ROW();
+    x += x_row;
+    w += 3 * step;
+    NK_DW_ROW();
+#undef NK_DW_ROW
+#undef NK_DW_COL
+#undef NK_DW_MAC
     acc[0] = a0;
     acc[1] = a1;
     acc[2] = a2;
     acc[3] = a3;
+    acc[4] = a4;
+    acc[5] = a5;
 }
+
+/* One out-of-line copy per constant set: inlined into the channel loop,
+ * GCC hoists the nine address offsets out of it and spills them. */
+#define NK_DW_3X3_FN(name, np, s, odd)                                                            \
+    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
+                                    size_t step, int32_t init_lo, int32_t init_hi,                \
+                                    int32_t *acc) {                                               \
+        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
+    }
+NK_DW_3X3_FN(nk_dw_3x3_p1_even, 1, 1, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p1_odd, 1, 1, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
+#undef NK_DW_3X3_FN
 
 /* Any valid tap range, one pixel, four lanes: acc[0], acc[1] get channels
  * c, c+2 and acc[2], acc[3] channels c+1, c+3, summed over n_rows >= 1
@@ -125,9 +173,9 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 }
 #undef NK_DW_MAC2
 
-/* Stores channels ch and ch+2 of np (1 or 2) pixels y_pair bytes apart
- * (acc as nk_dw_cols3 leaves it). Out of line: the epilogue is long and
- * the MAC loops need every register. The bytes are stored after all are
+/* Stores channels ch and ch+2 of np (1 or 3) pixels y_pair bytes apart
+ * (acc as nk_dw_3x3 leaves it). Out of line: the epilogue is long and
+ * the MAC code needs every register. The bytes are stored after all are
  * computed, so the pixels share the loads of the channel's parameters
  * (a store through int8_t * could alias them). */
 static NK_DW_NOINLINE void nk_dw_finish_px(const int32_t *acc, int np, int32_t ch, int8_t *y,
@@ -135,11 +183,15 @@ static NK_DW_NOINLINE void nk_dw_finish_px(const int32_t *acc, int np, int32_t c
                                            const nk_ref_i8_quant *q) {
     const int8_t r0 = nk_i8_finish(acc[0], bias, ch, q);
     const int8_t r1 = nk_i8_finish(acc[1], bias, ch + 2, q);
-    if (np == 2) {
+    if (np == 3) {
         const int8_t r2 = nk_i8_finish(acc[2], bias, ch, q);
+        const int8_t r4 = nk_i8_finish(acc[4], bias, ch, q);
         const int8_t r3 = nk_i8_finish(acc[3], bias, ch + 2, q);
+        const int8_t r5 = nk_i8_finish(acc[5], bias, ch + 2, q);
         y[y_pair + (size_t)ch] = r2;
         y[y_pair + (size_t)ch + 2] = r3;
+        y[2 * y_pair + (size_t)ch] = r4;
+        y[2 * y_pair + (size_t)ch + 2] = r5;
     }
     y[ch] = r0;
     y[ch + 2] = r1;
@@ -154,21 +206,21 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
     y[c + 3] = nk_i8_finish(acc[3], bias, c + 3, q);
 }
 
-/* Every channel of np pixels (1, or 2 with cols3) whose valid taps are
- * n_rows runs of n_cols taps; x and w point at channel 0 of the first
- * valid tap, y at the first pixel's output. cols3: the kernel is three
- * taps wide, all valid, and np = 2 only at stride 1 or 2 (pair = step or
- * 2 * step). */
-static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int cols3,
-                                       const int8_t *w, int32_t n_rows, int32_t n_cols,
-                                       size_t x_row, size_t w_row, int32_t ch_n,
+/* Every channel of np pixels whose valid taps are n_rows runs of n_cols
+ * taps; x and w point at channel 0 of the first valid tap, y at the first
+ * pixel's output. With wsum (the per-channel weight sums), the windows
+ * are 3x3 inside the input, np is 1 or 3, and np 3 only at stride 1 or 2
+ * (pair = step or 2 * step); without, np is 1. */
+static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
+                                       int32_t n_rows, int32_t n_cols, size_t x_row,
+                                       size_t w_row, int32_t ch_n, const int32_t *wsum,
                                        const int32_t *bias, const nk_ref_i8_quant *q,
                                        int8_t *y) {
     const size_t step = (size_t)ch_n;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
-    /* 0: nk_dw_any; 1: cols3, one pixel; 2, 3: two pixels at stride 1, 2 */
-    const int kind = !cols3 ? 0 : np == 1 ? 1 : pair == step ? 2 : 3;
-    int32_t acc[4];
+    /* 0: nk_dw_any; 1: 3x3, one pixel; 2, 3: three pixels at stride 1, 2 */
+    const int kind = !wsum ? 0 : np == 1 ? 1 : pair == step ? 2 : 3;
+    int32_t acc[6];
     int32_t c, r, kx, k;
     for (c = 0; c + 4 <= ch_n; c += 4) {
         const int8_t *xc = x + c, *wc = w + c;
@@ -180,24 +232,26 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int
         }
         /* two passes of two lanes */
         for (odd = 0; odd < 2; odd++) {
+            const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd]);
+            const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2]);
             switch (kind * 2 + odd) {
             case 2:
-                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 1, 1, 0, acc);
+                nk_dw_3x3_p1_even(xc, wc, x_row, step, lo, hi, acc);
                 break;
             case 3:
-                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 1, 1, 1, acc);
+                nk_dw_3x3_p1_odd(xc, wc, x_row, step, lo, hi, acc);
                 break;
             case 4:
-                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 1, 0, acc);
+                nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, acc);
                 break;
             case 5:
-                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 1, 1, acc);
+                nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, acc);
                 break;
             case 6:
-                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 2, 0, acc);
+                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, acc);
                 break;
             default:
-                nk_dw_cols3(xc, wc, n_rows, x_row, step, offp, 2, 2, 1, acc);
+                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, acc);
                 break;
             }
             nk_dw_finish_px(acc, np, c + odd, y, step, bias, q);
@@ -222,15 +276,19 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int
 #undef NK_DW_WX
 
 /* Multiplier 1 and no horizontal dilation; anything else (channel
- * multipliers in particular) takes the portable kernel. */
+ * multipliers in particular) takes the portable kernel. wsum: the
+ * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
+ * or NULL, which leaves out the 3x3 path. */
 int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                 const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
-                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
+                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                const int32_t *NK_RESTRICT wsum) {
     const size_t ch = (size_t)g->in_c; /* = out_c with multiplier 1 */
     const size_t row_stride = (size_t)g->in_w * ch;
     const size_t pair = (size_t)g->stride_w * ch;
     const size_t w_row = (size_t)g->k_w * ch;
-    const int pairs = g->k_w == 3 && (g->stride_w == 1 || g->stride_w == 2);
+    const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
+    const int s12 = g->stride_w == 1 || g->stride_w == 2;
     int32_t b, oy, ox, np;
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
@@ -245,24 +303,24 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = yrow + (size_t)ox * ch;
                 int32_t kx_lo, kx_hi;
-                const int cols3 = g->k_w == 3 && ix0 >= 0 && ix0 + 3 <= g->in_w;
+                /* a 3x3 window inside the input; three at once when the
+                 * third's right column is inside too */
+                const int full = k3 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ix0 + 3 <= g->in_w;
+                np = full && s12 && ox + 2 < g->out_w && ix0 + 2 * g->stride_w + 3 <= g->in_w ? 3
+                                                                                             : 1;
                 nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                /* two pixels at once when both windows have their three
-                 * columns inside the input */
-                np = pairs && cols3 && ox + 1 < g->out_w && ix0 + g->stride_w + 3 <= g->in_w ? 2 : 1;
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
                     /* no valid tap: the bias alone */
                     int32_t c;
                     for (c = 0; c < g->out_c; c++)
                         yp[c] = nk_i8_finish(0, bias, c, q);
-                    np = 1;
                     continue;
                 }
                 nk_dw_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
                                 (size_t)(ix0 + kx_lo) * ch,
-                            pair, np, cols3, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
+                            pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
                             ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
-                            g->in_c, bias, q, yp);
+                            g->in_c, full ? wsum : NULL, bias, q, yp);
             }
         }
     }
