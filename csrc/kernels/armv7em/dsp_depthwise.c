@@ -17,11 +17,12 @@
  * computes for the portable kernel anyway), and the code is straight-line
  * with six accumulators: about 2.2 instructions per MAC.
  *
- * Every other window (borders, other kernel sizes): one pixel, four
- * lanes, the input offset added by SXTAB16 (x - in_zp fits int16), only
- * the valid taps (padding contributes nothing, as in TFLite), which with
- * no horizontal dilation are n_rows runs of n_cols taps. The last
- * in_c % 4 channels: plain C.
+ * Every other window (borders, the odd pixels of a row, other kernel
+ * sizes): one pixel, four lanes, the input offset added by SXTAB16
+ * (x - in_zp fits int16), only the valid taps (padding contributes
+ * nothing, as in TFLite), which with no horizontal dilation are n_rows
+ * runs of n_cols taps: straight-line code for 2 or 3 by 2 or 3, a loop
+ * otherwise. The last in_c % 4 channels: plain C.
  *
  * The epilogue is the portable one (nk_i8_finish), out of line, so both
  * rounding modes are exact and a faster epilogue speeds this up too. */
@@ -135,13 +136,61 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
                                     int32_t *acc) {                                               \
         nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
     }
-NK_DW_3X3_FN(nk_dw_3x3_p1_even, 1, 1, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p1_odd, 1, 1, 1)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
 #undef NK_DW_3X3_FN
+
+/* One pixel whose valid taps are R runs of C taps (R, C constants, 2 or
+ * 3: the borders and the odd pixels of 3x3 layers), four lanes, the input
+ * offset by SXTAB16, straight-line: acc[0], acc[1] get channels c, c+2,
+ * acc[2], acc[3] channels c+1, c+3. */
+NK_DW_INLINE void nk_dw_small(const int8_t *x, const int8_t *w, size_t x_row, size_t w_row,
+                              size_t step, int32_t offp, int32_t *acc, const int R,
+                              const int C) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#define NK_DW_TAP(k)                                                                              \
+    do {                                                                                          \
+        const int32_t wv = nk_dsp_load4(w + (k)*step), xv = nk_dsp_load4(x + (k)*step);           \
+        const int32_t w02 = nk_dsp_sxtb16(wv), w13 = nk_dsp_sxtb16_ror8(wv);                      \
+        const int32_t x02 = nk_dsp_sxtab16(offp, xv), x13 = nk_dsp_sxtab16_ror8(offp, xv);        \
+        NK_DW_MAC2(a0, a1, x02, w02);                                                             \
+        NK_DW_MAC2(a2, a3, x13, w13);                                                             \
+    } while (0)
+#define NK_DW_ROW()                                                                               \
+    do {                                                                                          \
+        NK_DW_TAP(0);                                                                             \
+        NK_DW_TAP(1);                                                                             \
+        if (C == 3)                                                                               \
+            NK_DW_TAP(2);                                                                         \
+    } while (0)
+    NK_DW_ROW();
+    x += x_row;
+    w += w_row;
+    NK_DW_ROW();
+    if (R == 3) {
+        x += x_row;
+        w += w_row;
+        NK_DW_ROW();
+    }
+#undef NK_DW_ROW
+#undef NK_DW_TAP
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#define NK_DW_SMALL_FN(name, R, C)                                                                \
+    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
+                                    size_t w_row, size_t step, int32_t offp, int32_t *acc) {      \
+        nk_dw_small(x, w, x_row, w_row, step, offp, acc, R, C);                                   \
+    }
+NK_DW_SMALL_FN(nk_dw_small33, 3, 3)
+NK_DW_SMALL_FN(nk_dw_small32, 3, 2)
+NK_DW_SMALL_FN(nk_dw_small23, 2, 3)
+NK_DW_SMALL_FN(nk_dw_small22, 2, 2)
+#undef NK_DW_SMALL_FN
 
 /* Any valid tap range, one pixel, four lanes: acc[0], acc[1] get channels
  * c, c+2 and acc[2], acc[3] channels c+1, c+3, summed over n_rows >= 1
@@ -173,31 +222,30 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 }
 #undef NK_DW_MAC2
 
-/* Stores channels ch and ch+2 of np (1 or 3) pixels y_pair bytes apart
- * (acc as nk_dw_3x3 leaves it). Out of line: the epilogue is long and
- * the MAC code needs every register. The bytes are stored after all are
+/* Stores channels ch and ch+2 of three pixels y_pair bytes apart (acc
+ * as nk_dw_3x3 leaves it). Out of line: the epilogue is long and the MAC
+ * code needs every register. The bytes are stored after all are
  * computed, so the pixels share the loads of the channel's parameters
  * (a store through int8_t * could alias them). */
-static NK_DW_NOINLINE void nk_dw_finish_px(const int32_t *acc, int np, int32_t ch, int8_t *y,
-                                           size_t y_pair, const int32_t *bias,
-                                           const nk_ref_i8_quant *q) {
+static NK_DW_NOINLINE void nk_dw_finish3(const int32_t *acc, int32_t ch, int8_t *y,
+                                         size_t y_pair, const int32_t *bias,
+                                         const nk_ref_i8_quant *q) {
     const int8_t r0 = nk_i8_finish(acc[0], bias, ch, q);
+    const int8_t r2 = nk_i8_finish(acc[2], bias, ch, q);
+    const int8_t r4 = nk_i8_finish(acc[4], bias, ch, q);
     const int8_t r1 = nk_i8_finish(acc[1], bias, ch + 2, q);
-    if (np == 3) {
-        const int8_t r2 = nk_i8_finish(acc[2], bias, ch, q);
-        const int8_t r4 = nk_i8_finish(acc[4], bias, ch, q);
-        const int8_t r3 = nk_i8_finish(acc[3], bias, ch + 2, q);
-        const int8_t r5 = nk_i8_finish(acc[5], bias, ch + 2, q);
-        y[y_pair + (size_t)ch] = r2;
-        y[y_pair + (size_t)ch + 2] = r3;
-        y[2 * y_pair + (size_t)ch] = r4;
-        y[2 * y_pair + (size_t)ch + 2] = r5;
-    }
+    const int8_t r3 = nk_i8_finish(acc[3], bias, ch + 2, q);
+    const int8_t r5 = nk_i8_finish(acc[5], bias, ch + 2, q);
     y[ch] = r0;
     y[ch + 2] = r1;
+    y[y_pair + (size_t)ch] = r2;
+    y[y_pair + (size_t)ch + 2] = r3;
+    y[2 * y_pair + (size_t)ch] = r4;
+    y[2 * y_pair + (size_t)ch + 2] = r5;
 }
 
-/* Stores channels c..c+3 of one pixel (acc as nk_dw_any leaves it). */
+/* Stores channels c..c+3 of one pixel (acc as nk_dw_any leaves it).
+ * Unrolled: a loop is 500 bytes smaller but 2% slower on the models. */
 static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *y,
                                          const int32_t *bias, const nk_ref_i8_quant *q) {
     y[c] = nk_i8_finish(acc[0], bias, c, q);
@@ -208,9 +256,9 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
 
 /* Every channel of np pixels whose valid taps are n_rows runs of n_cols
  * taps; x and w point at channel 0 of the first valid tap, y at the first
- * pixel's output. With wsum (the per-channel weight sums), the windows
- * are 3x3 inside the input, np is 1 or 3, and np 3 only at stride 1 or 2
- * (pair = step or 2 * step); without, np is 1. */
+ * pixel's output. np is 1, or 3 for 3x3 windows inside the input at
+ * stride 1 or 2 (pair = step or 2 * step), with wsum (the per-channel
+ * weight sums). */
 static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
                                        int32_t n_rows, int32_t n_cols, size_t x_row,
                                        size_t w_row, int32_t ch_n, const int32_t *wsum,
@@ -218,43 +266,41 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
                                        int8_t *y) {
     const size_t step = (size_t)ch_n;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
-    /* 0: nk_dw_any; 1: 3x3, one pixel; 2, 3: three pixels at stride 1, 2 */
-    const int kind = !wsum ? 0 : np == 1 ? 1 : pair == step ? 2 : 3;
+    const int small = (n_rows == 2 || n_rows == 3) && (n_cols == 2 || n_cols == 3);
     int32_t acc[6];
     int32_t c, r, kx, k;
     for (c = 0; c + 4 <= ch_n; c += 4) {
         const int8_t *xc = x + c, *wc = w + c;
         int odd;
-        if (kind == 0) {
-            nk_dw_any(xc, wc, n_rows, n_cols, x_row, w_row, step, offp, acc);
+        if (np == 1) {
+            if (!small)
+                nk_dw_any(xc, wc, n_rows, n_cols, x_row, w_row, step, offp, acc);
+            else if (n_rows == 3 && n_cols == 3)
+                nk_dw_small33(xc, wc, x_row, w_row, step, offp, acc);
+            else if (n_rows == 3)
+                nk_dw_small32(xc, wc, x_row, w_row, step, offp, acc);
+            else if (n_cols == 3)
+                nk_dw_small23(xc, wc, x_row, w_row, step, offp, acc);
+            else
+                nk_dw_small22(xc, wc, x_row, w_row, step, offp, acc);
             nk_dw_finish4(acc, c, y, bias, q);
             continue;
         }
-        /* two passes of two lanes */
+        /* three pixels: two passes of two lanes */
         for (odd = 0; odd < 2; odd++) {
             const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd]);
             const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2]);
-            switch (kind * 2 + odd) {
-            case 2:
-                nk_dw_3x3_p1_even(xc, wc, x_row, step, lo, hi, acc);
-                break;
-            case 3:
-                nk_dw_3x3_p1_odd(xc, wc, x_row, step, lo, hi, acc);
-                break;
-            case 4:
-                nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, acc);
-                break;
-            case 5:
-                nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, acc);
-                break;
-            case 6:
-                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, acc);
-                break;
-            default:
+            if (pair == step) {
+                if (odd)
+                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, acc);
+                else
+                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, acc);
+            } else if (odd) {
                 nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, acc);
-                break;
+            } else {
+                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, acc);
             }
-            nk_dw_finish_px(acc, np, c + odd, y, step, bias, q);
+            nk_dw_finish3(acc, c + odd, y, step, bias, q);
         }
     }
     /* the last one to three channels, one at a time: a word load there
@@ -303,11 +349,11 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = yrow + (size_t)ox * ch;
                 int32_t kx_lo, kx_hi;
-                /* a 3x3 window inside the input; three at once when the
-                 * third's right column is inside too */
-                const int full = k3 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ix0 + 3 <= g->in_w;
-                np = full && s12 && ox + 2 < g->out_w && ix0 + 2 * g->stride_w + 3 <= g->in_w ? 3
-                                                                                             : 1;
+                /* three 3x3 windows inside the input at once */
+                np = k3 && s12 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ox + 2 < g->out_w &&
+                             ix0 + 2 * g->stride_w + 3 <= g->in_w
+                         ? 3
+                         : 1;
                 nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
                     /* no valid tap: the bias alone */
@@ -320,7 +366,7 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                                 (size_t)(ix0 + kx_lo) * ch,
                             pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
                             ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
-                            g->in_c, full ? wsum : NULL, bias, q, yp);
+                            g->in_c, wsum, bias, q, yp);
             }
         }
     }
