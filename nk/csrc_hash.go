@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3d122aff1855c3b2b4151309b09e94a50aaa56fd8ed5df571c78ea84666209d8"
+const csrcHash = "ca34ba791e1af41c6b29738fe0e058edd6e95bde15e44ba1d415a3609c57e9c1"
