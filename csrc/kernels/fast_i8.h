@@ -16,8 +16,10 @@
  * and returns 1 when it wrote the output, or 0, before touching anything,
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
- * both rounding modes. None needs a workspace. An op with no fast
- * function here (depthwise, pools, add, ...) always runs the portable one.
+ * both rounding modes. None needs a workspace of its own (depthwise takes
+ * the portable kernel's optional weight sums, which the op computes into
+ * its workspace in either case). An op with no fast
+ * function here (pools, add, ...) always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
@@ -41,6 +43,12 @@ NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK
                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
                                    size_t rows, int32_t in_features, int32_t out_features,
                                    const nk_ref_i8_quant *q);
+NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
+                                              const int8_t *NK_RESTRICT w,
+                                              const int32_t *NK_RESTRICT bias,
+                                              int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
+                                              const nk_ref_i8_quant *q,
+                                              const int32_t *NK_RESTRICT wsum);
 #endif
 
 #endif /* NK_FAST_I8_H */

@@ -128,6 +128,11 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     } else {
         int32_t *wsum = (int32_t *)x->workspace;
         nk_ref_depthwise_wsum_i8(nk_i8_in(op, x, 1), g.k_h * g.k_w, g.out_c, wsum);
+#if NK_FAST_I8
+        if (nk_fast_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
+                                        nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q, wsum))
+            return NK_OK;
+#endif
         nk_ref_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
                                    nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q, wsum);
     }

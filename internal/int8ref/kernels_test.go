@@ -265,31 +265,88 @@ func TestDepthwiseConv2DMatchesOracle(t *testing.T) {
 	for cases < 300 {
 		n, h, w, c := g.between(1, 2), g.between(1, 9), g.between(1, 9), g.between(1, 11)
 		mult := g.between(1, 3)
-		o := c * mult
 		kh, kw := g.between(1, 4), g.between(1, 4)
 		v, ok := g.window(h, w, kh, kw, 3, 2)
 		if !ok {
 			continue
 		}
 		cases++
-		sIn, sOut := g.scale(0.005, 0.1), g.scale(0.01, 0.5)
-		sW := g.weightScales(o)
-		ms := multipliers(t, sIn, sW, sOut)
-		x, wt, bias := g.i8s(n*h*w*c), g.i8s(kh*kw*o), g.bias(o)
-		inZp, out := g.zp(), g.out(sOut)
-		want, err := int8ref.DepthwiseConv2D(x, int8ref.NHWC{N: n, H: h, W: w, C: c}, wt, kh, kw, mult, bias,
-			int8ref.ConvParams{Window: v.ref(), InZeroPoint: inZp, Out: out, Mult: ms, Rounding: rounding})
-		require.NoError(t, err)
-
-		b := nkfile.NewBuilder()
-		xi := b.Input("x", nkfile.I8, n, h, w, c)
-		wi := b.Const("w", nkfile.I8, []int{1, kh, kw, o}, i8bytes(wt))
-		mi, si := multTensors(b, ms)
-		p := nkfile.ConvI8Params{Window: v.nk(), Multiplier: mult, InZeroPoint: inZp, Out: qout(out)}
-		y := b.Op(nkfile.OpDepthwiseConv2DI8, "dw", []int{xi, wi, biasID(b, bias), mi, si}, p.DepthwiseWords(), nkfile.ActNone)
-		got := run(t, b, y, i8bytes(x))
-		requireSame(t, want, got, fmt.Sprintf("depthwise case %d x[%d,%d,%d,%d] k %dx%d mult %d %+v", cases, n, h, w, c, kh, kw, mult, v))
+		checkDepthwise(t, g, n, h, w, c, mult, kh, kw, v, g.zp, fmt.Sprintf("depthwise case %d", cases))
 	}
+}
+
+// Multiplier 1 without horizontal dilation, the depthwise convs the Arm DSP
+// kernel takes (csrc/kernels/armv7em/dsp_depthwise.c; this package's tests
+// run it when the core is built with NETKIT_EMULATE_DSP=1): mostly 3x3
+// windows at stride 1 and 2 over rows wide enough for several pixel pairs
+// and both borders, other kernel sizes, vertical dilation, channel counts
+// around multiples of 4 and the extreme input zero points.
+func TestDepthwiseConv2DMultiplier1MatchesOracle(t *testing.T) {
+	g := newGen(22)
+	cases := 0
+	for cases < 400 {
+		n, h, w := g.between(1, 2), g.between(1, 8), g.between(1, 20)
+		c := 4 * g.between(1, 5)
+		if g.IntN(3) == 0 {
+			c = g.between(1, 13)
+		}
+		kh, kw := 3, 3
+		if g.IntN(3) == 0 {
+			kh, kw = g.between(1, 5), g.between(1, 5)
+		}
+		v := win2{sh: g.between(1, 3), sw: g.between(1, 3), dh: g.between(1, 2), dw: 1, kh: kh, kw: kw}
+		same := g.IntN(4) != 0
+		v.oh, v.top, v.bot = quant.Padding(same, h, kh, v.sh, v.dh)
+		v.ow, v.left, v.right = quant.Padding(same, w, kw, v.sw, v.dw)
+		if g.IntN(8) == 0 {
+			// explicit padding up to past the kernel: windows with no
+			// valid tap at all give the bias alone
+			v.top, v.bot = g.between(0, kh+1), g.between(0, kh+1)
+			v.left, v.right = g.between(0, kw+2), g.between(0, kw+2)
+			v.oh, v.ow = 0, 0
+			if eh := v.dh*(kh-1) + 1; h+v.top+v.bot >= eh && w+v.left+v.right >= kw {
+				v.oh = (h+v.top+v.bot-eh)/v.sh + 1
+				v.ow = (w+v.left+v.right-kw)/v.sw + 1
+			}
+		}
+		if v.oh <= 0 || v.ow <= 0 {
+			continue
+		}
+		zp := g.zp
+		switch g.IntN(5) {
+		case 0:
+			zp = func() int32 { return -128 }
+		case 1:
+			zp = func() int32 { return 127 }
+		}
+		cases++
+		checkDepthwise(t, g, n, h, w, c, 1, kh, kw, v, zp, fmt.Sprintf("depthwise multiplier 1 case %d", cases))
+	}
+}
+
+// checkDepthwise runs one depthwise conv with random data, weights, bias
+// and quantization (input zero point from zp) through the C core and the
+// oracle.
+func checkDepthwise(t *testing.T, g gen, n, h, w, c, mult, kh, kw int, v win2, zp func() int32, what string) {
+	t.Helper()
+	o := c * mult
+	sIn, sOut := g.scale(0.005, 0.1), g.scale(0.01, 0.5)
+	sW := g.weightScales(o)
+	ms := multipliers(t, sIn, sW, sOut)
+	x, wt, bias := g.i8s(n*h*w*c), g.i8s(kh*kw*o), g.bias(o)
+	inZp, out := zp(), g.out(sOut)
+	want, err := int8ref.DepthwiseConv2D(x, int8ref.NHWC{N: n, H: h, W: w, C: c}, wt, kh, kw, mult, bias,
+		int8ref.ConvParams{Window: v.ref(), InZeroPoint: inZp, Out: out, Mult: ms, Rounding: rounding})
+	require.NoError(t, err)
+
+	b := nkfile.NewBuilder()
+	xi := b.Input("x", nkfile.I8, n, h, w, c)
+	wi := b.Const("w", nkfile.I8, []int{1, kh, kw, o}, i8bytes(wt))
+	mi, si := multTensors(b, ms)
+	p := nkfile.ConvI8Params{Window: v.nk(), Multiplier: mult, InZeroPoint: inZp, Out: qout(out)}
+	y := b.Op(nkfile.OpDepthwiseConv2DI8, "dw", []int{xi, wi, biasID(b, bias), mi, si}, p.DepthwiseWords(), nkfile.ActNone)
+	got := run(t, b, y, i8bytes(x))
+	requireSame(t, want, got, fmt.Sprintf("%s x[%d,%d,%d,%d] k %dx%d mult %d %+v", what, n, h, w, c, kh, kw, mult, v))
 }
 
 func TestDenseMatchesOracle(t *testing.T) {

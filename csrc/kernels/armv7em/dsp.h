@@ -50,6 +50,9 @@ static inline int32_t nk_dsp_sxtab16_ror8(int32_t a, int32_t x) {
 }
 /* acc + a.lo*b.lo + a.hi*b.hi */
 static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) { return __smlad(a, b, acc); }
+/* acc + a.lo*b.lo, acc + a.hi*b.hi */
+static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) { return __smlabb(a, b, acc); }
+static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) { return __smlatt(a, b, acc); }
 #else /* exact C emulation */
 
 static inline int32_t nk_dsp_load4(const int8_t *p) {
@@ -80,6 +83,12 @@ static inline int32_t nk_dsp_sxtab16_ror8(int32_t a, int32_t x) {
 static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) {
     return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_lo(a) * nk_dsp_lo(b)) +
                      (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
+}
+static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
+    return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_lo(a) * nk_dsp_lo(b)));
+}
+static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
+    return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
 }
 #endif
 

@@ -15,8 +15,7 @@
  * two rows (dense), four accumulators, each weight and input word loaded
  * and widened once for two SMLADs. The epilogue is the portable one
  * (nk_i8_finish, qmath.h), so both rounding modes are exact. Depthwise
- * stays on the portable kernel: a per-lane SMLABB/SMLATT version was no
- * faster there, its cost being the per-output epilogue. */
+ * is in dsp_depthwise.c. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM

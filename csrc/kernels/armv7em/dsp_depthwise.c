@@ -1,0 +1,379 @@
+/* dsp_depthwise.c — int8 depthwise conv (multiplier 1, no horizontal
+ * dilation) on the Armv7E-M DSP extension (kernels/fast_i8.h says when it
+ * is built); other depthwise convs return 0 for the portable kernel.
+ *
+ * NHWC puts four consecutive channels in one word at every tap, but the
+ * channels never mix, so SMLAD (which adds two lanes) has nothing to pair
+ * without transposing. Each word is instead split into two int16 lane
+ * pairs: channels (c, c+2) by SXTB16 and (c+1, c+3) by SXTB16 ROR 8, and
+ * each lane is one SMLABB / SMLATT.
+ *
+ * 3x3 windows inside the input (the MobileNet / DS-CNN layers): three
+ * output pixels of a row at once at stride 1 or 2, one lane pair per
+ * pass. Each weight word is loaded and widened once for the three pixels
+ * and each input column once for every pixel that covers it (five input
+ * loads for 27 taps at stride 1), the input is not offset (the
+ * accumulators start at -in_zp * sum(w), from the weight sums the op
+ * computes for the portable kernel anyway), and the code is straight-line
+ * with six accumulators: about 2.2 instructions per MAC.
+ *
+ * Every other window (borders, the odd pixels of a row, other kernel
+ * sizes): one pixel, four lanes, the input offset added by SXTAB16
+ * (x - in_zp fits int16), only the valid taps (padding contributes
+ * nothing, as in TFLite), which with no horizontal dilation are n_rows
+ * runs of n_cols taps: straight-line code for 2 or 3 by 2 or 3, a loop
+ * otherwise. The last in_c % 4 channels: plain C.
+ *
+ * The epilogue is the portable one (nk_i8_finish), out of line, so both
+ * rounding modes are exact and a faster epilogue speeds this up too. */
+#include "../fast_i8.h"
+
+#if NK_FAST_I8_ARMV7EM
+#include "dsp.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_DW_NOINLINE __attribute__((noinline))
+/* the lane functions take constant parameters that must fold */
+#define NK_DW_INLINE static inline __attribute__((always_inline))
+#else
+#define NK_DW_NOINLINE
+#define NK_DW_INLINE static inline
+#endif
+
+/* Lane widening: weights (bytes 0,2 or, with odd, 1,3) and inputs with
+ * the offset added to each lane. `odd` and `offp` must be in scope. */
+#define NK_DW_WW(v) (odd ? nk_dsp_sxtb16_ror8(v) : nk_dsp_sxtb16(v))
+#define NK_DW_WX(v) (odd ? nk_dsp_sxtab16_ror8(offp, v) : nk_dsp_sxtab16(offp, v))
+/* acc pair (lo, hi) += both lanes of xl times both lanes of wl */
+#define NK_DW_MAC2(lo, hi, xl, wl)                                                                \
+    do {                                                                                          \
+        lo = nk_dsp_smlabb(xl, wl, lo);                                                           \
+        hi = nk_dsp_smlatt(xl, wl, hi);                                                           \
+    } while (0)
+
+/* The common case: a 3x3 window inside the input, one lane pair (odd 0:
+ * channels c, c+2; odd 1: c+1, c+3) of np (1 or 3) pixels s (1 or 2)
+ * taps apart. The input is not offset: the accumulators start at
+ * off * sum(w) (init_lo, init_hi; TFLite's sum of (x + off) * w, since
+ * both sums wrap alike). Each kernel row loads and widens its three
+ * weight words once, then each input column the pixels cover once (five
+ * loads for nine taps at stride 1, seven at stride 2), applied to every
+ * pixel that uses it. The rows are unrolled: six accumulators, three
+ * weights, one input word, two pointers and two strides are the whole
+ * register file. acc[2k], acc[2k+1] get pixel k's two lanes; x and w
+ * point at channel c of the window's first tap. np, s and odd are
+ * constants at every call. */
+NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
+                            int32_t init_lo, int32_t init_hi, const int np, const int s,
+                            const int odd, int32_t *acc) {
+    int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
+            a5 = init_hi;
+    int32_t w0, w1, w2, xl;
+    /* pixel k += input column xl times weight column kx */
+#define NK_DW_MAC(k, kx)                                                                          \
+    do {                                                                                          \
+        const int32_t wk = (kx) == 0 ? w0 : (kx) == 1 ? w1 : w2;                                  \
+        if ((k) == 0)                                                                             \
+            NK_DW_MAC2(a0, a1, xl, wk);                                                           \
+        else if ((k) == 1)                                                                        \
+            NK_DW_MAC2(a2, a3, xl, wk);                                                           \
+        else                                                                                      \
+            NK_DW_MAC2(a4, a5, xl, wk);                                                           \
+    } while (0)
+    /* input column j is weight column j - k*s of pixel k */
+#define NK_DW_COL(j)                                                                              \
+    do {                                                                                          \
+        if ((j) <= (np - 1) * s + 2) {                                                            \
+            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*step);                                \
+            xl = NK_DW_WW(xv);                                                                    \
+            if ((j) <= 2)                                                                         \
+                NK_DW_MAC(0, (j));                                                                \
+            if (np == 3 && (j) >= s && (j) - s <= 2)                                              \
+                NK_DW_MAC(1, (j) - s);                                                            \
+            if (np == 3 && (j) >= 2 * s && (j) - 2 * s <= 2)                                      \
+                NK_DW_MAC(2, (j) - 2 * s);                                                        \
+        }                                                                                         \
+    } while (0)
+#define NK_DW_ROW()                                                                               \
+    do {                                                                                          \
+        int32_t v = nk_dsp_load4(w);                                                              \
+        w0 = NK_DW_WW(v);                                                                         \
+        v = nk_dsp_load4(w + step);                                                               \
+        w1 = NK_DW_WW(v);                                                                         \
+        v = nk_dsp_load4(w + 2 * step);                                                           \
+        w2 = NK_DW_WW(v);                                                                         \
+        NK_DW_COL(0);                                                                             \
+        NK_DW_COL(1);                                                                             \
+        NK_DW_COL(2);                                                                             \
+        NK_DW_COL(3);                                                                             \
+        NK_DW_COL(4);                                                                             \
+        NK_DW_COL(5);                                                                             \
+        NK_DW_COL(6);                                                                             \
+    } while (0)
+    NK_DW_ROW();
+    x += x_row;
+    w += 3 * step;
+    NK_DW_ROW();
+    x += x_row;
+    w += 3 * step;
+    NK_DW_ROW();
+#undef NK_DW_ROW
+#undef NK_DW_COL
+#undef NK_DW_MAC
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+    acc[4] = a4;
+    acc[5] = a5;
+}
+
+/* One out-of-line copy per constant set: inlined into the channel loop,
+ * GCC hoists the nine address offsets out of it and spills them. */
+#define NK_DW_3X3_FN(name, np, s, odd)                                                            \
+    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
+                                    size_t step, int32_t init_lo, int32_t init_hi,                \
+                                    int32_t *acc) {                                               \
+        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
+    }
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
+#undef NK_DW_3X3_FN
+
+/* One pixel whose valid taps are R runs of C taps (R, C constants, 2 or
+ * 3: the borders and the odd pixels of 3x3 layers), four lanes, the input
+ * offset by SXTAB16, straight-line: acc[0], acc[1] get channels c, c+2,
+ * acc[2], acc[3] channels c+1, c+3. */
+NK_DW_INLINE void nk_dw_small(const int8_t *x, const int8_t *w, size_t x_row, size_t w_row,
+                              size_t step, int32_t offp, int32_t *acc, const int R,
+                              const int C) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#define NK_DW_TAP(k)                                                                              \
+    do {                                                                                          \
+        const int32_t wv = nk_dsp_load4(w + (k)*step), xv = nk_dsp_load4(x + (k)*step);           \
+        const int32_t w02 = nk_dsp_sxtb16(wv), w13 = nk_dsp_sxtb16_ror8(wv);                      \
+        const int32_t x02 = nk_dsp_sxtab16(offp, xv), x13 = nk_dsp_sxtab16_ror8(offp, xv);        \
+        NK_DW_MAC2(a0, a1, x02, w02);                                                             \
+        NK_DW_MAC2(a2, a3, x13, w13);                                                             \
+    } while (0)
+#define NK_DW_ROW()                                                                               \
+    do {                                                                                          \
+        NK_DW_TAP(0);                                                                             \
+        NK_DW_TAP(1);                                                                             \
+        if (C == 3)                                                                               \
+            NK_DW_TAP(2);                                                                         \
+    } while (0)
+    NK_DW_ROW();
+    x += x_row;
+    w += w_row;
+    NK_DW_ROW();
+    if (R == 3) {
+        x += x_row;
+        w += w_row;
+        NK_DW_ROW();
+    }
+#undef NK_DW_ROW
+#undef NK_DW_TAP
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#define NK_DW_SMALL_FN(name, R, C)                                                                \
+    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
+                                    size_t w_row, size_t step, int32_t offp, int32_t *acc) {      \
+        nk_dw_small(x, w, x_row, w_row, step, offp, acc, R, C);                                   \
+    }
+NK_DW_SMALL_FN(nk_dw_small33, 3, 3)
+NK_DW_SMALL_FN(nk_dw_small32, 3, 2)
+NK_DW_SMALL_FN(nk_dw_small23, 2, 3)
+NK_DW_SMALL_FN(nk_dw_small22, 2, 2)
+#undef NK_DW_SMALL_FN
+
+/* Any valid tap range, one pixel, four lanes: acc[0], acc[1] get channels
+ * c, c+2 and acc[2], acc[3] channels c+1, c+3, summed over n_rows >= 1
+ * runs of n_cols >= 1 taps (w_row / x_row apart). */
+NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, int32_t n_cols,
+                            size_t x_row, size_t w_row, size_t step, int32_t offp,
+                            int32_t *acc) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const size_t run = (size_t)n_cols * step;
+    const int8_t *w_end = w + (size_t)n_rows * w_row;
+    do {
+        const int8_t *xp = x, *wp = w, *we = w + run;
+        do {
+            const int32_t wv = nk_dsp_load4(wp), xv = nk_dsp_load4(xp);
+            const int32_t w02 = nk_dsp_sxtb16(wv), w13 = nk_dsp_sxtb16_ror8(wv);
+            const int32_t x02 = nk_dsp_sxtab16(offp, xv), x13 = nk_dsp_sxtab16_ror8(offp, xv);
+            NK_DW_MAC2(a0, a1, x02, w02);
+            NK_DW_MAC2(a2, a3, x13, w13);
+            xp += step;
+            wp += step;
+        } while (wp != we);
+        x += x_row;
+        w += w_row;
+    } while (w != w_end);
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#undef NK_DW_MAC2
+
+/* Stores channels ch and ch+2 of three pixels y_pair bytes apart (acc
+ * as nk_dw_3x3 leaves it). Out of line: the epilogue is long and the MAC
+ * code needs every register. The bytes are stored after all are
+ * computed, so the pixels share the loads of the channel's parameters
+ * (a store through int8_t * could alias them). */
+static NK_DW_NOINLINE void nk_dw_finish3(const int32_t *acc, int32_t ch, int8_t *y,
+                                         size_t y_pair, const int32_t *bias,
+                                         const nk_ref_i8_quant *q) {
+    const int8_t r0 = nk_i8_finish(acc[0], bias, ch, q);
+    const int8_t r2 = nk_i8_finish(acc[2], bias, ch, q);
+    const int8_t r4 = nk_i8_finish(acc[4], bias, ch, q);
+    const int8_t r1 = nk_i8_finish(acc[1], bias, ch + 2, q);
+    const int8_t r3 = nk_i8_finish(acc[3], bias, ch + 2, q);
+    const int8_t r5 = nk_i8_finish(acc[5], bias, ch + 2, q);
+    y[ch] = r0;
+    y[ch + 2] = r1;
+    y[y_pair + (size_t)ch] = r2;
+    y[y_pair + (size_t)ch + 2] = r3;
+    y[2 * y_pair + (size_t)ch] = r4;
+    y[2 * y_pair + (size_t)ch + 2] = r5;
+}
+
+/* Stores channels c..c+3 of one pixel (acc as nk_dw_any leaves it).
+ * Unrolled: a loop is 500 bytes smaller but 2% slower on the models. */
+static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *y,
+                                         const int32_t *bias, const nk_ref_i8_quant *q) {
+    y[c] = nk_i8_finish(acc[0], bias, c, q);
+    y[c + 2] = nk_i8_finish(acc[1], bias, c + 2, q);
+    y[c + 1] = nk_i8_finish(acc[2], bias, c + 1, q);
+    y[c + 3] = nk_i8_finish(acc[3], bias, c + 3, q);
+}
+
+/* Every channel of np pixels whose valid taps are n_rows runs of n_cols
+ * taps; x and w point at channel 0 of the first valid tap, y at the first
+ * pixel's output. np is 1, or 3 for 3x3 windows inside the input at
+ * stride 1 or 2 (pair = step or 2 * step), with wsum (the per-channel
+ * weight sums). */
+static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
+                                       int32_t n_rows, int32_t n_cols, size_t x_row,
+                                       size_t w_row, int32_t ch_n, const int32_t *wsum,
+                                       const int32_t *bias, const nk_ref_i8_quant *q,
+                                       int8_t *y) {
+    const size_t step = (size_t)ch_n;
+    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    const int small = (n_rows == 2 || n_rows == 3) && (n_cols == 2 || n_cols == 3);
+    int32_t acc[6];
+    int32_t c, r, kx, k;
+    for (c = 0; c + 4 <= ch_n; c += 4) {
+        const int8_t *xc = x + c, *wc = w + c;
+        int odd;
+        if (np == 1) {
+            if (!small)
+                nk_dw_any(xc, wc, n_rows, n_cols, x_row, w_row, step, offp, acc);
+            else if (n_rows == 3 && n_cols == 3)
+                nk_dw_small33(xc, wc, x_row, w_row, step, offp, acc);
+            else if (n_rows == 3)
+                nk_dw_small32(xc, wc, x_row, w_row, step, offp, acc);
+            else if (n_cols == 3)
+                nk_dw_small23(xc, wc, x_row, w_row, step, offp, acc);
+            else
+                nk_dw_small22(xc, wc, x_row, w_row, step, offp, acc);
+            nk_dw_finish4(acc, c, y, bias, q);
+            continue;
+        }
+        /* three pixels: two passes of two lanes */
+        for (odd = 0; odd < 2; odd++) {
+            const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd]);
+            const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2]);
+            if (pair == step) {
+                if (odd)
+                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, acc);
+                else
+                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, acc);
+            } else if (odd) {
+                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, acc);
+            } else {
+                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, acc);
+            }
+            nk_dw_finish3(acc, c + odd, y, step, bias, q);
+        }
+    }
+    /* the last one to three channels, one at a time: a word load there
+     * could read past the end of x */
+    for (; c < ch_n; c++) {
+        for (k = 0; k < np; k++) {
+            const int8_t *xk = x + (size_t)k * pair + c;
+            int32_t a = 0;
+            for (r = 0; r < n_rows; r++) {
+                const int8_t *xp = xk + (size_t)r * x_row, *wp = w + (size_t)r * w_row + c;
+                for (kx = 0; kx < n_cols; kx++, xp += step, wp += step)
+                    a += (*xp + off) * *wp;
+            }
+            y[(size_t)k * step + (size_t)c] = nk_i8_finish(a, bias, c, q);
+        }
+    }
+}
+#undef NK_DW_WW
+#undef NK_DW_WX
+
+/* Multiplier 1 and no horizontal dilation; anything else (channel
+ * multipliers in particular) takes the portable kernel. wsum: the
+ * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
+ * or NULL, which leaves out the 3x3 path. */
+int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                const int32_t *NK_RESTRICT wsum) {
+    const size_t ch = (size_t)g->in_c; /* = out_c with multiplier 1 */
+    const size_t row_stride = (size_t)g->in_w * ch;
+    const size_t pair = (size_t)g->stride_w * ch;
+    const size_t w_row = (size_t)g->k_w * ch;
+    const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
+    const int s12 = g->stride_w == 1 || g->stride_w == 2;
+    int32_t b, oy, ox, np;
+    if (g->multiplier != 1 || g->dil_w != 1)
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * ch;
+            int32_t ky_lo, ky_hi;
+            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox += np) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int8_t *yp = yrow + (size_t)ox * ch;
+                int32_t kx_lo, kx_hi;
+                /* three 3x3 windows inside the input at once */
+                np = k3 && s12 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ox + 2 < g->out_w &&
+                             ix0 + 2 * g->stride_w + 3 <= g->in_w
+                         ? 3
+                         : 1;
+                nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
+                    /* no valid tap: the bias alone */
+                    int32_t c;
+                    for (c = 0; c < g->out_c; c++)
+                        yp[c] = nk_i8_finish(0, bias, c, q);
+                    continue;
+                }
+                nk_dw_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                                (size_t)(ix0 + kx_lo) * ch,
+                            pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
+                            ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
+                            g->in_c, wsum, bias, q, yp);
+            }
+        }
+    }
+    return 1;
+}
+
+#else
+/* ISO C wants a declaration in every translation unit. */
+typedef int nk_dsp_depthwise_not_built;
+#endif
