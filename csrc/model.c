@@ -616,7 +616,8 @@ static nk_status nk_model_arena_size_heap(const void *bytes, size_t len, uint32_
         s = nk_model_arena_size(bytes, len, mode, &heap, need, err);
         nk_arena_free_heap(&heap);
         if (s != NK_ERR_ARENA_OVERFLOW || err->requested == 0) return s;
-        if (err->requested > ((size_t)-1 - capacity) / 2u || capacity > (size_t)-1 / 4u)
+        /* 2 * capacity + 2 * requested must not wrap */
+        if (capacity > (size_t)-1 / 4u || err->requested > ((size_t)-1 - 2u * capacity) / 2u)
             return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                            "arena overflow: the model needs more memory than exists");
         capacity = 2u * capacity + 2u * (size_t)err->requested;

@@ -18,9 +18,10 @@
  *     nk_model_run(model, input, sizeof input, output, sizeof output, &err);
  *
  * HOW BIG MUST THE ARENA BE?  Run `netkit inspect model.nk` (or call
- * nk_inspect_model on a host): it reports the exact byte count. At run time
- * nk_model_arena_size gives the same figure for any load mode without
- * loading. Loading into an arena of exactly that size succeeds; one byte
+ * nk_inspect_model on a host): it reports the exact byte count of a
+ * buffer load. At run time nk_model_arena_size gives the exact figure of
+ * each load mode without loading (a mapped file needs no batch-norm
+ * copies, a copied one also holds the image). Loading into an arena of exactly that size succeeds; one byte
  * less fails with NK_ERR_ARENA_OVERFLOW and an error that says how much was
  * missing where. Sizes assume a 16-byte aligned arena buffer.
  *
@@ -245,7 +246,8 @@ NK_API nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint3
  * one byte less fails. Nothing is loaded: the image is checked, decoded and
  * planned once in `scratch`, which is rewound before returning (its high
  * water shows what the sizing took, which is never more than *need). For
- * NK_LOAD_FILE and NK_LOAD_COPY pass the file's bytes; `bytes` is only read.
+ * NK_LOAD_FILE and NK_LOAD_COPY pass the file's bytes; `bytes` is only read
+ * and, in every mode, must be 16-byte aligned (else NK_ERR_ALIGN).
  * Firmware passes the arena it means to load into as scratch; host builds
  * may pass NULL to size in a private heap arena. Errors are the load's
  * (NK_ERR_FORMAT, NK_ERR_UNSUPPORTED, ...); NK_ERR_ARENA_OVERFLOW means the
@@ -314,7 +316,8 @@ typedef struct nk_op_info_t {
 
 typedef struct nk_report_t {
     /* Declare this many bytes of arena in firmware (16-byte aligned). */
-    uint64_t arena_after_load;    /* after nk_model_load_buffer: model + default context */
+    uint64_t arena_after_load;    /* after the load (nk_inspect_model: a buffer load;
+                                     nk_model_report: the model's own): model + default context */
     uint64_t arena_after_forward; /* after one invoke (invoke never allocates: equal) */
     uint64_t model_bytes;         /* the shared, read-only part */
     uint64_t context_bytes;       /* nk_context_size: one more context */
@@ -329,7 +332,8 @@ typedef struct nk_report_t {
     uint64_t bytes_activations;   /* activation block minus the I/O tensors */
     uint64_t bytes_io;            /* graph input and output tensors */
     uint64_t bytes_workspace;
-    uint64_t bytes_copied_weights; /* weights that could not stay in place (BN folding) */
+    uint64_t bytes_copied_weights; /* weights not bound in place: BN-folded copies and,
+                                      for NK_LOAD_COPY or a read file, the image */
     uint64_t bytes_padding;       /* alignment padding */
     uint64_t macs;                /* total per inference */
     uint64_t param_bytes;

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ca34ba791e1af41c6b29738fe0e058edd6e95bde15e44ba1d415a3609c57e9c1"
+const csrcHash = "490af1f92ae38a12cf6bb0ef49df3780d4b97a6c8769931b802ae0cb2931f3db"

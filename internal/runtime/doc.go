@@ -5,7 +5,8 @@
 // types below as aliases.
 //
 // Memory: every model gets its own C heap arena (nk_arena_init_heap) sized
-// exactly from nk_inspect_model unless WithArenaSize imposes a budget. Each
+// exactly by nk_model_arena_size for its load mode unless WithArenaSize
+// imposes a budget. Each
 // Session gets a second heap arena of nk_context_size bytes for its
 // activations over the model's read-only weights. Inputs and outputs are
 // copied straight into and out of the C tensors, so a run is one C call.

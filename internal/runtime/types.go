@@ -45,7 +45,8 @@ func (t TensorInfo) Elems() int {
 // Bytes returns the tensor's size in bytes.
 func (t TensorInfo) Bytes() int { return t.Elems() * t.DType.Size() }
 
-// Report is nk_inspect_model's report: exact arena figures and a per-op table.
+// Report is the C core's report on a model (nk_report_t, from nk_model_report):
+// exact arena figures and a per-op table.
 // See include/netkit.h (nk_report_t) for what each figure means.
 type Report struct {
 	ArenaAfterLoad, ArenaAfterForward, ModelBytes, ContextBytes, PeakActivations,

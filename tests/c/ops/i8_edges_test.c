@@ -8,7 +8,9 @@
  * against the kernels' own helpers. The ASan+UBSan build
  * (NETKIT_SANITIZE, -fno-sanitize-recover) turns any signed overflow or
  * out-of-range shift into a failure. CMake also builds this file with
- * NETKIT_SINGLE_ROUNDING=1 against its own copy of the kernels. */
+ * NETKIT_SINGLE_ROUNDING=1 and through the Arm DSP kernels
+ * (NETKIT_EMULATE_DSP=1, both roundings), each against its own copy of the
+ * kernels. */
 #include "op_test.h"
 #include "netkit.h"
 
@@ -692,5 +694,9 @@ int main(void) {
     /* near-ties are skipped: there must be few of them */
     NKT_CHECK(nke_ties < 20, "%d libm values near a rounding tie", nke_ties);
     printf("i8_edges: %d libm values near a rounding tie not checked\n", nke_ties);
+#if defined(NETKIT_EMULATE_DSP) && NETKIT_EMULATE_DSP
+    return nkt_finish(NKE_SINGLE ? "i8_edges (DSP kernels, single rounding)" : "i8_edges (DSP kernels)");
+#else
     return nkt_finish(NKE_SINGLE ? "i8_edges (single rounding)" : "i8_edges");
+#endif
 }
