@@ -1,11 +1,14 @@
 package cliutil
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // WriteFile replaces path with data as ReplaceFile does.
@@ -24,15 +27,16 @@ func WriteFile(path string, data []byte) error {
 // in place would change or truncate the pages under it (SIGBUS).
 //
 // On any error path is left as it was and the temporary file is removed.
-// A new file gets mode 0644, an existing one keeps its mode, and a symlink
-// at path is followed: its target is replaced and the link stays. An
-// existing path that is not a regular file (a FIFO, /dev/stdout) is written
-// in place, as there is nothing there to replace.
+// A new file gets mode 0666 less the umask (as os.WriteFile gives), an
+// existing one keeps its mode, and a symlink at path is followed, dangling
+// or not: its target is written and the link stays. An existing path that
+// is not a regular file (a FIFO, /dev/stdout) is written in place, as there
+// is nothing there to replace.
 func ReplaceFile(path string, write func(w io.Writer) error) (err error) {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
+	if path, err = followLinks(path); err != nil {
+		return err
 	}
-	mode := fs.FileMode(0o644)
+	keep := fs.FileMode(0)
 	if fi, err := os.Stat(path); err == nil {
 		switch {
 		case fi.IsDir():
@@ -40,10 +44,10 @@ func ReplaceFile(path string, write func(w io.Writer) error) (err error) {
 		case !fi.Mode().IsRegular():
 			return writeInPlace(path, write)
 		}
-		mode = fi.Mode().Perm()
+		keep = fi.Mode().Perm()
 	}
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		return err
 	}
@@ -56,8 +60,10 @@ func ReplaceFile(path string, write func(w io.Writer) error) (err error) {
 	if err = write(f); err != nil {
 		return err
 	}
-	if err = f.Chmod(mode); err != nil {
-		return err
+	if keep != 0 {
+		if err = f.Chmod(keep); err != nil {
+			return err
+		}
 	}
 	if err = f.Sync(); err != nil {
 		return err
@@ -75,6 +81,39 @@ func ReplaceFile(path string, write func(w io.Writer) error) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// followLinks resolves symlinks at path, also a dangling one (whose target
+// is then created), up to a depth where the kernel would give up too.
+func followLinks(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// createTemp makes a new file named prefix plus a random number in dir, with
+// mode 0666 less the umask (os.CreateTemp would give 0600).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 1000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("%s: no free temporary name", filepath.Join(dir, prefix))
 }
 
 func writeInPlace(path string, write func(w io.Writer) error) error {

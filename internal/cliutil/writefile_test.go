@@ -44,15 +44,13 @@ func TestWriteFileModes(t *testing.T) {
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.nk")
 	require.NoError(t, WriteFile(fresh, []byte("new")))
-	fi, err := os.Stat(fresh)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	assertSameModeAsWriteFile(t, fresh)
 
 	kept := filepath.Join(dir, "kept.nk")
 	require.NoError(t, os.WriteFile(kept, []byte("old"), 0o600))
 	require.NoError(t, os.Chmod(kept, 0o640)) // past the umask
 	require.NoError(t, WriteFile(kept, []byte("new")))
-	fi, err = os.Stat(kept)
+	fi, err := os.Stat(kept)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
 	got, err := os.ReadFile(kept)
@@ -67,6 +65,33 @@ func TestWriteFileFollowsSymlink(t *testing.T) {
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "target.nk"), filepath.Join(dir, "link.nk")
 	require.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
+	require.NoError(t, os.Symlink("target.nk", link))
+	require.NoError(t, WriteFile(link, []byte("new")))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink)
+	got, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(got))
+}
+
+// assertSameModeAsWriteFile: the new file p has the mode os.WriteFile gives
+// a new file under the current umask.
+func assertSameModeAsWriteFile(t *testing.T, p string) {
+	t.Helper()
+	ref := filepath.Join(t.TempDir(), "ref")
+	require.NoError(t, os.WriteFile(ref, nil, 0o666))
+	want, err := os.Stat(ref)
+	require.NoError(t, err)
+	got, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, want.Mode().Perm(), got.Mode().Perm())
+}
+
+// A dangling symlink is followed too: its target is created.
+func TestWriteFileFollowsDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target.nk"), filepath.Join(dir, "link.nk")
 	require.NoError(t, os.Symlink("target.nk", link))
 	require.NoError(t, WriteFile(link, []byte("new")))
 	fi, err := os.Lstat(link)
