@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "70ed3617e81c4ec320e1347cb9a9961c29069beef4f36cc2a8530a77220391b3"
+const csrcHash = "083fa9fd19396331519f65c041b6324db71368f04ae5130471c5b8d4da3c1074"
