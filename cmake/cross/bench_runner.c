@@ -105,11 +105,13 @@ int main(int argc, char **argv) {
     nk_status s;
     char detail[32];
 
-    if (argc != 3) return fail("usage", "bench_runner MODEL.nk INPUT.bin");
-    image = read_file(argv[1], &len);
-    if (image == NULL) return fail("cannot read the model", argv[1]);
-    in = read_file(argv[2], &in_len);
-    if (in == NULL) return fail("cannot read the input", argv[2]);
+    /* The last two arguments: picolibc's semihosting crt0 puts a
+     * placeholder before the program path, newlib's does not. */
+    if (argc < 3) return fail("usage", "bench_runner MODEL.nk INPUT.bin");
+    image = read_file(argv[argc - 2], &len);
+    if (image == NULL) return fail("cannot read the model", argv[argc - 2]);
+    in = read_file(argv[argc - 1], &in_len);
+    if (in == NULL) return fail("cannot read the input", argv[argc - 1]);
     mem = grab_scratch(&scratch_size);
     if (mem == NULL) return fail("no heap for the arena", NULL);
 

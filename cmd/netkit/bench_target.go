@@ -52,7 +52,7 @@ func benchTargetNames() []string {
 var runnerInputs = []string{"CMakeLists.txt", "include", "csrc", "vendor_kernels", "cmake", "toolchains", "tools/qemu-plugin"}
 
 // The time estimate's caveat, printed and put in the JSON.
-const timeCaveat = "assumes 1 instruction per cycle; QEMU models no pipeline, caches, flash wait states or memory latency: real cycle counts differ (slower memory and multi-cycle instructions add cycles, dual issue on M7/M55 removes some)"
+const timeCaveat = "assumes 1 instruction per cycle: these are instructions, not cycles; QEMU models no pipeline, caches, flash wait states or memory latency: real cycle counts differ (slower memory and multi-cycle instructions add cycles, dual issue on M7/M55 removes some)"
 
 type targetBenchOpts struct {
 	target string
@@ -671,17 +671,34 @@ func writeTargetReport(w io.Writer, r *targetReport) {
 	row("target", "%s under QEMU, instructions counted exactly by the nkinsn plugin", r.Target)
 	row("input", "%s", r.Input)
 	row("instructions", "%d per inference (%s per MAC)", r.Instructions, perMAC(r.PerMAC))
-	row("time", "%s at %g MHz: an estimate that %s", formatSeconds(r.Seconds), r.MHz, r.TimeCaveat)
+	row("time", "%s at %g MHz if 1 instruction took 1 cycle (an estimate: see the note)", formatSeconds(r.Seconds), r.MHz)
 	row("arena", "%d B on %s (32-bit; checked on the target: loads in exactly this, 1 B less fails)", r.ArenaBytes, r.Target)
 	row("flash", "%d B = model %d B + netkit code and constants %d B", r.FlashBytes, r.ModelBytes, r.NetkitFlashBytes)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%4s  %-18s %-24s %12s %14s %8s %7s\n", "op", "kind", "name", "MACs", "instructions", "per MAC", "share")
+
+	const maxName = 40
+	kindW, nameW := len("(invoke loop)"), len("name")
 	for _, op := range r.Ops {
-		fmt.Fprintf(w, "%4d  %-18s %-24s %12d %14d %8s %6.1f%%\n", op.Index, op.Kind, op.Name, op.MACs, op.Instructions, perMAC(op.PerMAC), 100*op.Share)
+		kindW = max(kindW, len(op.Kind))
+		nameW = min(max(nameW, len(op.Name)), maxName)
 	}
-	fmt.Fprintf(w, "%4s  %-18s %-24s %12s %14d %8s %6.1f%%\n", "", "(invoke loop)", "", "", r.InvokeLoop, "",
-		100*float64(r.InvokeLoop)/float64(max(r.Instructions, 1)))
-	fmt.Fprintf(w, "%4s  %-18s %-24s %12d %14d %8s %6.1f%%\n", "", "total", "", r.MACs, r.Instructions, perMAC(r.PerMAC), 100.0)
+	line := func(idx, kind, name, macs, insns, pm, share string) {
+		fmt.Fprintf(w, "%4s  %-*s  %-*s %10s %13s %8s %7s\n", idx, kindW, kind, nameW, name, macs, insns, pm, share)
+	}
+	pct := func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+	line("op", "kind", "name", "MACs", "instructions", "per MAC", "share")
+	for _, op := range r.Ops {
+		name := op.Name
+		if len(name) > maxName {
+			name = name[:maxName-3] + "..."
+		}
+		line(strconv.Itoa(op.Index), op.Kind, name, strconv.FormatInt(op.MACs, 10),
+			strconv.FormatUint(op.Instructions, 10), perMAC(op.PerMAC), pct(op.Share))
+	}
+	line("", "(invoke loop)", "", "", strconv.FormatUint(r.InvokeLoop, 10), "",
+		pct(float64(r.InvokeLoop)/float64(max(r.Instructions, 1))))
+	line("", "total", "", strconv.FormatInt(r.MACs, 10), strconv.FormatUint(r.Instructions, 10), perMAC(r.PerMAC), pct(1))
+	fmt.Fprintf(w, "\nnote: the time %s.\n", r.TimeCaveat)
 }
 
 func formatSeconds(s float64) string {

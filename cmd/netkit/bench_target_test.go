@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 func TestBenchTargetUnknownTargetIsUsageError(t *testing.T) {
 	code, _, stderr := cli(t, "bench", "--target", "cortex-x9", model("cnn.nk"))
 	assert.Equal(t, 2, code)
