@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/netkit/netkit/internal/cliutil"
@@ -70,8 +71,14 @@ cross toolchain and QEMU; a missing one is named with its Debian package.`,
 					return benchTarget(stdout, stderr, args[0], targetBenchOpts{
 						target: *target, mhz: *mhz, json: *asJSON, src: *src, inputs: inputs})
 				}
-				if *asJSON || len(inputs) > 0 || *src != "" {
-					return usagef("--json, --input and --src go with --target")
+				var stray []string
+				fs.Visit(func(f *flag.Flag) {
+					if f.Name == "mhz" || f.Name == "json" || f.Name == "input" || f.Name == "src" {
+						stray = append(stray, "--"+f.Name)
+					}
+				})
+				if len(stray) > 0 {
+					return usagef("%s go with --target", strings.Join(stray, ", "))
 				}
 				if *n < 10 || *dur <= 0 {
 					return usagef("--n must be >= 10 and --time positive")
