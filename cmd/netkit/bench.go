@@ -37,7 +37,8 @@ with netkit's nkinsn plugin and prints
     instructions, not cycles, and a real core differs;
   - the arena the model needs on that target (its 32-bit structs; computed
     by nk_model_arena_size on the target and checked there: the model loads
-    in exactly that, one byte less fails);
+    in exactly that, one byte less fails), and what stays in use after the
+    load when that is less;
   - flash: the model image plus the netkit code and constants the linker
     kept (from the link map; every op's kernels, since the op table refers
     to them all).
