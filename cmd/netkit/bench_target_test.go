@@ -227,3 +227,31 @@ func TestBenchTargetCortexM4F(t *testing.T) {
 	assert.True(t, r8b.FirmwareCached)
 	assert.Equal(t, r8.Instructions, r8b.Instructions, "counts are repeatable")
 }
+
+// netkitFlash sums libnetkit's flash input sections from a GNU ld map, as
+// scripts/bench-mcu.sh's awk does, leaving out .bss and the runner-only
+// sections.
+func TestNetkitFlashFromMap(t *testing.T) {
+	m := `Archive member included to satisfy reference by file (symbol)
+libnetkit.a(model.c.obj)  main.o (nk_model_invoke)
+
+Linker script and memory map
+
+.text           0x00000000     0x2000
+ .text.main     0x00000100       0x40 main.o
+ .text.nk_model_invoke
+                0x00000140       0x20 libnetkit.a(model.c.obj)
+ .text.nk_model_invoke_op_markers
+                0x00000160       0x20 libnetkit.a(model.c.obj)
+ .text.nk_model_arena_size
+                0x00000180      0x150 libnetkit.a(model.c.obj)
+ .rodata.nk_format_string.str1.4
+                0x00000300      0x383 libnetkit.a(format.c.obj)
+.data           0x20000000        0x8
+ .data.x        0x20000000        0x8 libnetkit.a(arena.c.obj)
+.bss            0x20000008      0x100
+ .bss.y         0x20000008      0x100 libnetkit.a(arena.c.obj)
+`
+	assert.Equal(t, uint64(0x20+0x383+0x8), netkitFlash(m))
+	assert.Equal(t, uint64(0), netkitFlash("no map here"))
+}
