@@ -350,10 +350,15 @@ func ensureRunner(src, target string, log io.Writer) (dir string, cached bool, e
 		return dir, true, nil
 	}
 
-	// The CMake build folder stays (per target and source tree) so the
-	// next source version rebuilds only what changed.
-	treeSum := srchashString(src)
-	build := filepath.Join(root, "build-"+target+"-"+treeSum[:8])
+	// The CMake build folder stays, per target, source tree and toolchain
+	// files, so the next source version rebuilds only what changed. CMake
+	// reads a toolchain file only when it first configures a folder: a
+	// changed one gets a new folder.
+	toolSum, err := srchash.SumTree(src, []string{"toolchains"})
+	if err != nil {
+		return "", false, err
+	}
+	build := filepath.Join(root, "build-"+target+"-"+srchashString(src)[:8]+"-"+toolSum[:8])
 	logPath := filepath.Join(root, "build-"+target+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -400,7 +405,31 @@ func ensureRunner(src, target string, log io.Writer) (dir string, cached bool, e
 		return "", false, err
 	}
 	fmt.Fprintf(log, "netkit bench: built %s in %s\n", dir, time.Since(t0).Round(100*time.Millisecond))
+	pruneRunners(root, target, keepRunners)
 	return dir, false, nil
+}
+
+// keepRunners is how many runner versions per target the cache keeps (each
+// source version, e.g. each checkout or worktree, has its own).
+const keepRunners = 4
+
+// pruneRunners removes all but the newest keep runner folders of target.
+func pruneRunners(root, target string, keep int) {
+	dirs, _ := filepath.Glob(filepath.Join(root, target+"-*"))
+	type aged struct {
+		path string
+		mod  time.Time
+	}
+	var found []aged
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			found = append(found, aged{d, st.ModTime()})
+		}
+	}
+	slices.SortFunc(found, func(a, b aged) int { return b.mod.Compare(a.mod) })
+	for _, a := range found[min(keep, len(found)):] {
+		os.RemoveAll(a.path) //nolint:errcheck // a cache: what stays is rebuilt or reused
+	}
 }
 
 // srchashString is a short stable name for a source tree's location.
@@ -490,6 +519,11 @@ func runRunner(src, fw, target string, image, input []byte) (*runnerFacts, error
 			return nil, err
 		}
 	}
+	mapText, err := os.ReadFile(filepath.Join(fw, runnerMap))
+	if err != nil {
+		return nil, err
+	}
+	netkitMap := netkitFlash(string(mapText))
 	var funcs strings.Builder
 	for _, n := range []string{"nk_model_invoke", "nk_context_invoke"} {
 		fmt.Fprintf(&funcs, "%x %x %s\n", syms[n].addr, syms[n].size, n)
@@ -549,11 +583,7 @@ func runRunner(src, fw, target string, image, input []byte) (*runnerFacts, error
 			f.funcs[fl[2]] = n
 		}
 	}
-	mapText, err := os.ReadFile(filepath.Join(fw, runnerMap))
-	if err != nil {
-		return nil, err
-	}
-	f.netkitMap = netkitFlash(string(mapText))
+	f.netkitMap = netkitMap
 	return f, nil
 }
 
