@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,6 +187,11 @@ func TestBenchTargetCortexM4F(t *testing.T) {
 	assert.Equal(t, tree, r.Instructions, "bench-mcu.sh's nk_model_invoke call tree")
 	assert.Equal(t, mcuArena, r.ArenaHeldBytes, "bench.c's arena used after load")
 	assert.Equal(t, r.ArenaHeldBytes, r.ArenaBytes, "cnn needs no load-time scratch beyond what it keeps")
+	// The runner's nk_context_invoke (core built with NETKIT_OP_MARKERS) is
+	// the same code as in bench-mcu.sh's normal build: only addresses and
+	// literal-pool words may differ.
+	assert.Equal(t, disassemble(t, filepath.Join(build, "cortex-m4f", "nk_bench_cnn"), "nk_context_invoke"),
+		disassemble(t, filepath.Join(r.Firmware, runnerELF), "nk_context_invoke"))
 	t.Logf("cnn on cortex-m4f: %d instructions; bench-mcu.sh region count %d (+%d: bench.c's call setup); this runner's region count %d (+%d)",
 		r.Instructions, mcuInsns, mcuInsns-r.Instructions, r.RegionInstructions, dCNN)
 
@@ -254,4 +260,35 @@ Linker script and memory map
 `
 	assert.Equal(t, uint64(0x20+0x383+0x8), netkitFlash(m))
 	assert.Equal(t, uint64(0), netkitFlash("no map here"))
+}
+
+var (
+	disAddr   = regexp.MustCompile(`^\s*[0-9a-f]+:\s*`)
+	disTarget = regexp.MustCompile(`\b[0-9a-f]+ <`)
+)
+
+// disassemble is function fn of elf as instructions, without addresses
+// (branch targets keep their symbol) or literal-pool words.
+func disassemble(t *testing.T, elf, fn string) []string {
+	t.Helper()
+	out, err := exec.Command("arm-none-eabi-objdump", "-d", "--no-show-raw-insn", elf).Output()
+	require.NoError(t, err)
+	var insns []string
+	in := false
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasSuffix(line, "<"+fn+">:"):
+			in = true
+		case in && strings.TrimSpace(line) == "":
+			require.NotEmpty(t, insns)
+			return insns
+		case in:
+			insn := disTarget.ReplaceAllString(disAddr.ReplaceAllString(line, ""), "<")
+			if !strings.HasPrefix(insn, ".word") {
+				insns = append(insns, insn)
+			}
+		}
+	}
+	t.Fatalf("no function %s in %s", fn, elf)
+	return nil
 }
