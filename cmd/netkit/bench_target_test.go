@@ -42,10 +42,19 @@ func TestBenchTargetBadModel(t *testing.T) {
 	assert.NotContains(t, stderr, "usage:")
 }
 
-func TestBenchTargetFlagsWithoutTarget(t *testing.T) {
-	code, _, stderr := cli(t, "bench", "--json", model("cnn.nk"))
+func TestBenchTargetFlagUsage(t *testing.T) {
+	code, _, stderr := cli(t, "bench", "--json", "--mhz", "80", model("cnn.nk"))
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "go with --target")
+	assert.Contains(t, stderr, "--json, --mhz go with --target")
+
+	code, _, stderr = cli(t, "bench", "--target", "cortex-m4f", "--mhz", "0", model("cnn.nk"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--mhz must be positive")
+
+	in := model("cnn.input.npy")
+	code, _, stderr = cli(t, "bench", "--target", "cortex-m4f", "--input", in, "--input", in, model("cnn.nk"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "the model has 1 inputs, 2 --input files given")
 }
 
 func TestBenchTargetNoSourceTree(t *testing.T) {
