@@ -371,29 +371,30 @@ nk_status nk_context_output(const nk_context_t *c, int32_t i, nk_tensor_t *out) 
     return nk_context_view(c, 1, i, out);
 }
 
-nk_status nk_context_invoke(nk_context_t *c, nk_error_t *err) {
-    const nk_model_t *m;
-    nk_exec x;
-    uint32_t k;
-    if (c == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL context");
-    m = c->model;
-    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
-    x.img = &m->img;
-    x.tensors = m->tensors;
-    x.data = c->data;
-    x.workspace = c->workspace;
-    x.workspace_size = m->workspace;
-    for (k = 0; k < m->n_ops; k++) {
-        const nk_op_rt *op = &m->ops[k];
-        nk_status s;
-        /* an aliased output already is its input's bytes */
-        if ((op->def->flags & NK_OPF_ALIAS) && op->in_place) continue;
-        s = op->def->eval(op, &x);
-        if (s != NK_OK)
-            return nk_fail_op(err, s, k, op, "kernel failed: %s", nk_status_str(s), NULL);
-    }
-    return NK_OK;
-}
+/* The op loop is written once, in invoke_loop.inc. Every library build
+ * expands it once, as nk_context_invoke, with empty op hooks. The bench
+ * runner's build (NETKIT_OP_MARKERS, never a library a user links) expands
+ * it a second time, as nk_context_invoke_op_markers, with calls to marker
+ * functions around each op: `netkit bench --target` counts per-op
+ * instructions through that copy and the whole inference through the
+ * unchanged nk_context_invoke, so the total is the shipped code's. */
+#define NK_INVOKE_FN nk_context_invoke
+#define NK_OP_BEGIN(k)
+#define NK_OP_END(k)
+#include "invoke_loop.inc"
+#undef NK_INVOKE_FN
+#undef NK_OP_BEGIN
+#undef NK_OP_END
+
+#if defined(NETKIT_OP_MARKERS) && NETKIT_OP_MARKERS
+#define NK_INVOKE_FN nk_context_invoke_op_markers
+#define NK_OP_BEGIN(k) nk_op_marker_begin(k)
+#define NK_OP_END(k) nk_op_marker_end(k)
+#include "invoke_loop.inc"
+#undef NK_INVOKE_FN
+#undef NK_OP_BEGIN
+#undef NK_OP_END
+#endif
 
 nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *in_bytes,
                          void *const *outs, const size_t *out_bytes, nk_error_t *err) {
@@ -710,6 +711,13 @@ nk_status nk_model_invoke(nk_model_t *m, nk_error_t *err) {
     if (m == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL model");
     return nk_context_invoke(m->ctx, err);
 }
+
+#if defined(NETKIT_OP_MARKERS) && NETKIT_OP_MARKERS
+nk_status nk_model_invoke_op_markers(nk_model_t *m, nk_error_t *err) {
+    if (m == NULL) return nk_fail(err, NK_ERR_ARG, -1, "invoke: NULL model");
+    return nk_context_invoke_op_markers(m->ctx, err);
+}
+#endif
 
 nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes, void *out, size_t out_bytes,
                        nk_error_t *err) {

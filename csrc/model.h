@@ -73,4 +73,14 @@ struct nk_model_t {
     nk_load_stats stats;
 };
 
+#if defined(NETKIT_OP_MARKERS) && NETKIT_OP_MARKERS
+/* The bench runner's build only (model.c): nk_model_invoke with a call to
+ * nk_op_marker_begin(k) before and nk_op_marker_end(k) after each op k.
+ * The program defines the two markers (cmake/cross/bench_runner.c). */
+void nk_op_marker_begin(uint32_t k);
+void nk_op_marker_end(uint32_t k);
+NK_HIDDEN nk_status nk_context_invoke_op_markers(nk_context_t *c, nk_error_t *err);
+NK_HIDDEN nk_status nk_model_invoke_op_markers(nk_model_t *m, nk_error_t *err);
+#endif
+
 #endif /* NK_MODEL_H */

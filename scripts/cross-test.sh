@@ -20,24 +20,20 @@ JOBS=${JOBS:-2}
 BUILD=${NK_CROSS_BUILD:-build/cross}
 GO_RUNS=${NK_CROSS_GO:-1}
 
-# What each target needs: "file-or-command:debian-package" pairs.
+# What each target needs: "file-or-command:debian-package" pairs, from
+# toolchains/requirements.txt (shared with `netkit bench --target`).
 needs() {
-    case $1 in
-        cortex-m*) echo "arm-none-eabi-gcc:gcc-arm-none-eabi" \
-                        "/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+fp/hard/librdimon.a:libnewlib-arm-none-eabi" \
-                        "qemu-system-arm:qemu-system-arm" ;;
-        rv32imac)  echo "riscv64-unknown-elf-gcc:gcc-riscv64-unknown-elf" \
-                        "/usr/lib/picolibc/riscv64-unknown-elf/lib/rv32imac/ilp32/libc.a:picolibc-riscv64-unknown-elf" \
-                        "qemu-system-riscv32:qemu-system-misc" ;;
-        aarch64-linux) echo "aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu" \
-                        "/usr/aarch64-linux-gnu/include/stdio.h:libc6-dev-arm64-cross" \
-                        "qemu-aarch64:qemu-user" ;;
-        armv7-linux) echo "arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf" \
-                        "/usr/arm-linux-gnueabihf/include/stdio.h:libc6-dev-armhf-cross" \
-                        "qemu-arm:qemu-user" ;;
-        *) echo "unknown target '$1' (one of: ${ALL_TARGETS[*]})" >&2; exit 2 ;;
-    esac
+    [[ " ${ALL_TARGETS[*]} " == *" $1 "* ]] ||
+        { echo "unknown target '$1' (one of: ${ALL_TARGETS[*]})" >&2; exit 2; }
+    local pat what pkg
+    while read -r pat what pkg; do
+        [[ -z $pat || $pat == \#* ]] && continue
+        # shellcheck disable=SC2053 # $pat is a glob on purpose
+        [[ $1 == $pat ]] && echo "$what:$pkg"
+    done <toolchains/requirements.txt
+    return 0
 }
+for t in "${TARGETS[@]}"; do needs "$t" >/dev/null; done # an unknown target stops here
 
 missing_pkgs=()
 missing_what=()
@@ -46,9 +42,6 @@ check() { # check <file-or-command> <package>
     [[ " ${missing_what[*]} " == *" $1 "* ]] || missing_what+=("$1")
     [[ " ${missing_pkgs[*]} " == *" $2 "* ]] || missing_pkgs+=("$2")
 }
-check cmake cmake
-check ninja ninja-build
-check cc gcc
 for t in "${TARGETS[@]}"; do
     for pair in $(needs "$t"); do check "${pair%%:*}" "${pair##*:}"; done
 done

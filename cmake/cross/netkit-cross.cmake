@@ -150,5 +150,23 @@ function(nk_cross_add_plugin_test)
   set_tests_properties(cross_insn_count PROPERTIES TIMEOUT 60 LABELS cross)
 endfunction()
 
+# With NETKIT_OP_MARKERS on a bare-metal target: the firmware `netkit bench
+# --target` runs (bench_runner.c; it reads the model through semihosting,
+# so one build serves every model), its link map (the flash netkit takes)
+# and the nkinsn plugin, all built by `--target nk_bench_runner`.
+function(nk_cross_add_bench_runner)
+  if(NOT NETKIT_OP_MARKERS OR NOT NK_BARE_METAL OR NOT TARGET netkit_static)
+    return()
+  endif()
+  nk_cross_add_plugin()
+  add_executable(nk_bench_runner "${NK_CROSS_DIR}/bench_runner.c")
+  target_link_libraries(nk_bench_runner PRIVATE netkit_static m)
+  target_link_options(nk_bench_runner PRIVATE "-Wl,-Map=$<TARGET_FILE:nk_bench_runner>.map")
+  if(TARGET nk_qemu_plugin)
+    add_dependencies(nk_bench_runner nk_qemu_plugin)
+  endif()
+endfunction()
+
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_add_tests)
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_add_bench_runner)
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL nk_cross_link_bsp)

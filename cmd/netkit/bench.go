@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/netkit/netkit/internal/cliutil"
@@ -14,21 +15,71 @@ import (
 func init() {
 	register(&command{
 		name:    "bench",
-		summary: "measure inference latency and throughput on this machine",
-		usage:   "MODEL [--time DURATION] [--n N] [--arena SIZE]",
+		summary: "measure inference latency here, or a model's cost on a microcontroller (--target)",
+		usage:   "MODEL [--time DURATION] [--n N] [--arena SIZE]\n       netkit bench --target TARGET [--mhz N] [--json] [--input FILE]... [--src DIR] MODEL",
 		help: `Runs MODEL on a deterministic pseudo-random input in a Session (its own
 activations, no Go allocations per call), after a short warm-up, until
 --time has passed or --n runs were made (whichever comes first, at least
 10 runs), timing every call (the clock reads add some tens of ns to each
 figure, which matters only for the tiniest models). Prints the latency distribution, inferences
-per second and multiply-accumulates per second (from the model's MAC count).`,
+per second and multiply-accumulates per second (from the model's MAC count).
+
+With --target TARGET (cortex-m0, cortex-m3, cortex-m4f, cortex-m7,
+cortex-m33, cortex-m55 or rv32imac) it tells what MODEL costs on that
+microcontroller before any board exists: it runs one inference under QEMU
+with netkit's nkinsn plugin and prints
+  - instructions per inference, exact (the whole nk_model_invoke call tree,
+    no marker overhead), and per op: index, kind, name, MACs,
+    instructions, instructions per MAC and share; the op loop itself is
+    the "(invoke loop)" row, so the rows sum to the total;
+  - the time at --mhz (default 100): an estimate that assumes 1 instruction
+    per cycle. QEMU models no pipeline, caches or wait states: these are
+    instructions, not cycles, and a real core differs;
+  - the arena the model needs on that target (its 32-bit structs; computed
+    by nk_model_arena_size on the target and checked there: the model loads
+    in exactly that, one byte less fails), and what stays in use after the
+    load when that is less;
+  - flash: the model image plus the netkit code and constants the linker
+    kept (from the link map; every op's kernels, since the op table refers
+    to them all).
+The input is a fixed pseudo-random pattern of the input's dtype, or the
+first sample of each --input file (.npy or raw, as for 'netkit run'):
+some kernels' costs depend on the values.
+
+The runner firmware (cmake/cross/bench_runner.c, the core built with
+NETKIT_OP_MARKERS) is built on first use, about 30 s, and cached under the
+user's cache folder (or NETKIT_CACHE_DIR), keyed by target and a hash of
+the sources, so an edit to csrc/ rebuilds it; it reads each model through
+semihosting and serves them all. Building needs the netkit source tree
+(found above the working directory or the executable, or --src /
+NETKIT_SRC), CMake, Ninja, a host C compiler (the plugin), the target's
+cross toolchain and QEMU; a missing one is named with its Debian package.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			dur := fs.Duration("time", time.Second, "measure for about `DURATION`")
 			n := fs.Int("n", 1_000_000, "stop after `N` runs")
 			arena := fs.String("arena", "", "arena budget `SIZE`; default: exact")
-			return func(args []string, stdout, _ io.Writer) error {
+			target := fs.String("target", "", "cost on this MCU `TARGET` under QEMU instead (see above)")
+			mhz := fs.Float64("mhz", 100, "with --target: clock in `MHz` for the time estimate")
+			asJSON := fs.Bool("json", false, "with --target: print JSON")
+			src := fs.String("src", "", "with --target: the netkit source tree `DIR`")
+			var inputs listFlag
+			fs.Var(&inputs, "input", "with --target: input `FILE` (.npy or raw), once per model input")
+			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
+				}
+				if *target != "" {
+					return benchTarget(stdout, stderr, args[0], targetBenchOpts{
+						target: *target, mhz: *mhz, json: *asJSON, src: *src, inputs: inputs})
+				}
+				var stray []string
+				fs.Visit(func(f *flag.Flag) {
+					if f.Name == "mhz" || f.Name == "json" || f.Name == "input" || f.Name == "src" {
+						stray = append(stray, "--"+f.Name)
+					}
+				})
+				if len(stray) > 0 {
+					return usagef("%s go with --target", strings.Join(stray, ", "))
 				}
 				if *n < 10 || *dur <= 0 {
 					return usagef("--n must be >= 10 and --time positive")

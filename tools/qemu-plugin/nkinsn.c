@@ -21,6 +21,14 @@
  *
  *   nkinsn func <name> <instructions>
  *
+ * With opbegin=ADDR,opend=ADDR (a second marker pair, called around each
+ * op of an inference) and opskip=LO-HI ranges (repeatable: the marker
+ * functions and the loop calling them), it prints for every opbegin..opend
+ * pair the instructions executed outside the skipped ranges, i.e. exactly
+ * the op's own call tree, with no marker or loop overhead to subtract:
+ *
+ *   nkinsn op <i> <instructions>
+ *
  * A region counts the instructions from the first instruction of the begin
  * function up to, not including, the first instruction of the end function:
  * the marker overhead is constant, so measure an empty region and subtract.
@@ -93,8 +101,19 @@ typedef struct nk_func {
 static nk_func *funcs;
 static size_t n_funcs;
 
-/* Distinct non-NULL tags for the two marker callbacks. */
-static char begin_tag, end_tag;
+/* Op markers (opbegin/opend) and the ranges their counts leave out. */
+#define NK_MAX_SKIP 16
+static uint64_t op_begin_addr, op_end_addr;
+static bool have_op_markers;
+static uint64_t op_insn_count; /* bumped for instructions outside skip[] */
+static uint64_t op_start;
+static uint64_t op_index;
+static bool in_op;
+static struct { uint64_t lo, hi; } skip[NK_MAX_SKIP];
+static size_t n_skip;
+
+/* Distinct non-NULL tags for the marker callbacks. */
+static char begin_tag, end_tag, op_begin_tag, op_end_tag;
 
 static void emit(const char *line) {
     if (out_file != NULL) {
@@ -105,8 +124,30 @@ static void emit(const char *line) {
     }
 }
 
+static bool skipped(uint64_t pc) {
+    for (size_t i = 0; i < n_skip; i++) {
+        if (skip[i].lo <= pc && pc < skip[i].hi) return true;
+    }
+    return false;
+}
+
 static void on_marker(unsigned int vcpu_index, void *tag) {
     (void)vcpu_index;
+    if (tag == &op_begin_tag) {
+        in_op = true;
+        op_start = op_insn_count;
+        return;
+    }
+    if (tag == &op_end_tag) {
+        if (in_op) {
+            char line[96];
+            snprintf(line, sizeof line, "nkinsn op %" PRIu64 " %" PRIu64 "\n", op_index, op_insn_count - op_start);
+            emit(line);
+            op_index++;
+            in_op = false;
+        }
+        return;
+    }
     if (tag == &begin_tag) {
         in_region = true;
         region_start = insn_count;
@@ -147,6 +188,17 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS, &begin_tag);
             } else if (pc == end_addr) {
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS, &end_tag);
+            }
+        }
+        if (have_op_markers) {
+            uint64_t pc = qemu_plugin_insn_vaddr(insn);
+            if (pc == op_begin_addr) {
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS, &op_begin_tag);
+            } else if (pc == op_end_addr) {
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker, QEMU_PLUGIN_CB_NO_REGS, &op_end_tag);
+            }
+            if (!skipped(pc)) {
+                qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &op_insn_count, 1);
             }
         }
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insn_count, 1);
@@ -239,13 +291,35 @@ NK_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t 
 
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
     (void)info;
-    bool have_begin = false, have_end = false;
+    bool have_begin = false, have_end = false, have_op_begin = false, have_op_end = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "begin=", 6) == 0 && parse_addr(a + 6, &begin_addr)) {
             have_begin = true;
         } else if (strncmp(a, "end=", 4) == 0 && parse_addr(a + 4, &end_addr)) {
             have_end = true;
+        } else if (strncmp(a, "opbegin=", 8) == 0 && parse_addr(a + 8, &op_begin_addr)) {
+            have_op_begin = true;
+        } else if (strncmp(a, "opend=", 6) == 0 && parse_addr(a + 6, &op_end_addr)) {
+            have_op_end = true;
+        } else if (strncmp(a, "opskip=", 7) == 0) {
+            char *dash;
+            uint64_t lo, hi;
+            char lo_s[32];
+            dash = strchr(a + 7, '-');
+            if (dash == NULL || (size_t)(dash - (a + 7)) >= sizeof lo_s || n_skip == NK_MAX_SKIP) {
+                fprintf(stderr, "nkinsn: bad opskip '%s' (want opskip=LO-HI, at most %d)\n", a, NK_MAX_SKIP);
+                return -1;
+            }
+            memcpy(lo_s, a + 7, (size_t)(dash - (a + 7)));
+            lo_s[dash - (a + 7)] = '\0';
+            if (!parse_addr(lo_s, &lo) || !parse_addr(dash + 1, &hi) || hi <= lo) {
+                fprintf(stderr, "nkinsn: bad opskip '%s' (want opskip=LO-HI)\n", a);
+                return -1;
+            }
+            skip[n_skip].lo = lo;
+            skip[n_skip].hi = hi;
+            n_skip++;
         } else if (strncmp(a, "funcs=", 6) == 0 && a[6] != '\0') {
             if (load_funcs(a + 6) != 0) {
                 fprintf(stderr, "nkinsn: cannot read functions from %s\n", a + 6);
@@ -258,7 +332,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
                 return -1;
             }
         } else {
-            fprintf(stderr, "nkinsn: bad argument '%s' (want begin=ADDR, end=ADDR, funcs=FILE, out=FILE)\n", a);
+            fprintf(stderr,
+                    "nkinsn: bad argument '%s' (want begin=ADDR, end=ADDR, opbegin=ADDR, opend=ADDR, "
+                    "opskip=LO-HI, funcs=FILE, out=FILE)\n",
+                    a);
             return -1;
         }
     }
@@ -266,7 +343,12 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
         fprintf(stderr, "nkinsn: give both begin= and end=, at different addresses\n");
         return -1;
     }
+    if (have_op_begin != have_op_end || (have_op_begin && op_begin_addr == op_end_addr)) {
+        fprintf(stderr, "nkinsn: give both opbegin= and opend=, at different addresses\n");
+        return -1;
+    }
     have_markers = have_begin;
+    have_op_markers = have_op_begin;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
     return 0;

@@ -20,8 +20,20 @@ var Dirs = []string{"include", "csrc", "vendor_kernels"}
 // Sum returns the hex SHA-256 of every C source file (.c, .h, .inc, .S)
 // under Dirs in moduleRoot, by slash path, in sorted order.
 func Sum(moduleRoot string) (string, error) {
+	return sum(moduleRoot, Dirs, isSource)
+}
+
+// SumTree returns the hex SHA-256 of every regular file (dot files left
+// out) at or under each of paths (module-relative, files or folders), by
+// slash path, in sorted order: build inputs that are not all C, such as
+// CMake files, linker scripts and toolchain files.
+func SumTree(moduleRoot string, paths []string) (string, error) {
+	return sum(moduleRoot, paths, func(name string) bool { return !strings.HasPrefix(name, ".") })
+}
+
+func sum(moduleRoot string, dirs []string, keep func(name string) bool) (string, error) {
 	var files []string
-	for _, d := range Dirs {
+	for _, d := range dirs {
 		root := filepath.Join(moduleRoot, d)
 		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -30,7 +42,10 @@ func Sum(moduleRoot string) (string, error) {
 				}
 				return err
 			}
-			if e.Type().IsRegular() && isSource(e.Name()) {
+			if e.IsDir() && p != root && strings.HasPrefix(e.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if e.Type().IsRegular() && keep(e.Name()) {
 				rel, err := filepath.Rel(moduleRoot, p)
 				if err != nil {
 					return err
@@ -44,6 +59,7 @@ func Sum(moduleRoot string) (string, error) {
 		}
 	}
 	slices.Sort(files)
+	files = slices.Compact(files)
 	h := sha256.New()
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(moduleRoot, filepath.FromSlash(f)))
