@@ -90,14 +90,6 @@ NK_HIDDEN const char *nk_format_meta(const nk_image *img, const char *key);
 /* A quantization record (offset as stored in a tensor) as views. */
 NK_HIDDEN void nk_format_quant(const nk_image *img, uint32_t off, nk_quant_rt *q);
 
-/* Sorts n u32 keys that lie `stride` bytes apart from `keys` (in an array
- * of records) so that no key is before(ctx, ...) an earlier one. Heap
- * sort: O(n log n) on any input, in place, no scratch; not stable, so
- * `before` should order every pair. */
-typedef int (*nk_before_fn)(const void *ctx, uint32_t a, uint32_t b);
-NK_HIDDEN void nk_sort_u32(uint32_t *keys, size_t stride, uint32_t n, nk_before_fn before,
-                           const void *ctx);
-
 /* A message under construction, for errors that say what, how big, where:
  *     nk_msg m = NK_MSG_INIT; nk_msg_s(&m, "tensor "); nk_msg_u(&m, 3); */
 typedef struct nk_msg {

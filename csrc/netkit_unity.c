@@ -11,6 +11,7 @@
 #include "arena.c"
 #include "error.c"
 #include "crc32.c"
+#include "sort.c"
 #include "format.c"
 #include "plan.c"
 #include "model.c"

@@ -13,6 +13,7 @@
  */
 #include "plan.h"
 #include "format.h"
+#include "sort.h"
 
 typedef struct nk_plan_ws {
     const nk_tensor_rt *t;

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "81db2fc84206523c4b18e5102d02f1c3b79f831c1c4fb5701a83d60f59d6ca7a"
+const csrcHash = "d64d4f57f047bc1fa8331e88f5ad342af2ac4a59fbd22e4369563cfca9f1b972"
