@@ -13,10 +13,13 @@
  *
  * Register blocking: two output channels by two output pixels (conv) or
  * two rows (dense), four accumulators, each weight and input word loaded
- * and widened once for two SMLADs. The epilogue is the portable one
- * (nk_i8_finish, qmath.h), so both rounding modes are exact. Depthwise
- * stays on the portable kernel: a per-lane SMLABB/SMLATT version was no
- * faster there, its cost being the per-output epilogue. */
+ * and widened once for two SMLADs; the accumulators start from the bias.
+ * The epilogue of a 2-channel block takes each channel's multiplier and
+ * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
+ * in both rounding modes when every shift is negative and no multiplier
+ * is 0, else the portable nk_i8_finish_rq) and does the zero point and
+ * both clamps on int16/int8 lanes. Depthwise stays on the portable
+ * kernel. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
@@ -64,15 +67,15 @@ static inline void nk_dsp_dot(const int8_t *w0, const int8_t *w1, const int8_t *
             a01 = nk_dsp_smlad(w0b, nk_dsp_sxtab16_ror8(offp, xv1), a01);
         }
     }
-    for (; k < n; k++) {
+    for (; k < n; k++) { /* modulo 2^32 like SMLAD: the sums start from the bias */
         const int32_t xa = x0[k] + off, wa = w0[k];
-        a00 += xa * wa;
+        a00 = (int32_t)((uint32_t)a00 + (uint32_t)(xa * wa));
         if (nx == 2)
-            a01 += (x1[k] + off) * wa;
+            a01 = (int32_t)((uint32_t)a01 + (uint32_t)((x1[k] + off) * wa));
         if (nw == 2) {
-            a10 += xa * w1[k];
+            a10 = (int32_t)((uint32_t)a10 + (uint32_t)(xa * w1[k]));
             if (nx == 2)
-                a11 += (x1[k] + off) * w1[k];
+                a11 = (int32_t)((uint32_t)a11 + (uint32_t)((x1[k] + off) * w1[k]));
         }
     }
     acc[0] = a00;
@@ -81,20 +84,98 @@ static inline void nk_dsp_dot(const int8_t *w0, const int8_t *w1, const int8_t *
     acc[3] = a11;
 }
 
-/* Stores the one to four outputs of a block of output channels o, o+1
- * (nw of them) by pixels p0, p0 + y_pair (np of them). Out of line: the
- * epilogue is long and the MAC loops need every register. */
-static NK_DSP_NOINLINE void nk_dsp_finish(const int32_t *acc, int nw, int np, int32_t o,
-                                          int8_t *y0, size_t y_pair, const int32_t *bias,
-                                          const nk_ref_i8_quant *q) {
-    y0[o] = nk_i8_finish(acc[0], bias, o, q);
-    if (np == 2)
-        y0[y_pair + (size_t)o] = nk_i8_finish(acc[1], bias, o, q);
-    if (nw == 2) {
-        y0[o + 1] = nk_i8_finish(acc[2], bias, o + 1, q);
-        if (np == 2)
-            y0[y_pair + (size_t)o + 1] = nk_i8_finish(acc[3], bias, o + 1, q);
+/* The epilogue's parameters, read once per kernel call. The bias is not
+ * here: the blocks start their accumulators from it. */
+typedef struct nk_dsp_epi {
+    const nk_ref_i8_quant *q;
+    const int32_t *mult, *shift;
+    int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
+    int32_t fast;     /* every pair has shift < 0 and m != 0 (nk_dsp_rq_half) */
+    int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
+    int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
+} nk_dsp_epi;
+
+static nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
+    const int32_t n = q->per_channel ? out_c : 1;
+    nk_dsp_epi e;
+    int32_t c;
+    e.q = q;
+    e.mult = q->mult;
+    e.shift = q->shift;
+    e.cmask = q->per_channel ? -1 : 0;
+    e.fast = 1;
+    for (c = 0; c < n; c++)
+        if (q->shift[c] >= 0 || q->mult[c] == 0)
+            e.fast = 0;
+    e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
+    e.lo4 = nk_dsp_dup8(q->act_min);
+    e.hi4 = nk_dsp_dup8(q->act_max);
+    return e;
+}
+
+/* Any block (nw channels o.., np pixels at y0, y1; acc[2*i + j] holds
+ * channel o+i, pixel j, bias included) through the portable epilogue:
+ * blocks of one channel, and layers with a multiplier above one or 0. */
+static NK_DSP_NOINLINE void nk_dsp_finish_any(const int32_t *acc, int nw, int np, int32_t o,
+                                              int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
+    int i, j;
+    for (i = 0; i < nw; i++) {
+        const nk_q_rq r = nk_i8_rq(e->q, o + i);
+        int8_t v[2];
+        for (j = 0; j < np; j++)
+            v[j] = nk_i8_finish_rq(acc[2 * i + j], 0, &r, e->q);
+        for (j = 0; j < np; j++)
+            (j ? y1 : y0)[o + i] = v[j];
     }
+}
+
+/* Channels o, o+1 by pixels at y0 and y1 (np = 2) or y0 alone (np = 1),
+ * with nk_dsp_rq_half: the requantization's last halving, the zero point
+ * and the saturation to int8 on int16 lanes, the activation clamp on int8
+ * lanes, and each pixel's two channels stored as one halfword. Out of
+ * line: the MAC loops need every register. */
+static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o, int8_t *y0,
+                                           int8_t *y1, const nk_dsp_epi *e) {
+    const int32_t k0 = o & e->cmask, k1 = (o + 1) & e->cmask;
+    const int32_t m0 = (int32_t)((uint32_t)e->mult[k0] << 1), a0 = ~e->shift[k0];
+    const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
+    uint32_t v;
+    if (!e->fast) {
+        nk_dsp_finish_any(acc, 2, np, o, y0, y1, e);
+        return;
+    }
+    if (np == 2) {
+        /* lanes: channel o for pixels 0, 1; channel o+1 */
+        const int32_t c0 = nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m0, a0),
+                                          nk_dsp_rq_half(acc[1], m0, a0), e->zp1);
+        const int32_t c1 = nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m1, a1),
+                                          nk_dsp_rq_half(acc[3], m1, a1), e->zp1);
+        /* bytes: pixel 0's channels o, o+1, then pixel 1's */
+        v = (uint32_t)nk_dsp_zip8(c0, c1);
+    } else {
+        const int32_t c = nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m0, a0),
+                                         nk_dsp_rq_half(acc[2], m1, a1), e->zp1);
+        v = (uint32_t)nk_dsp_zip8(c, 0);
+        v |= v >> 8;
+    }
+    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store2(y0 + o, v);
+    if (np == 2)
+        nk_dsp_store2(y1 + o, v >> 16);
+}
+
+static inline void nk_dsp_finish(const int32_t *acc, int nw, int np, int32_t o, int8_t *y0,
+                                 int8_t *y1, const nk_dsp_epi *e) {
+    if (nw == 2)
+        nk_dsp_finish2(acc, np, o, y0, y1, e);
+    else
+        nk_dsp_finish_any(acc, nw, np, o, y0, y1, e);
+}
+
+/* The accumulators of channels o (and o+1 when nw = 2) start from the bias. */
+static inline void nk_dsp_acc_init(int32_t *acc, const int32_t *bias, int32_t o, int nw) {
+    acc[0] = acc[1] = bias ? bias[o] : 0;
+    acc[2] = acc[3] = bias && nw == 2 ? bias[o + 1] : 0;
 }
 
 /* Every output channel of one or two output pixels (np) whose valid taps
@@ -103,14 +184,15 @@ static NK_DSP_NOINLINE void nk_dsp_finish(const int32_t *acc, int nw, int np, in
 static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int np,
                                               const int8_t *w, size_t w_per_out, int32_t n_rows,
                                               int32_t len, size_t x_row, size_t w_row,
-                                              const int32_t *bias, const nk_ref_i8_quant *q,
+                                              const int32_t *bias, const nk_dsp_epi *e,
                                               int8_t *y0, int32_t out_c) {
-    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off);
     int32_t o, r;
     for (o = 0; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
         const int8_t *w0 = w + (size_t)o * w_per_out;
-        int32_t acc[4] = {0, 0, 0, 0};
+        int32_t acc[4];
+        nk_dsp_acc_init(acc, bias, o, nw);
         for (r = 0; r < n_rows; r++) {
             const int8_t *xp = x0 + (size_t)r * x_row, *wp = w0 + (size_t)r * w_row;
             if (nw == 2 && np == 2)
@@ -122,7 +204,7 @@ static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int
             else
                 nk_dsp_dot(wp, wp, xp, xp, len, off, offp, 1, 1, acc);
         }
-        nk_dsp_finish(acc, nw, np, o, y0, (size_t)out_c, bias, q);
+        nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
     }
 }
 
@@ -136,9 +218,11 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     const size_t pair = (size_t)g->stride_w * in_c;
     const size_t w_row = (size_t)g->k_w * in_c;
     const size_t w_per_out = (size_t)g->k_h * w_row;
+    nk_dsp_epi e;
     int32_t b, oy, ox;
     if (g->groups != 1 || g->dil_w != 1)
         return 0;
+    e = nk_dsp_epi_make(q, g->out_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -157,18 +241,19 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                 np = lo2 == kx_lo && hi2 == kx_hi ? 2 : 1;
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
                     /* no valid tap: the bias alone */
-                    const int32_t zero[4] = {0, 0, 0, 0};
-                    int32_t o;
-                    for (o = 0; o < g->out_c; o++)
-                        nk_dsp_finish(zero, 1, np, o, yrow + (size_t)ox * (size_t)g->out_c,
-                                      (size_t)g->out_c, bias, q);
+                    int32_t acc[4], o;
+                    int8_t *yp = yrow + (size_t)ox * (size_t)g->out_c;
+                    for (o = 0; o < g->out_c; o++) {
+                        nk_dsp_acc_init(acc, bias, o, 1);
+                        nk_dsp_finish_any(acc, 1, np, o, yp, yp + g->out_c, &e);
+                    }
                     continue;
                 }
                 nk_dsp_conv_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
                                       (size_t)(ix0 + kx_lo) * in_c,
                                   pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * in_c,
                                   w_per_out, ky_hi - ky_lo, (kx_hi - kx_lo) * g->in_c,
-                                  (size_t)g->dil_h * row_stride, w_row, bias, q,
+                                  (size_t)g->dil_h * row_stride, w_row, bias, &e,
                                   yrow + (size_t)ox * (size_t)g->out_c, g->out_c);
             }
         }
@@ -181,6 +266,7 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                      int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q) {
     const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
     int32_t n;
     for (r = 0; r < rows; r += 2) {
@@ -189,23 +275,18 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
         const int two = r + 1 < rows;
         for (n = 0; n < out_features; n += 2) {
             const int8_t *w0 = w + (size_t)n * k_n, *w1 = w0 + k_n;
-            int32_t acc[4] = {0, 0, 0, 0};
-            if (n + 1 < out_features) {
-                if (two)
-                    nk_dsp_dot(w0, w1, x0, x1, in_features, off, offp, 2, 2, acc);
-                else
-                    nk_dsp_dot(w0, w1, x0, x0, in_features, off, offp, 2, 1, acc);
-                y0[n + 1] = nk_i8_finish(acc[2], bias, n + 1, q);
-                if (two)
-                    y0[n_out + (size_t)n + 1] = nk_i8_finish(acc[3], bias, n + 1, q);
-            } else if (two) {
+            const int nw = n + 1 < out_features ? 2 : 1;
+            int32_t acc[4];
+            nk_dsp_acc_init(acc, bias, n, nw);
+            if (nw == 2 && two)
+                nk_dsp_dot(w0, w1, x0, x1, in_features, off, offp, 2, 2, acc);
+            else if (nw == 2)
+                nk_dsp_dot(w0, w1, x0, x0, in_features, off, offp, 2, 1, acc);
+            else if (two)
                 nk_dsp_dot(w0, w0, x0, x1, in_features, off, offp, 1, 2, acc);
-            } else {
+            else
                 nk_dsp_dot(w0, w0, x0, x0, in_features, off, offp, 1, 1, acc);
-            }
-            y0[n] = nk_i8_finish(acc[0], bias, n, q);
-            if (two)
-                y0[n_out + (size_t)n] = nk_i8_finish(acc[1], bias, n, q);
+            nk_dsp_finish(acc, nw, two ? 2 : 1, n, y0, y0 + n_out, &e);
         }
     }
     return 1;
