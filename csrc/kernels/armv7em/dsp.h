@@ -52,6 +52,13 @@ static inline int32_t nk_dsp_sxtab16_ror8(int32_t a, int32_t x) {
 }
 /* acc + a.lo*b.lo + a.hi*b.hi */
 static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) { return __smlad(a, b, acc); }
+/* x >> (e & 255), arithmetic, as Arm shifts by a register: 32 and more
+ * fill with the sign bit */
+static inline int32_t nk_dsp_asr(int32_t x, int32_t e) {
+    int32_t r;
+    __asm__("asr %0, %1, %2" : "=r"(r) : "r"(x), "r"(e));
+    return r;
+}
 /* high word of (acc << 32) + a*b + 2^31, and without the 2^31 (the
  * 64-bit sum taken modulo 2^64). Not in ACLE. */
 static inline int32_t nk_dsp_smmlar(int32_t a, int32_t b, int32_t acc) {
@@ -123,6 +130,10 @@ static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) {
     return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_lo(a) * nk_dsp_lo(b)) +
                      (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
 }
+static inline int32_t nk_dsp_asr(int32_t x, int32_t e) {
+    const int32_t n = (int32_t)((uint32_t)e & 255u);
+    return nk_q_asr32(x, n < 31 ? (int)n : 31);
+}
 static inline int32_t nk_dsp_mmla(int32_t a, int32_t b, int32_t acc, uint32_t round) {
     const uint64_t t = ((uint64_t)(uint32_t)acc << 32) + (uint64_t)((int64_t)a * b) + round;
     return (int32_t)(uint32_t)(t >> 32);
@@ -186,20 +197,23 @@ static inline void nk_dsp_store2(int8_t *p, uint32_t v) {
 }
 
 /* The int8 epilogue for shift < 0 and m != 0, the pairs of every conv
- * and dense of a real model, from nk_q_rq's m2 = 2m and a = -shift - 1.
- * nk_dsp_rq_half(v) = s with requantize(v) = (s + 1) >> 1 exactly, the
- * last halving left to SHADD16 on two lanes (below):
+ * and dense of a real model, from nk_q_rq's m2 = 2m and a = ~shift
+ * (= -shift - 1). nk_dsp_rq_half(v) = s with requantize(v) = (s + 1) >> 1
+ * exactly, the last halving left to SHADD16 on two lanes (below):
  *   double rounding: s = (SRDHM(v, m) - [v<0]) >> a (qmath.h, nk_q_rq),
  *     SRDHM(v, m) being SMMLAR(v, m2, v): the accumulator v makes up for
  *     m2 = 2m - 2^32, and v - [v<0] folds the tie fix into it;
- *   single rounding: s = floor(v*2m / 2^32) >> a, SMMLA(v, m2, v). */
+ *   single rounding: s = floor(v*2m / 2^32) >> a, SMMLA(v, m2, v).
+ * Also exact for m = 0 with shift >= 0 (TFLite's pair for a zero scale):
+ * m2 = 0 leaves the high word about v, and a = ~shift >= 224 as a
+ * register shift gives s = 0 or -1, so 0. */
 static inline int32_t nk_dsp_rq_half(int32_t v, int32_t m2, int32_t a) {
 #if NETKIT_SINGLE_ROUNDING
     const int32_t h = nk_dsp_smmla(v, m2, v);
 #else
     const int32_t h = nk_dsp_smmlar(v, m2, (int32_t)((uint32_t)v - ((uint32_t)v >> 31)));
 #endif
-    return nk_q_asr32(h, (int)a);
+    return nk_dsp_asr(h, a);
 }
 
 /* Two outputs s0, s1 of nk_dsp_rq_half finished as int16 lanes:

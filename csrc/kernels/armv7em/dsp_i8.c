@@ -16,8 +16,8 @@
  * and widened once for two SMLADs; the accumulators start from the bias.
  * The epilogue of a 2-channel block takes each channel's multiplier and
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
- * in both rounding modes when every shift is negative and no multiplier
- * is 0, else the portable nk_i8_finish_rq) and does the zero point and
+ * in both rounding modes when every shift is negative, or multiplier 0
+ * and shift not, else the portable nk_i8_finish_rq) and does the zero point and
  * both clamps on int16/int8 lanes. Depthwise stays on the portable
  * kernel. */
 #include "../fast_i8.h"
@@ -90,7 +90,7 @@ typedef struct nk_dsp_epi {
     const nk_ref_i8_quant *q;
     const int32_t *mult, *shift;
     int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
-    int32_t fast;     /* every pair has shift < 0 and m != 0 (nk_dsp_rq_half) */
+    int32_t fast;     /* every pair suits nk_dsp_rq_half */
     int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
     int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
 } nk_dsp_epi;
@@ -105,7 +105,7 @@ static nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
     e.cmask = q->per_channel ? -1 : 0;
     e.fast = 1;
     for (c = 0; c < n; c++)
-        if (q->shift[c] >= 0 || q->mult[c] == 0)
+        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
             e.fast = 0;
     e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
     e.lo4 = nk_dsp_dup8(q->act_min);
@@ -222,6 +222,13 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     int32_t b, oy, ox;
     if (g->groups != 1 || g->dil_w != 1)
         return 0;
+    /* a pointwise conv is a dense layer over all pixels: pixel pairs run
+     * on across rows (no single-pixel block at each odd row end) */
+    if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
+        g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w)
+        return nk_fast_dense_i8(x, w, bias, y,
+                                (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, g->in_c,
+                                g->out_c, q);
     e = nk_dsp_epi_make(q, g->out_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;

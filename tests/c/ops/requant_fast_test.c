@@ -8,7 +8,7 @@
  * signs, and random ones (uniform and of random magnitude). The test checks
  * that its inputs contain ties that a wrong tie rule would get wrong, so
  * it fails if one is broken. Also the Arm DSP kernels' epilogue for
- * shift < 0 (kernels/armv7em/dsp.h: nk_dsp_rq_half and the int16/int8 lane
+ * shift < 0, and m = 0 with shift >= 0 (kernels/armv7em/dsp.h: nk_dsp_rq_half and the int16/int8 lane
  * steps), native on a DSP core, its C emulation elsewhere. CMake also
  * builds this with NETKIT_SINGLE_ROUNDING=1 (the build-mode functions in
  * the other mode). */
@@ -100,8 +100,8 @@ static int32_t nkr_prev_acc;
 
 /* The DSP epilogue of accumulators acc and nkr_prev_acc (two lanes). */
 static void nkr_check_dsp(int32_t acc, int32_t m, int32_t shift, int32_t want, int32_t want2) {
-    const int32_t s = nk_dsp_rq_half(acc, (int32_t)((uint32_t)m << 1), -shift - 1);
-    const int32_t s2 = nk_dsp_rq_half(nkr_prev_acc, (int32_t)((uint32_t)m << 1), -shift - 1);
+    const int32_t s = nk_dsp_rq_half(acc, (int32_t)((uint32_t)m << 1), ~shift);
+    const int32_t s2 = nk_dsp_rq_half(nkr_prev_acc, (int32_t)((uint32_t)m << 1), ~shift);
     size_t z;
     nkr_checks++;
     if (nk_q_asr32(s + 1, 1) != want) {
@@ -143,7 +143,7 @@ static void nkr_check(int32_t acc, int32_t m, int32_t shift) {
         if (nkr_failures++ < 20)
             printf("FAIL oracle acc %ld m %ld shift %ld\n", (long)acc, (long)m, (long)shift);
     }
-    if (shift < 0 && m != 0) {
+    if ((shift < 0) != (m == 0)) {
         const int32_t want2 = NKR_SINGLE ? nkr_sr(nkr_prev_acc, m, shift, 0)
                                          : nkr_dr(nkr_prev_acc, m, shift, 0);
         nkr_check_dsp(acc, m, shift, want, want2);
