@@ -31,57 +31,144 @@
 #define NK_DSP_NOINLINE
 #endif
 
-/* acc[2*i + j] += sum over k < n of (xj[k] + off) * wi[k], for nw (1 or 2)
- * weight runs w0, w1 and nx (1 or 2) input runs x0, x1. nw and nx are
- * constants at every call, so each use compiles to its own loop. offp is
- * off in both int16 lanes. */
-static inline void nk_dsp_dot(const int8_t *w0, const int8_t *w1, const int8_t *x0,
-                              const int8_t *x1, int32_t n, int32_t off, int32_t offp,
-                              const int nw, const int nx, int32_t *acc) {
+/* acc[2*i + j] += sum over the n_rows runs r and k < n of
+ * (xj[r*x_row + k] + off) * wi[r*w_row + k], for nw (1 or 2) weight runs
+ * w0, w1 = w0 + w1_off and nx (1 or 2) input runs x0, x1 = x0 + x1_off.
+ * nw and nx are constants at every call, so each use compiles to its own
+ * loop; the sums stay in registers across the rows (short rows: a first
+ * layer's few input channels). offp is off in both int16 lanes. */
+static inline void nk_dsp_dot(const int8_t *w0, size_t w1_off, const int8_t *x0, size_t x1_off,
+                              int32_t n, int32_t n_rows, size_t w_row, size_t x_row, int32_t off,
+                              int32_t offp, const int nw, const int nx, int32_t *acc) {
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    int32_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        const int32_t xv0 = nk_dsp_load4(x0 + k);
-        const int32_t x0a = nk_dsp_sxtab16(offp, xv0), x0b = nk_dsp_sxtab16_ror8(offp, xv0);
-        const int32_t wv0 = nk_dsp_load4(w0 + k);
-        const int32_t w0a = nk_dsp_sxtb16(wv0), w0b = nk_dsp_sxtb16_ror8(wv0);
-        a00 = nk_dsp_smlad(w0a, x0a, a00);
-        a00 = nk_dsp_smlad(w0b, x0b, a00);
-        if (nw == 2) {
-            const int32_t wv1 = nk_dsp_load4(w1 + k);
-            const int32_t w1a = nk_dsp_sxtb16(wv1), w1b = nk_dsp_sxtb16_ror8(wv1);
-            a10 = nk_dsp_smlad(w1a, x0a, a10);
-            a10 = nk_dsp_smlad(w1b, x0b, a10);
-            if (nx == 2) {
+    int32_t r;
+    for (r = 0; r < n_rows; r++, w0 += w_row, x0 += x_row) {
+        const int8_t *w1 = w0 + w1_off, *x1 = x0 + x1_off;
+        int32_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            const int32_t xv0 = nk_dsp_load4(x0 + k);
+            const int32_t x0a = nk_dsp_sxtab16(offp, xv0), x0b = nk_dsp_sxtab16_ror8(offp, xv0);
+            const int32_t wv0 = nk_dsp_load4(w0 + k);
+            const int32_t w0a = nk_dsp_sxtb16(wv0), w0b = nk_dsp_sxtb16_ror8(wv0);
+            a00 = nk_dsp_smlad(w0a, x0a, a00);
+            a00 = nk_dsp_smlad(w0b, x0b, a00);
+            if (nw == 2) {
+                const int32_t wv1 = nk_dsp_load4(w1 + k);
+                const int32_t w1a = nk_dsp_sxtb16(wv1), w1b = nk_dsp_sxtb16_ror8(wv1);
+                a10 = nk_dsp_smlad(w1a, x0a, a10);
+                a10 = nk_dsp_smlad(w1b, x0b, a10);
+                if (nx == 2) {
+                    const int32_t xv1 = nk_dsp_load4(x1 + k);
+                    const int32_t x1a = nk_dsp_sxtab16(offp, xv1),
+                                  x1b = nk_dsp_sxtab16_ror8(offp, xv1);
+                    a01 = nk_dsp_smlad(w0a, x1a, a01);
+                    a01 = nk_dsp_smlad(w0b, x1b, a01);
+                    a11 = nk_dsp_smlad(w1a, x1a, a11);
+                    a11 = nk_dsp_smlad(w1b, x1b, a11);
+                }
+            } else if (nx == 2) {
                 const int32_t xv1 = nk_dsp_load4(x1 + k);
-                const int32_t x1a = nk_dsp_sxtab16(offp, xv1),
-                              x1b = nk_dsp_sxtab16_ror8(offp, xv1);
-                a01 = nk_dsp_smlad(w0a, x1a, a01);
-                a01 = nk_dsp_smlad(w0b, x1b, a01);
-                a11 = nk_dsp_smlad(w1a, x1a, a11);
-                a11 = nk_dsp_smlad(w1b, x1b, a11);
+                a01 = nk_dsp_smlad(w0a, nk_dsp_sxtab16(offp, xv1), a01);
+                a01 = nk_dsp_smlad(w0b, nk_dsp_sxtab16_ror8(offp, xv1), a01);
             }
-        } else if (nx == 2) {
-            const int32_t xv1 = nk_dsp_load4(x1 + k);
-            a01 = nk_dsp_smlad(w0a, nk_dsp_sxtab16(offp, xv1), a01);
-            a01 = nk_dsp_smlad(w0b, nk_dsp_sxtab16_ror8(offp, xv1), a01);
         }
-    }
-    for (; k < n; k++) { /* modulo 2^32 like SMLAD: the sums start from the bias */
-        const int32_t xa = x0[k] + off, wa = w0[k];
-        a00 = (int32_t)((uint32_t)a00 + (uint32_t)(xa * wa));
-        if (nx == 2)
-            a01 = (int32_t)((uint32_t)a01 + (uint32_t)((x1[k] + off) * wa));
-        if (nw == 2) {
-            a10 = (int32_t)((uint32_t)a10 + (uint32_t)(xa * w1[k]));
+        for (; k < n; k++) { /* modulo 2^32 like SMLAD: the sums start from the bias */
+            const int32_t xa = x0[k] + off, wa = w0[k];
+            a00 = (int32_t)((uint32_t)a00 + (uint32_t)(xa * wa));
             if (nx == 2)
-                a11 = (int32_t)((uint32_t)a11 + (uint32_t)((x1[k] + off) * w1[k]));
+                a01 = (int32_t)((uint32_t)a01 + (uint32_t)((x1[k] + off) * wa));
+            if (nw == 2) {
+                a10 = (int32_t)((uint32_t)a10 + (uint32_t)(xa * w1[k]));
+                if (nx == 2)
+                    a11 = (int32_t)((uint32_t)a11 + (uint32_t)((x1[k] + off) * w1[k]));
+            }
         }
     }
     acc[0] = a00;
     acc[1] = a01;
     acc[2] = a10;
     acc[3] = a11;
+}
+
+/* acc[i] += sum over k < n of (x[k] + off) * w_i[k] for the four weight
+ * runs w_i = w + i*w_off: one input word widened for eight SMLADs (a
+ * single row, where two output channels would widen it for four). */
+static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int8_t *x, int32_t n,
+                                        int32_t off, int32_t offp, int32_t *acc) {
+    const int8_t *w1 = w + w_off, *w2 = w1 + w_off, *w3 = w2 + w_off;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t k = 0;
+#if NK_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* GCC spills three of the fifteen registers the C loop below wants:
+     * here w1 and w3 are addressed from w0 and w2, and the end is read from
+     * memory (13 registers, 27 instructions per 16 MACs). Not at -O0,
+     * where r7 is the frame pointer. */
+    if (n >= 4) {
+        const int8_t *xp = x, *wp = w, *w2p = w2;
+        const int8_t *const end = x + (n & ~3);
+        int32_t xv, xa, wv, wa;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[xv], [%[x]], #4\n\t"
+                         "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                         "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                         "ldr %[wv], [%[w], %[s]]\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                         "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                         "ldr %[wv], [%[w2], %[s]]\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                         "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                         "ldr %[wv], [%[w2]], #4\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                         "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                         "ldr %[wv], [%[w]], #4\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                         "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+                         "ldr %[wv], %[end]\n\t"
+                         "cmp %[x], %[wv]\n\t"
+                         "bne 1b"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                           [x] "+r"(xp), [w] "+r"(wp), [w2] "+r"(w2p), [xv] "=&r"(xv),
+                           [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
+                         : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
+                         : "cc", "memory");
+        k = n & ~3;
+    }
+#endif
+    for (; k + 4 <= n; k += 4) {
+        const int32_t xv = nk_dsp_load4(x + k);
+        const int32_t xa = nk_dsp_sxtab16(offp, xv), xb = nk_dsp_sxtab16_ror8(offp, xv);
+        int32_t wv = nk_dsp_load4(w + k);
+        a0 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a0);
+        a0 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a0);
+        wv = nk_dsp_load4(w1 + k);
+        a1 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a1);
+        a1 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a1);
+        wv = nk_dsp_load4(w2 + k);
+        a2 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a2);
+        a2 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a2);
+        wv = nk_dsp_load4(w3 + k);
+        a3 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a3);
+        a3 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a3);
+    }
+    for (; k < n; k++) { /* modulo 2^32 like SMLAD */
+        const int32_t xk = x[k] + off;
+        a0 = (int32_t)((uint32_t)a0 + (uint32_t)(xk * w[k]));
+        a1 = (int32_t)((uint32_t)a1 + (uint32_t)(xk * w1[k]));
+        a2 = (int32_t)((uint32_t)a2 + (uint32_t)(xk * w2[k]));
+        a3 = (int32_t)((uint32_t)a3 + (uint32_t)(xk * w3[k]));
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
 }
 
 /* The epilogue's parameters, read once per kernel call. The bias is not
@@ -164,6 +251,30 @@ static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o
         nk_dsp_store2(y1 + o, v >> 16);
 }
 
+/* Channels o..o+3 of one pixel at y (acc[i]: channel o+i, bias
+ * included), as nk_dsp_finish2, stored as one word. */
+static NK_DSP_NOINLINE void nk_dsp_finish4x1(const int32_t *acc, int32_t o, int8_t *y,
+                                             const nk_dsp_epi *e) {
+    int32_t s[4], i;
+    uint32_t v;
+    if (!e->fast) {
+        const int32_t a01[4] = {acc[0], 0, acc[1], 0}, a23[4] = {acc[2], 0, acc[3], 0};
+        nk_dsp_finish_any(a01, 2, 1, o, y, y, e);
+        nk_dsp_finish_any(a23, 2, 1, o + 2, y, y, e);
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        const int32_t k = (o + i) & e->cmask;
+        s[i] = nk_dsp_rq_half(acc[i], (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
+    }
+    /* lanes: channels o, o+2 and o+1, o+3; bytes o..o+3 */
+    v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s[0], s[2], e->zp1),
+                              nk_dsp_half_zp(s[1], s[3], e->zp1));
+    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store2(y + o, v);
+    nk_dsp_store2(y + o + 2, v >> 16);
+}
+
 static inline void nk_dsp_finish(const int32_t *acc, int nw, int np, int32_t o, int8_t *y0,
                                  int8_t *y1, const nk_dsp_epi *e) {
     if (nw == 2)
@@ -187,23 +298,20 @@ static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int
                                               const int32_t *bias, const nk_dsp_epi *e,
                                               int8_t *y0, int32_t out_c) {
     const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off);
-    int32_t o, r;
+    int32_t o;
     for (o = 0; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
         const int8_t *w0 = w + (size_t)o * w_per_out;
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
-        for (r = 0; r < n_rows; r++) {
-            const int8_t *xp = x0 + (size_t)r * x_row, *wp = w0 + (size_t)r * w_row;
-            if (nw == 2 && np == 2)
-                nk_dsp_dot(wp, wp + w_per_out, xp, xp + pair, len, off, offp, 2, 2, acc);
-            else if (nw == 2)
-                nk_dsp_dot(wp, wp + w_per_out, xp, xp, len, off, offp, 2, 1, acc);
-            else if (np == 2)
-                nk_dsp_dot(wp, wp, xp, xp + pair, len, off, offp, 1, 2, acc);
-            else
-                nk_dsp_dot(wp, wp, xp, xp, len, off, offp, 1, 1, acc);
-        }
+        if (nw == 2 && np == 2)
+            nk_dsp_dot(w0, w_per_out, x0, pair, len, n_rows, w_row, x_row, off, offp, 2, 2, acc);
+        else if (nw == 2)
+            nk_dsp_dot(w0, w_per_out, x0, 0, len, n_rows, w_row, x_row, off, offp, 2, 1, acc);
+        else if (np == 2)
+            nk_dsp_dot(w0, 0, x0, pair, len, n_rows, w_row, x_row, off, offp, 1, 2, acc);
+        else
+            nk_dsp_dot(w0, 0, x0, 0, len, n_rows, w_row, x_row, off, offp, 1, 1, acc);
         nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
     }
 }
@@ -277,22 +385,31 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     size_t r;
     int32_t n;
     for (r = 0; r < rows; r += 2) {
-        const int8_t *x0 = x + r * k_n, *x1 = x0 + k_n;
+        const int8_t *x0 = x + r * k_n;
         int8_t *y0 = y + r * n_out;
         const int two = r + 1 < rows;
-        for (n = 0; n < out_features; n += 2) {
-            const int8_t *w0 = w + (size_t)n * k_n, *w1 = w0 + k_n;
+        n = 0;
+        if (!two) /* a single row: four channels at a time */
+            for (; n + 4 <= out_features; n += 4) {
+                int32_t acc[4], i;
+                for (i = 0; i < 4; i++)
+                    acc[i] = bias ? bias[n + i] : 0;
+                nk_dsp_dot4(w + (size_t)n * k_n, k_n, x0, in_features, off, offp, acc);
+                nk_dsp_finish4x1(acc, n, y0, &e);
+            }
+        for (; n < out_features; n += 2) {
+            const int8_t *w0 = w + (size_t)n * k_n;
             const int nw = n + 1 < out_features ? 2 : 1;
             int32_t acc[4];
             nk_dsp_acc_init(acc, bias, n, nw);
             if (nw == 2 && two)
-                nk_dsp_dot(w0, w1, x0, x1, in_features, off, offp, 2, 2, acc);
+                nk_dsp_dot(w0, k_n, x0, k_n, in_features, 1, 0, 0, off, offp, 2, 2, acc);
             else if (nw == 2)
-                nk_dsp_dot(w0, w1, x0, x0, in_features, off, offp, 2, 1, acc);
+                nk_dsp_dot(w0, k_n, x0, 0, in_features, 1, 0, 0, off, offp, 2, 1, acc);
             else if (two)
-                nk_dsp_dot(w0, w0, x0, x1, in_features, off, offp, 1, 2, acc);
+                nk_dsp_dot(w0, 0, x0, k_n, in_features, 1, 0, 0, off, offp, 1, 2, acc);
             else
-                nk_dsp_dot(w0, w0, x0, x0, in_features, off, offp, 1, 1, acc);
+                nk_dsp_dot(w0, 0, x0, 0, in_features, 1, 0, 0, off, offp, 1, 1, acc);
             nk_dsp_finish(acc, nw, two ? 2 : 1, n, y0, y0 + n_out, &e);
         }
     }
