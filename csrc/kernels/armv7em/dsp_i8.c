@@ -31,6 +31,17 @@
 #define NK_DSP_NOINLINE
 #endif
 
+/* The inline-asm MAC loops need 13 or 14 registers: Cortex-M, optimized
+ * builds (at -O0 r7 is the frame pointer; the functions holding them use
+ * no global, so no PIC base either). Elsewhere the C loops, which compute
+ * the same sums. */
+#if NK_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'M'
+#define NK_DSP_ASM 1
+#else
+#define NK_DSP_ASM 0
+#endif
+
 /* acc[2*i + j] += sum over the n_rows runs r and k < n of
  * (xj[r*x_row + k] + off) * wi[r*w_row + k], for nw (1 or 2) weight runs
  * w0, w1 = w0 + w1_off and nx (1 or 2) input runs x0, x1 = x0 + x1_off.
@@ -98,11 +109,10 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
     const int8_t *w1 = w + w_off, *w2 = w1 + w_off, *w3 = w2 + w_off;
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     int32_t k = 0;
-#if NK_DSP_NATIVE && defined(__OPTIMIZE__)
+#if NK_DSP_ASM
     /* GCC spills three of the fifteen registers the C loop below wants:
      * here w1 and w3 are addressed from w0 and w2, and the end is read from
-     * memory (13 registers, 27 instructions per 16 MACs). Not at -O0,
-     * where r7 is the frame pointer. */
+     * memory (13 registers, 27 instructions per 16 MACs). */
     if (n >= 4) {
         const int8_t *xp = x, *wp = w, *w2p = w2;
         const int8_t *const end = x + (n & ~3);
@@ -169,6 +179,60 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
     acc[1] = a1;
     acc[2] = a2;
     acc[3] = a3;
+}
+
+/* nk_dsp_dot over one run with two weight runs w, w + s and two input
+ * runs x, x + s the same s apart (a dense layer's rows and weights). On
+ * the target an inline-asm loop addresses the second runs from the first
+ * (14 registers: 23 instructions per 16 MACs where GCC's loop for
+ * nk_dsp_dot takes 27, spilling). */
+static NK_DSP_NOINLINE void nk_dsp_dot22(const int8_t *w, const int8_t *x, size_t s, int32_t n,
+                                         int32_t off, int32_t offp, int32_t *acc) {
+#if NK_DSP_ASM
+    if (n >= 4) {
+        int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+        const int8_t *xp = x, *wp = w;
+        const int8_t *const end = x + (n & ~3);
+        int32_t t0, t1, t2, t3, t4, t5;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[t0], [%[x], %[s]]\n\t"
+                         "ldr %[t1], [%[x]], #4\n\t"
+                         "sxtab16 %[t2], %[offp], %[t1]\n\t"
+                         "sxtab16 %[t1], %[offp], %[t1], ror #8\n\t"
+                         "sxtab16 %[t3], %[offp], %[t0]\n\t"
+                         "sxtab16 %[t0], %[offp], %[t0], ror #8\n\t"
+                         "ldr %[t4], [%[w], %[s]]\n\t"
+                         "sxtb16 %[t5], %[t4]\n\t"
+                         "smlad %[a10], %[t5], %[t2], %[a10]\n\t"
+                         "smlad %[a11], %[t5], %[t3], %[a11]\n\t"
+                         "sxtb16 %[t4], %[t4], ror #8\n\t"
+                         "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
+                         "smlad %[a11], %[t4], %[t0], %[a11]\n\t"
+                         "ldr %[t4], [%[w]], #4\n\t"
+                         "sxtb16 %[t5], %[t4]\n\t"
+                         "smlad %[a00], %[t5], %[t2], %[a00]\n\t"
+                         "smlad %[a01], %[t5], %[t3], %[a01]\n\t"
+                         "sxtb16 %[t4], %[t4], ror #8\n\t"
+                         "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
+                         "smlad %[a01], %[t4], %[t0], %[a01]\n\t"
+                         "ldr %[t5], %[end]\n\t"
+                         "cmp %[x], %[t5]\n\t"
+                         "bne 1b"
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+                           [x] "+r"(xp), [w] "+r"(wp), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+                         : [s] "r"(s), [offp] "r"(offp), [end] "m"(end)
+                         : "cc", "memory");
+        acc[0] = a00;
+        acc[1] = a01;
+        acc[2] = a10;
+        acc[3] = a11;
+        w += n & ~3;
+        x += n & ~3;
+        n &= 3;
+    }
+#endif
+    nk_dsp_dot(w, s, x, s, n, 1, 0, 0, off, offp, 2, 2, acc);
 }
 
 /* The epilogue's parameters, read once per kernel call. The bias is not
@@ -403,7 +467,7 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
             int32_t acc[4];
             nk_dsp_acc_init(acc, bias, n, nw);
             if (nw == 2 && two)
-                nk_dsp_dot(w0, k_n, x0, k_n, in_features, 1, 0, 0, off, offp, 2, 2, acc);
+                nk_dsp_dot22(w0, x0, k_n, in_features, off, offp, acc);
             else if (nw == 2)
                 nk_dsp_dot(w0, k_n, x0, 0, in_features, 1, 0, 0, off, offp, 2, 1, acc);
             else if (two)
