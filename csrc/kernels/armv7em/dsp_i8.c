@@ -235,6 +235,72 @@ static NK_DSP_NOINLINE void nk_dsp_dot22(const int8_t *w, const int8_t *x, size_
     nk_dsp_dot(w, s, x, s, n, 1, 0, 0, off, offp, 2, 2, acc);
 }
 
+/* nk_dsp_dot for two channels by two pixels of a conv (w1 = w + ws,
+ * x1 = x + xs). On the target each run's whole words go through an
+ * inline-asm loop: as nk_dsp_dot22's, with the second stride in a
+ * register and the input offset read from memory once per word (14
+ * registers, 25 instructions per 16 MACs against GCC's 27). */
+static NK_DSP_NOINLINE void nk_dsp_dot22c(const int8_t *w, size_t ws, const int8_t *x, size_t xs,
+                                          int32_t n, int32_t n_rows, size_t w_row, size_t x_row,
+                                          int32_t off, int32_t offp, int32_t *acc) {
+#if NK_DSP_ASM
+    if (n >= 4) {
+        int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], r, k;
+        const int32_t n4 = n & ~3;
+        for (r = 0; r < n_rows; r++, w += w_row, x += x_row) {
+            const int8_t *xp = x, *wp = w;
+            const int8_t *const end = x + n4;
+            int32_t t0, t1, t2, t3, t4, t5;
+            __asm__ volatile("1:\n\t"
+                             "ldr %[t5], %[offp]\n\t"
+                             "ldr %[t0], [%[x], %[xs]]\n\t"
+                             "ldr %[t1], [%[x]], #4\n\t"
+                             "sxtab16 %[t2], %[t5], %[t1]\n\t"
+                             "sxtab16 %[t1], %[t5], %[t1], ror #8\n\t"
+                             "sxtab16 %[t3], %[t5], %[t0]\n\t"
+                             "sxtab16 %[t0], %[t5], %[t0], ror #8\n\t"
+                             "ldr %[t4], [%[w], %[ws]]\n\t"
+                             "sxtb16 %[t5], %[t4]\n\t"
+                             "smlad %[a10], %[t5], %[t2], %[a10]\n\t"
+                             "smlad %[a11], %[t5], %[t3], %[a11]\n\t"
+                             "sxtb16 %[t4], %[t4], ror #8\n\t"
+                             "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
+                             "smlad %[a11], %[t4], %[t0], %[a11]\n\t"
+                             "ldr %[t4], [%[w]], #4\n\t"
+                             "sxtb16 %[t5], %[t4]\n\t"
+                             "smlad %[a00], %[t5], %[t2], %[a00]\n\t"
+                             "smlad %[a01], %[t5], %[t3], %[a01]\n\t"
+                             "sxtb16 %[t4], %[t4], ror #8\n\t"
+                             "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
+                             "smlad %[a01], %[t4], %[t0], %[a01]\n\t"
+                             "ldr %[t5], %[end]\n\t"
+                             "cmp %[x], %[t5]\n\t"
+                             "bne 1b"
+                             : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),
+                               [a11] "+r"(a11), [x] "+r"(xp), [w] "+r"(wp), [t0] "=&r"(t0),
+                               [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+                               [t5] "=&r"(t5)
+                             : [xs] "r"(xs), [ws] "r"(ws), [offp] "m"(offp), [end] "m"(end)
+                             : "cc", "memory");
+            for (k = n4; k < n; k++) { /* modulo 2^32 like SMLAD */
+                const int32_t x0 = x[k] + off, x1 = x[xs + (size_t)k] + off;
+                const int32_t w0 = w[k], w1 = w[ws + (size_t)k];
+                a00 = (int32_t)((uint32_t)a00 + (uint32_t)(x0 * w0));
+                a01 = (int32_t)((uint32_t)a01 + (uint32_t)(x1 * w0));
+                a10 = (int32_t)((uint32_t)a10 + (uint32_t)(x0 * w1));
+                a11 = (int32_t)((uint32_t)a11 + (uint32_t)(x1 * w1));
+            }
+        }
+        acc[0] = a00;
+        acc[1] = a01;
+        acc[2] = a10;
+        acc[3] = a11;
+        return;
+    }
+#endif
+    nk_dsp_dot(w, ws, x, xs, n, n_rows, w_row, x_row, off, offp, 2, 2, acc);
+}
+
 /* The epilogue's parameters, read once per kernel call. The bias is not
  * here: the blocks start their accumulators from it. */
 typedef struct nk_dsp_epi {
@@ -369,7 +435,7 @@ static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
         if (nw == 2 && np == 2)
-            nk_dsp_dot(w0, w_per_out, x0, pair, len, n_rows, w_row, x_row, off, offp, 2, 2, acc);
+            nk_dsp_dot22c(w0, w_per_out, x0, pair, len, n_rows, w_row, x_row, off, offp, acc);
         else if (nw == 2)
             nk_dsp_dot(w0, w_per_out, x0, 0, len, n_rows, w_row, x_row, off, offp, 2, 1, acc);
         else if (np == 2)
