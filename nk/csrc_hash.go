@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d64d4f57f047bc1fa8331e88f5ad342af2ac4a59fbd22e4369563cfca9f1b972"
+const csrcHash = "efbd6037e47eda024f95bf93124af22e50d278e0eebb08ba945a9deea86dc526"

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../ref/qmath.h"
+
 #if defined(__ARM_FEATURE_DSP) && !(defined(NETKIT_EMULATE_DSP) && NETKIT_EMULATE_DSP)
 #define NK_DSP_NATIVE 1
 #include <arm_acle.h>
@@ -53,6 +55,53 @@ static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) { return _
 /* acc + a.lo*b.lo, acc + a.hi*b.hi */
 static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) { return __smlabb(a, b, acc); }
 static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) { return __smlatt(a, b, acc); }
+/* x >> (e & 255), arithmetic, as Arm shifts by a register: 32 and more
+ * fill with the sign bit */
+static inline int32_t nk_dsp_asr(int32_t x, int32_t e) {
+    int32_t r;
+    __asm__("asr %0, %1, %2" : "=r"(r) : "r"(x), "r"(e));
+    return r;
+}
+/* high word of (acc << 32) + a*b + 2^31, and without the 2^31 (the
+ * 64-bit sum taken modulo 2^64). Not in ACLE. */
+static inline int32_t nk_dsp_smmlar(int32_t a, int32_t b, int32_t acc) {
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+static inline int32_t nk_dsp_smmla(int32_t a, int32_t b, int32_t acc) {
+    int32_t r;
+    __asm__("smmla %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+/* x saturated to int16 */
+static inline int32_t nk_dsp_ssat16(int32_t x) { return __ssat(x, 16); }
+/* v in the low int16 lane, w in the high one */
+static inline int32_t nk_dsp_pack16(int32_t v, int32_t w) {
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(v), "r"(w));
+    return r;
+}
+/* lane-wise (a + b) >> 1, exact (17-bit sums) */
+static inline int32_t nk_dsp_shadd16(int32_t a, int32_t b) { return __shadd16(a, b); }
+/* each int16 lane saturated to -128..127 */
+static inline int32_t nk_dsp_ssat16_8(int32_t x) { return __ssat16(x, 8); }
+/* bytes 0 and 2 of a, then of b: (a0, b0, a2, b2) */
+static inline int32_t nk_dsp_zip8(int32_t a, int32_t b) {
+    return (int32_t)((uint32_t)__uxtb16(a) | (uint32_t)__uxtb16(b) << 8);
+}
+/* lane-wise max and min of four int8 (SSUB8 sets the GE flags SEL reads;
+ * one asm statement so nothing comes between them) */
+static inline int32_t nk_dsp_max8(int32_t a, int32_t b) {
+    int32_t r, t;
+    __asm__("ssub8 %1, %2, %3\n\tsel %0, %2, %3" : "=r"(r), "=&r"(t) : "r"(a), "r"(b) : "cc");
+    return r;
+}
+static inline int32_t nk_dsp_min8(int32_t a, int32_t b) {
+    int32_t r, t;
+    __asm__("ssub8 %1, %2, %3\n\tsel %0, %3, %2" : "=r"(r), "=&r"(t) : "r"(a), "r"(b) : "cc");
+    return r;
+}
 #else /* exact C emulation */
 
 static inline int32_t nk_dsp_load4(const int8_t *p) {
@@ -90,7 +139,100 @@ static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
 static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
     return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
 }
+static inline int32_t nk_dsp_asr(int32_t x, int32_t e) {
+    const int32_t n = (int32_t)((uint32_t)e & 255u);
+    return nk_q_asr32(x, n < 31 ? (int)n : 31);
+}
+static inline int32_t nk_dsp_mmla(int32_t a, int32_t b, int32_t acc, uint32_t round) {
+    const uint64_t t = ((uint64_t)(uint32_t)acc << 32) + (uint64_t)((int64_t)a * b) + round;
+    return (int32_t)(uint32_t)(t >> 32);
+}
+static inline int32_t nk_dsp_smmlar(int32_t a, int32_t b, int32_t acc) {
+    return nk_dsp_mmla(a, b, acc, 0x80000000u);
+}
+static inline int32_t nk_dsp_smmla(int32_t a, int32_t b, int32_t acc) {
+    return nk_dsp_mmla(a, b, acc, 0u);
+}
+static inline int32_t nk_dsp_ssat16(int32_t x) { return x < -32768 ? -32768 : x > 32767 ? 32767 : x; }
+static inline int32_t nk_dsp_pack16(int32_t v, int32_t w) { return nk_dsp_pack(v, w); }
+static inline int32_t nk_dsp_shadd16(int32_t a, int32_t b) {
+    /* floor((a + b) / 2) of each lane */
+    const int32_t lo = nk_dsp_lo(a) + nk_dsp_lo(b), hi = nk_dsp_hi(a) + nk_dsp_hi(b);
+    return nk_dsp_pack(lo >= 0 ? lo / 2 : -((1 - lo) / 2), hi >= 0 ? hi / 2 : -((1 - hi) / 2));
+}
+static inline int32_t nk_dsp_sat8(int32_t v) { return v < -128 ? -128 : v > 127 ? 127 : v; }
+static inline int32_t nk_dsp_ssat16_8(int32_t x) {
+    return nk_dsp_pack(nk_dsp_sat8(nk_dsp_lo(x)), nk_dsp_sat8(nk_dsp_hi(x)));
+}
+static inline int32_t nk_dsp_zip8(int32_t a, int32_t b) {
+    const uint32_t ua = (uint32_t)a & 0x00FF00FFu, ub = (uint32_t)b & 0x00FF00FFu;
+    return (int32_t)(ua | ub << 8);
+}
+static inline int32_t nk_dsp_max8(int32_t a, int32_t b) {
+    uint32_t r = 0;
+    int i;
+    for (i = 0; i < 4; i++) {
+        const int32_t x = nk_dsp_byte(a, i), y = nk_dsp_byte(b, i);
+        r |= (uint32_t)(x >= y ? x : y) << 8 * i & 0xFFu << 8 * i;
+    }
+    return (int32_t)r;
+}
+static inline int32_t nk_dsp_min8(int32_t a, int32_t b) {
+    uint32_t r = 0;
+    int i;
+    for (i = 0; i < 4; i++) {
+        const int32_t x = nk_dsp_byte(a, i), y = nk_dsp_byte(b, i);
+        r |= (uint32_t)(x >= y ? y : x) << 8 * i & 0xFFu << 8 * i;
+    }
+    return (int32_t)r;
+}
 #endif
+
+/* v in all four int8 lanes */
+static inline int32_t nk_dsp_dup8(int32_t v) {
+    return (int32_t)(((uint32_t)v & 0xFFu) * 0x01010101u);
+}
+
+/* The low two bytes of v to p, byte 0 first (any alignment: STRH on
+ * the target allows it). */
+static inline void nk_dsp_store2(int8_t *p, uint32_t v) {
+#if NK_DSP_NATIVE
+    const uint16_t h = (uint16_t)v;
+    memcpy(p, &h, 2);
+#else
+    p[0] = (int8_t)(v & 0xFFu);
+    p[1] = (int8_t)(v >> 8 & 0xFFu);
+#endif
+}
+
+/* The int8 epilogue for shift < 0 and m != 0, the pairs of every conv
+ * and dense of a real model, from nk_q_rq's m2 = 2m and a = ~shift
+ * (= -shift - 1). nk_dsp_rq_half(v) = s with requantize(v) = (s + 1) >> 1
+ * exactly, the last halving left to SHADD16 on two lanes (below):
+ *   double rounding: s = (SRDHM(v, m) - [v<0]) >> a (qmath.h, nk_q_rq),
+ *     SRDHM(v, m) being SMMLAR(v, m2, v): the accumulator v makes up for
+ *     m2 = 2m - 2^32, and v - [v<0] folds the tie fix into it;
+ *   single rounding: s = floor(v*2m / 2^32) >> a, SMMLA(v, m2, v).
+ * Also exact for m = 0 with shift >= 0 (TFLite's pair for a zero scale):
+ * m2 = 0 leaves the high word about v, and a = ~shift >= 224 as a
+ * register shift gives s = 0 or -1, so 0. */
+static inline int32_t nk_dsp_rq_half(int32_t v, int32_t m2, int32_t a) {
+#if NETKIT_SINGLE_ROUNDING
+    const int32_t h = nk_dsp_smmla(v, m2, v);
+#else
+    const int32_t h = nk_dsp_smmlar(v, m2, (int32_t)((uint32_t)v - ((uint32_t)v >> 31)));
+#endif
+    return nk_dsp_asr(h, a);
+}
+
+/* Two outputs s0, s1 of nk_dsp_rq_half finished as int16 lanes:
+ * (s + 1) >> 1 plus the zero point zp, saturated to -128..127, with
+ * zp1 = 2*zp + 1 in both lanes ((s + 2zp + 1) >> 1 by SHADD16). Exact
+ * before the clamp to the activation range, which takes -128..127: s is
+ * first saturated to int16, which moves no value across that range. */
+static inline int32_t nk_dsp_half_zp(int32_t s0, int32_t s1, int32_t zp1) {
+    return nk_dsp_ssat16_8(nk_dsp_shadd16(nk_dsp_pack16(nk_dsp_ssat16(s0), nk_dsp_ssat16(s1)), zp1));
+}
 
 /* v in both int16 lanes (the input offset added by SXTAB16). */
 static inline int32_t nk_dsp_dup16(int32_t v) {

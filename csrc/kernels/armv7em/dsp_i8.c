@@ -13,9 +13,13 @@
  *
  * Register blocking: two output channels by two output pixels (conv) or
  * two rows (dense), four accumulators, each weight and input word loaded
- * and widened once for two SMLADs. The epilogue is the portable one
- * (nk_i8_finish, qmath.h), so both rounding modes are exact. Depthwise
- * is in dsp_depthwise.c. */
+ * and widened once for two SMLADs; the accumulators start from the bias.
+ * The epilogue of a 2-channel block takes each channel's multiplier and
+ * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
+ * in both rounding modes when every shift is negative, or multiplier 0
+ * and shift not, else the portable nk_i8_finish_rq) and does the zero point and
+ * both clamps on int16/int8 lanes. Depthwise is in
+ * dsp_depthwise.c. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
@@ -27,51 +31,68 @@
 #define NK_DSP_NOINLINE
 #endif
 
-/* acc[2*i + j] += sum over k < n of (xj[k] + off) * wi[k], for nw (1 or 2)
- * weight runs w0, w1 and nx (1 or 2) input runs x0, x1. nw and nx are
- * constants at every call, so each use compiles to its own loop. offp is
- * off in both int16 lanes. */
-static inline void nk_dsp_dot(const int8_t *w0, const int8_t *w1, const int8_t *x0,
-                              const int8_t *x1, int32_t n, int32_t off, int32_t offp,
-                              const int nw, const int nx, int32_t *acc) {
+/* The inline-asm MAC loops need 13 or 14 registers: Cortex-M, optimized
+ * builds (at -O0 r7 is the frame pointer; the functions holding them use
+ * no global, so no PIC base either). Elsewhere the C loops, which compute
+ * the same sums. */
+#if NK_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'M'
+#define NK_DSP_ASM 1
+#else
+#define NK_DSP_ASM 0
+#endif
+
+/* acc[2*i + j] += sum over the n_rows runs r and k < n of
+ * (xj[r*x_row + k] + off) * wi[r*w_row + k], for nw (1 or 2) weight runs
+ * w0, w1 = w0 + w1_off and nx (1 or 2) input runs x0, x1 = x0 + x1_off.
+ * nw and nx are constants at every call, so each use compiles to its own
+ * loop; the sums stay in registers across the rows (short rows: a first
+ * layer's few input channels). offp is off in both int16 lanes. */
+static inline void nk_dsp_dot(const int8_t *w0, size_t w1_off, const int8_t *x0, size_t x1_off,
+                              int32_t n, int32_t n_rows, size_t w_row, size_t x_row, int32_t off,
+                              int32_t offp, const int nw, const int nx, int32_t *acc) {
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    int32_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        const int32_t xv0 = nk_dsp_load4(x0 + k);
-        const int32_t x0a = nk_dsp_sxtab16(offp, xv0), x0b = nk_dsp_sxtab16_ror8(offp, xv0);
-        const int32_t wv0 = nk_dsp_load4(w0 + k);
-        const int32_t w0a = nk_dsp_sxtb16(wv0), w0b = nk_dsp_sxtb16_ror8(wv0);
-        a00 = nk_dsp_smlad(w0a, x0a, a00);
-        a00 = nk_dsp_smlad(w0b, x0b, a00);
-        if (nw == 2) {
-            const int32_t wv1 = nk_dsp_load4(w1 + k);
-            const int32_t w1a = nk_dsp_sxtb16(wv1), w1b = nk_dsp_sxtb16_ror8(wv1);
-            a10 = nk_dsp_smlad(w1a, x0a, a10);
-            a10 = nk_dsp_smlad(w1b, x0b, a10);
-            if (nx == 2) {
+    int32_t r;
+    for (r = 0; r < n_rows; r++, w0 += w_row, x0 += x_row) {
+        const int8_t *w1 = w0 + w1_off, *x1 = x0 + x1_off;
+        int32_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            const int32_t xv0 = nk_dsp_load4(x0 + k);
+            const int32_t x0a = nk_dsp_sxtab16(offp, xv0), x0b = nk_dsp_sxtab16_ror8(offp, xv0);
+            const int32_t wv0 = nk_dsp_load4(w0 + k);
+            const int32_t w0a = nk_dsp_sxtb16(wv0), w0b = nk_dsp_sxtb16_ror8(wv0);
+            a00 = nk_dsp_smlad(w0a, x0a, a00);
+            a00 = nk_dsp_smlad(w0b, x0b, a00);
+            if (nw == 2) {
+                const int32_t wv1 = nk_dsp_load4(w1 + k);
+                const int32_t w1a = nk_dsp_sxtb16(wv1), w1b = nk_dsp_sxtb16_ror8(wv1);
+                a10 = nk_dsp_smlad(w1a, x0a, a10);
+                a10 = nk_dsp_smlad(w1b, x0b, a10);
+                if (nx == 2) {
+                    const int32_t xv1 = nk_dsp_load4(x1 + k);
+                    const int32_t x1a = nk_dsp_sxtab16(offp, xv1),
+                                  x1b = nk_dsp_sxtab16_ror8(offp, xv1);
+                    a01 = nk_dsp_smlad(w0a, x1a, a01);
+                    a01 = nk_dsp_smlad(w0b, x1b, a01);
+                    a11 = nk_dsp_smlad(w1a, x1a, a11);
+                    a11 = nk_dsp_smlad(w1b, x1b, a11);
+                }
+            } else if (nx == 2) {
                 const int32_t xv1 = nk_dsp_load4(x1 + k);
-                const int32_t x1a = nk_dsp_sxtab16(offp, xv1),
-                              x1b = nk_dsp_sxtab16_ror8(offp, xv1);
-                a01 = nk_dsp_smlad(w0a, x1a, a01);
-                a01 = nk_dsp_smlad(w0b, x1b, a01);
-                a11 = nk_dsp_smlad(w1a, x1a, a11);
-                a11 = nk_dsp_smlad(w1b, x1b, a11);
+                a01 = nk_dsp_smlad(w0a, nk_dsp_sxtab16(offp, xv1), a01);
+                a01 = nk_dsp_smlad(w0b, nk_dsp_sxtab16_ror8(offp, xv1), a01);
             }
-        } else if (nx == 2) {
-            const int32_t xv1 = nk_dsp_load4(x1 + k);
-            a01 = nk_dsp_smlad(w0a, nk_dsp_sxtab16(offp, xv1), a01);
-            a01 = nk_dsp_smlad(w0b, nk_dsp_sxtab16_ror8(offp, xv1), a01);
         }
-    }
-    for (; k < n; k++) {
-        const int32_t xa = x0[k] + off, wa = w0[k];
-        a00 += xa * wa;
-        if (nx == 2)
-            a01 += (x1[k] + off) * wa;
-        if (nw == 2) {
-            a10 += xa * w1[k];
+        for (; k < n; k++) { /* modulo 2^32 like SMLAD: the sums start from the bias */
+            const int32_t xa = x0[k] + off, wa = w0[k];
+            a00 = (int32_t)((uint32_t)a00 + (uint32_t)(xa * wa));
             if (nx == 2)
-                a11 += (x1[k] + off) * w1[k];
+                a01 = (int32_t)((uint32_t)a01 + (uint32_t)((x1[k] + off) * wa));
+            if (nw == 2) {
+                a10 = (int32_t)((uint32_t)a10 + (uint32_t)(xa * w1[k]));
+                if (nx == 2)
+                    a11 = (int32_t)((uint32_t)a11 + (uint32_t)((x1[k] + off) * w1[k]));
+            }
         }
     }
     acc[0] = a00;
@@ -80,20 +101,322 @@ static inline void nk_dsp_dot(const int8_t *w0, const int8_t *w1, const int8_t *
     acc[3] = a11;
 }
 
-/* Stores the one to four outputs of a block of output channels o, o+1
- * (nw of them) by pixels p0, p0 + y_pair (np of them). Out of line: the
- * epilogue is long and the MAC loops need every register. */
-static NK_DSP_NOINLINE void nk_dsp_finish(const int32_t *acc, int nw, int np, int32_t o,
-                                          int8_t *y0, size_t y_pair, const int32_t *bias,
-                                          const nk_ref_i8_quant *q) {
-    y0[o] = nk_i8_finish(acc[0], bias, o, q);
-    if (np == 2)
-        y0[y_pair + (size_t)o] = nk_i8_finish(acc[1], bias, o, q);
-    if (nw == 2) {
-        y0[o + 1] = nk_i8_finish(acc[2], bias, o + 1, q);
-        if (np == 2)
-            y0[y_pair + (size_t)o + 1] = nk_i8_finish(acc[3], bias, o + 1, q);
+/* acc[i] += sum over k < n of (x[k] + off) * w_i[k] for the four weight
+ * runs w_i = w + i*w_off: one input word widened for eight SMLADs (a
+ * single row, where two output channels would widen it for four). */
+static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int8_t *x, int32_t n,
+                                        int32_t off, int32_t offp, int32_t *acc) {
+    const int8_t *w1 = w + w_off, *w2 = w1 + w_off, *w3 = w2 + w_off;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t k = 0;
+#if NK_DSP_ASM
+    /* GCC spills three of the fifteen registers the C loop below wants:
+     * here w1 and w3 are addressed from w0 and w2, and the end is read from
+     * memory (13 registers, 27 instructions per 16 MACs). */
+    if (n >= 4) {
+        const int8_t *xp = x, *wp = w, *w2p = w2;
+        const int8_t *const end = x + (n & ~3);
+        int32_t xv, xa, wv, wa;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[xv], [%[x]], #4\n\t"
+                         "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                         "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                         "ldr %[wv], [%[w], %[s]]\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                         "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                         "ldr %[wv], [%[w2], %[s]]\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                         "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                         "ldr %[wv], [%[w2]], #4\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                         "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                         "ldr %[wv], [%[w]], #4\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                         "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+                         "ldr %[wv], %[end]\n\t"
+                         "cmp %[x], %[wv]\n\t"
+                         "bne 1b"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                           [x] "+r"(xp), [w] "+r"(wp), [w2] "+r"(w2p), [xv] "=&r"(xv),
+                           [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
+                         : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
+                         : "cc", "memory");
+        k = n & ~3;
     }
+#endif
+    for (; k + 4 <= n; k += 4) {
+        const int32_t xv = nk_dsp_load4(x + k);
+        const int32_t xa = nk_dsp_sxtab16(offp, xv), xb = nk_dsp_sxtab16_ror8(offp, xv);
+        int32_t wv = nk_dsp_load4(w + k);
+        a0 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a0);
+        a0 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a0);
+        wv = nk_dsp_load4(w1 + k);
+        a1 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a1);
+        a1 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a1);
+        wv = nk_dsp_load4(w2 + k);
+        a2 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a2);
+        a2 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a2);
+        wv = nk_dsp_load4(w3 + k);
+        a3 = nk_dsp_smlad(nk_dsp_sxtb16(wv), xa, a3);
+        a3 = nk_dsp_smlad(nk_dsp_sxtb16_ror8(wv), xb, a3);
+    }
+    for (; k < n; k++) { /* modulo 2^32 like SMLAD */
+        const int32_t xk = x[k] + off;
+        a0 = (int32_t)((uint32_t)a0 + (uint32_t)(xk * w[k]));
+        a1 = (int32_t)((uint32_t)a1 + (uint32_t)(xk * w1[k]));
+        a2 = (int32_t)((uint32_t)a2 + (uint32_t)(xk * w2[k]));
+        a3 = (int32_t)((uint32_t)a3 + (uint32_t)(xk * w3[k]));
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* nk_dsp_dot over one run with two weight runs w, w + s and two input
+ * runs x, x + s the same s apart (a dense layer's rows and weights). On
+ * the target an inline-asm loop addresses the second runs from the first
+ * (14 registers: 23 instructions per 16 MACs where GCC's loop for
+ * nk_dsp_dot takes 27, spilling). */
+static NK_DSP_NOINLINE void nk_dsp_dot22(const int8_t *w, const int8_t *x, size_t s, int32_t n,
+                                         int32_t off, int32_t offp, int32_t *acc) {
+#if NK_DSP_ASM
+    if (n >= 4) {
+        int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+        const int8_t *xp = x, *wp = w;
+        const int8_t *const end = x + (n & ~3);
+        int32_t t0, t1, t2, t3, t4, t5;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[t0], [%[x], %[s]]\n\t"
+                         "ldr %[t1], [%[x]], #4\n\t"
+                         "sxtab16 %[t2], %[offp], %[t1]\n\t"
+                         "sxtab16 %[t1], %[offp], %[t1], ror #8\n\t"
+                         "sxtab16 %[t3], %[offp], %[t0]\n\t"
+                         "sxtab16 %[t0], %[offp], %[t0], ror #8\n\t"
+                         "ldr %[t4], [%[w], %[s]]\n\t"
+                         "sxtb16 %[t5], %[t4]\n\t"
+                         "smlad %[a10], %[t5], %[t2], %[a10]\n\t"
+                         "smlad %[a11], %[t5], %[t3], %[a11]\n\t"
+                         "sxtb16 %[t4], %[t4], ror #8\n\t"
+                         "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
+                         "smlad %[a11], %[t4], %[t0], %[a11]\n\t"
+                         "ldr %[t4], [%[w]], #4\n\t"
+                         "sxtb16 %[t5], %[t4]\n\t"
+                         "smlad %[a00], %[t5], %[t2], %[a00]\n\t"
+                         "smlad %[a01], %[t5], %[t3], %[a01]\n\t"
+                         "sxtb16 %[t4], %[t4], ror #8\n\t"
+                         "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
+                         "smlad %[a01], %[t4], %[t0], %[a01]\n\t"
+                         "ldr %[t5], %[end]\n\t"
+                         "cmp %[x], %[t5]\n\t"
+                         "bne 1b"
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+                           [x] "+r"(xp), [w] "+r"(wp), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+                         : [s] "r"(s), [offp] "r"(offp), [end] "m"(end)
+                         : "cc", "memory");
+        acc[0] = a00;
+        acc[1] = a01;
+        acc[2] = a10;
+        acc[3] = a11;
+        w += n & ~3;
+        x += n & ~3;
+        n &= 3;
+    }
+#endif
+    nk_dsp_dot(w, s, x, s, n, 1, 0, 0, off, offp, 2, 2, acc);
+}
+
+/* nk_dsp_dot for two channels by two pixels of a conv (w1 = w + ws,
+ * x1 = x + xs). On the target each run's whole words go through an
+ * inline-asm loop: as nk_dsp_dot22's, with the second stride in a
+ * register and the input offset read from memory once per word (14
+ * registers, 25 instructions per 16 MACs against GCC's 27). */
+static NK_DSP_NOINLINE void nk_dsp_dot22c(const int8_t *w, size_t ws, const int8_t *x, size_t xs,
+                                          int32_t n, int32_t n_rows, size_t w_row, size_t x_row,
+                                          int32_t off, int32_t offp, int32_t *acc) {
+#if NK_DSP_ASM
+    if (n >= 4) {
+        int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], r, k;
+        const int32_t n4 = n & ~3;
+        for (r = 0; r < n_rows; r++, w += w_row, x += x_row) {
+            const int8_t *xp = x, *wp = w;
+            const int8_t *const end = x + n4;
+            int32_t t0, t1, t2, t3, t4, t5;
+            __asm__ volatile("1:\n\t"
+                             "ldr %[t5], %[offp]\n\t"
+                             "ldr %[t0], [%[x], %[xs]]\n\t"
+                             "ldr %[t1], [%[x]], #4\n\t"
+                             "sxtab16 %[t2], %[t5], %[t1]\n\t"
+                             "sxtab16 %[t1], %[t5], %[t1], ror #8\n\t"
+                             "sxtab16 %[t3], %[t5], %[t0]\n\t"
+                             "sxtab16 %[t0], %[t5], %[t0], ror #8\n\t"
+                             "ldr %[t4], [%[w], %[ws]]\n\t"
+                             "sxtb16 %[t5], %[t4]\n\t"
+                             "smlad %[a10], %[t5], %[t2], %[a10]\n\t"
+                             "smlad %[a11], %[t5], %[t3], %[a11]\n\t"
+                             "sxtb16 %[t4], %[t4], ror #8\n\t"
+                             "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
+                             "smlad %[a11], %[t4], %[t0], %[a11]\n\t"
+                             "ldr %[t4], [%[w]], #4\n\t"
+                             "sxtb16 %[t5], %[t4]\n\t"
+                             "smlad %[a00], %[t5], %[t2], %[a00]\n\t"
+                             "smlad %[a01], %[t5], %[t3], %[a01]\n\t"
+                             "sxtb16 %[t4], %[t4], ror #8\n\t"
+                             "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
+                             "smlad %[a01], %[t4], %[t0], %[a01]\n\t"
+                             "ldr %[t5], %[end]\n\t"
+                             "cmp %[x], %[t5]\n\t"
+                             "bne 1b"
+                             : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),
+                               [a11] "+r"(a11), [x] "+r"(xp), [w] "+r"(wp), [t0] "=&r"(t0),
+                               [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+                               [t5] "=&r"(t5)
+                             : [xs] "r"(xs), [ws] "r"(ws), [offp] "m"(offp), [end] "m"(end)
+                             : "cc", "memory");
+            for (k = n4; k < n; k++) { /* modulo 2^32 like SMLAD */
+                const int32_t x0 = x[k] + off, x1 = x[xs + (size_t)k] + off;
+                const int32_t w0 = w[k], w1 = w[ws + (size_t)k];
+                a00 = (int32_t)((uint32_t)a00 + (uint32_t)(x0 * w0));
+                a01 = (int32_t)((uint32_t)a01 + (uint32_t)(x1 * w0));
+                a10 = (int32_t)((uint32_t)a10 + (uint32_t)(x0 * w1));
+                a11 = (int32_t)((uint32_t)a11 + (uint32_t)(x1 * w1));
+            }
+        }
+        acc[0] = a00;
+        acc[1] = a01;
+        acc[2] = a10;
+        acc[3] = a11;
+        return;
+    }
+#endif
+    nk_dsp_dot(w, ws, x, xs, n, n_rows, w_row, x_row, off, offp, 2, 2, acc);
+}
+
+/* The epilogue's parameters, read once per kernel call. The bias is not
+ * here: the blocks start their accumulators from it. */
+typedef struct nk_dsp_epi {
+    const nk_ref_i8_quant *q;
+    const int32_t *mult, *shift;
+    int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
+    int32_t fast;     /* every pair suits nk_dsp_rq_half */
+    int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
+    int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
+} nk_dsp_epi;
+
+static nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
+    const int32_t n = q->per_channel ? out_c : 1;
+    nk_dsp_epi e;
+    int32_t c;
+    e.q = q;
+    e.mult = q->mult;
+    e.shift = q->shift;
+    e.cmask = q->per_channel ? -1 : 0;
+    e.fast = 1;
+    for (c = 0; c < n; c++)
+        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
+            e.fast = 0;
+    e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
+    e.lo4 = nk_dsp_dup8(q->act_min);
+    e.hi4 = nk_dsp_dup8(q->act_max);
+    return e;
+}
+
+/* Any block (nw channels o.., np pixels at y0, y1; acc[2*i + j] holds
+ * channel o+i, pixel j, bias included) through the portable epilogue:
+ * blocks of one channel, and layers with a multiplier above one or 0. */
+static NK_DSP_NOINLINE void nk_dsp_finish_any(const int32_t *acc, int nw, int np, int32_t o,
+                                              int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
+    int i, j;
+    for (i = 0; i < nw; i++) {
+        const nk_q_rq r = nk_i8_rq(e->q, o + i);
+        int8_t v[2];
+        for (j = 0; j < np; j++)
+            v[j] = nk_i8_finish_rq(acc[2 * i + j], 0, &r, e->q);
+        for (j = 0; j < np; j++)
+            (j ? y1 : y0)[o + i] = v[j];
+    }
+}
+
+/* Channels o, o+1 by pixels at y0 and y1 (np = 2) or y0 alone (np = 1),
+ * with nk_dsp_rq_half: the requantization's last halving, the zero point
+ * and the saturation to int8 on int16 lanes, the activation clamp on int8
+ * lanes, and each pixel's two channels stored as one halfword. Out of
+ * line: the MAC loops need every register. */
+static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o, int8_t *y0,
+                                           int8_t *y1, const nk_dsp_epi *e) {
+    const int32_t k0 = o & e->cmask, k1 = (o + 1) & e->cmask;
+    const int32_t m0 = (int32_t)((uint32_t)e->mult[k0] << 1), a0 = ~e->shift[k0];
+    const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
+    uint32_t v;
+    if (!e->fast) {
+        nk_dsp_finish_any(acc, 2, np, o, y0, y1, e);
+        return;
+    }
+    if (np == 2) {
+        /* lanes: channel o for pixels 0, 1; channel o+1 */
+        const int32_t c0 = nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m0, a0),
+                                          nk_dsp_rq_half(acc[1], m0, a0), e->zp1);
+        const int32_t c1 = nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m1, a1),
+                                          nk_dsp_rq_half(acc[3], m1, a1), e->zp1);
+        /* bytes: pixel 0's channels o, o+1, then pixel 1's */
+        v = (uint32_t)nk_dsp_zip8(c0, c1);
+    } else {
+        const int32_t c = nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m0, a0),
+                                         nk_dsp_rq_half(acc[2], m1, a1), e->zp1);
+        v = (uint32_t)nk_dsp_zip8(c, 0);
+        v |= v >> 8;
+    }
+    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store2(y0 + o, v);
+    if (np == 2)
+        nk_dsp_store2(y1 + o, v >> 16);
+}
+
+/* Channels o..o+3 of one pixel at y (acc[i]: channel o+i, bias
+ * included), as nk_dsp_finish2, stored as one word. */
+static NK_DSP_NOINLINE void nk_dsp_finish4x1(const int32_t *acc, int32_t o, int8_t *y,
+                                             const nk_dsp_epi *e) {
+    int32_t s[4], i;
+    uint32_t v;
+    if (!e->fast) {
+        const int32_t a01[4] = {acc[0], 0, acc[1], 0}, a23[4] = {acc[2], 0, acc[3], 0};
+        nk_dsp_finish_any(a01, 2, 1, o, y, y, e);
+        nk_dsp_finish_any(a23, 2, 1, o + 2, y, y, e);
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        const int32_t k = (o + i) & e->cmask;
+        s[i] = nk_dsp_rq_half(acc[i], (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
+    }
+    /* lanes: channels o, o+2 and o+1, o+3; bytes o..o+3 */
+    v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s[0], s[2], e->zp1),
+                              nk_dsp_half_zp(s[1], s[3], e->zp1));
+    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store2(y + o, v);
+    nk_dsp_store2(y + o + 2, v >> 16);
+}
+
+static inline void nk_dsp_finish(const int32_t *acc, int nw, int np, int32_t o, int8_t *y0,
+                                 int8_t *y1, const nk_dsp_epi *e) {
+    if (nw == 2)
+        nk_dsp_finish2(acc, np, o, y0, y1, e);
+    else
+        nk_dsp_finish_any(acc, nw, np, o, y0, y1, e);
+}
+
+/* The accumulators of channels o (and o+1 when nw = 2) start from the bias. */
+static inline void nk_dsp_acc_init(int32_t *acc, const int32_t *bias, int32_t o, int nw) {
+    acc[0] = acc[1] = bias ? bias[o] : 0;
+    acc[2] = acc[3] = bias && nw == 2 ? bias[o + 1] : 0;
 }
 
 /* Every output channel of one or two output pixels (np) whose valid taps
@@ -102,26 +425,24 @@ static NK_DSP_NOINLINE void nk_dsp_finish(const int32_t *acc, int nw, int np, in
 static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int np,
                                               const int8_t *w, size_t w_per_out, int32_t n_rows,
                                               int32_t len, size_t x_row, size_t w_row,
-                                              const int32_t *bias, const nk_ref_i8_quant *q,
+                                              const int32_t *bias, const nk_dsp_epi *e,
                                               int8_t *y0, int32_t out_c) {
-    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
-    int32_t o, r;
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off);
+    int32_t o;
     for (o = 0; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
         const int8_t *w0 = w + (size_t)o * w_per_out;
-        int32_t acc[4] = {0, 0, 0, 0};
-        for (r = 0; r < n_rows; r++) {
-            const int8_t *xp = x0 + (size_t)r * x_row, *wp = w0 + (size_t)r * w_row;
-            if (nw == 2 && np == 2)
-                nk_dsp_dot(wp, wp + w_per_out, xp, xp + pair, len, off, offp, 2, 2, acc);
-            else if (nw == 2)
-                nk_dsp_dot(wp, wp + w_per_out, xp, xp, len, off, offp, 2, 1, acc);
-            else if (np == 2)
-                nk_dsp_dot(wp, wp, xp, xp + pair, len, off, offp, 1, 2, acc);
-            else
-                nk_dsp_dot(wp, wp, xp, xp, len, off, offp, 1, 1, acc);
-        }
-        nk_dsp_finish(acc, nw, np, o, y0, (size_t)out_c, bias, q);
+        int32_t acc[4];
+        nk_dsp_acc_init(acc, bias, o, nw);
+        if (nw == 2 && np == 2)
+            nk_dsp_dot22c(w0, w_per_out, x0, pair, len, n_rows, w_row, x_row, off, offp, acc);
+        else if (nw == 2)
+            nk_dsp_dot(w0, w_per_out, x0, 0, len, n_rows, w_row, x_row, off, offp, 2, 1, acc);
+        else if (np == 2)
+            nk_dsp_dot(w0, 0, x0, pair, len, n_rows, w_row, x_row, off, offp, 1, 2, acc);
+        else
+            nk_dsp_dot(w0, 0, x0, 0, len, n_rows, w_row, x_row, off, offp, 1, 1, acc);
+        nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
     }
 }
 
@@ -135,9 +456,18 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     const size_t pair = (size_t)g->stride_w * in_c;
     const size_t w_row = (size_t)g->k_w * in_c;
     const size_t w_per_out = (size_t)g->k_h * w_row;
+    nk_dsp_epi e;
     int32_t b, oy, ox;
     if (g->groups != 1 || g->dil_w != 1)
         return 0;
+    /* a pointwise conv is a dense layer over all pixels: pixel pairs run
+     * on across rows (no single-pixel block at each odd row end) */
+    if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
+        g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w)
+        return nk_fast_dense_i8(x, w, bias, y,
+                                (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, g->in_c,
+                                g->out_c, q);
+    e = nk_dsp_epi_make(q, g->out_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -156,18 +486,19 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                 np = lo2 == kx_lo && hi2 == kx_hi ? 2 : 1;
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
                     /* no valid tap: the bias alone */
-                    const int32_t zero[4] = {0, 0, 0, 0};
-                    int32_t o;
-                    for (o = 0; o < g->out_c; o++)
-                        nk_dsp_finish(zero, 1, np, o, yrow + (size_t)ox * (size_t)g->out_c,
-                                      (size_t)g->out_c, bias, q);
+                    int32_t acc[4], o;
+                    int8_t *yp = yrow + (size_t)ox * (size_t)g->out_c;
+                    for (o = 0; o < g->out_c; o++) {
+                        nk_dsp_acc_init(acc, bias, o, 1);
+                        nk_dsp_finish_any(acc, 1, np, o, yp, yp + g->out_c, &e);
+                    }
                     continue;
                 }
                 nk_dsp_conv_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
                                       (size_t)(ix0 + kx_lo) * in_c,
                                   pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * in_c,
                                   w_per_out, ky_hi - ky_lo, (kx_hi - kx_lo) * g->in_c,
-                                  (size_t)g->dil_h * row_stride, w_row, bias, q,
+                                  (size_t)g->dil_h * row_stride, w_row, bias, &e,
                                   yrow + (size_t)ox * (size_t)g->out_c, g->out_c);
             }
         }
@@ -180,31 +511,36 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                      int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q) {
     const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
     int32_t n;
     for (r = 0; r < rows; r += 2) {
-        const int8_t *x0 = x + r * k_n, *x1 = x0 + k_n;
+        const int8_t *x0 = x + r * k_n;
         int8_t *y0 = y + r * n_out;
         const int two = r + 1 < rows;
-        for (n = 0; n < out_features; n += 2) {
-            const int8_t *w0 = w + (size_t)n * k_n, *w1 = w0 + k_n;
-            int32_t acc[4] = {0, 0, 0, 0};
-            if (n + 1 < out_features) {
-                if (two)
-                    nk_dsp_dot(w0, w1, x0, x1, in_features, off, offp, 2, 2, acc);
-                else
-                    nk_dsp_dot(w0, w1, x0, x0, in_features, off, offp, 2, 1, acc);
-                y0[n + 1] = nk_i8_finish(acc[2], bias, n + 1, q);
-                if (two)
-                    y0[n_out + (size_t)n + 1] = nk_i8_finish(acc[3], bias, n + 1, q);
-            } else if (two) {
-                nk_dsp_dot(w0, w0, x0, x1, in_features, off, offp, 1, 2, acc);
-            } else {
-                nk_dsp_dot(w0, w0, x0, x0, in_features, off, offp, 1, 1, acc);
+        n = 0;
+        if (!two) /* a single row: four channels at a time */
+            for (; n + 4 <= out_features; n += 4) {
+                int32_t acc[4], i;
+                for (i = 0; i < 4; i++)
+                    acc[i] = bias ? bias[n + i] : 0;
+                nk_dsp_dot4(w + (size_t)n * k_n, k_n, x0, in_features, off, offp, acc);
+                nk_dsp_finish4x1(acc, n, y0, &e);
             }
-            y0[n] = nk_i8_finish(acc[0], bias, n, q);
-            if (two)
-                y0[n_out + (size_t)n] = nk_i8_finish(acc[1], bias, n, q);
+        for (; n < out_features; n += 2) {
+            const int8_t *w0 = w + (size_t)n * k_n;
+            const int nw = n + 1 < out_features ? 2 : 1;
+            int32_t acc[4];
+            nk_dsp_acc_init(acc, bias, n, nw);
+            if (nw == 2 && two)
+                nk_dsp_dot22(w0, x0, k_n, in_features, off, offp, acc);
+            else if (nw == 2)
+                nk_dsp_dot(w0, k_n, x0, 0, in_features, 1, 0, 0, off, offp, 2, 1, acc);
+            else if (two)
+                nk_dsp_dot(w0, 0, x0, k_n, in_features, 1, 0, 0, off, offp, 1, 2, acc);
+            else
+                nk_dsp_dot(w0, 0, x0, 0, in_features, 1, 0, 0, off, offp, 1, 1, acc);
+            nk_dsp_finish(acc, nw, two ? 2 : 1, n, y0, y0 + n_out, &e);
         }
     }
     return 1;

@@ -102,13 +102,93 @@ static inline int32_t nk_q_requantize_sr(int32_t val, int32_t m, int32_t shift) 
     return (int32_t)(uint32_t)(uint64_t)nk_q_asr64((int64_t)val * (int64_t)m + round, total);
 }
 
-/* The build's requantization (see the rounding modes above). */
-static inline int32_t nk_q_requantize(int32_t val, int32_t m, int32_t shift) {
+/* The same two requantizations prepared once per (m, shift), for kernels
+ * that apply one channel's pair to many accumulators. Both are exactly
+ * nk_q_requantize_dr / _sr for every int32 input (the functions above are
+ * the oracle), in one 32x32->64 multiply-accumulate and three shifts:
+ *
+ * Double rounding. x = SRDHM(v, m) = floor((v*2m + 2^31) / 2^32) is the
+ * high word of v*m2 + (v << 32 | 2^31), m2 = 2m read as int32 (2m - 2^32;
+ * m < 2^31). The rounding divide by 2^e, e >= 1, ties away from zero, is
+ * floor((x - [x<0] + 2^(e-1)) / 2^e) = (((x - [x<0]) >> (e-1)) + 1) >> 1,
+ * which cannot overflow (|x| < 2^31 - 1). [x<0] equals [v<0] except for
+ * x = 0 (m = 0, or v = -1 and m = 2^30), where both give 0; so it is taken
+ * from v and subtracted in the high word before the multiply.
+ *
+ * Single rounding, shift = -e <= 0: floor((v*m + 2^(30+e)) / 2^(31+e)) is
+ * ((floor(v*2m / 2^32) >> (e-1)) + 1) >> 1 for e >= 1, and the high word
+ * of v*2m + 2^31 for e = 0. A positive shift (a multiplier above one,
+ * rare) takes nk_q_requantize_sr itself: its wrapped result needs bits of
+ * both words. m2 = 2m - 2^32 assumes m >= 2^30; m = 0 (result 0) gets
+ * shifts that give 0 from any high word. Preparing costs a few
+ * instructions, applying nine on Cortex-M4 (SMLAL). */
+typedef struct nk_q_rq {
+    int32_t m2;   /* 2m modulo 2^32, as int32 */
+    int32_t left; /* double: the left shift; single: the shift when > 0 */
+    int32_t a;    /* first right shift */
+    int32_t b;    /* 1: round the last bit away (e >= 1), else 0 */
+    uint32_t lo;  /* low word of the rounding constant (2^31 or 0) */
+} nk_q_rq;
+
+static inline nk_q_rq nk_q_rq_make_dr(int32_t m, int32_t shift) {
+    /* m = 0 (m - 1 < 0): a = 31, b = 1, and ((h >> 31) + 1) >> 1 is 0
+     * for every h, whatever the rest computes */
+    const int32_t zero = (int32_t)((uint32_t)(m - 1) >> 31);
+    nk_q_rq r;
+    r.m2 = (int32_t)((uint32_t)m << 1);
+    r.left = shift > 0 ? shift : 0;
+    r.a = (shift < 0 ? -shift - 1 : 0) | (zero * 31);
+    r.b = (int32_t)((uint32_t)shift >> 31) | zero;
+    r.lo = 0x80000000u;
+    return r;
+}
+
+static inline nk_q_rq nk_q_rq_make_sr(int32_t m, int32_t shift) {
+    nk_q_rq r = nk_q_rq_make_dr(m, shift);
+    r.lo = shift == 0 ? 0x80000000u : 0u;
+    return r;
+}
+
+/* The high word of hi:lo + v*m2, then the two rounding shifts. */
+static inline int32_t nk_q_rq_tail(uint32_t v, uint32_t hi, uint32_t lo, int32_t m2, int32_t a,
+                                   int32_t b) {
+    const uint64_t t = ((uint64_t)hi << 32 | lo) + (uint64_t)((int64_t)(int32_t)v * m2);
+    const int32_t h = (int32_t)(uint32_t)(t >> 32);
+    return nk_q_asr32(nk_q_asr32(h, (int)a) + b, (int)b);
+}
+
+static inline int32_t nk_q_rq_dr(const nk_q_rq *r, int32_t val) {
+    const uint32_t v = (uint32_t)val << r->left;
+    return nk_q_rq_tail(v, v - ((uint32_t)r->b & (v >> 31)), 0x80000000u, r->m2, r->a, r->b);
+}
+
+static inline int32_t nk_q_rq_sr(const nk_q_rq *r, int32_t val) {
+    if (r->left)
+        return nk_q_requantize_sr(val, (int32_t)((uint32_t)r->m2 >> 1), r->left);
+    return nk_q_rq_tail((uint32_t)val, (uint32_t)val, r->lo, r->m2, r->a, r->b);
+}
+
+/* The build's requantization (see the rounding modes above): prepared,
+ * applied, and in one go. */
+static inline nk_q_rq nk_q_rq_make(int32_t m, int32_t shift) {
 #if NETKIT_SINGLE_ROUNDING
-    return nk_q_requantize_sr(val, m, shift);
+    return nk_q_rq_make_sr(m, shift);
 #else
-    return nk_q_requantize_dr(val, m, shift);
+    return nk_q_rq_make_dr(m, shift);
 #endif
+}
+
+static inline int32_t nk_q_rq_apply(const nk_q_rq *r, int32_t val) {
+#if NETKIT_SINGLE_ROUNDING
+    return nk_q_rq_sr(r, val);
+#else
+    return nk_q_rq_dr(r, val);
+#endif
+}
+
+static inline int32_t nk_q_requantize(int32_t val, int32_t m, int32_t shift) {
+    const nk_q_rq r = nk_q_rq_make(m, shift);
+    return nk_q_rq_apply(&r, val);
 }
 
 /* Clamp to [lo, hi] (quantized activation range, int8 cast). */
@@ -117,15 +197,22 @@ static inline int32_t nk_q_clamp(int32_t v, int32_t lo, int32_t hi) {
     return v > hi ? hi : v;
 }
 
+/* clamp(r + zp, lo, hi) for zp, lo, hi in -128..127 (the validators'
+ * ranges), without overflow: r is first saturated to [-2^24, 2^24), which
+ * changes no outcome (one SSAT on Arm). */
+static inline int8_t nk_q_zp_clamp_s8(int32_t r, int32_t zp, int32_t lo, int32_t hi) {
+    r = (r < -(1 << 24) ? -(1 << 24) : r > (1 << 24) - 1 ? (1 << 24) - 1 : r) + zp;
+    return (int8_t)nk_q_clamp(r, lo, hi);
+}
+
 /* The int8 output epilogue of conv, depthwise, dense, add, mul and
  * requantize: requantize, then add the output zero point, then clamp (in
- * that order). The addition is widened: a requantized value within 128 of
- * INT32_MIN or INT32_MAX plus the zero point clamps instead of overflowing
- * (TFLite's int32 addition is undefined there and equal everywhere else). */
+ * that order). TFLite's int32 addition overflows for a requantized value
+ * within 128 of INT32_MIN or INT32_MAX; the result here is the clamp of
+ * the exact sum, and equal everywhere else. */
 static inline int8_t nk_q_out_s8(int32_t acc, int32_t m, int32_t shift, int32_t out_zp,
                                  int32_t act_min, int32_t act_max) {
-    const int64_t v = (int64_t)nk_q_requantize(acc, m, shift) + out_zp;
-    return (int8_t)(v < act_min ? act_min : v > act_max ? act_max : (int32_t)v);
+    return nk_q_zp_clamp_s8(nk_q_requantize(acc, m, shift), out_zp, act_min, act_max);
 }
 
 /* Rounded average of an int8 pool window: ties away from zero with C's

@@ -59,24 +59,30 @@ void nk_ref_max_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
 
 void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
                    const nk_ref_add_i8_params *p) {
+    /* the parameters in locals, the requantizations prepared once: y's
+     * stores could alias *p */
+    const nk_q_rq r1 = nk_q_rq_make(p->m1, p->shift1), r2 = nk_q_rq_make(p->m2, p->shift2);
+    const nk_q_rq ro = nk_q_rq_make(p->m_out, p->shift_out);
+    const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, ls = p->left_shift, zo = p->out_zp;
+    const int32_t lo = p->act_min, hi = p->act_max;
     size_t i;
     for (i = 0; i < n; i++) {
         /* |x - zp| <= 255 and left_shift <= 23: no overflow */
-        const int32_t sa = (int32_t)(((uint32_t)((int32_t)a[i] - p->in1_zp)) << p->left_shift);
-        const int32_t sb = (int32_t)(((uint32_t)((int32_t)b[i] - p->in2_zp)) << p->left_shift);
-        const int32_t sum = nk_i8_wrap_add(nk_q_requantize(sa, p->m1, p->shift1),
-                                           nk_q_requantize(sb, p->m2, p->shift2));
-        y[i] = nk_q_out_s8(sum, p->m_out, p->shift_out, p->out_zp, p->act_min, p->act_max);
+        const int32_t sa = (int32_t)(((uint32_t)((int32_t)a[i] - zp1)) << ls);
+        const int32_t sb = (int32_t)(((uint32_t)((int32_t)b[i] - zp2)) << ls);
+        const int32_t sum = nk_i8_wrap_add(nk_q_rq_apply(&r1, sa), nk_q_rq_apply(&r2, sb));
+        y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&ro, sum), zo, lo, hi);
     }
 }
 
 void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n, int32_t in1_zp,
                    int32_t in2_zp, int32_t out_zp, int32_t mult, int32_t shift, int32_t act_min,
                    int32_t act_max) {
+    const nk_q_rq r = nk_q_rq_make(mult, shift);
     size_t i;
     for (i = 0; i < n; i++) {
         const int32_t prod = ((int32_t)a[i] - in1_zp) * ((int32_t)b[i] - in2_zp);
-        y[i] = nk_q_out_s8(prod, mult, shift, out_zp, act_min, act_max);
+        y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&r, prod), out_zp, act_min, act_max);
     }
 }
 
@@ -151,7 +157,8 @@ void nk_ref_dequantize_i8_f32(const int8_t *NK_RESTRICT x, float *NK_RESTRICT y,
 
 void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult, int32_t shift,
                           int32_t in_zp, int32_t out_zp) {
+    const nk_q_rq r = nk_q_rq_make(mult, shift);
     size_t i;
     for (i = 0; i < n; i++)
-        y[i] = nk_q_out_s8((int32_t)x[i] - in_zp, mult, shift, out_zp, -128, 127);
+        y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&r, (int32_t)x[i] - in_zp), out_zp, -128, 127);
 }

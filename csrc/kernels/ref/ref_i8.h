@@ -40,13 +40,26 @@ static inline void nk_i8_tap_range(int32_t start, int32_t dil, int32_t k, int32_
     *hi = b < k ? b : k;
 }
 
-/* bias + acc (wrapping like TFLite's int32 add), then the output epilogue. */
+/* Channel c's requantization, prepared (qmath.h): kernels that finish
+ * several outputs of a channel make it once. */
+static inline nk_q_rq nk_i8_rq(const nk_ref_i8_quant *q, int32_t c) {
+    const int32_t k = q->per_channel ? c : 0;
+    return nk_q_rq_make(q->mult[k], q->shift[k]);
+}
+
+/* bias + acc (wrapping like TFLite's int32 add), then the output epilogue
+ * with a prepared requantization. */
+static inline int8_t nk_i8_finish_rq(int32_t acc, int32_t bias, const nk_q_rq *rq,
+                                     const nk_ref_i8_quant *q) {
+    acc = (int32_t)((uint32_t)acc + (uint32_t)bias);
+    return nk_q_zp_clamp_s8(nk_q_rq_apply(rq, acc), q->out_zp, q->act_min, q->act_max);
+}
+
+/* The same for channel c with bias[c] (bias may be NULL). */
 static inline int8_t nk_i8_finish(int32_t acc, const int32_t *bias, int32_t c,
                                   const nk_ref_i8_quant *q) {
-    const int32_t k = q->per_channel ? c : 0;
-    if (bias)
-        acc = (int32_t)((uint32_t)acc + (uint32_t)bias[c]);
-    return nk_q_out_s8(acc, q->mult[k], q->shift[k], q->out_zp, q->act_min, q->act_max);
+    const nk_q_rq rq = nk_i8_rq(q, c);
+    return nk_i8_finish_rq(acc, bias ? bias[c] : 0, &rq, q);
 }
 
 /* Conv geometry reuses nk_ref_conv_geom (act_min/act_max unused). w is
