@@ -3,7 +3,7 @@
 # root), then runs Go vet and tests (race detector), the C tests with gcc,
 # clang and ASan+UBSan (hostile-input tests over float and int8 models), the
 # multi-context test under TSan, 60 s of loader fuzzing, every cross target under
-# QEMU, and the int8 TFLite models on Cortex-M4F/M55 against TFLite Micro.
+# QEMU, and the int8 TFLite models on Cortex-M4F/M7/M33/M55 against TFLite Micro.
 # `make test` runs this; so does CI (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,8 +92,8 @@ cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
 scripts/cross-test.sh
 
-step "int8 TFLite models on Cortex-M4F and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
-scripts/int8-cross.sh cortex-m4f cortex-m55
+step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
+scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55
 
 echo
 echo "== all test suites passed"
