@@ -159,9 +159,8 @@ func TestBenchTargetCortexM4F(t *testing.T) {
 	// summed over everything but the harness (main and the markers), is
 	// nk_model_invoke's call tree; its region count also includes bench.c's
 	// call setup (a few instructions, logged).
-	root, err := runnerCacheRoot()
-	require.NoError(t, err)
-	build := filepath.Join(filepath.Dir(root), "test-bench-mcu")
+	// in this checkout's build/ (a CMake build folder belongs to one tree)
+	build := filepath.Join(src, "build", "test-bench-mcu")
 	cmd := exec.Command(filepath.Join(src, "scripts", "bench-mcu.sh"))
 	cmd.Env = append(os.Environ(), "NK_BENCH_TARGETS=cortex-m4f", "NK_BENCH_FUNCS=1000000", "NK_BENCH_BUILD="+build)
 	out, err := cmd.CombinedOutput()
