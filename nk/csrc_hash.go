@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "dda4d06a9bd8d011e4c9d65b3f5d40d75451a004405186f38ae9a74f5d68d071"
+const csrcHash = "0e8c701be87e14ec5065dff1b3ca16f20436a555acf8bab75d1677cc46fff31c"
