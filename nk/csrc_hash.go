@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0e8c701be87e14ec5065dff1b3ca16f20436a555acf8bab75d1677cc46fff31c"
+const csrcHash = "09585a45f4feb8eb82686b1f4468802c6635f013b30e9fa0d0f8d008a5430fd0"

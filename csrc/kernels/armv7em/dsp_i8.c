@@ -447,16 +447,18 @@ static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int
 }
 
 /* Convs over one input channel (a first layer: KWS's 10x4): a kernel
- * row's valid taps are a few bytes, too short for the runs above. Each output pixel's whole window is instead gathered once,
- * offset, as int16 lanes with zeros for the padding (which then adds
- * nothing, as TFLite skips it), in the order SXTB16 / SXTB16 ROR 8 widen
- * a weight word to: taps 4j, 4j+2 in one word, 4j+1, 4j+3 in the next.
- * Every output channel then runs over the same K/4 weight words with no
- * border cases: two channels by two pixels (any two consecutive pixels,
- * across rows too), two SMLADs per widened word. The two windows are
- * interleaved (words 4j, 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) and on the
- * stack: at most NK_DSP_WIN_MAX taps per pixel, 256 bytes. */
-#define NK_DSP_WIN_MAX 64
+ * row's valid taps are a few bytes, too short for the runs above. Each
+ * output pixel's whole window is instead gathered once, offset, as int16
+ * lanes with zeros for the padding (which then adds nothing, as TFLite
+ * skips it), in the order SXTB16 / SXTB16 ROR 8 widen a weight word to:
+ * taps 4j, 4j+2 in one word, 4j+1, 4j+3 in the next. Every output channel
+ * then runs over the same K/4 weight words with no border cases: two
+ * channels by two pixels (any two consecutive pixels, across rows too),
+ * two SMLADs per widened word. The two windows are interleaved (words 4j,
+ * 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) and on the stack: at most
+ * NK_DSP_WIN_MAX taps per pixel, 192 bytes, in a frame of its own (not on
+ * the path of the other convs). */
+#define NK_DSP_WIN_MAX 48
 
 /* Pixel p's window (p counts pixels over batch, rows, columns) to words
  * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
@@ -576,8 +578,10 @@ static NK_DSP_NOINLINE void nk_dsp_win22(const int8_t *w, size_t ws, const int32
 }
 
 /* The whole conv by windows (see above); k = k_h * k_w * in_c taps. */
-static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t k) {
+static NK_DSP_NOINLINE void nk_dsp_conv_win(const int8_t *x, const int8_t *w,
+                                            const int32_t *bias, int8_t *y,
+                                            const nk_ref_conv_geom *g, const nk_dsp_epi *e,
+                                            int32_t k) {
     int32_t win[2 * NK_DSP_WIN_MAX / 2];
     const int32_t off = -e->q->in_zp, out_c = g->out_c;
     const int32_t n_pix = g->batch * g->out_h * g->out_w, n4 = k / 4, tail = k % 4;
