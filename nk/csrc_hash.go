@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "efbd6037e47eda024f95bf93124af22e50d278e0eebb08ba945a9deea86dc526"
+const csrcHash = "09585a45f4feb8eb82686b1f4468802c6635f013b30e9fa0d0f8d008a5430fd0"

@@ -222,32 +222,96 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 }
 #undef NK_DW_MAC2
 
-/* Stores channels ch and ch+2 of three pixels y_pair bytes apart (acc
- * as nk_dw_3x3 leaves it). Out of line: the epilogue is long and the MAC
- * code needs every register. The bytes are stored after all are
- * computed, so the pixels share the loads of the channel's parameters
- * (a store through int8_t * could alias them). */
-static NK_DW_NOINLINE void nk_dw_finish3(const int32_t *acc, int32_t ch, int8_t *y,
-                                         size_t y_pair, const int32_t *bias,
-                                         const nk_ref_i8_quant *q) {
-    const int8_t r0 = nk_i8_finish(acc[0], bias, ch, q);
-    const int8_t r2 = nk_i8_finish(acc[2], bias, ch, q);
-    const int8_t r4 = nk_i8_finish(acc[4], bias, ch, q);
-    const int8_t r1 = nk_i8_finish(acc[1], bias, ch + 2, q);
-    const int8_t r3 = nk_i8_finish(acc[3], bias, ch + 2, q);
-    const int8_t r5 = nk_i8_finish(acc[5], bias, ch + 2, q);
-    y[ch] = r0;
-    y[ch + 2] = r1;
-    y[y_pair + (size_t)ch] = r2;
-    y[y_pair + (size_t)ch + 2] = r3;
-    y[2 * y_pair + (size_t)ch] = r4;
-    y[2 * y_pair + (size_t)ch + 2] = r5;
+/* The epilogue's parameters, read once per kernel call (as dsp_i8.c's
+ * nk_dsp_epi): fast when every channel's pair suits nk_dsp_rq_half. */
+typedef struct nk_dw_epi {
+    const nk_ref_i8_quant *q;
+    const int32_t *mult, *shift;
+    int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
+    int32_t fast;     /* every pair suits nk_dsp_rq_half */
+    int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
+    int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
+} nk_dw_epi;
+
+static nk_dw_epi nk_dw_epi_make(const nk_ref_i8_quant *q, int32_t ch_n) {
+    const int32_t n = q->per_channel ? ch_n : 1;
+    nk_dw_epi e;
+    int32_t c;
+    e.q = q;
+    e.mult = q->mult;
+    e.shift = q->shift;
+    e.cmask = q->per_channel ? -1 : 0;
+    e.fast = 1;
+    for (c = 0; c < n; c++)
+        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
+            e.fast = 0;
+    e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
+    e.lo4 = nk_dsp_dup8(q->act_min);
+    e.hi4 = nk_dsp_dup8(q->act_max);
+    return e;
 }
 
-/* Stores channels c..c+3 of one pixel (acc as nk_dw_any leaves it).
- * Unrolled: a loop is 500 bytes smaller but 2% slower on the models. */
+/* Channels c..c+3 of one pixel at y from s (nk_dsp_rq_half of channels
+ * c, c+2, c+1, c+3): the last halving, zero point and int8 saturation on
+ * int16 lanes, the activation clamp on int8 lanes, two halfword stores. */
+static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int32_t s13_3,
+                                int8_t *y, const nk_dw_epi *e) {
+    uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s02_0, s02_2, e->zp1),
+                                       nk_dsp_half_zp(s13_1, s13_3, e->zp1));
+    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store2(y, v);
+    nk_dsp_store2(y + 2, v >> 16);
+}
+
+/* Channels c..c+3 of three pixels y_pair bytes apart: acc[2k], acc[2k+1]
+ * channels c, c+2 of pixel k, acc[6 + 2k], acc[7 + 2k] channels c+1, c+3
+ * (the two passes of nk_dw_3x3), bias included. Out of line: the
+ * epilogue is long and the MAC code needs every register. */
+static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t *y,
+                                           size_t y_pair, const nk_dw_epi *e) {
+    if (e->fast) {
+        const int32_t k0 = c & e->cmask, k1 = (c + 1) & e->cmask, k2 = (c + 2) & e->cmask,
+                      k3 = (c + 3) & e->cmask;
+        const int32_t m0 = (int32_t)((uint32_t)e->mult[k0] << 1), a0 = ~e->shift[k0];
+        const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
+        const int32_t m2 = (int32_t)((uint32_t)e->mult[k2] << 1), a2 = ~e->shift[k2];
+        const int32_t m3 = (int32_t)((uint32_t)e->mult[k3] << 1), a3 = ~e->shift[k3];
+        int k;
+        y += c;
+        for (k = 0; k < 3; k++, y += y_pair)
+            nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
+                         nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
+                         nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, e);
+    } else {
+        const nk_ref_i8_quant *q = e->q;
+        int k, i;
+        for (i = 0; i < 4; i++) {
+            const nk_q_rq r = nk_i8_rq(q, c + i);
+            const int32_t *a = acc + (i & 1) * 6 + (i >> 1);
+            for (k = 0; k < 3; k++)
+                y[(size_t)k * y_pair + (size_t)c + (size_t)i] =
+                    nk_i8_finish_rq(a[2 * k], 0, &r, q);
+        }
+    }
+}
+
+/* Stores channels c..c+3 of one pixel (acc as nk_dw_any leaves it, no
+ * bias). Unrolled: a loop is 500 bytes smaller but 2% slower on the
+ * models. */
 static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *y,
-                                         const int32_t *bias, const nk_ref_i8_quant *q) {
+                                         const int32_t *bias, const nk_dw_epi *e) {
+    const nk_ref_i8_quant *q = e->q;
+    if (e->fast) {
+        int32_t s[4], i;
+        for (i = 0; i < 4; i++) {
+            /* acc order: c, c+2, c+1, c+3 */
+            const int32_t ch = c + (i >> 1) + 2 * (i & 1), k = ch & e->cmask;
+            const int32_t v = (int32_t)((uint32_t)acc[i] + (uint32_t)(bias ? bias[ch] : 0));
+            s[i] = nk_dsp_rq_half(v, (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
+        }
+        nk_dw_store4(s[0], s[1], s[2], s[3], y + c, e);
+        return;
+    }
     y[c] = nk_i8_finish(acc[0], bias, c, q);
     y[c + 2] = nk_i8_finish(acc[1], bias, c + 2, q);
     y[c + 1] = nk_i8_finish(acc[2], bias, c + 1, q);
@@ -262,12 +326,12 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
 static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
                                        int32_t n_rows, int32_t n_cols, size_t x_row,
                                        size_t w_row, int32_t ch_n, const int32_t *wsum,
-                                       const int32_t *bias, const nk_ref_i8_quant *q,
-                                       int8_t *y) {
+                                       const int32_t *bias, const nk_dw_epi *e, int8_t *y) {
+    const nk_ref_i8_quant *q = e->q;
     const size_t step = (size_t)ch_n;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
     const int small = (n_rows == 2 || n_rows == 3) && (n_cols == 2 || n_cols == 3);
-    int32_t acc[6];
+    int32_t acc[12];
     int32_t c, r, kx, k;
     for (c = 0; c + 4 <= ch_n; c += 4) {
         const int8_t *xc = x + c, *wc = w + c;
@@ -283,25 +347,28 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
                 nk_dw_small23(xc, wc, x_row, w_row, step, offp, acc);
             else
                 nk_dw_small22(xc, wc, x_row, w_row, step, offp, acc);
-            nk_dw_finish4(acc, c, y, bias, q);
+            nk_dw_finish4(acc, c, y, bias, e);
             continue;
         }
-        /* three pixels: two passes of two lanes */
+        /* three pixels: two passes of two lanes, the bias in the start */
         for (odd = 0; odd < 2; odd++) {
-            const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd]);
-            const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2]);
+            int32_t *a = acc + 6 * odd;
+            const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd] +
+                                         (uint32_t)(bias ? bias[c + odd] : 0));
+            const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2] +
+                                         (uint32_t)(bias ? bias[c + odd + 2] : 0));
             if (pair == step) {
                 if (odd)
-                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, acc);
+                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, a);
                 else
-                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, acc);
+                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, a);
             } else if (odd) {
-                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, acc);
+                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, a);
             } else {
-                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, acc);
+                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, a);
             }
-            nk_dw_finish3(acc, c + odd, y, step, bias, q);
         }
+        nk_dw_finish3x4(acc, c, y, step, e);
     }
     /* the last one to three channels, one at a time: a word load there
      * could read past the end of x */
@@ -336,8 +403,10 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
     const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
     const int s12 = g->stride_w == 1 || g->stride_w == 2;
     int32_t b, oy, ox, np;
+    nk_dw_epi e;
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
+    e = nk_dw_epi_make(q, g->in_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -366,7 +435,7 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                                 (size_t)(ix0 + kx_lo) * ch,
                             pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
                             ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
-                            g->in_c, wsum, bias, q, yp);
+                            g->in_c, wsum, bias, &e, yp);
             }
         }
     }

@@ -446,6 +446,164 @@ static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int
     }
 }
 
+/* Convs over one input channel (a first layer: KWS's 10x4): a kernel
+ * row's valid taps are a few bytes, too short for the runs above. Each
+ * output pixel's whole window is instead gathered once, offset, as int16
+ * lanes with zeros for the padding (which then adds nothing, as TFLite
+ * skips it), in the order SXTB16 / SXTB16 ROR 8 widen a weight word to:
+ * taps 4j, 4j+2 in one word, 4j+1, 4j+3 in the next. Every output channel
+ * then runs over the same K/4 weight words with no border cases: two
+ * channels by two pixels (any two consecutive pixels, across rows too),
+ * two SMLADs per widened word. The two windows are interleaved (words 4j,
+ * 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) and on the stack: at most
+ * NK_DSP_WIN_MAX taps per pixel, 192 bytes, in a frame of its own (not on
+ * the path of the other convs). */
+#define NK_DSP_WIN_MAX 48
+
+/* Pixel p's window (p counts pixels over batch, rows, columns) to words
+ * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
+ * zero. */
+static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
+                                          int32_t off, int32_t *win) {
+    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
+    const int32_t ox = p - b * hw - oy * g->out_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
+    const int32_t in_c = g->in_c, run = g->k_w * in_c;
+    const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)in_c;
+    int32_t v[4] = {0, 0, 0, 0}, t = 0, ky, i, kx_lo, kx_hi, i_lo, i_hi;
+    /* a row's valid taps: bytes [i_lo, i_hi) of its run (no dilation) */
+    nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
+    i_lo = kx_lo * in_c;
+    i_hi = kx_hi > kx_lo ? kx_hi * in_c : i_lo;
+    for (ky = 0; ky < g->k_h; ky++) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        const int row_ok = iy >= 0 && iy < g->in_h;
+        /* the row's first valid byte, i_lo bytes into the run */
+        const int8_t *xr =
+            row_ok && i_hi > i_lo
+                ? xb + ((size_t)iy * (size_t)g->in_w + (size_t)(ix0 + kx_lo)) * (size_t)in_c
+                : xb;
+        const int32_t lo = row_ok ? i_lo : 0, hi = row_ok ? i_hi : 0;
+        for (i = 0; i < run; i++, t++) {
+            v[t & 3] = i >= lo && i < hi ? xr[i - lo] + off : 0;
+            if ((t & 3) == 3) {
+                win[(t >> 2) * 4] = nk_dsp_pack16(v[0], v[2]);
+                win[(t >> 2) * 4 + 1] = nk_dsp_pack16(v[1], v[3]);
+            }
+        }
+    }
+    if (t & 3) {
+        for (i = t & 3; i < 4; i++)
+            v[i] = 0;
+        win[(t >> 2) * 4] = nk_dsp_pack16(v[0], v[2]);
+        win[(t >> 2) * 4 + 1] = nk_dsp_pack16(v[1], v[3]);
+    }
+}
+
+/* acc[2*i + j] += window j (interleaved in win) times weight row i (w,
+ * w + ws) over n4 whole words and a last word of tail (0..3) weight
+ * bytes, read one by one (the last channel's row ends the weights). On
+ * the target an inline-asm loop: 18 instructions per 16 MACs. */
+static NK_DSP_NOINLINE void nk_dsp_win22(const int8_t *w, size_t ws, const int32_t *win,
+                                         int32_t n4, int32_t tail, int32_t *acc) {
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    const int8_t *const we = w + 4 * (size_t)n4;
+#if NK_DSP_ASM
+    if (n4 > 0) {
+        int32_t t0, t1, t2, t3, t4, t5;
+        __asm__ volatile("1:\n\t"
+                         "ldrd %[t0], %[t1], [%[x]], #8\n\t"
+                         "ldrd %[t2], %[t3], [%[x]], #8\n\t"
+                         "ldr %[t4], [%[w], %[s]]\n\t"
+                         "sxtb16 %[t5], %[t4]\n\t"
+                         "smlad %[a10], %[t5], %[t0], %[a10]\n\t"
+                         "smlad %[a11], %[t5], %[t2], %[a11]\n\t"
+                         "sxtb16 %[t4], %[t4], ror #8\n\t"
+                         "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
+                         "smlad %[a11], %[t4], %[t3], %[a11]\n\t"
+                         "ldr %[t4], [%[w]], #4\n\t"
+                         "sxtb16 %[t5], %[t4]\n\t"
+                         "smlad %[a00], %[t5], %[t0], %[a00]\n\t"
+                         "smlad %[a01], %[t5], %[t2], %[a01]\n\t"
+                         "sxtb16 %[t4], %[t4], ror #8\n\t"
+                         "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
+                         "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
+                         "cmp %[w], %[end]\n\t"
+                         "bne 1b"
+                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+                           [x] "+r"(win), [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+                         : [s] "r"(ws), [end] "r"(we)
+                         : "cc", "memory");
+    }
+#else
+    while (w != we) {
+        const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
+        const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
+        const int32_t w1e = nk_dsp_sxtb16(v1), w1o = nk_dsp_sxtb16_ror8(v1);
+        a00 = nk_dsp_smlad(w0e, win[0], a00);
+        a00 = nk_dsp_smlad(w0o, win[1], a00);
+        a01 = nk_dsp_smlad(w0e, win[2], a01);
+        a01 = nk_dsp_smlad(w0o, win[3], a01);
+        a10 = nk_dsp_smlad(w1e, win[0], a10);
+        a10 = nk_dsp_smlad(w1o, win[1], a10);
+        a11 = nk_dsp_smlad(w1e, win[2], a11);
+        a11 = nk_dsp_smlad(w1o, win[3], a11);
+        w += 4;
+        win += 4;
+    }
+#endif
+    if (tail) {
+        /* the row's last 1..3 weights as a word, the rest 0 (the window
+         * is 0 there too) */
+        uint32_t t0 = 0, t1 = 0;
+        int32_t k, w0e, w0o, w1e, w1o;
+        for (k = 0; k < tail; k++) {
+            t0 |= (uint32_t)(uint8_t)w[k] << 8 * k;
+            t1 |= (uint32_t)(uint8_t)w[ws + (size_t)k] << 8 * k;
+        }
+        w0e = nk_dsp_sxtb16((int32_t)t0);
+        w0o = nk_dsp_sxtb16_ror8((int32_t)t0);
+        w1e = nk_dsp_sxtb16((int32_t)t1);
+        w1o = nk_dsp_sxtb16_ror8((int32_t)t1);
+        a00 = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], a00));
+        a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
+        a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
+        a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+
+/* The whole conv by windows (see above); k = k_h * k_w * in_c taps. */
+static NK_DSP_NOINLINE void nk_dsp_conv_win(const int8_t *x, const int8_t *w,
+                                            const int32_t *bias, int8_t *y,
+                                            const nk_ref_conv_geom *g, const nk_dsp_epi *e,
+                                            int32_t k) {
+    int32_t win[2 * NK_DSP_WIN_MAX / 2];
+    const int32_t off = -e->q->in_zp, out_c = g->out_c;
+    const int32_t n_pix = g->batch * g->out_h * g->out_w, n4 = k / 4, tail = k % 4;
+    const size_t kk = (size_t)k;
+    int32_t p, o;
+    for (p = 0; p < n_pix; p += 2) {
+        const int np = p + 1 < n_pix ? 2 : 1;
+        int8_t *y0 = y + (size_t)p * (size_t)out_c;
+        /* one pixel: its window twice */
+        nk_dsp_window(x, g, p, off, win);
+        nk_dsp_window(x, g, p + np - 1, off, win + 2);
+        for (o = 0; o < out_c; o += 2) {
+            const int nw = o + 1 < out_c ? 2 : 1;
+            int32_t acc[4];
+            nk_dsp_acc_init(acc, bias, o, nw);
+            /* one channel: its weights twice */
+            nk_dsp_win22(w + (size_t)o * kk, nw == 2 ? kk : 0, win, n4, tail, acc);
+            nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
+        }
+    }
+}
+
 /* One group, no horizontal dilation: a kernel row's valid taps are one
  * run of bytes in x and in w. Other convs take the portable kernel. */
 int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
@@ -468,6 +626,13 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                 (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, g->in_c,
                                 g->out_c, q);
     e = nk_dsp_epi_make(q, g->out_c);
+    /* one input channel (KWS's first layer): by windows. Not with three
+     * (VWW's and ResNet's first layers: nine-byte runs, few output
+     * channels to share a window), which the runs do faster. */
+    if (g->in_c == 1 && g->k_h * g->k_w <= NK_DSP_WIN_MAX) {
+        nk_dsp_conv_win(x, w, bias, y, g, &e, g->k_h * g->k_w * g->in_c);
+        return 1;
+    }
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
