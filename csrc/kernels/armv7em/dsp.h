@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../ref/qmath.h"
+#include "../ref/ref_i8.h"
 
 #if defined(__ARM_FEATURE_DSP) && !(defined(NETKIT_EMULATE_DSP) && NETKIT_EMULATE_DSP)
 #define NK_DSP_NATIVE 1
@@ -237,6 +237,36 @@ static inline int32_t nk_dsp_half_zp(int32_t s0, int32_t s1, int32_t zp1) {
 /* v in both int16 lanes (the input offset added by SXTAB16). */
 static inline int32_t nk_dsp_dup16(int32_t v) {
     return (int32_t)(((uint32_t)v & 0xFFFFu) * 0x10001u);
+}
+
+/* The int8 epilogue's parameters, read once per kernel call by the conv,
+ * dense and depthwise kernels. The bias is not here: the blocks start
+ * their accumulators from it. */
+typedef struct nk_dsp_epi {
+    const nk_ref_i8_quant *q;
+    const int32_t *mult, *shift;
+    int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
+    int32_t fast;     /* every pair suits nk_dsp_rq_half */
+    int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
+    int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
+} nk_dsp_epi;
+
+static inline nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
+    const int32_t n = q->per_channel ? out_c : 1;
+    nk_dsp_epi e;
+    int32_t c;
+    e.q = q;
+    e.mult = q->mult;
+    e.shift = q->shift;
+    e.cmask = q->per_channel ? -1 : 0;
+    e.fast = 1;
+    for (c = 0; c < n; c++)
+        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
+            e.fast = 0;
+    e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
+    e.lo4 = nk_dsp_dup8(q->act_min);
+    e.hi4 = nk_dsp_dup8(q->act_max);
+    return e;
 }
 
 #endif /* NK_DSP_H */

@@ -222,40 +222,11 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 }
 #undef NK_DW_MAC2
 
-/* The epilogue's parameters, read once per kernel call (as dsp_i8.c's
- * nk_dsp_epi): fast when every channel's pair suits nk_dsp_rq_half. */
-typedef struct nk_dw_epi {
-    const nk_ref_i8_quant *q;
-    const int32_t *mult, *shift;
-    int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
-    int32_t fast;     /* every pair suits nk_dsp_rq_half */
-    int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
-    int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
-} nk_dw_epi;
-
-static nk_dw_epi nk_dw_epi_make(const nk_ref_i8_quant *q, int32_t ch_n) {
-    const int32_t n = q->per_channel ? ch_n : 1;
-    nk_dw_epi e;
-    int32_t c;
-    e.q = q;
-    e.mult = q->mult;
-    e.shift = q->shift;
-    e.cmask = q->per_channel ? -1 : 0;
-    e.fast = 1;
-    for (c = 0; c < n; c++)
-        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
-            e.fast = 0;
-    e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
-    e.lo4 = nk_dsp_dup8(q->act_min);
-    e.hi4 = nk_dsp_dup8(q->act_max);
-    return e;
-}
-
 /* Channels c..c+3 of one pixel at y from s (nk_dsp_rq_half of channels
  * c, c+2, c+1, c+3): the last halving, zero point and int8 saturation on
  * int16 lanes, the activation clamp on int8 lanes, two halfword stores. */
 static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int32_t s13_3,
-                                int8_t *y, const nk_dw_epi *e) {
+                                int8_t *y, const nk_dsp_epi *e) {
     uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s02_0, s02_2, e->zp1),
                                        nk_dsp_half_zp(s13_1, s13_3, e->zp1));
     v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
@@ -268,7 +239,7 @@ static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int
  * (the two passes of nk_dw_3x3), bias included. Out of line: the
  * epilogue is long and the MAC code needs every register. */
 static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t *y,
-                                           size_t y_pair, const nk_dw_epi *e) {
+                                           size_t y_pair, const nk_dsp_epi *e) {
     if (e->fast) {
         const int32_t k0 = c & e->cmask, k1 = (c + 1) & e->cmask, k2 = (c + 2) & e->cmask,
                       k3 = (c + 3) & e->cmask;
@@ -299,7 +270,7 @@ static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t
  * bias). Unrolled: a loop is 500 bytes smaller but 2% slower on the
  * models. */
 static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *y,
-                                         const int32_t *bias, const nk_dw_epi *e) {
+                                         const int32_t *bias, const nk_dsp_epi *e) {
     const nk_ref_i8_quant *q = e->q;
     if (e->fast) {
         int32_t s[4], i;
@@ -326,7 +297,7 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
 static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
                                        int32_t n_rows, int32_t n_cols, size_t x_row,
                                        size_t w_row, int32_t ch_n, const int32_t *wsum,
-                                       const int32_t *bias, const nk_dw_epi *e, int8_t *y) {
+                                       const int32_t *bias, const nk_dsp_epi *e, int8_t *y) {
     const nk_ref_i8_quant *q = e->q;
     const size_t step = (size_t)ch_n;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
@@ -403,10 +374,10 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
     const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
     const int s12 = g->stride_w == 1 || g->stride_w == 2;
     int32_t b, oy, ox, np;
-    nk_dw_epi e;
+    nk_dsp_epi e;
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
-    e = nk_dw_epi_make(q, g->in_c);
+    e = nk_dsp_epi_make(q, g->in_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {

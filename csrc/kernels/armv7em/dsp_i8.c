@@ -301,35 +301,6 @@ static NK_DSP_NOINLINE void nk_dsp_dot22c(const int8_t *w, size_t ws, const int8
     nk_dsp_dot(w, ws, x, xs, n, n_rows, w_row, x_row, off, offp, 2, 2, acc);
 }
 
-/* The epilogue's parameters, read once per kernel call. The bias is not
- * here: the blocks start their accumulators from it. */
-typedef struct nk_dsp_epi {
-    const nk_ref_i8_quant *q;
-    const int32_t *mult, *shift;
-    int32_t cmask;    /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
-    int32_t fast;     /* every pair suits nk_dsp_rq_half */
-    int32_t zp1;      /* 2*out_zp + 1 in both int16 lanes */
-    int32_t lo4, hi4; /* act_min, act_max in the four int8 lanes */
-} nk_dsp_epi;
-
-static nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
-    const int32_t n = q->per_channel ? out_c : 1;
-    nk_dsp_epi e;
-    int32_t c;
-    e.q = q;
-    e.mult = q->mult;
-    e.shift = q->shift;
-    e.cmask = q->per_channel ? -1 : 0;
-    e.fast = 1;
-    for (c = 0; c < n; c++)
-        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
-            e.fast = 0;
-    e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
-    e.lo4 = nk_dsp_dup8(q->act_min);
-    e.hi4 = nk_dsp_dup8(q->act_max);
-    return e;
-}
-
 /* Any block (nw channels o.., np pixels at y0, y1; acc[2*i + j] holds
  * channel o+i, pixel j, bias included) through the portable epilogue:
  * blocks of one channel, and layers with a multiplier above one or 0. */
