@@ -396,6 +396,45 @@ nk_status nk_context_output(const nk_context_t *c, int32_t i, nk_tensor_t *out) 
 #undef NK_OP_END
 #endif
 
+#if !defined(NETKIT_MCU)
+/* The profile's copy of the loop: the caller's clock read around each op,
+ * so nk_context_invoke itself pays nothing for it. */
+#define NK_INVOKE_FN nk_context_invoke_timed_loop
+#define NK_INVOKE_PARAMS , nk_clock_fn clock, void *user, uint64_t *op_ticks
+#define NK_INVOKE_LOCALS uint64_t nk_t0 = 0;
+#define NK_OP_BEGIN(k) (nk_t0 = clock(user))
+#define NK_OP_END(k) (op_ticks[k] = clock(user) - nk_t0)
+static /* the public wrapper below checks the arguments */
+#include "invoke_loop.inc"
+#undef NK_INVOKE_FN
+#undef NK_OP_BEGIN
+#undef NK_OP_END
+
+nk_status nk_context_invoke_timed(nk_context_t *c, nk_clock_fn clock, void *user,
+                                  uint64_t *op_ticks, int32_t n_ops, nk_error_t *err) {
+    uint32_t v[2];
+    if (c == NULL || clock == NULL || op_ticks == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "invoke_timed: NULL argument");
+    if (!nk_model_ready(c->model)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    if (n_ops < 0 || (uint32_t)n_ops < c->model->n_ops) {
+        v[0] = n_ops < 0 ? 0u : (uint32_t)n_ops;
+        v[1] = c->model->n_ops;
+        return nk_fail_f(err, NK_ERR_ARG, -1, "invoke_timed: room for %u op times, the model has %u ops",
+                         NULL, v);
+    }
+    return nk_context_invoke_timed_loop(c, clock, user, op_ticks, err);
+}
+
+nk_status nk_context_profile(nk_context_t *c, uint64_t *op_ns, int32_t n_ops, nk_error_t *err) {
+    return nk_context_invoke_timed(c, nk_platform_clock_ns, NULL, op_ns, n_ops, err);
+}
+
+nk_status nk_model_profile(nk_model_t *m, uint64_t *op_ns, int32_t n_ops, nk_error_t *err) {
+    if (m == NULL) return nk_fail(err, NK_ERR_ARG, -1, "profile: NULL model");
+    return nk_context_profile(m->ctx, op_ns, n_ops, err);
+}
+#endif
+
 nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *in_bytes,
                          void *const *outs, const size_t *out_bytes, nk_error_t *err) {
     const nk_model_t *m;

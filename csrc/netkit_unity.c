@@ -23,6 +23,7 @@
 #else
 #include "platform/stdio_file.c"
 #endif
+#include "platform/host_clock.c"
 #endif
 
 #include "ops/ops_unity.inc"

@@ -291,6 +291,29 @@ NK_API nk_status nk_context_run(nk_context_t *c, const void *const *ins, const s
                                 void *const *outs, const size_t *out_bytes, nk_error_t *err);
 
 /* ------------------------------------------------------------------ */
+/* Per-op time (host builds)                                           */
+/* ------------------------------------------------------------------ */
+
+#if !defined(NETKIT_MCU)
+/* A monotonic tick counter supplied by the caller (the core has no clock):
+ * nanoseconds, CPU cycles, anything that only goes up. */
+typedef uint64_t (*nk_clock_fn)(void *user);
+/* nk_context_invoke that also stores in op_ticks[k] the ticks op k took
+ * (clock(user) after it minus before it; ~0 for an op that is only a view
+ * of its input, such as a reshape), for every op k. `n_ops` is op_ticks'
+ * length: fewer than nk_model_num_ops is NK_ERR_ARG. It runs its own copy
+ * of the op loop, so nk_context_invoke pays nothing for it; the clock is
+ * read twice per op. */
+NK_API nk_status nk_context_invoke_timed(nk_context_t *c, nk_clock_fn clock, void *user,
+                                         uint64_t *op_ticks, int32_t n_ops, nk_error_t *err);
+/* nk_context_invoke_timed with the host's monotonic clock: op_ns[k] in ns. */
+NK_API nk_status nk_context_profile(nk_context_t *c, uint64_t *op_ns, int32_t n_ops,
+                                    nk_error_t *err);
+/* nk_context_profile on the model's default context. */
+NK_API nk_status nk_model_profile(nk_model_t *m, uint64_t *op_ns, int32_t n_ops, nk_error_t *err);
+#endif
+
+/* ------------------------------------------------------------------ */
 /* Inspect: exact memory figures and a per-op table                    */
 /* ------------------------------------------------------------------ */
 

@@ -36,6 +36,10 @@ NK_HIDDEN void nk_platform_unmap(void *addr, size_t len);
 NK_HIDDEN nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr,
                                           size_t *len, nk_error_t *err);
 
+/* The host's monotonic clock in ns (host_clock.c), an nk_clock_fn for
+ * nk_context_profile; `user` is unused. */
+NK_HIDDEN uint64_t nk_platform_clock_ns(void *user);
+
 /* The file-access failure of both back ends: "<what> <path>[: <strerror>]". */
 static inline nk_status nk_platform_fail(nk_error_t *err, nk_status s, const char *what,
                                          const char *path, int errnum) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../cmake/cross/npy.h"
@@ -571,6 +572,77 @@ static void test_copy_survives_file_changes(void) {
     free(img);
 }
 
+/* A clock that advances 7 ticks per read: each op then takes exactly 7. */
+static uint64_t counting_clock(void *user) {
+    uint64_t *t = (uint64_t *)user;
+    return *t += 7u;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* nk_context_invoke_timed / nk_model_profile: one time per op from the
+ * caller's clock, outputs identical to a plain invoke, bad arguments refused. */
+static void test_timed_invoke(void) {
+    size_t len, k;
+    uint8_t *img = model_bytes("cnn", &len);
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_context_t *c;
+    nk_error_t err;
+    nk_tensor_t vi, vo, ci, co;
+    uint64_t ticks[64], clock_state = 0, t0, t1, sum = 0;
+    int32_t n;
+    float *want;
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    NKT_CHECK(nk_context_create(&c, m, &arena, &err) == NK_OK, "%s", err.message);
+    n = nk_model_num_ops(m);
+    NKT_CHECK(n > 2 && n < 64, "cnn has %d ops", (int)n);
+    nk_model_input(m, 0, &vi);
+    nk_model_output(m, 0, &vo);
+    nk_context_input(c, 0, &ci);
+    nk_context_output(c, 0, &co);
+    for (k = 0; k < vi.bytes / 4u; k++) ((float *)vi.data)[k] = ((float *)ci.data)[k] = (float)(k % 13) * 0.1f;
+    NKT_CHECK(nk_model_invoke(m, &err) == NK_OK, "%s", err.message);
+    want = (float *)malloc(vo.bytes);
+    memcpy(want, vo.data, vo.bytes);
+
+    for (k = 0; k < 64; k++) ticks[k] = 99;
+    NKT_CHECK(nk_context_invoke_timed(c, counting_clock, &clock_state, ticks, n, &err) == NK_OK, "%s",
+              err.message);
+    for (k = 0; k < (size_t)n; k++) NKT_CHECK(ticks[k] == 7u, "op %zu: %llu ticks, want 7", k, (unsigned long long)ticks[k]);
+    NKT_CHECK(ticks[n] == 99u, "nothing written past the op count");
+    NKT_CHECK(clock_state == 14u * (uint64_t)n, "two clock reads per op");
+    NKT_CHECK(memcmp(co.data, want, vo.bytes) == 0, "timed invoke gives the plain invoke's outputs");
+
+    NKT_CHECK(nk_context_invoke_timed(c, counting_clock, &clock_state, ticks, n - 1, &err) == NK_ERR_ARG &&
+                  strstr(err.message, "room for") != NULL,
+              "short op_ticks: %s", err.message);
+    NKT_CHECK(nk_context_invoke_timed(c, NULL, NULL, ticks, n, &err) == NK_ERR_ARG, "NULL clock");
+    NKT_CHECK(nk_context_profile(c, NULL, n, &err) == NK_ERR_ARG, "NULL op_ns");
+    NKT_CHECK(nk_model_profile(NULL, ticks, n, &err) == NK_ERR_ARG, "NULL model");
+
+    /* the host clock: every op's ns within the call's own wall time (an
+     * input's contents do not survive an invoke: fill it again) */
+    for (k = 0; k < vi.bytes / 4u; k++) ((float *)vi.data)[k] = (float)(k % 13) * 0.1f;
+    t0 = now_ns();
+    NKT_CHECK(nk_model_profile(m, ticks, n, &err) == NK_OK, "%s", err.message);
+    t1 = now_ns();
+    for (k = 0; k < (size_t)n; k++) sum += ticks[k];
+    NKT_CHECK(sum > 0 && sum <= t1 - t0, "ops took %llu ns in a call of %llu ns", (unsigned long long)sum,
+              (unsigned long long)(t1 - t0));
+    NKT_CHECK(memcmp(vo.data, want, vo.bytes) == 0, "profile gives the plain invoke's outputs");
+    nk_model_unload(m);
+    NKT_CHECK(nk_model_profile(m, ticks, n, &err) == NK_ERR_STATE, "unloaded");
+    free(want);
+    nk_arena_free_heap(&arena);
+    free(img);
+}
+
 int main(void) {
     test_outputs("mlp");
     test_outputs("cnn");
@@ -583,6 +655,7 @@ int main(void) {
     test_unloaded();
     test_failed_read_rewinds();
     test_copy_survives_file_changes();
+    test_timed_invoke();
     if (nkt_failures) fprintf(stderr, "model_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
