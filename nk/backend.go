@@ -34,6 +34,7 @@ var backend = runtime.Backend{
 	ModelUnload:   func(m unsafe.Pointer) { C.nk_model_unload(model(m)) },
 	NumInputs:     func(m unsafe.Pointer) int32 { return int32(C.nk_model_num_inputs(model(m))) },
 	NumOutputs:    func(m unsafe.Pointer) int32 { return int32(C.nk_model_num_outputs(model(m))) },
+	NumOps:        func(m unsafe.Pointer) int32 { return int32(C.nk_model_num_ops(model(m))) },
 	Meta: func(m unsafe.Pointer, key string) unsafe.Pointer {
 		k := C.CString(key)
 		defer C.free(unsafe.Pointer(k))
@@ -82,5 +83,11 @@ var backend = runtime.Backend{
 	},
 	ContextInvoke: func(c unsafe.Pointer, e *runtime.CError) runtime.Status {
 		return runtime.Status(C.nk_context_invoke(ctx(c), cerr(e)))
+	},
+	ModelProfile: func(m unsafe.Pointer, opNs *uint64, n int32, e *runtime.CError) runtime.Status {
+		return runtime.Status(C.nk_model_profile(model(m), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
+	},
+	ContextProfile: func(c unsafe.Pointer, opNs *uint64, n int32, e *runtime.CError) runtime.Status {
+		return runtime.Status(C.nk_context_profile(ctx(c), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
 	},
 }

@@ -106,7 +106,8 @@ func openLibrary(path string) (*nkrt.Backend, error) {
 type lib struct {
 	abiVersionFn, version, arenaInitHeap, arenaFreeHeap, contextSize, modelUnload,
 	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
-	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report uintptr
+	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report,
+	numOps, modelProfile, contextProfile uintptr
 }
 
 type symbol struct {
@@ -126,7 +127,8 @@ func (l *lib) symbols() []symbol {
 		{"nk_model_output", &l.modelOutput}, {"nk_model_invoke", &l.modelInvoke},
 		{"nk_context_create", &l.contextCreate}, {"nk_context_input", &l.contextInput},
 		{"nk_context_output", &l.contextOutput}, {"nk_context_invoke", &l.contextInvoke},
-		{"nk_model_report", &l.report},
+		{"nk_model_report", &l.report}, {"nk_model_num_ops", &l.numOps},
+		{"nk_model_profile", &l.modelProfile}, {"nk_context_profile", &l.contextProfile},
 	}
 }
 
@@ -172,6 +174,10 @@ func (l *lib) backend() *nkrt.Backend {
 			r, _, _ := purego.SyscallN(l.numOutputs, uintptr(m))
 			return int32(r)
 		},
+		NumOps: func(m unsafe.Pointer) int32 {
+			r, _, _ := purego.SyscallN(l.numOps, uintptr(m))
+			return int32(r)
+		},
 		Meta: func(m unsafe.Pointer, key string) unsafe.Pointer {
 			k := nkrt.CString(key)
 			r, _, _ := purego.SyscallN(l.meta, uintptr(m), uintptr(unsafe.Pointer(&k[0])))
@@ -210,9 +216,20 @@ func (l *lib) backend() *nkrt.Backend {
 				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return c, status(r)
 		},
-		ContextInput:  l.tensorCall(l.contextInput),
-		ContextOutput: l.tensorCall(l.contextOutput),
-		ContextInvoke: invokeCall(l.contextInvoke),
+		ContextInput:   l.tensorCall(l.contextInput),
+		ContextOutput:  l.tensorCall(l.contextOutput),
+		ContextInvoke:  invokeCall(l.contextInvoke),
+		ModelProfile:   profileCall(l.modelProfile),
+		ContextProfile: profileCall(l.contextProfile),
+	}
+}
+
+// profileCall wraps nk_{model,context}_profile(handle, uint64_t *op_ns,
+// int32 n, nk_error_t *): one C call per run, the clock read in C.
+func profileCall(fn uintptr) func(unsafe.Pointer, *uint64, int32, *nkrt.CError) nkrt.Status {
+	return func(h unsafe.Pointer, opNs *uint64, n int32, e *nkrt.CError) nkrt.Status {
+		r, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(unsafe.Pointer(opNs)), uintptr(n), uintptr(unsafe.Pointer(e)))
+		return status(r)
 	}
 }
 

@@ -24,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "convert",
 		summary: "convert an ONNX or TFLite model to a .nk file",
-		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--rounding double|single]",
+		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--rounding double|single] [--batch N]",
 		help: `Reads an ONNX model (opsets 11 to 18) or a TensorFlow Lite model (.tflite,
 by extension) and writes the .nk file the C core runs.
 
@@ -55,6 +55,12 @@ failed conversion leaves the old file as it was and a service that has
 the old file mapped keeps reading the old model. --labels FILE stores
 class names (one a line) for the first output; 'netkit run' prints them.
 
+--batch N gives a symbolic batch dimension (ONNX: the first dimension of a
+graph input as a dim_param, unknown or 0) the size N: one invoke then runs
+N samples, and every graph input and output leads with N ('netkit run' and
+the Go API's RunBatch split and pad whole batches). The default, 1, runs
+one sample per invoke. A model whose batch is fixed at another size fails.
+
 The summary lists the ops, parameters, multiply-accumulates per inference,
 what the passes folded, and the arena the model needs, as 'netkit inspect'
 computes it.`,
@@ -62,9 +68,13 @@ computes it.`,
 			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .nk)")
 			labels := fs.String("labels", "", "class names `FILE`, one a line")
 			rounding := fs.String("rounding", "double", "int8 requantization rounding of the target runtime: `double` or single (TFLite models)")
+			batch := fs.Int("batch", 1, "samples per invoke: the size of a symbolic batch dimension `N`")
 			return func(args []string, stdout, _ io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL.onnx or MODEL.tflite, have %d arguments", len(args))
+				}
+				if *batch < 1 || *batch > nkfile.MaxDim {
+					return usagef("--batch: want 1 to %d, have %d", nkfile.MaxDim, *batch)
 				}
 				dst := *out
 				if dst == "" {
@@ -87,9 +97,12 @@ computes it.`,
 					default:
 						return usagef("--rounding: want double or single, have %q", *rounding)
 					}
+					if *batch != 1 {
+						return usagef("--batch is for ONNX models; a TFLite model keeps the batch it was converted with")
+					}
 					return convertTFLite(args[0], dst, labelText, r, stdout)
 				}
-				return convertONNX(args[0], dst, labelText, stdout)
+				return convertONNX(args[0], dst, labelText, *batch, stdout)
 			}
 		},
 	})
@@ -107,12 +120,12 @@ func readLabels(path string) (string, error) {
 	return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
 }
 
-func convertONNX(src, dst, labels string, stdout io.Writer) error {
+func convertONNX(src, dst, labels string, batch int, stdout io.Writer) error {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	opts := graph.Options{Source: filepath.Base(src), Labels: labels}
+	opts := graph.Options{Source: filepath.Base(src), Labels: labels, Batch: batch}
 	g, err := graph.Convert(m, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)

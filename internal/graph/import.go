@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
@@ -28,6 +29,11 @@ type Options struct {
 	Source string
 	// Labels, if set, is recorded as META "labels" (class names, one a line).
 	Labels string
+	// Batch is the size given to a symbolic first dimension of the graph
+	// inputs (dim_param, unknown or 0); 0 means 1, one sample per invoke.
+	// Above 1, every graph input and output must then lead with it, and
+	// META "batch" records it.
+	Batch int
 }
 
 // srcNode is the ONNX node a graph node came from, with attribute access.
@@ -130,6 +136,7 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 	if og.SparseInitializers > 0 {
 		return nil, fmt.Errorf("sparse initializers are not supported")
 	}
+	batch := max(opts.Batch, 1)
 	g := &Graph{}
 	values := map[string]*Tensor{}
 	for _, init := range og.Initializers {
@@ -160,10 +167,12 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 		shape := make([]int, len(in.Dims))
 		for i, d := range in.Dims {
 			switch {
+			case d > 0 && i == 0 && batch > 1 && int(d) != batch:
+				return nil, fmt.Errorf("input %q: the batch dimension is fixed at %d in the model; --batch %d needs a symbolic one (dim_param)", in.Name, d, batch)
 			case d > 0:
 				shape[i] = int(d)
-			case d < 0 && i == 0:
-				shape[i] = 1 // a symbolic batch dimension: netkit runs one sample
+			case d <= 0 && i == 0:
+				shape[i] = batch // a symbolic batch dimension (0 too, as some exporters write it)
 			case d == 0:
 				return nil, fmt.Errorf("input %q: dimension %d is zero; netkit tensors are never empty", in.Name, i)
 			default:
@@ -242,6 +251,9 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 	if opts.Labels != "" {
 		g.Meta = append(g.Meta, nkfile.KV{Key: "labels", Value: opts.Labels})
 	}
+	if batch > 1 {
+		g.Meta = append(g.Meta, nkfile.KV{Key: nkfile.MetaBatch, Value: strconv.Itoa(batch)})
+	}
 	return g, nil
 }
 
@@ -263,7 +275,26 @@ func Convert(m *onnx.Model, opts Options) (*Graph, error) {
 	g.fuseDenseBias()
 	g.fuseActivations()
 	g.assignLayout()
+	if err := g.checkBatch(opts.Batch); err != nil {
+		return nil, err
+	}
 	return g, nil
+}
+
+// checkBatch: a batch model's inputs and outputs all lead with the batch,
+// so a caller can split them into samples.
+func (g *Graph) checkBatch(batch int) error {
+	if batch <= 1 {
+		return nil
+	}
+	for _, io := range [][]*Tensor{g.Inputs, g.Outputs} {
+		for _, t := range io {
+			if len(t.Shape) == 0 || t.Shape[0] != batch {
+				return fmt.Errorf("--batch %d: %q has shape %v, which does not lead with the batch", batch, t.Name, t.Shape)
+			}
+		}
+	}
+	return nil
 }
 
 // removeIdentities drops Identity and inference-mode Dropout nodes. One that

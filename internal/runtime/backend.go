@@ -17,6 +17,7 @@ type Backend struct {
 	ModelUnload   func(m unsafe.Pointer)                            // nk_model_unload
 	NumInputs     func(m unsafe.Pointer) int32                      // nk_model_num_inputs
 	NumOutputs    func(m unsafe.Pointer) int32                      // nk_model_num_outputs
+	NumOps        func(m unsafe.Pointer) int32                      // nk_model_num_ops
 	Meta          func(m unsafe.Pointer, key string) unsafe.Pointer // nk_model_meta; nil when absent
 
 	// nk_model_arena_size with a NULL scratch arena: the exact arena bytes
@@ -36,6 +37,11 @@ type Backend struct {
 	ContextInput  func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_input
 	ContextOutput func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_output
 	ContextInvoke func(c unsafe.Pointer, e *CError) Status           // nk_context_invoke
+
+	// nk_model_profile / nk_context_profile: an invoke that stores each
+	// op's time in ns in opNs[0..n).
+	ModelProfile   func(m unsafe.Pointer, opNs *uint64, n int32, e *CError) Status
+	ContextProfile func(c unsafe.Pointer, opNs *uint64, n int32, e *CError) Status
 }
 
 // Load modes, the NK_LOAD_* of include/netkit.h.

@@ -10,6 +10,8 @@ import (
 // life, so a run copies in, makes one C call, and copies out.
 type exec struct {
 	invoke  func(h unsafe.Pointer, e *CError) Status
+	profile profiler // the invoke that times each op (profile.go)
+	batch   int      // samples per invoke (batch.go)
 	handle  unsafe.Pointer
 	in, out []unsafe.Pointer // data of each I/O tensor (C memory)
 	infoIn  []TensorInfo
@@ -110,7 +112,10 @@ func (x *exec) runMulti(ins, outs [][]float32) error {
 	return nil
 }
 
-func (x *exec) runRaw(ins, outs [][]byte) error {
+func (x *exec) runRaw(ins, outs [][]byte) error { return x.runRawWith(ins, outs, x.call) }
+
+// runRawWith is runRaw with call as the C invoke.
+func (x *exec) runRawWith(ins, outs [][]byte, call func() error) error {
 	if err := x.checkCounts(len(ins), len(outs)); err != nil {
 		return err
 	}
@@ -127,7 +132,7 @@ func (x *exec) runRaw(ins, outs [][]byte) error {
 	for i, in := range ins {
 		copy(unsafe.Slice((*byte)(x.in[i]), len(in)), in)
 	}
-	if err := x.call(); err != nil {
+	if err := call(); err != nil {
 		return err
 	}
 	for i, out := range outs {

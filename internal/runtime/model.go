@@ -158,6 +158,8 @@ func (st *modelState) finish(h unsafe.Pointer) (*Model, error) {
 		return nil, err
 	}
 	st.inputs, st.outputs = st.def.infoIn, st.def.infoOut
+	st.def.profile = profiler{fn: b.ModelProfile, ops: int(b.NumOps(h))}
+	st.def.batch = batchSize(b.Meta(h, metaBatch), st.inputs, st.outputs)
 	m := &Model{s: st}
 	goruntime.AddCleanup(m, func(st *modelState) { _ = st.close() }, st)
 	return m, nil

@@ -52,6 +52,8 @@ func (m *Model) NewSession() (*Session, error) {
 		ss.release()
 		return nil, err
 	}
+	ss.x.profile = profiler{fn: b.ContextProfile, ops: int(b.NumOps(st.handle))}
+	ss.x.batch = st.def.batch
 	if st.sessions == nil {
 		st.sessions = make(map[*sessionState]struct{})
 	}

@@ -137,6 +137,8 @@ func Run(t *testing.T, b Binding) {
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, b) })
 	t.Run("CloseWhileRunning", func(t *testing.T) { testCloseWhileRunning(t, b) })
 	t.Run("DroppedWithoutClose", func(t *testing.T) { testDropped(t, b) })
+	t.Run("Batch", func(t *testing.T) { testBatch(t, b) })
+	t.Run("Profile", func(t *testing.T) { testProfile(t, b) })
 }
 
 // runCase runs every whole input of the batches through run and returns
