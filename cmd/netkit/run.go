@@ -97,7 +97,8 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 		return err
 	}
 	defer m.Close()
-	ins, outs := m.Inputs(), m.Outputs()
+	// a batch model's tensors hold Batch samples: files hold samples
+	ins, outs := sampleInfos(m.Inputs(), m.Batch()), sampleInfos(m.Outputs(), m.Batch())
 	if len(inFiles) != 0 && len(inFiles) != len(ins) {
 		return usagef("the model has %d inputs, --input was given %d times", len(ins), len(inFiles))
 	}
@@ -128,22 +129,12 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 	for k, t := range outs {
 		results[k] = make([]byte, n*t.Bytes())
 	}
-	inViews, outViews := make([][]byte, len(ins)), make([][]byte, len(outs))
-	var elapsed time.Duration
-	for s := range n {
-		for i, t := range ins {
-			inViews[i] = batches[i][s*t.Bytes() : (s+1)*t.Bytes()]
-		}
-		for k, t := range outs {
-			outViews[k] = results[k][s*t.Bytes() : (s+1)*t.Bytes()]
-		}
-		start := time.Now()
-		err := m.RunRaw(inViews, outViews)
-		elapsed += time.Since(start)
-		if err != nil {
-			return fmt.Errorf("input %d: %w", s, err)
-		}
+	// one call: Batch samples per invoke, the last invoke padded
+	start := time.Now()
+	if err := m.RunBatchRaw(batches, results); err != nil {
+		return err
 	}
+	elapsed := time.Since(start)
 
 	for k, f := range outFiles {
 		if err := writeBatch(f, outs[k], n, results[k]); err != nil {
@@ -151,7 +142,10 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 		}
 	}
 
-	fmt.Fprintf(w, "%s: %s in, %s out, arena %s\n", filepath.Base(path), describeInfos(ins), describeInfos(outs), cliutil.FormatSize(m.ArenaBytes()))
+	fmt.Fprintf(w, "%s: %s in, %s out, arena %s\n", filepath.Base(path), describeInfos(m.Inputs()), describeInfos(m.Outputs()), cliutil.FormatSize(m.ArenaBytes()))
+	if b := m.Batch(); b > 1 {
+		fmt.Fprintf(w, "batch model: %d samples per invoke (%d samples: %d invokes)\n", b, n, (n+b-1)/b)
+	}
 	if len(inFiles) == 0 {
 		fmt.Fprintln(w, "input: deterministic pseudo-random (give --input FILE for real data)")
 	}
@@ -163,6 +157,20 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 	}
 	fmt.Fprintf(w, "time per inference: %s (mean of %d)\n", perInference(elapsed, n), n)
 	return nil
+}
+
+// sampleInfos are the tensors of one sample of a model running batch
+// samples per invoke: the leading batch dim becomes 1.
+func sampleInfos(ts []nk.TensorInfo, batch int) []nk.TensorInfo {
+	if batch <= 1 {
+		return ts
+	}
+	out := make([]nk.TensorInfo, len(ts))
+	for i, t := range ts {
+		t.Shape = append([]int{1}, t.Shape[1:]...)
+		out[i] = t
+	}
+	return out
 }
 
 func perInference(total time.Duration, n int) string {
