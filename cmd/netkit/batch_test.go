@@ -72,11 +72,6 @@ func TestConvertBatchErrors(t *testing.T) {
 	code, _, stderr = cli(t, "convert", symbolicONNX(t, "mlp"), "--batch", "0")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--batch: want 1 to")
-	tfl := filepath.Join(t.TempDir(), "m.tflite")
-	require.NoError(t, os.WriteFile(tfl, []byte("x"), 0o644))
-	code, _, stderr = cli(t, "convert", tfl, "--batch", "2")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "--batch is for ONNX models")
 }
 
 // bench --ops: one row per op of inspect's table, shares summing to 100 %;
@@ -123,4 +118,34 @@ func writeNpy(t *testing.T, path string, a *npy.Array) {
 	require.NoError(t, err)
 	require.NoError(t, npy.Write(f, a))
 	require.NoError(t, f.Close())
+}
+
+// TFLite models with a dynamic batch (shape_signature -1), converted with
+// --batch 2: both golden inputs run in one invoke and give TFLite Micro's
+// output bytes (computed one input at a time) exactly.
+func TestConvertBatchTFLiteMatchesTFLM(t *testing.T) {
+	dir := tfliteDir(t)
+	for _, name := range []string{"tflm_hello_world_int8", "mlperf_ad01_int8", "mlperf_kws_ref_model",
+		"mlperf_str_ww_ref_model", "mlperf_pretrainedResnet_quant", "mlperf_vww_96_int8"} {
+		t.Run(name, func(t *testing.T) {
+			want := tflmOutputs(t, name)
+			tmp := t.TempDir()
+			dst := filepath.Join(tmp, name+".nk")
+			code, stdout, stderr := cli(t, "convert", filepath.Join(dir, name+".tflite"), "--batch", "2", "-o", dst)
+			require.Equal(t, 0, code, stderr)
+			assert.Regexp(t, `(?m)^inputs\s+\S+ \[2 `, stdout)
+			in := filepath.Join(tmp, "in.bin")
+			require.NoError(t, os.WriteFile(in, append(goldenIn(t, name, 1), goldenIn(t, name, 2)...), 0o644))
+			out := filepath.Join(tmp, "out.bin")
+			code, stdout, stderr = cli(t, "run", dst, "--input", in, "--output", out)
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stdout, "batch model: 2 samples per invoke (2 samples: 1 invokes)")
+			got, err := os.ReadFile(out)
+			require.NoError(t, err)
+			assert.Equal(t, append(bytesOf(want[0]), bytesOf(want[1])...), got)
+		})
+	}
+	code, _, stderr := cli(t, "convert", filepath.Join(dir, "tflm_person_detect.tflite"), "--batch", "2", "-o", filepath.Join(t.TempDir(), "x.nk"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "--batch needs a dynamic one (-1)")
 }

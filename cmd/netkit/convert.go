@@ -56,7 +56,8 @@ the old file mapped keeps reading the old model. --labels FILE stores
 class names (one a line) for the first output; 'netkit run' prints them.
 
 --batch N gives a symbolic batch dimension (ONNX: the first dimension of a
-graph input as a dim_param, unknown or 0) the size N: one invoke then runs
+graph input as a dim_param, unknown or 0; TFLite: a shape_signature of -1
+first) the size N: one invoke then runs
 N samples, and every graph input and output leads with N ('netkit run' and
 the Go API's RunBatch split and pad whole batches). The default, 1, runs
 one sample per invoke. A model whose batch is fixed at another size fails.
@@ -97,10 +98,7 @@ computes it.`,
 					default:
 						return usagef("--rounding: want double or single, have %q", *rounding)
 					}
-					if *batch != 1 {
-						return usagef("--batch is for ONNX models; a TFLite model keeps the batch it was converted with")
-					}
-					return convertTFLite(args[0], dst, labelText, r, stdout)
+					return convertTFLite(args[0], dst, labelText, r, *batch, stdout)
 				}
 				return convertONNX(args[0], dst, labelText, *batch, stdout)
 			}
@@ -150,7 +148,7 @@ func convertONNX(src, dst, labels string, batch int, stdout io.Writer) error {
 	return nil
 }
 
-func convertTFLite(src, dst, labels string, r quant.Rounding, stdout io.Writer) error {
+func convertTFLite(src, dst, labels string, r quant.Rounding, batch int, stdout io.Writer) error {
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		return err
@@ -160,7 +158,7 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, stdout io.Writer) 
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	convert := func(r quant.Rounding) (*nkfile.Model, []byte, error) {
-		model, err := tfliteimport.Convert(m, tfliteimport.Options{Source: filepath.Base(src), Labels: labels, Rounding: r})
+		model, err := tfliteimport.Convert(m, tfliteimport.Options{Source: filepath.Base(src), Labels: labels, Rounding: r, Batch: batch})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
 		}

@@ -19,6 +19,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/netkit/netkit/internal/nkfile"
@@ -34,6 +35,10 @@ type Options struct {
 	Source   string         // original file name, stored in META
 	Labels   string         // class names separated by '\n' for the first output, or ""
 	Rounding quant.Rounding // requantization mode the target runtime is built with
+	// Batch is the size given to a dynamic batch dimension (shape_signature
+	// -1 first); 0 or 1 keeps the stored shapes (one sample). Above 1 every
+	// graph input and output must then lead with it; META batch records it.
+	Batch int
 }
 
 // Convert converts the first subgraph of m.
@@ -44,7 +49,14 @@ func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
 	if len(m.Subgraphs) > 1 {
 		return nil, fmt.Errorf("%w: %d subgraphs (control flow); only single-subgraph models convert", ErrUnsupported, len(m.Subgraphs))
 	}
-	c := &converter{m: m, sg: &m.Subgraphs[0], opt: opt, ids: map[int32]int{}, params: map[string]int{}}
+	sg := &m.Subgraphs[0]
+	if opt.Batch > 1 {
+		var err error
+		if sg, err = withBatch(sg, opt.Batch); err != nil {
+			return nil, err
+		}
+	}
+	c := &converter{m: m, sg: sg, opt: opt, ids: map[int32]int{}, params: map[string]int{}}
 	if err := c.checkOps(); err != nil {
 		return nil, err
 	}
@@ -78,6 +90,14 @@ func Convert(m *tflite.Model, opt Options) (*nkfile.Model, error) {
 	}
 	if opt.Labels != "" {
 		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: "labels", Value: opt.Labels})
+	}
+	if opt.Batch > 1 {
+		c.out.Meta = append(c.out.Meta, nkfile.KV{Key: nkfile.MetaBatch, Value: strconv.Itoa(opt.Batch)})
+		for _, io := range slices.Concat(c.out.Inputs, c.out.Outputs) {
+			if t := c.out.Tensors[io.Tensor]; len(t.Shape) == 0 || t.Shape[0] != opt.Batch {
+				return nil, fmt.Errorf("--batch %d: %q has shape %v, which does not lead with the batch", opt.Batch, t.Name, t.Shape)
+			}
+		}
 	}
 	model := c.out
 	if err := model.Validate(); err != nil {
@@ -169,6 +189,32 @@ func (c *converter) data(t *tflite.Tensor) []byte {
 		return nil
 	}
 	return c.m.Buffers[t.Buffer].Data
+}
+
+// withBatch returns a copy of sg whose tensors with a dynamic batch
+// (shape_signature -1 first, stored as 1) have batch as their first dim.
+// Shapes the converter reads (reshape and dense outputs among them) then
+// carry the batch; the model is not changed.
+func withBatch(sg *tflite.Subgraph, batch int) (*tflite.Subgraph, error) {
+	out := *sg
+	out.Tensors = slices.Clone(sg.Tensors)
+	for i := range out.Tensors {
+		t := &out.Tensors[i]
+		if len(t.ShapeSignature) > 0 && t.ShapeSignature[0] == -1 && len(t.Shape) > 0 && t.Shape[0] == 1 {
+			t.Shape = slices.Clone(t.Shape)
+			t.Shape[0] = int32(batch)
+		}
+	}
+	for _, ti := range sg.Inputs {
+		if ti < 0 || int(ti) >= len(sg.Tensors) {
+			continue // reported by the conversion
+		}
+		if t := &sg.Tensors[ti]; len(t.ShapeSignature) == 0 || t.ShapeSignature[0] != -1 {
+			return nil, fmt.Errorf("%w: --batch %d: input %q has a fixed batch (shape %v, shape_signature %v); --batch needs a dynamic one (-1)",
+				ErrUnsupported, batch, t.Name, t.Shape, t.ShapeSignature)
+		}
+	}
+	return &out, nil
 }
 
 func shapeOf(t *tflite.Tensor) []int {
