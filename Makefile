@@ -1,5 +1,5 @@
 # Convenience entry points; each target is one script or tool call.
-.PHONY: test demo generate bench bench-mcu size-report clean
+.PHONY: test demo generate bench bench-host bench-mcu size-report clean
 
 # The whole test suite (installs missing Debian packages when run as root).
 test:
@@ -19,6 +19,11 @@ bench:
 	cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DNETKIT_BUILD_TESTS=ON >/dev/null
 	cmake --build build/bench --target bench_arena
 	build/bench/tests/c/bench_arena
+
+# netkit against onnxruntime-node on the Fashion models, one thread, batch 1
+# and 100 (installs onnxruntime-node with npm into ~/.cache/netkit).
+bench-host:
+	scripts/bench-host.sh
 
 # Instructions per inference under QEMU (Cortex-M4, M55).
 bench-mcu:
