@@ -19,6 +19,14 @@
 # (internal/tools/onnxbatch); netkit's batch model is
 # `netkit convert --batch 100` of that copy, onnxruntime takes it as is.
 # Inputs are uniform pseudo-random values in [-1, 1) for both.
+#
+# Besides the p50 wall time, each side's process CPU time per call (mean
+# over the timed calls) is shown: on a machine shared with other work, wall
+# time of calls longer than a scheduler slice (the batch-100 CNNs) grows
+# with the load, CPU time does not. It counts every thread of the process
+# (node's event loop and onnxruntime's worker, Go's runtime), so at batch 1
+# it overstates each runtime's per-call overhead; at batch 100 it is the
+# compute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,18 +57,15 @@ trap 'rm -rf "$work"' EXIT
 go build -o "$work/netkit" ./cmd/netkit
 go build -o "$work/onnxbatch" ./internal/tools/onnxbatch
 
-# netkit first, then onnxruntime, model by model, all in this one run
 for m in "${MODELS[@]}"; do
     "$work/onnxbatch" "testdata/fashion/$m.onnx" "$work/${m}_sym.onnx"
     "$work/netkit" convert "$work/${m}_sym.onnx" --batch 100 -o "$work/${m}_b100.nk" >/dev/null
-    "$work/netkit" bench --json --time "$BENCH_TIME" "testdata/fashion/$m.nk" >"$work/${m}_b1.json"
-    "$work/netkit" bench --json --time "$BENCH_TIME" "$work/${m}_b100.nk" >"$work/${m}_b100.json"
 done
 
 cat >"$work/ort.js" <<'EOF'
 // onnxruntime-node: p50 of session.run over BENCH_TIME, after a warm-up.
 const ort = require(process.env.ORT_PKG);
-const [work, seconds, ...models] = process.argv.slice(2);
+const [file, batch, seconds] = process.argv.slice(2);
 const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential',
                graphOptimizationLevel: 'all' };
 
@@ -78,49 +83,55 @@ async function p50(file, batch) {
   const warm = process.hrtime.bigint();
   for (let r = 0; r < 1000 && (r < 10 || process.hrtime.bigint() - warm < 100000000n); r++) await s.run(feeds);
   const lat = [];
+  const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   while (lat.length < 10 || Number(process.hrtime.bigint() - start) < seconds * 1e9) {
     const t0 = process.hrtime.bigint();
     await s.run(feeds);
     lat.push(Number(process.hrtime.bigint() - t0));
   }
+  const cpu = process.cpuUsage(cpu0);
   lat.sort((a, b) => a - b);
   await s.release();
-  return { p50_ns: lat[Math.floor(lat.length / 2)], runs: lat.length };
+  return { p50_ns: lat[Math.floor(lat.length / 2)], runs: lat.length,
+           cpu_mean_ns: (cpu.user + cpu.system) * 1000 / lat.length };
 }
 
-(async () => {
-  const out = {};
-  for (const m of models) {
-    out[m] = { b1: await p50(`${process.env.FASHION}/${m}.onnx`, 1),
-               b100: await p50(`${work}/${m}_sym.onnx`, 100) };
-  }
-  console.log(JSON.stringify(out));
-})().catch((e) => { console.error(e); process.exit(1); });
+p50(file, +batch).then((r) => console.log(JSON.stringify(r)))
+  .catch((e) => { console.error(e); process.exit(1); });
 EOF
 seconds=$(node -e '
 const m = /^([0-9.]+)(ms|s)$/.exec(process.argv[1]);
 if (!m) { console.error("NK_BENCH_TIME: want e.g. 2s or 500ms"); process.exit(1); }
 console.log(m[2] === "ms" ? m[1] / 1000 : +m[1]);' "$BENCH_TIME")
-ORT_PKG=$ort_pkg FASHION=$PWD/testdata/fashion node "$work/ort.js" "$work" "$seconds" "${MODELS[@]}" >"$work/ort.json"
+
+# each case on both runtimes back to back, so both see the same machine
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+for m in "${MODELS[@]}"; do
+    "$work/netkit" bench --json --time "$BENCH_TIME" "testdata/fashion/$m.nk" >"$work/${m}_b1.json"
+    ORT_PKG=$ort_pkg node "$work/ort.js" "testdata/fashion/$m.onnx" 1 "$seconds" >"$work/${m}_b1.ort.json"
+    "$work/netkit" bench --json --time "$BENCH_TIME" "$work/${m}_b100.nk" >"$work/${m}_b100.json"
+    ORT_PKG=$ort_pkg node "$work/ort.js" "$work/${m}_sym.onnx" 100 "$seconds" >"$work/${m}_b100.ort.json"
+done
 
 cat >"$work/table.js" <<'EOF'
 const fs = require('fs');
 const [work, ...models] = process.argv.slice(2);
-const ort = JSON.parse(fs.readFileSync(`${work}/ort.json`));
 const us = (ns) => (ns / 1000).toFixed(ns < 10000 ? 2 : 1);
-console.log('| model | batch | netkit p50 | onnxruntime p50 | netkit per image | onnxruntime per image | netkit / onnxruntime | netkit GMAC/s |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| model | batch | netkit p50 | onnxruntime p50 | netkit per image | onnxruntime per image | netkit / onnxruntime | netkit GMAC/s | netkit CPU per image | onnxruntime CPU per image | CPU ratio |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const m of models) {
   for (const b of ['b1', 'b100']) {
     const nk = JSON.parse(fs.readFileSync(`${work}/${m}_${b}.json`));
-    const o = ort[m][b];
+    const o = JSON.parse(fs.readFileSync(`${work}/${m}_${b}.ort.json`));
     const n = nk.batch;
     console.log(`| ${m} | ${n} | ${us(nk.p50_ns)} µs | ${us(o.p50_ns)} µs | ${us(nk.p50_ns / n)} µs | ` +
-                `${us(o.p50_ns / n)} µs | ${(nk.p50_ns / o.p50_ns).toFixed(2)} | ${nk.gmac_per_s.toFixed(2)} |`);
+                `${us(o.p50_ns / n)} µs | ${(nk.p50_ns / o.p50_ns).toFixed(2)} | ${nk.gmac_per_s.toFixed(2)} | ` +
+                `${us(nk.cpu_mean_ns / n)} µs | ${us(o.cpu_mean_ns / n)} µs | ${(nk.cpu_mean_ns / o.cpu_mean_ns).toFixed(2)} |`);
   }
 }
 EOF
-echo "netkit $(git rev-parse --short HEAD) vs onnxruntime-node $ORT_VERSION, one thread, p50 over $BENCH_TIME per case, $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'))"
+echo "netkit $(git rev-parse --short HEAD) vs onnxruntime-node $ORT_VERSION, one thread, p50 over $BENCH_TIME per case, $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "GMAC/s at netkit's p50; CPU: process CPU time per call (mean), which a busy machine does not inflate"
 echo
 node "$work/table.js" "$work" "${MODELS[@]}"

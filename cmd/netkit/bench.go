@@ -26,7 +26,9 @@ activations, no Go allocations per call), after a short warm-up, until
 figure, which matters only for the tiniest models). Prints the latency distribution, inferences
 per second and multiply-accumulates per second (from the model's MAC count).
 A batch model (convert --batch N) runs N samples per call: the time per
-sample is shown too.
+sample is shown too. On Unix the process CPU time per run is shown as
+well: unlike wall time it does not grow when other processes share the
+cores.
 
 --ops adds a per-op profile: as many more runs through the C core's timed
 invoke (nk_model_profile: the host's monotonic clock read around each op,
@@ -124,6 +126,7 @@ type benchOpts struct {
 type latency struct {
 	runs  []time.Duration // sorted
 	total time.Duration
+	cpu   time.Duration // process CPU time over the timed runs, 0 when unknown
 }
 
 func (l latency) pct(p float64) time.Duration {
@@ -148,6 +151,7 @@ func timeRuns(run func() error, dur time.Duration, maxRuns int, each func()) (la
 		}
 	}
 	lat := make([]time.Duration, 0, min(maxRuns, 1<<20))
+	cpu0, cpuOK := processCPU()
 	start := time.Now()
 	for len(lat) < maxRuns && (len(lat) < 10 || time.Since(start) < dur) {
 		t0 := time.Now()
@@ -164,8 +168,12 @@ func timeRuns(run func() error, dur time.Duration, maxRuns int, each func()) (la
 		}
 	}
 	total := time.Since(start)
+	var cpu time.Duration
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		cpu = cpu1 - cpu0
+	}
 	slices.Sort(lat)
-	return latency{runs: lat, total: total}, nil
+	return latency{runs: lat, total: total, cpu: cpu}, nil
 }
 
 // benchJSON is bench's --json output; times are in ns.
@@ -183,6 +191,7 @@ type benchJSON struct {
 	P99Ns         int64       `json:"p99_ns"`
 	MaxNs         int64       `json:"max_ns"`
 	P50SampleNs   float64     `json:"p50_per_sample_ns"`
+	CPUMeanNs     int64       `json:"cpu_mean_ns,omitempty"` // process CPU time per run (mean)
 	GMACPerSecond float64     `json:"gmac_per_s"` // at the p50
 	PerOp         []opProfile `json:"per_op,omitempty"`
 	ProfiledRuns  int         `json:"profiled_runs,omitempty"`
@@ -239,7 +248,7 @@ func bench(w io.Writer, path string, opts []nk.Option, o benchOpts) error {
 		Runs: len(lat.runs), MeanNs: lat.mean().Nanoseconds(), MinNs: lat.runs[0].Nanoseconds(),
 		P50Ns: p50.Nanoseconds(), P90Ns: lat.pct(0.9).Nanoseconds(), P99Ns: lat.pct(0.99).Nanoseconds(),
 		MaxNs: lat.runs[len(lat.runs)-1].Nanoseconds(), P50SampleNs: float64(p50.Nanoseconds()) / float64(m.Batch()),
-		GMACPerSecond: gmacs(rep.MACs, p50),
+		GMACPerSecond: gmacs(rep.MACs, p50), CPUMeanNs: lat.cpu.Nanoseconds() / int64(len(lat.runs)),
 	}
 
 	if o.ops {
@@ -286,6 +295,9 @@ func bench(w io.Writer, path string, opts []nk.Option, o benchOpts) error {
 	row("min / p50", ns(lat.runs[0])+" / "+ns(p50))
 	row("p90 / p99", ns(lat.pct(0.9))+" / "+ns(lat.pct(0.99)))
 	row("max", ns(lat.runs[len(lat.runs)-1]))
+	if res.CPUMeanNs > 0 {
+		row("CPU time", fmt.Sprintf("%d ns per run (process, mean; not inflated by a busy machine)", res.CPUMeanNs))
+	}
 	if b := m.Batch(); b > 1 {
 		row("per sample", fmt.Sprintf("%.0f ns at the p50 (%d samples per run)", res.P50SampleNs, b))
 	}
