@@ -34,7 +34,7 @@ cores.
 invoke (nk_model_profile: the host's monotonic clock read around each op,
 in C, so the figures carry no Go call overhead), and for each op its index,
 kind, name, MACs, median time, share of the sum of the ops' medians and
-GMAC/s. --json prints the same as JSON.
+GMAC/s. --json prints all of it as JSON (times in ns).
 
 With --target TARGET (cortex-m0, cortex-m3, cortex-m4f, cortex-m7,
 cortex-m33, cortex-m55 or rv32imac) it tells what MODEL costs on that
