@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -83,6 +84,7 @@ func AssertPerSample(tb testing.TB, want, got []float32, per int, what string) {
 // PyTorch's logits for all 100 images in one RunBatch call (12 full invokes
 // and one padded), as do the batch-1 models, sessions and RunBatchRaw.
 func testBatch(t *testing.T, b Binding) {
+	t.Run("layout_mix", func(t *testing.T) { testBatchLayoutMix(t, b) })
 	for _, name := range FashionModels {
 		t.Run(name, func(t *testing.T) {
 			images, logits := FashionData(t, name)
@@ -122,6 +124,48 @@ func testBatch(t *testing.T, b Binding) {
 			AssertPerSample(t, logits, got1, 10, name+" batch 1")
 		})
 	}
+}
+
+// testBatchLayoutMix: layout_mix (NCHW input with 3 channels, transposes,
+// pad, concat, pools, softmax, sigmoid, tanh, BN, two outputs) at batch 3
+// through RunBatchRaw: sample 0 is PyTorch's input and gives its outputs,
+// samples 1 and 2 give what the batch-1 model gives for them.
+func testBatchLayoutMix(t *testing.T, b Binding) {
+	x, err := readNpyF32(FashionPath(t, "layout_mix_input.npy"))
+	require.NoError(t, err)
+	probs, err := readNpyF32(FashionPath(t, "layout_mix_probs.npy"))
+	require.NoError(t, err)
+	logits, err := readNpyF32(FashionPath(t, "layout_mix_logits.npy"))
+	require.NoError(t, err)
+	in := slices.Concat(x, make([]float32, len(x)), make([]float32, len(x)))
+	for i, v := range x {
+		in[len(x)+i] = 0.5*v + 0.25
+		in[2*len(x)+i] = -v
+	}
+	m, err := b.Load(FashionBatchModel(t, "layout_mix", 3))
+	require.NoError(t, err)
+	defer m.Close()
+	require.Equal(t, 3, m.Batch())
+	outs := [][]byte{make([]byte, 3*4*len(probs)), make([]byte, 3*4*len(logits))}
+	require.NoError(t, m.RunBatchRaw([][]byte{f32le(in)}, outs))
+	got := [][]float32{f32s(outs[0]), f32s(outs[1])}
+	AssertPerSample(t, probs, got[0][:len(probs)], len(probs), "layout_mix probs, sample 0")
+	AssertPerSample(t, logits, got[1][:len(logits)], len(logits), "layout_mix logits, sample 0")
+
+	one, err := b.Load(FashionBatchModel(t, "layout_mix", 1))
+	require.NoError(t, err)
+	require.Equal(t, 1, one.Batch())
+	defer one.Close()
+	for s := 1; s < 3; s++ {
+		p, l := make([]float32, len(probs)), make([]float32, len(logits))
+		require.NoError(t, one.RunMulti([][]float32{in[s*len(x) : (s+1)*len(x)]}, [][]float32{p, l}))
+		assert.InDeltaSlice(t, p, got[0][s*len(probs):(s+1)*len(probs)], 1e-6, "probs, sample %d", s)
+		assert.InDeltaSlice(t, l, got[1][s*len(logits):(s+1)*len(logits)], 1e-6, "logits, sample %d", s)
+	}
+}
+
+func f32s(b []byte) []float32 {
+	return append([]float32(nil), unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)...)
 }
 
 func f32le(v []float32) []byte {
