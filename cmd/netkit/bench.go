@@ -192,7 +192,7 @@ type benchJSON struct {
 	MaxNs         int64       `json:"max_ns"`
 	P50SampleNs   float64     `json:"p50_per_sample_ns"`
 	CPUMeanNs     int64       `json:"cpu_mean_ns,omitempty"` // process CPU time per run (mean)
-	GMACPerSecond float64     `json:"gmac_per_s"` // at the p50
+	GMACPerSecond float64     `json:"gmac_per_s"`            // at the p50
 	PerOp         []opProfile `json:"per_op,omitempty"`
 	ProfiledRuns  int         `json:"profiled_runs,omitempty"`
 }
