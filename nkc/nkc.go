@@ -5,7 +5,9 @@
 //
 // The library is looked up, in order: the path given by WithLibrary, then
 // $NETKIT_LIB, then the executable's folder, then the system loader
-// (LD_LIBRARY_PATH, DYLD_LIBRARY_PATH, the usual folders). Every symbol is
+// (LD_LIBRARY_PATH, DYLD_LIBRARY_PATH, the usual folders); in a folder and
+// from the loader, libnetkit.so is tried before the versioned
+// libnetkit.so.N (N the ABI version) that a runtime-only install has. Every symbol is
 // resolved when the library is opened and its nk_abi_version must equal
 // the one this package was written for; any failure is returned as an
 // error from the first call, never a panic.
