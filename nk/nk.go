@@ -80,6 +80,9 @@ var (
 	ErrState         = runtime.ErrState
 	// ErrClosed is returned by any call on a closed Model or Session.
 	ErrClosed = runtime.ErrClosed
+	// ErrOutOfMemory: the host heap could not provide an arena (not
+	// ErrArenaOverflow, which means an arena too small for the model).
+	ErrOutOfMemory = runtime.ErrOutOfMemory
 )
 
 // WithArenaSize imposes an arena budget of n bytes instead of the exact size
@@ -121,5 +124,11 @@ func InspectBytes(b []byte, opts ...Option) (*Report, error) {
 	return runtime.InspectBytes(open, b, opts...)
 }
 
-// Version returns the C core's version string.
-func Version() string { return backend.Version() }
+// Version returns the C core's version string (NK_VERSION_STRING). The
+// error is always nil here; it is in the signature because package nkc,
+// which has the same API, loads the core at run time and may fail to.
+func Version() (string, error) { return backend.Version(), nil }
+
+// ABIVersion returns the C core's ABI version (NK_ABI_VERSION). The error is
+// always nil here, as for Version.
+func ABIVersion() (uint32, error) { return backend.ABIVersion(), nil }

@@ -77,6 +77,9 @@ var (
 	ErrState         = runtime.ErrState
 	// ErrClosed is returned by any call on a closed Model or Session.
 	ErrClosed = runtime.ErrClosed
+	// ErrOutOfMemory: the host heap could not provide an arena (not
+	// ErrArenaOverflow, which means an arena too small for the model).
+	ErrOutOfMemory = runtime.ErrOutOfMemory
 )
 
 // WithArenaSize imposes an arena budget of n bytes instead of the exact size
@@ -128,4 +131,14 @@ func Version() (string, error) {
 		return "", err
 	}
 	return b.Version(), nil
+}
+
+// ABIVersion returns the ABI version (NK_ABI_VERSION) of the default
+// library; opening refuses a library whose ABI differs from this package's.
+func ABIVersion() (uint32, error) {
+	b, err := open("")
+	if err != nil {
+		return 0, err
+	}
+	return b.ABIVersion(), nil
 }
