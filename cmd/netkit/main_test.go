@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/netkit/netkit/internal/nkfile"
-	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 var models = filepath.Join("..", "..", "testdata", "models")

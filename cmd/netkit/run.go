@@ -16,9 +16,9 @@ import (
 
 	"github.com/netkit/netkit/internal/cliutil"
 	"github.com/netkit/netkit/internal/nkfile"
-	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/internal/prng"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 func init() {

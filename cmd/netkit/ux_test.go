@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/internal/tflite"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 // headerDefine reads a #define from include/netkit.h, the reference the
