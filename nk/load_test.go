@@ -96,7 +96,7 @@ func TestLoadsOnce(t *testing.T) {
 	}
 }
 
-func closeModel(m *nk.Model, err error) error {
+func closeModel(m *nkrt.Model, err error) error {
 	if err != nil {
 		return err
 	}

@@ -309,3 +309,24 @@ func TestQuantizeI8(t *testing.T) {
 	assert.Equal(t, []int8{3, 4, 5, 2, 1, 127, -128, 4}, []int8{int8(got[0]), int8(got[1]), int8(got[2]),
 		int8(got[3]), int8(got[4]), int8(got[5]), int8(got[6]), int8(got[7])})
 }
+
+// README.md and docs/CLI.md cover the CLI: every command and every flag
+// that `netkit help COMMAND` prints appears in one of them.
+func TestDocsCoverFlags(t *testing.T) {
+	var docs strings.Builder
+	for _, f := range []string{"README.md", filepath.Join("docs", "CLI.md")} {
+		b, err := os.ReadFile(filepath.Join("..", "..", f))
+		require.NoError(t, err)
+		docs.Write(b)
+	}
+	text := docs.String()
+	for _, name := range commandNames() {
+		assert.Contains(t, text, "netkit "+name, "command %s is not documented", name)
+		code, help, _ := cli(t, "help", name)
+		require.Equal(t, 0, code)
+		for _, m := range regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(help, -1) {
+			flagRe := regexp.MustCompile(`(^|[\s\[(` + "`" + `])--?` + regexp.QuoteMeta(m[1]) + `\b`)
+			assert.Regexp(t, flagRe, text, "netkit %s -%s is in neither README.md nor docs/CLI.md", name, m[1])
+		}
+	}
+}
