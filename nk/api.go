@@ -2,7 +2,13 @@
 
 package nk
 
-import "github.com/netkit/netkit/internal/runtime"
+import (
+	"fmt"
+	"image"
+
+	"github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/nk/nkimage"
+)
 
 // Model is a loaded .nk model with its own C arena and a default execution
 // context. Run, Predict, RunMulti and RunRaw on a Model are safe for
@@ -275,6 +281,29 @@ func (m *Model) NewSession() (*Session, error) {
 // copied image counts in BytesCopiedWeights and not in FlashPayload, and
 // ArenaAfterLoad equals ArenaBytes when the arena was sized exactly.
 func (m *Model) Report() (*Report, error) { return wrapReport(m.m.Report()) }
+
+// ImageInput converts img to the bytes of input i for RunRaw (see package
+// nkimage): resized to the input's height and width, gray or RGB as its
+// channels ask, in its layout, scaled by the preprocessing the model
+// records (netkit convert --mean --std --scale) or else to [0, 1] for a
+// float input and to the int8 range for an int8 one. The string says which
+// rule was used.
+func (m *Model) ImageInput(i int, img image.Image) ([]byte, string, error) {
+	ins := m.m.Inputs()
+	if i < 0 || i >= len(ins) {
+		return nil, "", fmt.Errorf("%w: input %d of %d", ErrArg, i, len(ins))
+	}
+	pre, err := nkimage.FromMeta(m.m.Meta)
+	if err != nil {
+		return nil, "", err
+	}
+	t := ins[i]
+	if t.DType != F32 && t.DType != I8 {
+		return nil, "", fmt.Errorf("%w: input %d %q is %v; images feed f32 or i8 inputs", ErrDType, i, t.Name, t.DType)
+	}
+	return nkimage.Tensor(img, nkimage.Input{Name: t.Name, Shape: t.Shape, NCHW: t.Layout == LayoutNCHW,
+		Int8: t.DType == I8, Scale: t.Scale, ZeroPoint: t.ZeroPoint}, pre)
+}
 
 // Close releases the session's arena. Closing the Model closes it too.
 func (s *Session) Close() error { return s.s.Close() }

@@ -18,13 +18,14 @@ import (
 	"github.com/netkit/netkit/internal/tflite"
 	"github.com/netkit/netkit/internal/tfliteimport"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/nkimage"
 )
 
 func init() {
 	register(&command{
 		name:    "convert",
 		summary: "convert an ONNX or TFLite model to a .nk file",
-		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--rounding double|single]",
+		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--mean M] [--std S] [--scale F] [--rounding double|single]",
 		help: `Reads an ONNX model (opsets 11 to 18) or a TensorFlow Lite model, told
 apart by content (the extension is only a fallback), and writes the .nk
 file the C core runs. A .nk file is already converted and is refused.
@@ -56,6 +57,9 @@ The file is written beside its final name and renamed into place, so a
 failed conversion leaves the old file as it was and a service that has
 the old file mapped keeps reading the old model. --labels FILE stores
 class names (one a line) for the first output; 'netkit run' prints them.
+--mean, --std and --scale record how image pixels p (0..255) become input
+values, (p * scale - mean) / std, for 'netkit run --input IMAGE' and
+Model.ImageInput; scale defaults to 1/255, mean to 0, std to 1.
 
 The summary lists the ops, parameters, multiply-accumulates per inference,
 what the passes folded, and the arena the model needs, as 'netkit inspect'
@@ -63,6 +67,9 @@ computes it.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .nk; - for standard output)")
 			labels := fs.String("labels", "", "class names `FILE`, one a line")
+			mean := fs.String("mean", "", "image preprocessing: `MEAN` subtracted, one value or one per channel (comma-separated)")
+			std := fs.String("std", "", "image preprocessing: `STD` divided by, one value or one per channel")
+			scale := fs.String("scale", "", "image preprocessing: `FACTOR` of the 0..255 pixels before mean and std (default 1/255)")
 			rounding := fs.String("rounding", "double", "int8 requantization rounding of the target runtime: `double` or single (TFLite models)")
 			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
@@ -89,6 +96,12 @@ computes it.`,
 				if err != nil {
 					return err
 				}
+				var pre *nkimage.Preprocess
+				if *mean != "" || *std != "" || *scale != "" {
+					if pre, err = nkimage.ParsePreprocess(*scale, *mean, *std); err != nil {
+						return usagef("%v", err)
+					}
+				}
 				data, report := stdout, stdout
 				if dst == stdoutName {
 					report = stderr
@@ -103,9 +116,9 @@ computes it.`,
 					default:
 						return usagef("--rounding: want double or single, have %q", *rounding)
 					}
-					return convertTFLite(args[0], dst, labelText, r, data, report)
+					return convertTFLite(args[0], dst, labelText, pre, r, data, report)
 				}
-				return convertONNX(args[0], dst, labelText, data, report)
+				return convertONNX(args[0], dst, labelText, pre, data, report)
 			}
 		},
 	})
@@ -121,6 +134,16 @@ func readLabels(path string) (string, error) {
 		return "", err
 	}
 	return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
+}
+
+// addPreprocess records the image preprocessing in the model's metadata.
+func addPreprocess(m *nkfile.Model, pre *nkimage.Preprocess) {
+	if pre == nil {
+		return
+	}
+	for _, kv := range pre.Meta() {
+		m.Meta = append(m.Meta, nkfile.KV{Key: kv[0], Value: kv[1]})
+	}
 }
 
 // checkLabels: the --labels names are one per class of output 0 (its last
@@ -141,7 +164,7 @@ func checkLabels(labels string, outs []nk.TensorInfo) error {
 	return nil
 }
 
-func convertONNX(src, dst, labels string, data, stdout io.Writer) error {
+func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, data, stdout io.Writer) error {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
 		return err
@@ -155,6 +178,7 @@ func convertONNX(src, dst, labels string, data, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
+	addPreprocess(model, pre)
 	img, err := nkfile.Encode(model)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
@@ -174,7 +198,7 @@ func convertONNX(src, dst, labels string, data, stdout io.Writer) error {
 	return nil
 }
 
-func convertTFLite(src, dst, labels string, r quant.Rounding, data, stdout io.Writer) error {
+func convertTFLite(src, dst, labels string, pre *nkimage.Preprocess, r quant.Rounding, data, stdout io.Writer) error {
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		return err
@@ -188,6 +212,7 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, data, stdout io.Wr
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
 		}
+		addPreprocess(model, pre)
 		img, err := nkfile.Encode(model)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)

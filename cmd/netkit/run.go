@@ -17,7 +17,9 @@ import (
 	"github.com/netkit/netkit/internal/cliutil"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/prng"
+	"github.com/netkit/netkit/internal/quant"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/nkimage"
 	"github.com/netkit/netkit/nk/npy"
 )
 
@@ -28,7 +30,13 @@ func init() {
 		usage:   "MODEL [--input FILE]... [--output FILE]... [--arena SIZE] [--top K] [--dequantize]",
 		help: `Loads MODEL into one arena (sized exactly, or the --arena budget) and runs it.
 
-An input FILE is .npy (by extension) of the input's dtype and shape
+An input FILE that is an image (.png, .jpg, .pgm by extension) feeds an
+image-shaped input ([1 H W C], or [1 C H W] in NCHW): it is resized to H x W,
+taken as gray (C = 1) or RGB (C = 3) and scaled by the preprocessing the
+model records (convert --mean --std --scale), else to [0, 1] for a float
+input and p - 128 for an int8 one; the run says which rule it used.
+
+An input FILE is otherwise .npy (by extension) of the input's dtype and shape
 [N, ...input shape] (dims of 1 may be left out), or raw little-endian bytes
 of the input's dtype (float32 for float models, int8 for int8 models). It may hold N whole inputs
 back to back, N inferred from its size; a size that is not a whole number
@@ -55,7 +63,7 @@ int8 value, which orders them as the real values do.`,
 
 func runFlags(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	var inputs, outputs listFlag
-	fs.Var(&inputs, "input", "input `FILE` (.npy or raw); repeat once per model input")
+	fs.Var(&inputs, "input", "input `FILE` (.npy, raw, or an image: .png, .jpg, .pgm); repeat once per model input")
 	fs.Var(&outputs, "output", "output `FILE` (.npy or raw; - for raw bytes on standard output); repeat once per model output")
 	arena := fs.String("arena", "", "arena budget `SIZE` (65536, 64K, 64KiB, 2M, 2MiB); default: exact")
 	top := fs.Int("top", 5, "classes to print per input for classifiers")
@@ -130,6 +138,22 @@ func runModel(w, stdout io.Writer, path string, inFiles, outFiles []string, opts
 		}
 	} else {
 		for i, f := range inFiles {
+			if nkimage.IsImageFile(f) {
+				img, err := nkimage.ReadFile(f)
+				if err != nil {
+					return fmt.Errorf("input %d (%q): %w", i, ins[i].Name, err)
+				}
+				data, rule, err := m.ImageInput(i, img)
+				if err != nil {
+					return fmt.Errorf("input %d (%q): %s: %w", i, ins[i].Name, f, err)
+				}
+				if i > 0 && n != 1 {
+					return fmt.Errorf("input %d (%q): %s is one image, %s holds %d inputs", i, ins[i].Name, f, inFiles[0], n)
+				}
+				batches[i], n = data, 1
+				notes = append(notes, fmt.Sprintf("input %d: %s: %s", i, f, rule))
+				continue
+			}
 			data, count, quantized, err := readInputs(f, ins[i])
 			if err != nil {
 				return fmt.Errorf("input %d (%q): %w", i, ins[i].Name, err)
@@ -274,13 +298,11 @@ func readInputs(path string, t nk.TensorInfo) (data []byte, count int, quantized
 	return b, len(b) / per, quantized, nil
 }
 
-// quantizeI8 is TFLite's affine quantization of real values to int8:
-// q = round(x / scale) + zero_point, halves away from zero, clamped.
+// quantizeI8 quantizes real values for an int8 input (TFLite's Quantize).
 func quantizeI8(x []float32, scale float32, zeroPoint int32) []byte {
 	out := make([]byte, len(x))
 	for i, v := range x {
-		q := math.Round(float64(v/scale)) + float64(zeroPoint)
-		out[i] = byte(int8(max(-128, min(127, q))))
+		out[i] = byte(quant.QuantizeI8(v, scale, zeroPoint))
 	}
 	return out
 }
