@@ -9,6 +9,7 @@ package nk
 import "C"
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/netkit/netkit/internal/runtime"
@@ -21,6 +22,14 @@ func cerr(e *runtime.CError) *C.nk_error_t     { return (*C.nk_error_t)(unsafe.P
 func tensor(t *runtime.CTensor) *C.nk_tensor_t { return (*C.nk_tensor_t)(unsafe.Pointer(t)) }
 func model(m unsafe.Pointer) *C.nk_model_t     { return (*C.nk_model_t)(m) }
 func ctx(c unsafe.Pointer) *C.nk_context_t     { return (*C.nk_context_t)(c) }
+
+// open returns the compiled-in core; a library path is an error.
+func open(library string) (*runtime.Backend, error) {
+	if library != "" {
+		return nil, fmt.Errorf("nk: WithLibrary(%q): %w", library, errNoLibrary)
+	}
+	return &backend, nil
+}
 
 var backend = runtime.Backend{
 	Name:       "cgo",

@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/netkit/netkit/internal/nkfile"
-	"github.com/netkit/netkit/internal/npy"
 	nkrt "github.com/netkit/netkit/internal/runtime"
 	"github.com/netkit/netkit/internal/tflite"
 	"github.com/netkit/netkit/internal/tfliteimport"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 // loadCalls wraps a backend to count the C calls that size or load a model.
@@ -96,7 +96,7 @@ func TestLoadsOnce(t *testing.T) {
 	}
 }
 
-func closeModel(m *nk.Model, err error) error {
+func closeModel(m *nkrt.Model, err error) error {
 	if err != nil {
 		return err
 	}

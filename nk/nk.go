@@ -21,105 +21,17 @@
 // with WithCopy: the file is read into the model's arena and never touched
 // again.
 //
-// Package nkc offers the same API without cgo, loading libnetkit at run time.
+// Package nkc offers the same API without cgo, loading libnetkit at run
+// time; both packages' API is generated from one template
+// (internal/tools/apigen), so a program moves between them by changing its
+// import.
 package nk
 
 //go:generate go run ../internal/tools/csrchash -o csrc_hash.go
+//go:generate go run ../internal/tools/apigen -pkg nk -o api.go
 
-import "github.com/netkit/netkit/internal/runtime"
+import "fmt"
 
-type (
-	// Model is a loaded model; see Load.
-	Model = runtime.Model
-	// Session is an extra execution context over a Model's weights.
-	Session = runtime.Session
-	// TensorInfo describes a graph input or output.
-	TensorInfo = runtime.TensorInfo
-	// DType is an element type (F32, I8, I16, I32).
-	DType = runtime.DType
-	// Layout is a tensor's source layout.
-	Layout = runtime.Layout
-	// Report is the C core's inspect report.
-	Report = runtime.Report
-	// OpInfo is one row of Report.Ops.
-	OpInfo = runtime.OpInfo
-	// Option configures Load, LoadBytes and Inspect.
-	Option = runtime.Option
-	// Status is an nk_status code; it implements error.
-	Status = runtime.Status
-	// Error is a failure with the figures that explain it.
-	Error = runtime.Error
-)
-
-// Element types.
-const (
-	F32 = runtime.F32
-	I8  = runtime.I8
-	I16 = runtime.I16
-	I32 = runtime.I32
-)
-
-// Layouts.
-const (
-	LayoutNative = runtime.LayoutNative
-	LayoutNCHW   = runtime.LayoutNCHW
-)
-
-// Sentinels for errors.Is.
-var (
-	ErrArg           = runtime.ErrArg
-	ErrArenaOverflow = runtime.ErrArenaOverflow
-	ErrFormat        = runtime.ErrFormat
-	ErrVersion       = runtime.ErrVersion
-	ErrChecksum      = runtime.ErrChecksum
-	ErrAlign         = runtime.ErrAlign
-	ErrUnsupported   = runtime.ErrUnsupported
-	ErrShape         = runtime.ErrShape
-	ErrDType         = runtime.ErrDType
-	ErrIO            = runtime.ErrIO
-	ErrState         = runtime.ErrState
-	// ErrClosed is returned by any call on a closed Model or Session.
-	ErrClosed = runtime.ErrClosed
-)
-
-// WithArenaSize imposes an arena budget of n bytes instead of the exact size
-// from nk_model_arena_size; too small a budget fails with an *Error wrapping
-// ErrArenaOverflow that carries the requested, free and capacity bytes.
-func WithArenaSize(n int64) Option { return runtime.WithArenaSize(n) }
-
-// WithCopy gives the model its own copy of the image: Load reads the file
-// into the model's arena (which grows by the file's size) instead of
-// mapping it, so the file may be truncated, rewritten or deleted while the
-// model runs; LoadBytes copies b, which the caller may then reuse.
-func WithCopy() Option { return runtime.WithCopy() }
-
-func open(string) (*runtime.Backend, error) { return &backend, nil }
-
-// Load maps the model file in place (nk_model_load_file), or with WithCopy
-// reads it into the model's arena; either way the arena is sized exactly and
-// the model loaded once. See the package comment for files that change.
-func Load(path string, opts ...Option) (*Model, error) { return runtime.Load(open, path, opts...) }
-
-// LoadBytes binds b in place, with no copy: b is pinned for the model's
-// life and must not be modified until Close. b must be 16-byte aligned, as
-// every slice from make of 16 bytes or more is; a misaligned b is copied
-// once into an aligned buffer.
-func LoadBytes(b []byte, opts ...Option) (*Model, error) {
-	return runtime.LoadBytes(open, b, opts...)
-}
-
-// Inspect returns the C core's report for a model file loaded as a buffer
-// (the firmware case): exact arena bytes after load and after a forward
-// pass, the breakdown, and a per-op table. It loads the model once; a
-// loaded Model reports on itself with Model.Report.
-func Inspect(path string, opts ...Option) (*Report, error) {
-	return runtime.Inspect(open, path, opts...)
-}
-
-// InspectBytes is Inspect for a model image in memory.
-func InspectBytes(b []byte, opts ...Option) (*Report, error) {
-	return runtime.InspectBytes(open, b, opts...)
-}
-
-// Version returns the C core's version string.
-func Version() string { return backend.Version() }
+// errNoLibrary is open's error for a library path (WithLibrary): only
+// package nkc loads libraries.
+var errNoLibrary = fmt.Errorf("%w: only package nkc loads a shared library; package nk has the C core compiled in", ErrArg)

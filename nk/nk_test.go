@@ -6,20 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	nkrt "github.com/netkit/netkit/internal/runtime"
 	"github.com/netkit/netkit/internal/runtime/conformance"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nkc"
 )
 
-var binding = conformance.Binding{
-	Name:         "nk",
-	Load:         nk.Load,
-	LoadBytes:    nk.LoadBytes,
-	Inspect:      nk.Inspect,
-	InspectBytes: nk.InspectBytes,
-	Open:         nk.Open,
-}
+var binding = nk.Binding("nk")
 
 func TestConformance(t *testing.T) { conformance.Run(t, binding) }
 
@@ -32,14 +24,43 @@ func TestSessionRunZeroAllocs(t *testing.T) {
 func TestSameOutputsAsNkc(t *testing.T) {
 	lib := conformance.SharedLibrary(t)
 	viaC := conformance.Outputs(t, binding)
-	viaPurego := conformance.Outputs(t, conformance.Binding{
-		Name: "nkc",
-		Load: func(path string, opts ...nkrt.Option) (*nkrt.Model, error) {
-			return nkc.Load(path, append(opts, nkc.WithLibrary(lib))...)
-		},
-	})
+	viaPurego := map[string][][]float32{}
+	for _, c := range conformance.Cases(t) {
+		m, err := nkc.Load(c.Path, nkc.WithLibrary(lib))
+		require.NoError(t, err, c.Name)
+		elems := func(ts []nkc.TensorInfo) []int {
+			n := make([]int, len(ts))
+			for i, ti := range ts {
+				n[i] = ti.Elems()
+			}
+			return n
+		}
+		viaPurego[c.Name] = runBatches(t, m.RunMulti, elems(m.Inputs()), elems(m.Outputs()), c.Inputs)
+		require.NoError(t, m.Close())
+	}
 	require.NotEmpty(t, viaC)
 	assert.Equal(t, viaC, viaPurego)
 }
 
 func BenchmarkRunOneOp(b *testing.B) { conformance.BenchRunOneOp(b, binding) }
+
+// runBatches runs whole inputs one at a time through run; inElems and
+// outElems are the element counts of the graph's inputs and outputs.
+func runBatches(t *testing.T, run func(ins, outs [][]float32) error, inElems, outElems []int, batches [][]float32) [][]float32 {
+	n := len(batches[0]) / inElems[0]
+	got := make([][]float32, len(outElems))
+	for o := range got {
+		got[o] = make([]float32, n*outElems[o])
+	}
+	ins, outs := make([][]float32, len(inElems)), make([][]float32, len(outElems))
+	for k := range n {
+		for i, e := range inElems {
+			ins[i] = batches[i][k*e : (k+1)*e]
+		}
+		for o, e := range outElems {
+			outs[o] = got[o][k*e : (k+1)*e]
+		}
+		require.NoError(t, run(ins, outs))
+	}
+	return got
+}

@@ -15,14 +15,15 @@ import (
 	nkrt "github.com/netkit/netkit/internal/runtime"
 )
 
-// libName is the shared library's file name on this system.
-var libName = map[string]string{"darwin": "libnetkit.dylib"}[runtime.GOOS]
-
-func init() {
-	if libName == "" {
-		libName = "libnetkit.so"
+// libNames are the shared library's file names on this system, in the
+// order they are tried: the development name (a symlink a -dev install
+// adds), then the versioned name a runtime-only install has.
+var libNames = func() []string {
+	if runtime.GOOS == "darwin" {
+		return []string{"libnetkit.dylib", fmt.Sprintf("libnetkit.%d.dylib", nkrt.ABIVersion)}
 	}
-}
+	return []string{"libnetkit.so", fmt.Sprintf("libnetkit.so.%d", nkrt.ABIVersion)}
+}()
 
 var (
 	libsMu sync.Mutex
@@ -62,17 +63,26 @@ func search() (*nkrt.Backend, error) {
 	}
 	var tried []string
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), libName)
-		if _, err := os.Stat(p); err == nil {
-			return openLibrary(p)
+		for _, name := range libNames {
+			p := filepath.Join(filepath.Dir(exe), name)
+			if _, err := os.Stat(p); err == nil {
+				return openLibrary(p)
+			}
+			tried = append(tried, p)
 		}
-		tried = append(tried, p)
 	}
-	b, err := openLibrary(libName)
-	if err != nil {
-		return nil, fmt.Errorf("%w (also looked for %s; set $NETKIT_LIB or use nkc.WithLibrary)", err, strings.Join(tried, ", "))
+	var first error
+	for _, name := range libNames {
+		b, err := openLibrary(name)
+		if err == nil {
+			return b, nil
+		}
+		if first == nil {
+			first = err
+		}
+		tried = append(tried, name+" (system loader)")
 	}
-	return b, nil
+	return nil, fmt.Errorf("%w (looked for %s; set $NETKIT_LIB or use nkc.WithLibrary)", first, strings.Join(tried, ", "))
 }
 
 // openLibrary dlopens path, resolves every symbol and checks the ABI version.

@@ -3,6 +3,7 @@
 package nkc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	nkrt "github.com/netkit/netkit/internal/runtime"
 	"github.com/netkit/netkit/internal/runtime/conformance"
 )
 
@@ -34,11 +36,29 @@ func TestSearchOrder(t *testing.T) {
 		t.Setenv("NETKIT_LIB", "")
 		exe, err := os.Executable()
 		require.NoError(t, err)
-		next := filepath.Join(filepath.Dir(exe), libName)
+		next := filepath.Join(filepath.Dir(exe), libNames[0])
 		img, err := os.ReadFile(lib)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(next, img, 0o755))
 		defer os.Remove(next)
+		b, err := search()
+		require.NoError(t, err)
+		assert.NotEmpty(t, b.Version())
+	})
+
+	// A runtime-only install has only libnetkit.so.<ABI> (no -dev symlink).
+	t.Run("ExecutableFolderVersioned", func(t *testing.T) {
+		t.Setenv("NETKIT_LIB", "")
+		exe, err := os.Executable()
+		require.NoError(t, err)
+		next := filepath.Join(filepath.Dir(exe), libNames[1])
+		require.Contains(t, next, fmt.Sprint(nkrt.ABIVersion))
+		img, err := os.ReadFile(lib)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(next, img, 0o755))
+		defer os.Remove(next)
+		_, err = os.Stat(filepath.Join(filepath.Dir(exe), libNames[0]))
+		require.True(t, os.IsNotExist(err))
 		b, err := search()
 		require.NoError(t, err)
 		assert.NotEmpty(t, b.Version())
@@ -50,7 +70,9 @@ func TestSearchOrder(t *testing.T) {
 		if err == nil {
 			t.Skip("a libnetkit is installed for the system loader")
 		}
-		assert.Contains(t, err.Error(), libName)
+		for _, name := range libNames {
+			assert.Contains(t, err.Error(), name)
+		}
 		assert.Contains(t, err.Error(), "NETKIT_LIB")
 	})
 }

@@ -5,7 +5,9 @@
 //
 // The library is looked up, in order: the path given by WithLibrary, then
 // $NETKIT_LIB, then the executable's folder, then the system loader
-// (LD_LIBRARY_PATH, DYLD_LIBRARY_PATH, the usual folders). Every symbol is
+// (LD_LIBRARY_PATH, DYLD_LIBRARY_PATH, the usual folders); in a folder and
+// from the loader, libnetkit.so is tried before the versioned
+// libnetkit.so.N (N the ABI version) that a runtime-only install has. Every symbol is
 // resolved when the library is opened and its nk_abi_version must equal
 // the one this package was written for; any failure is returned as an
 // error from the first call, never a panic.
@@ -21,109 +23,4 @@
 // whose model files may change under it loads with WithCopy.
 package nkc
 
-import "github.com/netkit/netkit/internal/runtime"
-
-type (
-	// Model is a loaded model; see Load.
-	Model = runtime.Model
-	// Session is an extra execution context over a Model's weights.
-	Session = runtime.Session
-	// TensorInfo describes a graph input or output.
-	TensorInfo = runtime.TensorInfo
-	// DType is an element type (F32, I8, I16, I32).
-	DType = runtime.DType
-	// Layout is a tensor's source layout.
-	Layout = runtime.Layout
-	// Report is the C core's inspect report.
-	Report = runtime.Report
-	// OpInfo is one row of Report.Ops.
-	OpInfo = runtime.OpInfo
-	// Option configures Load, LoadBytes and Inspect.
-	Option = runtime.Option
-	// Status is an nk_status code; it implements error.
-	Status = runtime.Status
-	// Error is a failure with the figures that explain it.
-	Error = runtime.Error
-)
-
-// Element types.
-const (
-	F32 = runtime.F32
-	I8  = runtime.I8
-	I16 = runtime.I16
-	I32 = runtime.I32
-)
-
-// Layouts.
-const (
-	LayoutNative = runtime.LayoutNative
-	LayoutNCHW   = runtime.LayoutNCHW
-)
-
-// Sentinels for errors.Is.
-var (
-	ErrArg           = runtime.ErrArg
-	ErrArenaOverflow = runtime.ErrArenaOverflow
-	ErrFormat        = runtime.ErrFormat
-	ErrVersion       = runtime.ErrVersion
-	ErrChecksum      = runtime.ErrChecksum
-	ErrAlign         = runtime.ErrAlign
-	ErrUnsupported   = runtime.ErrUnsupported
-	ErrShape         = runtime.ErrShape
-	ErrDType         = runtime.ErrDType
-	ErrIO            = runtime.ErrIO
-	ErrState         = runtime.ErrState
-	// ErrClosed is returned by any call on a closed Model or Session.
-	ErrClosed = runtime.ErrClosed
-)
-
-// WithArenaSize imposes an arena budget of n bytes instead of the exact size
-// from nk_model_arena_size; too small a budget fails with an *Error wrapping
-// ErrArenaOverflow that carries the requested, free and capacity bytes.
-func WithArenaSize(n int64) Option { return runtime.WithArenaSize(n) }
-
-// WithCopy gives the model its own copy of the image: Load reads the file
-// into the model's arena (which grows by the file's size) instead of
-// mapping it, so the file may be truncated, rewritten or deleted while the
-// model runs; LoadBytes copies b, which the caller may then reuse.
-func WithCopy() Option { return runtime.WithCopy() }
-
-// WithLibrary loads the C core from the shared library at path instead of
-// searching for it. Models loaded from different libraries may coexist.
-func WithLibrary(path string) Option { return runtime.WithLibrary(path) }
-
-// Load maps the model file in place (nk_model_load_file), or with WithCopy
-// reads it into the model's arena; either way the arena is sized exactly and
-// the model loaded once. See the package comment for files that change.
-func Load(path string, opts ...Option) (*Model, error) { return runtime.Load(open, path, opts...) }
-
-// LoadBytes binds b in place, with no copy: b is pinned for the model's
-// life and must not be modified until Close. b must be 16-byte aligned, as
-// every slice from make of 16 bytes or more is; a misaligned b is copied
-// once into an aligned buffer.
-func LoadBytes(b []byte, opts ...Option) (*Model, error) {
-	return runtime.LoadBytes(open, b, opts...)
-}
-
-// Inspect returns the C core's report for a model file loaded as a buffer
-// (the firmware case): exact arena bytes after load and after a forward
-// pass, the breakdown, and a per-op table. It loads the model once; a
-// loaded Model reports on itself with Model.Report.
-func Inspect(path string, opts ...Option) (*Report, error) {
-	return runtime.Inspect(open, path, opts...)
-}
-
-// InspectBytes is Inspect for a model image in memory.
-func InspectBytes(b []byte, opts ...Option) (*Report, error) {
-	return runtime.InspectBytes(open, b, opts...)
-}
-
-// Version returns the version string of the default library (see the
-// package comment for how it is found).
-func Version() (string, error) {
-	b, err := open("")
-	if err != nil {
-		return "", err
-	}
-	return b.Version(), nil
-}
+//go:generate go run ../internal/tools/apigen -pkg nkc -o api.go

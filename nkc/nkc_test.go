@@ -16,16 +16,9 @@ import (
 // binding runs nkc over a libnetkit built from this tree's sources.
 func binding(tb testing.TB) conformance.Binding {
 	path := conformance.SharedLibrary(tb)
-	lib := nkc.WithLibrary(path)
-	with := func(opts []nkrt.Option) []nkrt.Option { return append(opts, lib) }
-	return conformance.Binding{
-		Name:         "nkc",
-		Load:         func(p string, o ...nkrt.Option) (*nkrt.Model, error) { return nkc.Load(p, with(o)...) },
-		LoadBytes:    func(b []byte, o ...nkrt.Option) (*nkrt.Model, error) { return nkc.LoadBytes(b, with(o)...) },
-		Inspect:      func(p string, o ...nkrt.Option) (*nkrt.Report, error) { return nkc.Inspect(p, with(o)...) },
-		InspectBytes: func(b []byte, o ...nkrt.Option) (*nkrt.Report, error) { return nkc.InspectBytes(b, with(o)...) },
-		Open:         func(string) (*nkrt.Backend, error) { return nkc.Open(path) },
-	}
+	b := nkc.Binding("nkc", nkc.WithLibrary(path))
+	b.Open = func(string) (*nkrt.Backend, error) { return nkc.Open(path) }
+	return b
 }
 
 func TestConformance(t *testing.T) { conformance.Run(t, binding(t)) }

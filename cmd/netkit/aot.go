@@ -22,7 +22,8 @@ func init() {
 in flash: the core binds the weights in place, nothing is copied to RAM),
 and IDENT.h with IDENT_nk / IDENT_nk_len, IDENT_ARENA_SIZE (the exact arena
 nk_model_load_buffer needs for this image, from inspect) and the byte size
-of each input and output. IDENT defaults to the model's file name.
+of each input and output, with IDENT_INPUT0_SCALE and IDENT_INPUT0_ZERO_POINT
+(and so on) for a quantized one. IDENT defaults to the model's file name.
 Each file is written beside its final name and renamed into place;
 neither may be MODEL itself.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
@@ -54,17 +55,18 @@ func writeAot(w io.Writer, path, dir, ident string) error {
 	}
 	img, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("read model: %w", err)
 	}
 	// The figures of a buffer load of exactly these bytes, as on the device.
 	r, err := nk.InspectBytes(img)
 	if err != nil {
-		return err
+		return loadError(path, err)
 	}
 	tensors := func(ts []nk.TensorInfo) []aot.Tensor {
 		out := make([]aot.Tensor, len(ts))
 		for i, t := range ts {
-			out[i] = aot.Tensor{Name: t.Name, Shape: t.Shape, DType: t.DType.String(), Bytes: int64(t.Bytes())}
+			out[i] = aot.Tensor{Name: t.Name, Shape: t.Shape, DType: t.DType.String(), Bytes: int64(t.Bytes()),
+				Scale: t.Scale, ZeroPoint: t.ZeroPoint}
 		}
 		return out
 	}

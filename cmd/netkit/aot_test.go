@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,4 +89,41 @@ func TestAotNameAndErrors(t *testing.T) {
 	assert.Contains(t, stderr, "not a lower-case C identifier")
 	code, _, _ = cli(t, "aot", filepath.Join(dir, "missing.nk"))
 	assert.Equal(t, 1, code)
+}
+
+// The README's C snippet compiles against the header `netkit aot` writes
+// for a model named model.nk: every macro and symbol it names exists.
+func TestReadmeCSnippetCompiles(t *testing.T) {
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc")
+	}
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	m := regexp.MustCompile("(?s)```c\n(.*?)```").FindSubmatch(readme)
+	require.NotNil(t, m, "README has no ```c block")
+	dir := t.TempDir()
+	img, err := os.ReadFile(model("mlp.nk"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.nk"), img, 0o644))
+	code, _, stderr := cli(t, "aot", filepath.Join(dir, "model.nk"), "-o", dir)
+	require.Equal(t, 0, code, stderr)
+	// The snippet's statements go into a function; its includes and the
+	// arena stay at file scope. in and out are the caller's buffers.
+	var top, body strings.Builder
+	for _, line := range strings.Split(string(m[1]), "\n") {
+		if strings.HasPrefix(line, "#include") || strings.HasPrefix(line, "static ") {
+			top.WriteString(line + "\n")
+		} else {
+			body.WriteString(line + "\n")
+		}
+	}
+	src := "#include <stdio.h>\n" + top.String() +
+		"int main(void) {\n float in[MODEL_INPUT0_BYTES / 4] = {0}, out[MODEL_OUTPUT0_BYTES / 4];\n" +
+		body.String() + " return 0;\n}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.c"), []byte(src), 0o644))
+	out, err := exec.Command(cc, "-std=c99", "-Wall", "-Werror", "-fsyntax-only",
+		"-I", filepath.Join(root, "include"), "-I", dir, filepath.Join(dir, "main.c")).CombinedOutput()
+	require.NoError(t, err, "%s\n%s", out, src)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/npy"
+	"github.com/netkit/netkit/nk/npy"
 	"github.com/netkit/netkit/internal/onnx"
 	"github.com/netkit/netkit/internal/runtime/conformance"
 )

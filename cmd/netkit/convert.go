@@ -18,15 +18,17 @@ import (
 	"github.com/netkit/netkit/internal/tflite"
 	"github.com/netkit/netkit/internal/tfliteimport"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/nkimage"
 )
 
 func init() {
 	register(&command{
 		name:    "convert",
 		summary: "convert an ONNX or TFLite model to a .nk file",
-		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--rounding double|single] [--batch N]",
-		help: `Reads an ONNX model (opsets 11 to 18) or a TensorFlow Lite model (.tflite,
-by extension) and writes the .nk file the C core runs.
+		usage:   "MODEL.onnx|MODEL.tflite [-o MODEL.nk] [--labels FILE] [--mean M] [--std S] [--scale F] [--rounding double|single] [--batch N]",
+		help: `Reads an ONNX model (opsets 11 to 18) or a TensorFlow Lite model, told
+apart by content (the extension is only a fallback), and writes the .nk
+file the C core runs. A .nk file is already converted and is refused.
 
 ONNX: The converter infers every shape, folds constant subgraphs, removes
 Identity and Dropout, folds BatchNorm into the Conv or Gemm before it,
@@ -49,11 +51,15 @@ map to the float ops; models with int8 weights under float activations
 (hybrid) become float models with dequantized weights. Operators netkit
 does not run (SVDF, int16 activations, ...) fail the conversion, named.
 
--o defaults to MODEL with the extension .nk and may not be MODEL itself.
+-o defaults to MODEL with the extension .nk and may not be MODEL itself;
+-o - writes the .nk to standard output and the summary to standard error.
 The file is written beside its final name and renamed into place, so a
 failed conversion leaves the old file as it was and a service that has
 the old file mapped keeps reading the old model. --labels FILE stores
 class names (one a line) for the first output; 'netkit run' prints them.
+--mean, --std and --scale record how image pixels p (0..255) become input
+values, (p * scale - mean) / std, for 'netkit run --input IMAGE' and
+Model.ImageInput; scale defaults to 1/255, mean to 0, std to 1.
 
 --batch N gives a symbolic batch dimension (ONNX: the first dimension of a
 graph input as a dim_param, unknown or 0; TFLite: a shape_signature of -1
@@ -66,16 +72,29 @@ The summary lists the ops, parameters, multiply-accumulates per inference,
 what the passes folded, and the arena the model needs, as 'netkit inspect'
 computes it.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
-			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .nk)")
+			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .nk; - for standard output)")
 			labels := fs.String("labels", "", "class names `FILE`, one a line")
+			mean := fs.String("mean", "", "image preprocessing: `MEAN` subtracted, one value or one per channel (comma-separated)")
+			std := fs.String("std", "", "image preprocessing: `STD` divided by, one value or one per channel")
+			scale := fs.String("scale", "", "image preprocessing: `FACTOR` of the 0..255 pixels before mean and std (default 1/255)")
 			rounding := fs.String("rounding", "double", "int8 requantization rounding of the target runtime: `double` or single (TFLite models)")
 			batch := fs.Int("batch", 1, "samples per invoke: the size of a symbolic batch dimension `N`")
-			return func(args []string, stdout, _ io.Writer) error {
+			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL.onnx or MODEL.tflite, have %d arguments", len(args))
 				}
 				if *batch < 1 || *batch > nkfile.MaxDim {
 					return usagef("--batch: want 1 to %d, have %d", nkfile.MaxDim, *batch)
+				}
+				_, format, err := readModel(args[0])
+				if err != nil {
+					return err
+				}
+				switch format {
+				case formatNK:
+					return fmt.Errorf("%s is already a .nk model (converted); give it to run, inspect or aot as it is", args[0])
+				case formatUnknown:
+					return fmt.Errorf("%s is neither ONNX nor TFLite (by content or by extension)", args[0])
 				}
 				dst := *out
 				if dst == "" {
@@ -88,7 +107,17 @@ computes it.`,
 				if err != nil {
 					return err
 				}
-				if strings.EqualFold(filepath.Ext(args[0]), ".tflite") {
+				var pre *nkimage.Preprocess
+				if *mean != "" || *std != "" || *scale != "" {
+					if pre, err = nkimage.ParsePreprocess(*scale, *mean, *std); err != nil {
+						return usagef("%v", err)
+					}
+				}
+				data, report := stdout, stdout
+				if dst == stdoutName {
+					report = stderr
+				}
+				if format == formatTFLite {
 					var r quant.Rounding
 					switch *rounding {
 					case "double":
@@ -98,9 +127,9 @@ computes it.`,
 					default:
 						return usagef("--rounding: want double or single, have %q", *rounding)
 					}
-					return convertTFLite(args[0], dst, labelText, r, *batch, stdout)
+					return convertTFLite(args[0], dst, labelText, pre, r, *batch, data, report)
 				}
-				return convertONNX(args[0], dst, labelText, *batch, stdout)
+				return convertONNX(args[0], dst, labelText, pre, *batch, data, report)
 			}
 		},
 	})
@@ -118,7 +147,35 @@ func readLabels(path string) (string, error) {
 	return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
 }
 
-func convertONNX(src, dst, labels string, batch int, stdout io.Writer) error {
+// addPreprocess records the image preprocessing in the model's metadata.
+func addPreprocess(m *nkfile.Model, pre *nkimage.Preprocess) {
+	if pre == nil {
+		return
+	}
+	for _, kv := range pre.Meta() {
+		m.Meta = append(m.Meta, nkfile.KV{Key: kv[0], Value: kv[1]})
+	}
+}
+
+// checkLabels: the --labels names are one per class of output 0 (its last
+// dimension), as 'netkit run' prints them.
+func checkLabels(labels string, outs []nk.TensorInfo) error {
+	if labels == "" {
+		return nil
+	}
+	n := len(strings.Split(labels, "\n"))
+	t := outs[0]
+	if len(t.Shape) == 0 || t.Shape[len(t.Shape)-1] != n {
+		classes := 1
+		if len(t.Shape) > 0 {
+			classes = t.Shape[len(t.Shape)-1]
+		}
+		return fmt.Errorf("--labels: %d names, but output 0 %q %v has %d classes (its last dimension)", n, t.Name, t.Shape, classes)
+	}
+	return nil
+}
+
+func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
 		return err
@@ -132,6 +189,7 @@ func convertONNX(src, dst, labels string, batch int, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
+	addPreprocess(model, pre)
 	img, err := nkfile.Encode(model)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
@@ -141,14 +199,17 @@ func convertONNX(src, dst, labels string, batch int, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("the converted model does not load: %w", err)
 	}
-	if err := cliutil.WriteFile(dst, img); err != nil {
+	if err := checkLabels(labels, r.Outputs); err != nil {
+		return err
+	}
+	if err := writeOutput(dst, img, data); err != nil {
 		return err
 	}
 	writeConvertSummary(stdout, src, dst, g, model, r)
 	return nil
 }
 
-func convertTFLite(src, dst, labels string, r quant.Rounding, batch int, stdout io.Writer) error {
+func convertTFLite(src, dst, labels string, pre *nkimage.Preprocess, r quant.Rounding, batch int, data, stdout io.Writer) error {
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		return err
@@ -162,6 +223,7 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, batch int, stdout 
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
 		}
+		addPreprocess(model, pre)
 		img, err := nkfile.Encode(model)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", src, err)
@@ -191,7 +253,10 @@ func convertTFLite(src, dst, labels string, r quant.Rounding, batch int, stdout 
 	if err != nil {
 		return fmt.Errorf("the converted model does not load: %w", err)
 	}
-	if err := cliutil.WriteFile(dst, img); err != nil {
+	if err := checkLabels(labels, rep.Outputs); err != nil {
+		return err
+	}
+	if err := writeOutput(dst, img, data); err != nil {
 		return err
 	}
 	row := func(k, v string) { fmt.Fprintf(stdout, "%-22s%s\n", k, v) }

@@ -34,7 +34,7 @@ place. --json prints the same as JSON.`,
 				}
 				r, err := nk.Inspect(args[0])
 				if err != nil {
-					return err
+					return loadError(args[0], err)
 				}
 				if *asJSON {
 					return writeInspectJSON(stdout, args[0], r, *full)
@@ -118,6 +118,9 @@ type jsonTensor struct {
 	Shape  []int  `json:"shape"`
 	DType  string `json:"dtype"`
 	Layout string `json:"layout"`
+	// quantized tensors only: real = scale * (q - zero_point)
+	Scale     *float32 `json:"scale,omitempty"`
+	ZeroPoint *int32   `json:"zero_point,omitempty"`
 }
 
 type jsonOp struct {
@@ -167,7 +170,10 @@ type jsonReport struct {
 func jsonTensors(ts []nk.TensorInfo) []jsonTensor {
 	out := make([]jsonTensor, len(ts))
 	for i, t := range ts {
-		out[i] = jsonTensor{t.Name, t.Shape, t.DType.String(), t.Layout.String()}
+		out[i] = jsonTensor{Name: t.Name, Shape: t.Shape, DType: t.DType.String(), Layout: t.Layout.String()}
+		if t.Scale > 0 {
+			out[i].Scale, out[i].ZeroPoint = &t.Scale, &t.ZeroPoint
+		}
 	}
 	return out
 }

@@ -94,8 +94,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "netkit %s: %v\nusage: netkit %s %s\nrun 'netkit help %s' for details\n", c.name, err, c.name, c.usage, c.name)
 		return 2
 	}
-	fmt.Fprintf(stderr, "netkit %s: %v\n", c.name, err)
+	fmt.Fprintf(stderr, "netkit %s: %s\n", c.name, errorText(err))
 	return 1
+}
+
+// errorText is err for a line that already starts "netkit CMD: ". The Go
+// packages prefix their errors with "netkit: " for Go callers; in the
+// CLI's "netkit CMD: what failed: why" that prefix would only repeat the
+// command's name, so it is dropped wherever it appears in the chain.
+func errorText(err error) string {
+	s := strings.TrimPrefix(err.Error(), "netkit: ")
+	return strings.ReplaceAll(s, ": netkit: ", ": ")
 }
 
 // flagError marks errors from the flag package (bad or unknown flags).

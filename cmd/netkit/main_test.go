@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/netkit/netkit/internal/nkfile"
-	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 var models = filepath.Join("..", "..", "testdata", "models")
@@ -221,8 +221,8 @@ func TestInspectJSON(t *testing.T) {
 	// Weights (64*32 + 32 + 32*10 + 10) f32 = 9640 B, all bound in place.
 	assert.Equal(t, int64(9640), r.FlashPayload)
 	assert.Equal(t, int64(9640), r.ParamBytes)
-	assert.Equal(t, []jsonTensor{{"input", []int{1, 64}, "f32", "native"}}, r.Inputs)
-	assert.Equal(t, []jsonTensor{{"softmax", []int{1, 10}, "f32", "native"}}, r.Outputs)
+	assert.Equal(t, []jsonTensor{{Name: "input", Shape: []int{1, 64}, DType: "f32", Layout: "native"}}, r.Inputs)
+	assert.Equal(t, []jsonTensor{{Name: "softmax", Shape: []int{1, 10}, DType: "f32", Layout: "native"}}, r.Outputs)
 	require.Len(t, r.Ops, 3)
 	assert.Equal(t, []string{"dense", "dense", "softmax"}, []string{r.Ops[0].Op, r.Ops[1].Op, r.Ops[2].Op})
 	assert.Equal(t, []string{"fc1", "fc2", "softmax"}, []string{r.Ops[0].Name, r.Ops[1].Name, r.Ops[2].Name})

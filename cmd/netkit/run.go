@@ -16,9 +16,11 @@ import (
 
 	"github.com/netkit/netkit/internal/cliutil"
 	"github.com/netkit/netkit/internal/nkfile"
-	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/internal/prng"
+	"github.com/netkit/netkit/internal/quant"
 	"github.com/netkit/netkit/nk"
+	"github.com/netkit/netkit/nk/nkimage"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 func init() {
@@ -28,7 +30,13 @@ func init() {
 		usage:   "MODEL [--input FILE]... [--output FILE]... [--arena SIZE] [--top K] [--dequantize]",
 		help: `Loads MODEL into one arena (sized exactly, or the --arena budget) and runs it.
 
-An input FILE is .npy (by extension) of the input's dtype and shape
+An input FILE that is an image (.png, .jpg, .pgm by extension) feeds an
+image-shaped input ([1 H W C], or [1 C H W] in NCHW): it is resized to H x W,
+taken as gray (C = 1) or RGB (C = 3) and scaled by the preprocessing the
+model records (convert --mean --std --scale), else to [0, 1] for a float
+input and p - 128 for an int8 one; the run says which rule it used.
+
+An input FILE is otherwise .npy (by extension) of the input's dtype and shape
 [N, ...input shape] (dims of 1 may be left out), or raw little-endian bytes
 of the input's dtype (float32 for float models, int8 for int8 models). It may hold N whole inputs
 back to back, N inferred from its size; a size that is not a whole number
@@ -37,10 +45,14 @@ in order. Without --input, one deterministic pseudo-random input is used.
 
 Outputs go to --output files (once per model output, in order), .npy of
 shape [N, ...] or raw by extension, each written beside its final name
-and renamed into place; an --output may not be MODEL or an --input. For a classifier (output 0 produced by
+and renamed into place; an --output may not be MODEL or an --input.
+--output - writes that output's raw bytes to standard output, and the
+report goes to standard error. For a classifier (output 0 produced by
 softmax, or shaped [1, K]) the top K classes of each input are printed, with
 the model's labels when it has them. The time per inference is printed.
 
+A float32 .npy for an int8 input is quantized with the input's scale and
+zero point (q = round(x / scale) + zero_point, clamped), and the run says so.
 int8 outputs print as integers; --dequantize prints them as real values,
 scale * (q - zero_point) with the output's quantization (files written by
 --output keep the int8 bytes). Classes of an int8 classifier rank by their
@@ -51,14 +63,21 @@ int8 value, which orders them as the real values do.`,
 
 func runFlags(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	var inputs, outputs listFlag
-	fs.Var(&inputs, "input", "input `FILE` (.npy or raw); repeat once per model input")
-	fs.Var(&outputs, "output", "output `FILE` (.npy or raw); repeat once per model output")
+	fs.Var(&inputs, "input", "input `FILE` (.npy, raw, or an image: .png, .jpg, .pgm); repeat once per model input")
+	fs.Var(&outputs, "output", "output `FILE` (.npy or raw; - for raw bytes on standard output); repeat once per model output")
 	arena := fs.String("arena", "", "arena budget `SIZE` (65536, 64K, 64KiB, 2M, 2MiB); default: exact")
 	top := fs.Int("top", 5, "classes to print per input for classifiers")
 	dequantize := fs.Bool("dequantize", false, "print int8 outputs as real values (scale * (q - zero_point))")
-	return func(args []string, stdout, _ io.Writer) error {
+	return func(args []string, stdout, stderr io.Writer) error {
 		if len(args) != 1 {
 			return usagef("want one MODEL, have %d arguments", len(args))
+		}
+		report := stdout
+		if n := slices.Index(outputs, stdoutName); n >= 0 {
+			if slices.Index(outputs[n+1:], stdoutName) >= 0 {
+				return usagef("--output - (standard output) may be given once")
+			}
+			report = stderr
 		}
 		if *top < 1 {
 			return usagef("--top must be at least 1")
@@ -71,7 +90,7 @@ func runFlags(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			}
 			opts = append(opts, nk.WithArenaSize(n))
 		}
-		return runModel(stdout, args[0], inputs, outputs, opts, printOpts{top: *top, dequantize: *dequantize})
+		return runModel(report, stdout, args[0], inputs, outputs, opts, printOpts{top: *top, dequantize: *dequantize})
 	}
 }
 
@@ -81,8 +100,13 @@ type printOpts struct {
 	dequantize bool // int8 as real values
 }
 
-func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Option, po printOpts) error {
+// runModel runs the model and prints its report to w; an --output "-"
+// writes to stdout.
+func runModel(w, stdout io.Writer, path string, inFiles, outFiles []string, opts []nk.Option, po printOpts) error {
 	for _, out := range outFiles {
+		if out == stdoutName {
+			continue
+		}
 		if cliutil.SameFile(out, path) {
 			return usagef("--output %q is the model file; choose another --output", out)
 		}
@@ -94,7 +118,7 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 	}
 	m, err := nk.Load(path, opts...)
 	if err != nil {
-		return err
+		return loadError(path, err)
 	}
 	defer m.Close()
 	// a batch model's tensors hold Batch samples: files hold samples
@@ -108,15 +132,36 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 
 	batches := make([][]byte, len(ins))
 	n := 1
+	var notes []string
 	if len(inFiles) == 0 {
 		for i, t := range ins {
 			batches[i] = randomInput(t, uint64(i)+1)
 		}
 	} else {
 		for i, f := range inFiles {
-			data, count, err := readBatch(f, ins[i])
+			if nkimage.IsImageFile(f) {
+				img, err := nkimage.ReadFile(f)
+				if err != nil {
+					return fmt.Errorf("input %d (%q): %w", i, ins[i].Name, err)
+				}
+				data, rule, err := m.ImageInput(i, img)
+				if err != nil {
+					return fmt.Errorf("input %d (%q): %s: %w", i, ins[i].Name, f, err)
+				}
+				if i > 0 && n != 1 {
+					return fmt.Errorf("input %d (%q): %s is one image, %s holds %d inputs", i, ins[i].Name, f, inFiles[0], n)
+				}
+				batches[i], n = data, 1
+				notes = append(notes, fmt.Sprintf("input %d: %s: %s", i, f, rule))
+				continue
+			}
+			data, count, quantized, err := readInputs(f, ins[i])
 			if err != nil {
 				return fmt.Errorf("input %d (%q): %w", i, ins[i].Name, err)
+			}
+			if quantized {
+				notes = append(notes, fmt.Sprintf("input %d: float32 from %s quantized to int8: q = round(x / %g) + %d, clamped to [-128, 127]",
+					i, f, ins[i].Scale, ins[i].ZeroPoint))
 			}
 			if i > 0 && count != n {
 				return fmt.Errorf("input %d (%q): %s holds %d inputs, %s holds %d", i, ins[i].Name, f, count, inFiles[0], n)
@@ -137,7 +182,7 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 	elapsed := time.Since(start)
 
 	for k, f := range outFiles {
-		if err := writeBatch(f, outs[k], n, results[k]); err != nil {
+		if err := writeBatch(f, outs[k], n, results[k], stdout); err != nil {
 			return fmt.Errorf("output %d (%q): %w", k, outs[k].Name, err)
 		}
 	}
@@ -148,6 +193,9 @@ func runModel(w io.Writer, path string, inFiles, outFiles []string, opts []nk.Op
 	}
 	if len(inFiles) == 0 {
 		fmt.Fprintln(w, "input: deterministic pseudo-random (give --input FILE for real data)")
+	}
+	for _, note := range notes {
+		fmt.Fprintln(w, note)
 	}
 	switch {
 	case isClassifier(path, outs):
@@ -191,6 +239,9 @@ func describeInfos(ts []nk.TensorInfo) string {
 
 func describeInfo(t nk.TensorInfo) string {
 	s := fmt.Sprintf("%s %v %s", t.Name, t.Shape, t.DType)
+	if t.Scale > 0 {
+		s += fmt.Sprintf(" (scale %g, zero point %d)", t.Scale, t.ZeroPoint)
+	}
 	if t.Layout == nk.LayoutNCHW {
 		s += " (source layout nchw)"
 	}
@@ -213,33 +264,55 @@ func npyDescr(d nk.DType) string {
 
 func isNpy(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npy") }
 
-// readBatch reads whole inputs for tensor t and returns their bytes and count.
+// readBatch reads whole inputs for tensor t and returns their bytes and
+// count, as readInputs.
 func readBatch(path string, t nk.TensorInfo) ([]byte, int, error) {
+	b, n, _, err := readInputs(path, t)
+	return b, n, err
+}
+
+// readInputs reads whole inputs for tensor t and returns their bytes and
+// count. A float32 .npy for a quantized int8 input is quantized (quantized
+// is then true).
+func readInputs(path string, t nk.TensorInfo) (data []byte, count int, quantized bool, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	format := "raw " + t.DType.String()
 	if isNpy(path) {
 		a, err := npy.Read(bytes.NewReader(b))
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", path, err)
+			return nil, 0, false, fmt.Errorf("%s: %w", path, err)
 		}
-		if want := npyDescr(t.DType); a.Descr != want {
-			return nil, 0, fmt.Errorf("%s holds %s, the input is %s (%s)", path, a.Descr, t.DType, want)
+		quantized = a.Descr == npy.F32 && t.DType == nk.I8 && t.Scale > 0
+		if want := npyDescr(t.DType); a.Descr != want && !quantized {
+			return nil, 0, false, fmt.Errorf("%s holds %s, the input is %s (%s)", path, a.Descr, t.DType, want)
 		}
 		if !batchOf(a.Shape, t.Shape) {
-			return nil, 0, fmt.Errorf("%s has shape %v, which is not a batch of %v inputs (want [N %s])",
+			return nil, 0, false, fmt.Errorf("%s has shape %v, which is not a batch of %v inputs (want [N %s])",
 				path, a.Shape, t.Shape, strings.Trim(fmt.Sprint(t.Shape), "[]"))
 		}
 		b, format = a.Data, fmt.Sprintf(".npy of shape %v", a.Shape)
+		if quantized {
+			b = quantizeI8(nkfile.BytesF32(a.Data), t.Scale, t.ZeroPoint)
+		}
 	}
 	per := t.Bytes()
 	if len(b) == 0 || len(b)%per != 0 {
-		return nil, 0, fmt.Errorf("%s (%s, %d B) is not a whole number of %v %s inputs of %d B each",
+		return nil, 0, false, fmt.Errorf("%s (%s, %d B) is not a whole number of %v %s inputs of %d B each",
 			path, format, len(b), t.Shape, t.DType, per)
 	}
-	return b, len(b) / per, nil
+	return b, len(b) / per, quantized, nil
+}
+
+// quantizeI8 quantizes real values for an int8 input (TFLite's Quantize).
+func quantizeI8(x []float32, scale float32, zeroPoint int32) []byte {
+	out := make([]byte, len(x))
+	for i, v := range x {
+		out[i] = byte(quant.QuantizeI8(v, scale, zeroPoint))
+	}
+	return out
 }
 
 // batchOf reports whether an array of shape arr holds whole tensors of
@@ -260,9 +333,9 @@ func batchOf(arr, t []int) bool {
 	return len(a) >= len(c) && slices.Equal(a[len(a)-len(c):], c)
 }
 
-func writeBatch(path string, t nk.TensorInfo, n int, data []byte) error {
+func writeBatch(path string, t nk.TensorInfo, n int, data []byte, stdout io.Writer) error {
 	if !isNpy(path) {
-		return cliutil.WriteFile(path, data)
+		return writeOutput(path, data, stdout)
 	}
 	shape := append([]int{n}, t.Shape...)
 	return cliutil.ReplaceFile(path, func(w io.Writer) error {
@@ -339,6 +412,9 @@ func printTopK(w io.Writer, t nk.TensorInfo, data []byte, n int, po printOpts, l
 	rows := t.Elems() / classes
 	vals := elemValues(t, data, po.dequantize)
 	k := min(po.top, classes)
+	if po.top > classes {
+		fmt.Fprintf(w, "--top %d: %q has %d classes; showing all %d\n", po.top, t.Name, classes, classes)
+	}
 	format := "%s %.4f"
 	if t.DType == nk.I8 && !(po.dequantize && t.Scale > 0) {
 		format = "%s %.0f"

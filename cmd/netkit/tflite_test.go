@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/netkit/netkit/internal/nkfile"
-	"github.com/netkit/netkit/internal/npy"
 	"github.com/netkit/netkit/internal/tflite"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 // TFLite models and TFLite Micro's outputs on them (internal/int8ref).

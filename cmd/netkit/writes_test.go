@@ -4,8 +4,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -14,6 +18,31 @@ import (
 
 	"github.com/netkit/netkit/internal/nkfile"
 )
+
+// The environment that makes the test binary run the CLI instead of the
+// tests: the file size limit to set, and the arguments joined by newlines.
+const (
+	childFsize = "NETKIT_TEST_CLI_FSIZE"
+	childArgs  = "NETKIT_TEST_CLI_ARGS"
+)
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(childFsize); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			panic(err)
+		}
+		var r syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &r); err != nil {
+			panic(err)
+		}
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: r.Max}); err != nil {
+			panic(err)
+		}
+		os.Exit(run(strings.Split(os.Getenv(childArgs), "\n"), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 // A small ONNX model whose .nk is a few KiB.
 var smallONNX = filepath.Join(fashion, "layout_mix.onnx")
@@ -98,24 +127,27 @@ func TestConvertFailedWriteKeepsOldOutput(t *testing.T) {
 	old := bytes.Repeat([]byte("old output "), 50)
 	require.NoError(t, os.WriteFile(dst, old, 0o644))
 
-	// The limit is process-wide; nothing else in this package writes files
-	// concurrently (no t.Parallel). Go ignores SIGXFSZ, so writes fail with
-	// EFBIG past the limit.
-	var saved syscall.Rlimit
-	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &saved))
+	// The limit is process-wide, so the CLI runs in a child (this test
+	// binary, see TestMain): in the test process it would also fail go
+	// test's own log writes. Go ignores SIGXFSZ, so writes fail with EFBIG
+	// past the limit.
 	const limit = 2048
-	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: saved.Max}))
-	code, _, stderr := cli(t, "convert", smallONNX, "-o", dst)
-	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &saved))
-
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "file too large")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", childFsize, limit),
+		childArgs+"="+strings.Join([]string{"convert", smallONNX, "-o", dst}, "\n"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, stderr.String())
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Contains(t, stderr.String(), "file too large")
 	assertFileBytes(t, old, dst)
 	assert.Equal(t, []string{"out.nk"}, dirEntries(t, dir))
 
 	// The same conversion without the limit makes a file past it.
-	code, _, stderr = cli(t, "convert", smallONNX, "-o", dst)
-	require.Equal(t, 0, code, stderr)
+	code, _, errText := cli(t, "convert", smallONNX, "-o", dst)
+	require.Equal(t, 0, code, errText)
 	fi, err := os.Stat(dst)
 	require.NoError(t, err)
 	assert.Greater(t, fi.Size(), int64(limit))

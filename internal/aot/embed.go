@@ -8,6 +8,7 @@ package aot
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -18,6 +19,10 @@ type Tensor struct {
 	Shape []int
 	DType string // "f32", "i8", ...
 	Bytes int64
+	// Quantized: real = Scale * (q - ZeroPoint); the header defines both
+	// for a tensor with Scale > 0.
+	Scale     float32
+	ZeroPoint int32
 }
 
 // Embed is everything the generated files say.
@@ -65,6 +70,11 @@ func (e *Embed) Header() []byte {
 		for i, t := range ts {
 			fmt.Fprintf(&b, "/* %s %d \"%s\": %s %v */\n", strings.ToLower(kind), i, cComment(t.Name), t.DType, t.Shape)
 			fmt.Fprintf(&b, "#define %s_%s%d_BYTES %du\n", up, kind, i, t.Bytes)
+			if t.Scale > 0 {
+				fmt.Fprintf(&b, "/* real = %s_%s%d_SCALE * (q - %s_%s%d_ZERO_POINT) */\n", up, kind, i, up, kind, i)
+				fmt.Fprintf(&b, "#define %s_%s%d_SCALE %sf\n", up, kind, i, cFloat(t.Scale))
+				fmt.Fprintf(&b, "#define %s_%s%d_ZERO_POINT (%d)\n", up, kind, i, t.ZeroPoint)
+			}
 		}
 	}
 	io("INPUT", e.Inputs)
@@ -73,6 +83,16 @@ func (e *Embed) Header() []byte {
 	fmt.Fprintf(&b, "extern const uint8_t %s_nk[%d];\nextern const size_t %s_nk_len;\n", e.Ident, len(e.Image), e.Ident)
 	fmt.Fprintf(&b, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
 	return b.Bytes()
+}
+
+// cFloat is v as a C floating literal that reads back as the same float32
+// (the shortest such decimal).
+func cFloat(v float32) string {
+	s := strconv.FormatFloat(float64(v), 'g', -1, 32)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
 }
 
 // cComment keeps a tensor name from closing the comment it is printed in.

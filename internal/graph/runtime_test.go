@@ -82,15 +82,50 @@ func argmax(v []float32) int {
 
 type loader struct {
 	name string
-	load func([]byte) (*nk.Model, error)
+	load func([]byte) (loaded, error)
 }
+
+// loaded is an nk.Model or an nkc.Model: the methods these tests call,
+// with the I/O descriptions as nk's type (nkc's converts: same fields).
+type loaded struct {
+	runner
+	inputs, outputs []nk.TensorInfo
+}
+
+type runner interface {
+	Close() error
+	Run(in, out []float32) error
+	RunMulti(ins, outs [][]float32) error
+}
+
+func (l loaded) Inputs() []nk.TensorInfo  { return l.inputs }
+func (l loaded) Outputs() []nk.TensorInfo { return l.outputs }
 
 func loaders(t *testing.T) []loader {
 	lib := conformance.SharedLibrary(t)
 	t.Setenv("NETKIT_LIB", lib)
+	fromNkc := func(ts []nkc.TensorInfo) []nk.TensorInfo {
+		out := make([]nk.TensorInfo, len(ts))
+		for i, ti := range ts {
+			out[i] = nk.TensorInfo(ti)
+		}
+		return out
+	}
 	return []loader{
-		{"nk", func(b []byte) (*nk.Model, error) { return nk.LoadBytes(b) }},
-		{"nkc", func(b []byte) (*nk.Model, error) { return nkc.LoadBytes(b) }},
+		{"nk", func(b []byte) (loaded, error) {
+			m, err := nk.LoadBytes(b)
+			if err != nil {
+				return loaded{}, err
+			}
+			return loaded{m, m.Inputs(), m.Outputs()}, nil
+		}},
+		{"nkc", func(b []byte) (loaded, error) {
+			m, err := nkc.LoadBytes(b)
+			if err != nil {
+				return loaded{}, err
+			}
+			return loaded{m, fromNkc(m.Inputs()), fromNkc(m.Outputs())}, nil
+		}},
 	}
 }
 

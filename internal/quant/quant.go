@@ -324,6 +324,13 @@ func QuantizeValue(x, scale float32, zp int32) int32 {
 	return zp + int32(math.Round(float64(x/scale)))
 }
 
+// QuantizeI8 is QuantizeValue clamped to int8 (TFLite's Quantize of a real
+// input value): the rounding is done in float64 so no x overflows.
+func QuantizeI8(x, scale float32, zp int32) int8 {
+	q := math.Round(float64(x/scale)) + float64(zp)
+	return int8(max(-128, min(127, q)))
+}
+
 // ActivationRange is the int8 clamp [lo, hi] of a fused activation
 // (TFLite CalculateActivationRangeQuantized).
 func ActivationRange(act Activation, scale float32, zp int32) (lo, hi int32, err error) {

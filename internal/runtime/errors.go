@@ -40,6 +40,11 @@ var (
 	ErrState         error = StatusState
 )
 
+// ErrOutOfMemory: the host heap could not provide a model's or session's
+// arena. It is not ErrArenaOverflow, which means an arena (such as a
+// WithArenaSize budget) is too small for the model.
+var ErrOutOfMemory = errors.New("netkit: out of host memory")
+
 // ErrClosed is returned by every call on a closed Model or Session.
 // errors.Is(ErrClosed, ErrState) is true: it is a call in the wrong state.
 var ErrClosed error = closedError{}

@@ -142,7 +142,7 @@ func newModelState(b *Backend, size int64) (*modelState, error) {
 	st.pin.Pin(st.arena)
 	if s := b.ArenaInitHeap(st.arena, uint64(size)); s != StatusOK {
 		st.pin.Unpin()
-		return nil, errorf(s, fmt.Sprintf("netkit: cannot allocate a %d B arena: %v", size, s))
+		return nil, fmt.Errorf("%w: cannot allocate a %d B arena", ErrOutOfMemory, size)
 	}
 	return st, nil
 }

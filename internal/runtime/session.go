@@ -38,7 +38,7 @@ func (m *Model) NewSession() (*Session, error) {
 	size := b.ContextSize(st.handle)
 	if s := b.ArenaInitHeap(ss.arena, size); s != StatusOK {
 		ss.pin.Unpin()
-		return nil, errorf(s, fmt.Sprintf("netkit: cannot allocate a %d B session arena: %v", size, s))
+		return nil, fmt.Errorf("%w: cannot allocate a %d B session arena", ErrOutOfMemory, size)
 	}
 	ce := new(CError)
 	h, s := b.ContextCreate(st.handle, ss.arena, ce)

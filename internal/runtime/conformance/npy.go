@@ -3,7 +3,7 @@ package conformance
 import (
 	"os"
 
-	"github.com/netkit/netkit/internal/npy"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 // readNpyF32 reads the float32 elements of a .npy file.

@@ -1,4 +1,4 @@
-cmake_minimum_required(VERSION 3.16)
+cmake_minimum_required(VERSION 3.19)
 # Fails when csrc/ops/ops_unity.inc misses a .c file of csrc/ops/ or of a
 # kernel set in csrc/kernels/<set>/ (the unity build that cgo compiles would lack it) or
 # names one that no longer exists. Run: cmake -DNK_ROOT=<source root> -P unity_sync.cmake

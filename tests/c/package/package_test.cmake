@@ -6,8 +6,11 @@
 # 2. no -Werror in the exported targets' properties or in netkit.pc;
 # 3. a consumer with a warning of its own (consumer.c), built with -Wall,
 #    configures, builds and runs against the prefix;
-# 4. netkit added with add_subdirectory defaults NETKIT_WERROR to OFF.
-cmake_minimum_required(VERSION 3.16)
+# 4. netkit added with add_subdirectory defaults NETKIT_WERROR to OFF;
+# 5. the same consumer compiles with `pkg-config --cflags --libs netkit`
+#    alone (netkit.pc relocated with the prefix, its macros plain values)
+#    and runs, printing the macro it read.
+cmake_minimum_required(VERSION 3.19)
 
 function(nk_run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -72,5 +75,35 @@ nk_run("subproject configure" "${CMAKE_COMMAND}" -S "${SRC}/tests/c/package" -B 
 file(STRINGS "${WORK}/sub/CMakeCache.txt" werror REGEX "^NETKIT_WERROR:")
 if(NOT werror STREQUAL "NETKIT_WERROR:BOOL=OFF")
   message(FATAL_ERROR "as a subproject NETKIT_WERROR is '${werror}', expected OFF")
+endif()
+
+# 5. pkg-config alone: cflags and libs from the relocated netkit.pc
+find_program(PKG_CONFIG NAMES pkg-config pkgconf)
+if(NOT PKG_CONFIG)
+  message(FATAL_ERROR "pkg-config not found")
+endif()
+file(GLOB_RECURSE pcs "${prefix}/*/pkgconfig/netkit.pc")
+list(GET pcs 0 pc)
+get_filename_component(pcdir "${pc}" DIRECTORY)
+set(ENV{PKG_CONFIG_PATH} "${pcdir}")
+nk_run("pkg-config" "${PKG_CONFIG}" --cflags --libs netkit)
+string(STRIP "${nk_out}" pcflags)
+if(pcflags MATCHES "[$<>]")
+  message(FATAL_ERROR "netkit.pc holds unexpanded CMake text: ${pcflags}")
+endif()
+if(NOT pcflags MATCHES "-I${prefix}/")
+  message(FATAL_ERROR "netkit.pc does not point into the install prefix ${prefix}: ${pcflags}")
+endif()
+separate_arguments(pcflags UNIX_COMMAND "${pcflags}")
+set(cc_pc cc)
+if(C_COMPILER)
+  set(cc_pc "${C_COMPILER}")
+endif()
+nk_run("pkg-config consumer build" "${cc_pc}" -Wall -o "${WORK}/pc_consumer" "${SRC}/tests/c/package/consumer.c" ${pcflags})
+get_filename_component(libdir "${so}" DIRECTORY)
+set(ENV{LD_LIBRARY_PATH} "${libdir}")
+nk_run("pkg-config consumer run" "${WORK}/pc_consumer")
+if(NOT nk_out MATCHES "NETKIT_LOAD_FOLD_BN=[01]")
+  message(FATAL_ERROR "the pkg-config consumer printed: ${nk_out}")
 endif()
 file(REMOVE_RECURSE "${WORK}")

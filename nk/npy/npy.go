@@ -1,15 +1,23 @@
 // Package npy reads and writes NumPy .npy files (format versions 1.0, 2.0
-// and 3.0) holding little-endian numeric arrays in C order: enough for
-// model inputs and outputs, nothing more.
+// and 3.0) holding little-endian numeric arrays in C order: the inputs and
+// outputs of netkit models (float32, int8, int16, int32), and float64,
+// int64 and uint8 arrays to read. It is pure Go and needs neither cgo nor
+// the C core, so it serves users of package nk and of package nkc alike.
+//
+// An Array keeps its elements as raw little-endian bytes, the form
+// nk.Model.RunRaw takes and returns; F32, I8, I16 and I32 decode them and
+// FromF32, FromI8, FromI16 and FromI32 build arrays from Go slices.
 package npy
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -56,6 +64,108 @@ func FromF32(shape []int, v []float32) *Array {
 		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(f))
 	}
 	return &Array{Descr: F32, Shape: shape, Data: data}
+}
+
+// FromI8 wraps int8 values in an array of the given shape.
+func FromI8(shape []int, v []int8) *Array {
+	data := make([]byte, len(v))
+	for i, x := range v {
+		data[i] = byte(x)
+	}
+	return &Array{Descr: I8, Shape: shape, Data: data}
+}
+
+// FromI16 wraps int16 values in an array of the given shape.
+func FromI16(shape []int, v []int16) *Array {
+	data := make([]byte, 2*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(data[2*i:], uint16(x))
+	}
+	return &Array{Descr: I16, Shape: shape, Data: data}
+}
+
+// FromI32 wraps int32 values in an array of the given shape.
+func FromI32(shape []int, v []int32) *Array {
+	data := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(data[4*i:], uint32(x))
+	}
+	return &Array{Descr: I32, Shape: shape, Data: data}
+}
+
+// I8 returns the elements of an int8 array.
+func (a *Array) I8() ([]int8, error) {
+	if err := a.want(I8, "int8"); err != nil {
+		return nil, err
+	}
+	v := make([]int8, len(a.Data))
+	for i, b := range a.Data {
+		v[i] = int8(b)
+	}
+	return v, nil
+}
+
+// I16 returns the elements of an int16 array.
+func (a *Array) I16() ([]int16, error) {
+	if err := a.want(I16, "int16"); err != nil {
+		return nil, err
+	}
+	v := make([]int16, len(a.Data)/2)
+	for i := range v {
+		v[i] = int16(binary.LittleEndian.Uint16(a.Data[2*i:]))
+	}
+	return v, nil
+}
+
+// I32 returns the elements of an int32 array.
+func (a *Array) I32() ([]int32, error) {
+	if err := a.want(I32, "int32"); err != nil {
+		return nil, err
+	}
+	v := make([]int32, len(a.Data)/4)
+	for i := range v {
+		v[i] = int32(binary.LittleEndian.Uint32(a.Data[4*i:]))
+	}
+	return v, nil
+}
+
+func (a *Array) want(descr, name string) error {
+	if a.Descr != descr {
+		return fmt.Errorf("npy: array holds %s, not %s (%s)", a.Descr, name, descr)
+	}
+	return nil
+}
+
+// ReadFile reads the one array of the .npy file at path.
+func ReadFile(path string) (*Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	a, err := Read(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
+}
+
+// WriteFile writes a to a new .npy file at path (replacing any file there).
+func WriteFile(path string, a *Array) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := Write(w, a); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // F32 returns the elements of a float32 array.

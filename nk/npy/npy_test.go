@@ -91,3 +91,38 @@ func TestReadRejects(t *testing.T) {
 	_, err := Read(bytes.NewReader(cases["short"]))
 	assert.ErrorContains(t, err, "needs 12 B of data, file has 8")
 }
+
+// Every dtype netkit tensors use round-trips through its From and accessor
+// pair, and numpy reads the files as those dtypes with those values.
+func TestIntegerDTypes(t *testing.T) {
+	dir := t.TempDir()
+	i8 := FromI8([]int{3}, []int8{-128, -1, 127})
+	i16 := FromI16([]int{3}, []int16{-32768, -2, 32767})
+	i32 := FromI32([]int{3}, []int32{-2147483648, -3, 2147483647})
+	for name, a := range map[string]*Array{"i8": i8, "i16": i16, "i32": i32} {
+		require.NoError(t, WriteFile(filepath.Join(dir, name+".npy"), a))
+		b, err := ReadFile(filepath.Join(dir, name+".npy"))
+		require.NoError(t, err)
+		assert.Equal(t, a, b, name)
+	}
+	v8, err := i8.I8()
+	require.NoError(t, err)
+	assert.Equal(t, []int8{-128, -1, 127}, v8)
+	v16, err := i16.I16()
+	require.NoError(t, err)
+	assert.Equal(t, []int16{-32768, -2, 32767}, v16)
+	v32, err := i32.I32()
+	require.NoError(t, err)
+	assert.Equal(t, []int32{-2147483648, -3, 2147483647}, v32)
+	_, err = i8.I32()
+	assert.ErrorContains(t, err, "not int32")
+
+	if err := exec.Command("/usr/bin/python3", "-c", "import numpy").Run(); err != nil {
+		t.Skip("no /usr/bin/python3 with numpy")
+	}
+	out, err := exec.Command("/usr/bin/python3", "-c",
+		"import numpy,sys; print(*[str(numpy.load(p).dtype)+':'+','.join(map(str,numpy.load(p))) for p in sys.argv[1:]])",
+		filepath.Join(dir, "i8.npy"), filepath.Join(dir, "i16.npy"), filepath.Join(dir, "i32.npy")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "int8:-128,-1,127 int16:-32768,-2,32767 int32:-2147483648,-3,2147483647", strings.TrimSpace(string(out)))
+}
