@@ -58,12 +58,12 @@ typedef struct vm_exp_parts {
 } vm_exp_parts;
 
 static inline vm_exp_parts vm_exp_scale(nk_vf kf, nk_vf r) {
-    nk_vf q = nk_vfma(vm_c(1.38131455e-3f), r, vm_c(8.36941884e-3f));
+    nk_vf q = nk_vfma(vm_c(1.381314546e-03f), r, vm_c(8.369418837e-03f));
     nk_vm_vi n, n1;
     vm_exp_parts e;
-    q = nk_vfma(q, r, vm_c(4.16684568e-2f));
-    q = nk_vfma(q, r, vm_c(1.66665148e-1f));
-    q = nk_vfma(q, r, vm_c(4.99999931e-1f));
+    q = nk_vfma(q, r, vm_c(4.166845677e-02f));
+    q = nk_vfma(q, r, vm_c(1.666651479e-01f));
+    q = nk_vfma(q, r, vm_c(4.999999305e-01f));
     q = nk_vfma(nk_vfma(q, r, vm_c(1.0f)), r, vm_c(1.0f)); /* 1 + r (1 + r P) */
     n = (nk_vm_vi)kf - VM_SHIFTER_BITS;
     n1 = n >> 1;
@@ -123,11 +123,11 @@ static inline nk_vf vm_sigmoid(nk_vf x) { return vm_sigmoid_lo(x, vm_c(0.0f), vm
 static inline nk_vf vm_tanh(nk_vf x) {
     const nk_vf a = vm_abs(x);
     const nk_vf s = x * x;
-    nk_vf p = nk_vfma(vm_c(-6.23555947e-3f), s, vm_c(2.10396752e-2f));
+    nk_vf p = nk_vfma(vm_c(-6.235559756e-03f), s, vm_c(2.103967562e-02f));
     nk_vf big;
-    p = nk_vfma(p, s, vm_c(-5.38427085e-2f));
-    p = nk_vfma(p, s, vm_c(1.33324608e-1f));
-    p = nk_vfma(p, s, vm_c(-3.33333105e-1f));
+    p = nk_vfma(p, s, vm_c(-5.384270730e-02f));
+    p = nk_vfma(p, s, vm_c(1.333246075e-01f));
+    p = nk_vfma(p, s, vm_c(-3.333331096e-01f));
     p = nk_vfma(x * s, p, x);
     big = 1.0f - 2.0f / (vm_exp(a + a) + 1.0f);
     return vm_select(a < 0.55f, p, vm_copysign(big, x));
@@ -144,16 +144,16 @@ static inline nk_vf vm_erf(nk_vf x) {
     const nk_vf s = x * x;
     const nk_vf u = 1.0f / nk_vfma(a, vm_c(0.5f), vm_c(1.0f));
     const nk_vf h = a * a;
-    nk_vf p = nk_vfma(vm_c(4.51235799e-3f), s, vm_c(-2.66469866e-2f));
-    nk_vf q = nk_vfma(vm_c(2.61009276e-1f), u, vm_c(-7.95635045e-1f));
+    nk_vf p = nk_vfma(vm_c(4.512358045e-03f), s, vm_c(-2.664698640e-02f));
+    nk_vf q = nk_vfma(vm_c(2.610177521e-01f), u, vm_c(-7.956654857e-01f));
     nk_vf big;
-    p = nk_vfma(p, s, vm_c(1.12809919e-1f));
-    p = nk_vfma(p, s, vm_c(-3.76125127e-1f));
-    p = nk_vfma(p, s, vm_c(1.12837911e+0f)) * x;
-    q = nk_vfma(q, u, vm_c(5.61757743e-1f));
-    q = nk_vfma(q, u, vm_c(2.13903353e-1f));
-    q = nk_vfma(q, u, vm_c(1.02632833e+0f));
-    q = nk_vfma(q, u, vm_c(-1.26708329e+0f));
+    p = nk_vfma(p, s, vm_c(1.128099173e-01f));
+    p = nk_vfma(p, s, vm_c(-3.761251261e-01f));
+    p = nk_vfma(p, s, vm_c(1.128379158e+00f)) * x;
+    q = nk_vfma(q, u, vm_c(5.618008347e-01f));
+    q = nk_vfma(q, u, vm_c(2.138733278e-01f));
+    q = nk_vfma(q, u, vm_c(1.026338575e+00f));
+    q = nk_vfma(q, u, vm_c(-1.267084720e+00f));
     {
         const vm_exp_parts e = vm_exp_square(h, nk_vfma(a, a, -h), q);
         big = 1.0f - u * e.m * e.s;
@@ -173,17 +173,17 @@ static inline nk_vf vm_gelu_erf(nk_vf x) {
     const nk_vf a = vm_min_keep_nan(vm_abs(x), 14.6f);
     const nk_vf u = 1.0f / nk_vfma(a, vm_c(0.25f), vm_c(1.0f));
     const nk_vf h = a * a;
-    nk_vf q = nk_vfma(vm_c(-1.86910361e-1f), u, vm_c(7.94957638e-1f));
+    nk_vf q = nk_vfma(vm_c(-1.869103940e-01f), u, vm_c(7.949578435e-01f));
     nk_vf c;
     vm_exp_parts e;
-    q = nk_vfma(q, u, vm_c(-1.16144419e+0f));
-    q = nk_vfma(q, u, vm_c(6.08140767e-1f));
-    q = nk_vfma(q, u, vm_c(-1.14259586e-1f));
-    q = nk_vfma(q, u, vm_c(-2.47137602e-2f));
-    q = nk_vfma(q, u, vm_c(2.75157273e-1f));
-    q = nk_vfma(q, u, vm_c(4.18705851e-1f));
-    q = nk_vfma(q, u, vm_c(1.00259614e+0f));
-    q = nk_vfma(q, u, vm_c(-1.61222982e+0f));
+    q = nk_vfma(q, u, vm_c(-1.161444719e+00f));
+    q = nk_vfma(q, u, vm_c(6.081414014e-01f));
+    q = nk_vfma(q, u, vm_c(-1.142601040e-01f));
+    q = nk_vfma(q, u, vm_c(-2.471350857e-02f));
+    q = nk_vfma(q, u, vm_c(2.751572110e-01f));
+    q = nk_vfma(q, u, vm_c(4.187058587e-01f));
+    q = nk_vfma(q, u, vm_c(1.002596193e+00f));
+    q = nk_vfma(q, u, vm_c(-1.612229815e+00f));
     e = vm_exp_square(0.5f * h, 0.5f * nk_vfma(a, a, -h), q);
     c = 0.5f * u;
     /* x < 0: x/2 u exp(..), rounded once at the end; else x (1 - E/2).
@@ -270,17 +270,21 @@ void NK_HOST_FN(nk_host_softmax_f32)(const float *x, float *y, size_t rows, size
             for (; j < cols; j++)
                 mx = beta * xr[j] > mx ? beta * xr[j] : mx;
         }
+        /* beta*x is rounded before the subtraction, as in the portable
+         * kernel (separate statements: no contraction into an fma) */
         for (j = 0; j + NK_VL <= cols; j += NK_VL) {
-            const nk_vf e = vm_exp(beta * nk_vload(xr + j) - mx);
+            const nk_vf v = beta * nk_vload(xr + j);
+            const nk_vf e = vm_exp(v - mx);
             nk_vstore(yr + j, e);
             vsum += e;
         }
         sum = nk_vsum(vsum);
         if (j < cols) {
             const size_t rest = cols - j;
+            const nk_vf v = beta * nk_vload_n(xr + j, rest);
             float lanes[NK_VL];
             size_t k;
-            nk_vstore(lanes, vm_exp(beta * nk_vload_n(xr + j, rest) - mx));
+            nk_vstore(lanes, vm_exp(v - mx));
             for (k = 0; k < rest; k++)
                 sum += lanes[k];
             nk_vstore_n(yr + j, nk_vload(lanes), rest);

@@ -232,7 +232,7 @@ static int check_tails(const vm_level *lv) {
  * same way, and that rounding (up to 2^-24 |beta*x - max| absolute in the
  * exponent) is the op's conditioning, not the approximation's error. */
 static int check_softmax(const vm_level *lv) {
-    static float x[3 * 1024], y[3 * 1024];
+    static float x[3 * 1024], y[3 * 1024], v[1024];
     static const size_t col_list[] = {1, 2, 3, 7, 10, 15, 16, 17, 31, 33, 64, 100, 1000};
     static const float betas[] = {1.0f, 0.5f, 2.5f, -1.0f};
     uint32_t seed = 12345u;
@@ -253,13 +253,16 @@ static int check_softmax(const vm_level *lv) {
             lv->softmax_f32(x, y, rows, cols, beta);
             for (r = 0; r < rows; r++) {
                 double mx = -INFINITY, sum = 0.0;
-                for (j = 0; j < cols; j++)
-                    mx = (double)(beta * x[r * cols + j]) > mx ? (double)(beta * x[r * cols + j])
-                                                               : mx;
-                for (j = 0; j < cols; j++)
-                    sum += exp((double)(beta * x[r * cols + j] - (float)mx));
                 for (j = 0; j < cols; j++) {
-                    const double want = exp((double)(beta * x[r * cols + j] - (float)mx)) / sum;
+                    v[j] = beta * x[r * cols + j]; /* rounded: no fma contraction */
+                    mx = v[j] > mx ? v[j] : mx;
+                }
+                for (j = 0; j < cols; j++) {
+                    v[j] -= (float)mx;
+                    sum += exp((double)v[j]);
+                }
+                for (j = 0; j < cols; j++) {
+                    const double want = exp((double)v[j]) / sum;
                     const double d = want > FLT_MIN ? want : FLT_MIN;
                     const double rel = fabs((double)y[r * cols + j] - want) / d;
                     max_rel = rel > max_rel ? rel : max_rel;
