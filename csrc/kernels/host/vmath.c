@@ -248,7 +248,8 @@ void NK_HOST_FN(nk_host_gelu_f32)(const float *x, float *y, size_t n, int32_t ap
 }
 
 /* Softmax as the portable kernel computes it (max of beta*x, exp of
- * beta*x - max, times 1/sum), with vm_exp and the sum kept in NK_VL lanes. */
+ * beta*x - max, times 1/sum), with vm_exp, the exponent in one fma and the
+ * sum kept in NK_VL lanes. */
 void NK_HOST_FN(nk_host_softmax_f32)(const float *x, float *y, size_t rows, size_t cols,
                                      float beta) {
     size_t r, j;
@@ -270,21 +271,21 @@ void NK_HOST_FN(nk_host_softmax_f32)(const float *x, float *y, size_t rows, size
             for (; j < cols; j++)
                 mx = beta * xr[j] > mx ? beta * xr[j] : mx;
         }
-        /* beta*x is rounded before the subtraction, as in the portable
-         * kernel (separate statements: no contraction into an fma) */
+        /* beta*x - max in one fma: the same in every build, whether or not
+         * the compiler contracts (the portable kernel rounds beta*x first;
+         * for beta = 1 the two agree exactly) */
         for (j = 0; j + NK_VL <= cols; j += NK_VL) {
-            const nk_vf v = beta * nk_vload(xr + j);
-            const nk_vf e = vm_exp(v - mx);
+            const nk_vf e = vm_exp(nk_vfma(vm_c(beta), nk_vload(xr + j), vm_c(-mx)));
             nk_vstore(yr + j, e);
             vsum += e;
         }
         sum = nk_vsum(vsum);
         if (j < cols) {
             const size_t rest = cols - j;
-            const nk_vf v = beta * nk_vload_n(xr + j, rest);
+            const nk_vf v = nk_vfma(vm_c(beta), nk_vload_n(xr + j, rest), vm_c(-mx));
             float lanes[NK_VL];
             size_t k;
-            nk_vstore(lanes, vm_exp(v - mx));
+            nk_vstore(lanes, vm_exp(v));
             for (k = 0; k < rest; k++)
                 sum += lanes[k];
             nk_vstore_n(yr + j, nk_vload(lanes), rest);

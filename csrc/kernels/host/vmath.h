@@ -5,13 +5,15 @@
  * suffix through NK_HOST_FN (host_isa.h).
  *
  * Accuracy (measured over every float by tests/c/host/vmath_test.c
- * --exhaustive, figures in docs/HOST_KERNELS.md): every result is within
- * 1e-6 relative of the libm reference, relative meaning
- * |y - ref| / max(|ref|, FLT_MIN). NaN in gives NaN out, ±inf and signed
- * zeros give what libm gives, denormals in and out are handled (no flush to
- * zero). No libm call, no errno, no global state; the results do not depend
- * on the ISA level (every rounding step is the same IEEE operation, fused
- * multiply-adds included), so the levels agree bit for bit.
+ * --exhaustive; designs and figures in docs/HOST_MATH.md): every result is
+ * within 1e-6 relative of the libm reference, relative meaning
+ * |y - ref| / max(|ref|, FLT_MIN). NaN in gives NaN out, infinities and
+ * signed zeros give what libm gives, denormals in and out are handled (no
+ * flush to zero). No libm call, no errno, no global state. Every step is
+ * the same IEEE operation on every ISA level (fma included), so the levels
+ * agree bit for bit when the compiler does not contract a*b+c on its own
+ * (C99 mode, as CMake builds); where it does (gnu modes, cgo), results may
+ * differ in the last bit and stay within the same bound.
  *
  * All kernels accept y == x (the planner runs activations in place).
  */

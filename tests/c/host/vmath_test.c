@@ -226,11 +226,11 @@ static int check_tails(const vm_level *lv) {
     return fails;
 }
 
-/* Softmax against the portable kernel's formula with exact exp and sum:
- * exp((double)(float)(beta*x - max)) / sum. The float products and the
- * float difference are part of the definition: both kernels round them the
- * same way, and that rounding (up to 2^-24 |beta*x - max| absolute in the
- * exponent) is the op's conditioning, not the approximation's error. */
+/* Softmax against exp(fmaf(beta, x, -max)) / sum in double, max the
+ * largest float product beta*x. The kernel forms the exponent with the same
+ * single rounding (one fma); that rounding, up to 2^-24 |beta*x - max| in
+ * the exponent, is the op's conditioning (the portable kernel's too, which
+ * rounds beta*x first), not the approximation's error. */
 static int check_softmax(const vm_level *lv) {
     static float x[3 * 1024], y[3 * 1024], v[1024];
     static const size_t col_list[] = {1, 2, 3, 7, 10, 15, 16, 17, 31, 33, 64, 100, 1000};
@@ -254,11 +254,11 @@ static int check_softmax(const vm_level *lv) {
             for (r = 0; r < rows; r++) {
                 double mx = -INFINITY, sum = 0.0;
                 for (j = 0; j < cols; j++) {
-                    v[j] = beta * x[r * cols + j]; /* rounded: no fma contraction */
-                    mx = v[j] > mx ? v[j] : mx;
+                    const float p = beta * x[r * cols + j];
+                    mx = p > mx ? p : mx;
                 }
                 for (j = 0; j < cols; j++) {
-                    v[j] -= (float)mx;
+                    v[j] = fmaf(beta, x[r * cols + j], -(float)mx);
                     sum += exp((double)v[j]);
                 }
                 for (j = 0; j < cols; j++) {
