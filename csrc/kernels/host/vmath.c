@@ -8,8 +8,8 @@
  * NaN lane fails the comparison and stays NaN.
  *
  * The polynomial coefficients are minimax fits made by vmath_fit.py (next to
- * this file; mpmath Remez, weights stated there). docs/HOST_KERNELS.md has
- * the designs and the measured errors.
+ * this file; mpmath Remez, weights stated there). docs/HOST_MATH.md has the
+ * designs and the measured errors.
  */
 #include "host_isa.h"
 #include "vmath.h"
@@ -198,8 +198,8 @@ static inline nk_vf vm_gelu_erf(nk_vf x) {
  * C1 = 2 sqrt(2/pi), C2 = 0.044715 C1. For x < 0 the result is about
  * x exp(2z), so 2z's absolute error becomes relative error; at x = -10,
  * 2z = -87, and float rounding alone would cost 1e-5. 2z is therefore
- * carried as a float pair (hi + lo, error about 2^-44 relative): x^2 and
- * the products are split exactly with fma, the constants in two parts.
+ * carried as a float pair hi + lo: x^2 and the products are split exactly
+ * with fma, the sum C1 + C2 x^2 with a two-sum, the constants in two parts.
  * |x| is clamped to 20 inside (2z = -600 there: sigmoid is 0 or 1). The
  * scale x enters before the last rounding, as in vm_gelu_erf. */
 #define VM_GT_C1_HI 1.59576917f      /* 2 sqrt(2/pi) */
