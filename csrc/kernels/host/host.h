@@ -73,6 +73,17 @@ typedef struct nk_host_kernels {
     int (*mul_f32)(const float *a, const int32_t *a_dims, int32_t a_rank, const float *b,
                    const int32_t *b_dims, int32_t b_rank, float *y, const int32_t *y_dims,
                    int32_t y_rank, float act_min, float act_max);
+
+    /* ---- vmath.c: exp, erf, tanh, sigmoid approximations and the
+     * activations on them (vmath.h; errors in docs/HOST_MATH.md: within
+     * 1e-6 relative of libm on every float). The portable kernels' arguments;
+     * y may equal x. exp and erf have no op of their own (tests, benches). */
+    void (*exp_f32)(const float *x, float *y, size_t n);
+    void (*erf_f32)(const float *x, float *y, size_t n);
+    void (*tanh_f32)(const float *x, float *y, size_t n);
+    void (*sigmoid_f32)(const float *x, float *y, size_t n);
+    void (*gelu_f32)(const float *x, float *y, size_t n, int32_t approximate);
+    void (*softmax_f32)(const float *x, float *y, size_t rows, size_t cols, float beta);
 } nk_host_kernels;
 
 /* The tables this build has (host_table.c, once per ISA level). */

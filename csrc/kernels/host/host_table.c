@@ -2,6 +2,7 @@
  * (host.h). Compiled once per ISA level like every file here. */
 #include "host_isa.h"
 #include "host.h"
+#include "vmath.h"
 
 /* The kernels of this level (defined in the host_*.c files next to this). */
 size_t NK_HOST_FN(nk_host_dense_pack_size)(int32_t in_features, int32_t out_features);
@@ -62,4 +63,11 @@ const nk_host_kernels NK_HOST_FN(nk_host_kernels) = {
     .global_avg_pool_f32 = NK_HOST_FN(nk_host_global_avg_pool_f32),
     .add_f32 = NK_HOST_FN(nk_host_add_f32),
     .mul_f32 = NK_HOST_FN(nk_host_mul_f32),
+    /* vmath.c */
+    .exp_f32 = NK_HOST_FN(nk_host_exp_f32),
+    .erf_f32 = NK_HOST_FN(nk_host_erf_f32),
+    .tanh_f32 = NK_HOST_FN(nk_host_tanh_f32),
+    .sigmoid_f32 = NK_HOST_FN(nk_host_sigmoid_f32),
+    .gelu_f32 = NK_HOST_FN(nk_host_gelu_f32),
+    .softmax_f32 = NK_HOST_FN(nk_host_softmax_f32),
 };

@@ -23,6 +23,7 @@
  * picks another k. Prints the maximum error and where, per function and
  * level; exits 1 when any exceeds 1e-6. */
 
+#define _POSIX_C_SOURCE 200112L /* setenv (vmath_levels.h) */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
