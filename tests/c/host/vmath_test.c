@@ -154,7 +154,7 @@ static size_t fill(vm_inputs *in, float *x) {
     while (n < CHUNK && in->edge < 8 * 2) {
         const float e = in->edges[in->edge / 2] * (in->edge % 2 ? -1.0f : 1.0f);
         const int32_t off = (int32_t)in->edge_step - 4096;
-        x[n++] = bits_f((uint32_t)((int32_t)f_bits(e) + off));
+        x[n++] = bits_f(f_bits(e) + (uint32_t)off); /* wraps past +-0 into NaNs: harmless */
         if (++in->edge_step == 8192) {
             in->edge_step = 0;
             in->edge++;
