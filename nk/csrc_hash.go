@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3345759dd118028172f3e4e9e0d4d9a6f9c9a4f23ad7154824d3ff52e6c6204f"
+const csrcHash = "6ae68d2e0ce018fd496df90f82efda809252f2f8506baad723ad007a2867316b"

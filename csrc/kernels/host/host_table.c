@@ -63,3 +63,4 @@ const nk_host_kernels NK_HOST_FN(nk_host_kernels) = {
     .add_f32 = NK_HOST_FN(nk_host_add_f32),
     .mul_f32 = NK_HOST_FN(nk_host_mul_f32),
 };
+#undef NK_HOST_ISA_NAME
