@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6ae68d2e0ce018fd496df90f82efda809252f2f8506baad723ad007a2867316b"
+const csrcHash = "6e1da72eeabbdd0a75a2ca245b052fd864cf251cbdb0ad534b67bfcc1b1bed47"
