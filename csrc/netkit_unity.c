@@ -26,6 +26,6 @@
 #endif
 
 #include "ops/ops_unity.inc"
-/* the host kernel choice; the kernels themselves are compiled once per ISA
- * level in their own units (nk/host_<isa>.c for cgo) */
+/* host SIMD kernels, once per ISA level, and the choice between them */
+#include "kernels/host/host_unity.inc"
 #include "kernels/host_select.c"

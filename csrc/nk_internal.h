@@ -140,6 +140,9 @@ NK_HIDDEN const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype);
  * NETKIT_HOST_ISA names (portable: NULL); an unknown name or an ISA this
  * CPU or build lacks is NK_ERR_UNSUPPORTED with a message. */
 NK_HIDDEN nk_status nk_host_select(const struct nk_host_kernels **out, nk_error_t *err);
+/* The table named `name` ("avx2", ...) when this build has it and the CPU
+ * runs it, else NULL (the tests walk every level this way). */
+NK_HIDDEN const struct nk_host_kernels *nk_host_find(const char *name);
 /* Bytes of weights op (bound, validated) packs for kernels h; 0 when the op
  * has no packed host kernel for these parameters (it then runs portable). */
 NK_HIDDEN size_t nk_host_pack_size(const struct nk_host_kernels *h, const nk_op_rt *op,

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "718fa185a169e8675e6c6262af059c70cb8d5d6cd0f8179c28069f8ebe2d4195"
+const csrcHash = "d596d6b4dc02722c8902c37e573eada5a098da8633c6acaa8252146f0389ef72"

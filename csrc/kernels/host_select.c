@@ -47,6 +47,14 @@ static const nk_host_kernels *const nk_host_tables[] = {
 };
 #define NK_HOST_N_TABLES (sizeof nk_host_tables / sizeof nk_host_tables[0])
 
+const nk_host_kernels *nk_host_find(const char *name) {
+    size_t i;
+    for (i = 0; i < NK_HOST_N_TABLES; i++)
+        if (strcmp(name, nk_host_tables[i]->name) == 0)
+            return nk_host_cpu_has(name) ? nk_host_tables[i] : NULL;
+    return NULL;
+}
+
 nk_status nk_host_select(const nk_host_kernels **out, nk_error_t *err) {
     const char *want = getenv(NK_HOST_ISA_ENV);
     size_t i;

@@ -4,10 +4,11 @@
  *
  * How it fits together:
  * - Every .c in csrc/kernels/host/ is compiled once per ISA level (CMake:
- *   one object library per level with its -m flags; cgo: nk/host_<isa>.c,
- *   which includes host_unity.inc under a target pragma). Names carry the
- *   level's suffix through NK_HOST_FN (host_isa.h), so the copies link side
- *   by side; host_table.c fills nk_host_kernels_<isa> from them.
+ *   one object library per level with its -m flags; the unity build that
+ *   cgo compiles: host_unity.inc includes them once per level under a
+ *   target pragma). Names carry the level's suffix through NK_HOST_FN
+ *   (host_isa.h), so the copies link side by side; host_table.c fills
+ *   nk_host_kernels_<isa> from them.
  * - csrc/kernels/host_select.c (compiled once, host builds only) picks the
  *   table at load from the CPU's features, or from NETKIT_HOST_ISA=
  *   portable|avx2|avx512|neon. The model keeps the pointer, nk_exec carries
@@ -26,7 +27,7 @@
  * relative (sums are reassociated and fused).
  *
  * Extending: add a member here, its function in a .c file of csrc/kernels/host/
- * (named with NK_HOST_FN), list a new file in host_unity.inc, fill the
+ * (named with NK_HOST_FN), list a new file in host_sources.inc, fill the
  * member in host_table.c, and call it from the op's eval when non-NULL.
  */
 #ifndef NK_HOST_H

@@ -12,6 +12,11 @@
 #include "host_isa.h"
 #include "host.h"
 
+/* file-local names, suffixed per level (host_isa.h) */
+#define nk_hconv_store NK_HOST_FN(nk_hconv_store)
+#define nk_hconv_block NK_HOST_FN(nk_hconv_block)
+#define nk_hconv_pixel NK_HOST_FN(nk_hconv_pixel)
+
 #define NK_HCONV_MR 8 /* output pixels per register block */
 
 size_t NK_HOST_FN(nk_host_conv2d_pack_size)(const nk_ref_conv_geom *g) {

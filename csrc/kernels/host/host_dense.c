@@ -6,6 +6,11 @@
 #include "host_isa.h"
 #include "host.h"
 
+/* file-local names, suffixed per level (host_isa.h) */
+#define nk_hdense_store NK_HOST_FN(nk_hdense_store)
+#define nk_hdense_rows4 NK_HOST_FN(nk_hdense_rows4)
+#define nk_hdense_row1 NK_HOST_FN(nk_hdense_row1)
+
 size_t NK_HOST_FN(nk_host_dense_pack_size)(int32_t in_features, int32_t out_features) {
     const size_t panels = ((size_t)out_features + NK_VL - 1) / NK_VL;
     return panels * (size_t)in_features * NK_VL * sizeof(float);

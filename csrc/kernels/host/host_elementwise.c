@@ -6,6 +6,13 @@
 #include "host_isa.h"
 #include "host.h"
 
+/* file-local names, suffixed per level (host_isa.h) */
+#define nk_hew_elems NK_HOST_FN(nk_hew_elems)
+#define nk_hew_op NK_HOST_FN(nk_hew_op)
+#define nk_hew_run NK_HOST_FN(nk_hew_run)
+#define nk_hew_fits NK_HOST_FN(nk_hew_fits)
+#define nk_hew_binary NK_HOST_FN(nk_hew_binary)
+
 static size_t nk_hew_elems(const int32_t *dims, int32_t rank) {
     size_t n = 1;
     int32_t i;

@@ -1,23 +1,45 @@
 /*
  * host_isa.h — what a host kernel source needs to be compiled once per ISA
- * level (csrc/kernels/host/README in host.h): the function-name suffix and
- * a small vector vocabulary over the level's widest float vector.
+ * level (host.h explains the scheme): the function-name suffix and a small
+ * vector vocabulary over the level's widest float vector.
  *
  * Exactly one of NK_HOST_ISA_AVX2, NK_HOST_ISA_AVX512, NK_HOST_ISA_NEON is
- * defined by the build (CMake: -D plus -mavx2 -mfma / -mavx512*; cgo: the
- * nk/host_<isa>.c units, which enable the ISA with a target pragma instead).
+ * defined while a kernel source is compiled: by CMake (-D plus -mavx2 -mfma
+ * or -mavx512*, one object library per level) or by host_unity.inc, which
+ * includes every source once per level into the unity build (cgo) under a
+ * target pragma. So that one translation unit can hold every level, each
+ * name here and each file-local name of a kernel source is suffixed with
+ * the level (nk_vfma -> nk_vfma_avx2), and this header is read once per
+ * level (the guard is per level).
+ *
  * Kernels are written with GCC/Clang vector extensions over nk_vf (NK_VL
- * floats); the few operations C operators lack (fma, min, max) map to one
- * intrinsic each here.
+ * floats); the few operations C operators lack (fma, min, max, masked
+ * tails) map to one intrinsic each here.
  */
-#ifndef NK_HOST_ISA_H
-#define NK_HOST_ISA_H
-
+#ifndef NK_HOST_ISA_NAMES
+#define NK_HOST_ISA_NAMES
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#define nk_vf NK_HOST_FN(nk_vf)
+#define nk_vfma NK_HOST_FN(nk_vfma)
+#define nk_vmin NK_HOST_FN(nk_vmin)
+#define nk_vmax NK_HOST_FN(nk_vmax)
+#define nk_vdup NK_HOST_FN(nk_vdup)
+#define nk_vload NK_HOST_FN(nk_vload)
+#define nk_vstore NK_HOST_FN(nk_vstore)
+#define nk_vload_n NK_HOST_FN(nk_vload_n)
+#define nk_vstore_n NK_HOST_FN(nk_vstore_n)
+#define nk_vsum NK_HOST_FN(nk_vsum)
+#define nk_vclamp NK_HOST_FN(nk_vclamp)
+#define nk_vmask_ NK_HOST_FN(nk_vmask_)
+#endif
 
-#if defined(NK_HOST_ISA_AVX512)
+#if defined(NK_HOST_ISA_AVX512) && !defined(NK_HOST_ISA_AVX512_READ)
+#define NK_HOST_ISA_AVX512_READ
+#define NK_HOST_ISA_LEVEL_READ
+#undef NK_HOST_FN
+#undef NK_VL
 #include <immintrin.h>
 #define NK_HOST_FN(name) name##_avx512
 #define NK_VL 16
@@ -36,7 +58,11 @@ static inline void nk_vstore_n(float *p, nk_vf v, size_t n) {
     _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v);
 }
 static inline float nk_vsum(nk_vf v) { return _mm512_reduce_add_ps(v); }
-#elif defined(NK_HOST_ISA_AVX2)
+#elif defined(NK_HOST_ISA_AVX2) && !defined(NK_HOST_ISA_AVX2_READ)
+#define NK_HOST_ISA_AVX2_READ
+#define NK_HOST_ISA_LEVEL_READ
+#undef NK_HOST_FN
+#undef NK_VL
 #include <immintrin.h>
 #define NK_HOST_FN(name) name##_avx2
 #define NK_VL 8
@@ -58,7 +84,11 @@ static inline float nk_vsum(nk_vf v) {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
 }
-#elif defined(NK_HOST_ISA_NEON)
+#elif defined(NK_HOST_ISA_NEON) && !defined(NK_HOST_ISA_NEON_READ)
+#define NK_HOST_ISA_NEON_READ
+#define NK_HOST_ISA_LEVEL_READ
+#undef NK_HOST_FN
+#undef NK_VL
 #include <arm_neon.h>
 #define NK_HOST_FN(name) name##_neon
 #define NK_VL 4
@@ -80,13 +110,17 @@ static inline void nk_vstore_n(float *p, nk_vf v, size_t n) {
     memcpy(p, t, n * sizeof(float));
 }
 static inline float nk_vsum(nk_vf v) { return vaddvq_f32(v); }
-#else
+#elif !defined(NK_HOST_ISA_LEVEL_READ)
 #error "host kernels: define one of NK_HOST_ISA_AVX2, NK_HOST_ISA_AVX512, NK_HOST_ISA_NEON"
+#else
+#define NK_HOST_ISA_SAME_LEVEL /* this level's names are defined already */
 #endif
+
+#if !defined(NK_HOST_ISA_SAME_LEVEL)
 
 /* The fused activation clamp of every epilogue. The bound goes first: x86
  * min/max return their second operand when either is NaN (NEON returns
  * NaN), so a NaN passes through as in the portable kernels' ternaries. */
 static inline nk_vf nk_vclamp(nk_vf v, nk_vf lo, nk_vf hi) { return nk_vmin(hi, nk_vmax(lo, v)); }
-
-#endif /* NK_HOST_ISA_H */
+#endif
+#undef NK_HOST_ISA_SAME_LEVEL

@@ -5,6 +5,10 @@
 #include "host_isa.h"
 #include "host.h"
 
+/* file-local names, suffixed per level (host_isa.h) */
+#define nk_hpool_load NK_HOST_FN(nk_hpool_load)
+#define nk_hpool2d NK_HOST_FN(nk_hpool2d)
+
 static inline nk_vf nk_hpool_load(const float *p, size_t n) {
     return n == NK_VL ? nk_vload(p) : nk_vload_n(p, n);
 }

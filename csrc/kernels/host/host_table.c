@@ -71,3 +71,4 @@ const nk_host_kernels NK_HOST_FN(nk_host_kernels) = {
     .gelu_f32 = NK_HOST_FN(nk_host_gelu_f32),
     .softmax_f32 = NK_HOST_FN(nk_host_softmax_f32),
 };
+#undef NK_HOST_ISA_NAME

@@ -16,6 +16,25 @@
 
 #include <math.h> /* INFINITY */
 
+/* file-local names, suffixed per level (host_isa.h) */
+#define nk_vm_vi NK_HOST_FN(nk_vm_vi)
+#define vm_exp_parts NK_HOST_FN(vm_exp_parts)
+#define vm_select NK_HOST_FN(vm_select)
+#define vm_abs NK_HOST_FN(vm_abs)
+#define vm_copysign NK_HOST_FN(vm_copysign)
+#define vm_min_keep_nan NK_HOST_FN(vm_min_keep_nan)
+#define vm_c NK_HOST_FN(vm_c)
+#define vm_exp_scale NK_HOST_FN(vm_exp_scale)
+#define vm_exp2 NK_HOST_FN(vm_exp2)
+#define vm_exp NK_HOST_FN(vm_exp)
+#define vm_exp_square NK_HOST_FN(vm_exp_square)
+#define vm_sigmoid_lo NK_HOST_FN(vm_sigmoid_lo)
+#define vm_sigmoid NK_HOST_FN(vm_sigmoid)
+#define vm_tanh NK_HOST_FN(vm_tanh)
+#define vm_erf NK_HOST_FN(vm_erf)
+#define vm_gelu_erf NK_HOST_FN(vm_gelu_erf)
+#define vm_gelu_tanh NK_HOST_FN(vm_gelu_tanh)
+
 /* Lanes as int32 bit patterns: bit tricks and select masks. Comparisons of
  * nk_vf yield this type (all ones / zero per lane). */
 typedef int32_t nk_vm_vi __attribute__((vector_size(sizeof(nk_vf))));

@@ -16,10 +16,10 @@
  * differ in the last bit and stay within the same bound.
  *
  * All kernels accept y == x (the planner runs activations in place).
+ *
+ * No include guard: the unity build reads this once per ISA level
+ * (host_unity.inc), declaring that level's names each time.
  */
-#ifndef NK_HOST_VMATH_H
-#define NK_HOST_VMATH_H
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +34,3 @@ void NK_HOST_FN(nk_host_gelu_f32)(const float *x, float *y, size_t n, int32_t ap
 /* Softmax of beta * x over each row of cols floats, as nk_ref_softmax_f32. */
 void NK_HOST_FN(nk_host_softmax_f32)(const float *x, float *y, size_t rows, size_t cols,
                                      float beta);
-
-#endif /* NK_HOST_VMATH_H */
