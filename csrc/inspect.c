@@ -96,7 +96,7 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     rep->bytes_io = nk_inspect_io_bytes(m);
     rep->bytes_activations = m->plan.peak - rep->bytes_io;
     rep->bytes_workspace = m->workspace;
-    rep->bytes_copied_weights = m->stats.copied_weights + m->stats.file_copy;
+    rep->bytes_copied_weights = m->stats.copied_weights + m->stats.packed_weights + m->stats.file_copy;
     sum = rep->bytes_structs + rep->bytes_io + rep->bytes_activations + rep->bytes_workspace +
           rep->bytes_copied_weights;
     /* alignment padding, plus planner scratch beyond the final allocations

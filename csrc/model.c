@@ -274,6 +274,39 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
 }
 #endif /* NETKIT_LOAD_FOLD_BN */
 
+#if NETKIT_HOST_KERNELS
+/* Picks the host kernel table (CPU features or NETKIT_HOST_ISA) and packs
+ * the weights of the ops it runs into the arena: after folding, so the
+ * packed copy holds the folded weights. Sizing takes the same bytes. */
+static nk_status nk_model_host_prepare(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
+    uint32_t k;
+    nk_status s = nk_host_select(&m->host, err);
+    if (s != NK_OK || m->host == NULL) return s;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt *op = &m->ops[k];
+        size_t n, ws;
+        void *p;
+        if (op->def == NULL || op->def->eval == NULL) continue; /* folded batch-norm */
+        n = nk_host_pack_size(m->host, op, m->tensors);
+        if (n == 0) continue;
+        p = nk_core_alloc(a, n, "packed weights", (int32_t)k, op, err);
+        if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
+        m->stats.packed_weights += n;
+        if (m->state != NK_MODEL_SIZING) nk_host_pack(m->host, op, m->tensors, p);
+        op->host_packed = p;
+        ws = nk_host_workspace(m->host, op, m->tensors);
+        if (ws > UINT32_MAX)
+            return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
+        if (ws > op->workspace) op->workspace = (uint32_t)ws;
+        if (ws > m->workspace) {
+            m->workspace = ws;
+            m->workspace_op = (int32_t)k;
+        }
+    }
+    return NK_OK;
+}
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Contexts                                                            */
 /* ------------------------------------------------------------------ */
@@ -532,6 +565,9 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     if (s == NK_OK) s = nk_model_bind_ops(m, err);
 #if NETKIT_LOAD_FOLD_BN
     if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
+#endif
+#if NETKIT_HOST_KERNELS
+    if (s == NK_OK) s = nk_model_host_prepare(m, arena, err);
 #endif
     if (s == NK_OK)
         s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);

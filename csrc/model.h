@@ -43,6 +43,7 @@ enum nk_model_state {
 typedef struct nk_load_stats {
     uint64_t structs;        /* model, tensor, op and context records */
     uint64_t copied_weights; /* arena copies made to fold batch-norm */
+    uint64_t packed_weights; /* weights packed for the host kernels */
     uint64_t file_copy;      /* the image itself (copied into the arena) */
     uint64_t arena_bytes;    /* the load's arena peak from its first allocation */
     uint64_t model_bytes;    /* from there up to the default context */
@@ -71,6 +72,9 @@ struct nk_model_t {
     void *mapping;            /* NK_IMAGE_MAPPED: released by nk_model_unload */
     size_t mapping_len;
     nk_load_stats stats;
+#if NETKIT_HOST_KERNELS
+    const struct nk_host_kernels *host; /* chosen at load; NULL: portable kernels */
+#endif
 };
 
 #if defined(NETKIT_OP_MARKERS) && NETKIT_OP_MARKERS

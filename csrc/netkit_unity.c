@@ -27,3 +27,6 @@
 #endif
 
 #include "ops/ops_unity.inc"
+/* host SIMD kernels, once per ISA level, and the choice between them */
+#include "kernels/host/host_unity.inc"
+#include "kernels/host_select.c"

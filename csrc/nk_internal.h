@@ -24,6 +24,23 @@
 #define NK_HIDDEN
 #endif
 
+/* Host SIMD kernels chosen at load (csrc/kernels/host/host.h): on by
+ * default for hosted x86-64 and aarch64 builds with GCC or Clang, never
+ * with NETKIT_MCU (the MCU build compiles no host code). CMake sets it from
+ * its option NETKIT_HOST_KERNELS; cgo takes this default. */
+#ifndef NETKIT_HOST_KERNELS
+#if !defined(NETKIT_MCU) && (defined(__GNUC__) || defined(__clang__)) &&                      \
+    (defined(__x86_64__) || defined(__aarch64__)) && (defined(__linux__) || defined(__APPLE__))
+#define NETKIT_HOST_KERNELS 1
+#else
+#define NETKIT_HOST_KERNELS 0
+#endif
+#endif
+#if NETKIT_HOST_KERNELS && defined(NETKIT_MCU)
+#error "NETKIT_HOST_KERNELS needs a hosted build (not NETKIT_MCU)"
+#endif
+struct nk_host_kernels;
+
 /* Op type ids (enum nk_op_type, NK_OP_*): the numbers stored in .nk,
  * generated from internal/nkfile/ops.tsv like Go's. */
 #include "nk_op_ids.h"
@@ -65,6 +82,9 @@ typedef struct nk_op_rt {
     const uint32_t *params;
     const struct nk_op_def *def;
     uint32_t workspace;      /* bytes this op asked for */
+#if NETKIT_HOST_KERNELS
+    const void *host_packed; /* weights packed at load for the host kernels, or NULL */
+#endif
 } nk_op_rt;
 
 /* What an eval function gets: the model's tensors, this context's data
@@ -75,7 +95,17 @@ typedef struct nk_exec {
     void *const *data;
     void *workspace;
     size_t workspace_size;
+#if NETKIT_HOST_KERNELS
+    const struct nk_host_kernels *host; /* NULL: the portable kernels */
+#endif
 } nk_exec;
+
+/* The host kernel table of an eval, or NULL (a constant in builds without). */
+#if NETKIT_HOST_KERNELS
+#define NK_EXEC_HOST(x) ((x)->host)
+#else
+#define NK_EXEC_HOST(x) ((const struct nk_host_kernels *)0)
+#endif
 
 /* Op flags, used by the planner. */
 #define NK_OPF_ELEMENTWISE 1u /* safe with the output aliasing input 0 of equal size: may run in place */
@@ -104,6 +134,26 @@ typedef struct nk_op_def {
 
 /* The op table lookup (csrc/ops/op_table.c): NULL when unsupported. */
 NK_HIDDEN const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype);
+
+#if NETKIT_HOST_KERNELS
+/* csrc/kernels/host_select.c. The kernel table for this CPU, or the one
+ * NETKIT_HOST_ISA names (portable: NULL); an unknown name or an ISA this
+ * CPU or build lacks is NK_ERR_UNSUPPORTED with a message. */
+NK_HIDDEN nk_status nk_host_select(const struct nk_host_kernels **out, nk_error_t *err);
+/* The table named `name` ("avx2", ...) when this build has it and the CPU
+ * runs it, else NULL (the tests walk every level this way). */
+NK_HIDDEN const struct nk_host_kernels *nk_host_find(const char *name);
+/* Bytes of weights op (bound, validated) packs for kernels h; 0 when the op
+ * has no packed host kernel for these parameters (it then runs portable). */
+NK_HIDDEN size_t nk_host_pack_size(const struct nk_host_kernels *h, const nk_op_rt *op,
+                                   const nk_tensor_rt *t);
+/* Writes those bytes (16-byte aligned dst) from the op's current weights. */
+NK_HIDDEN void nk_host_pack(const struct nk_host_kernels *h, const nk_op_rt *op,
+                            const nk_tensor_rt *t, void *dst);
+/* Scratch bytes the packed kernel needs on top of the op's own. */
+NK_HIDDEN size_t nk_host_workspace(const struct nk_host_kernels *h, const nk_op_rt *op,
+                                   const nk_tensor_rt *t);
+#endif
 
 /* Parameter words (little-endian; supported targets are LE). */
 static inline int32_t nk_param_i32(const nk_op_rt *op, uint32_t k) {

@@ -355,8 +355,9 @@ typedef struct nk_report_t {
     uint64_t bytes_activations;   /* activation block minus the I/O tensors */
     uint64_t bytes_io;            /* graph input and output tensors */
     uint64_t bytes_workspace;
-    uint64_t bytes_copied_weights; /* weights not bound in place: BN-folded copies and,
-                                      for NK_LOAD_COPY or a read file, the image */
+    uint64_t bytes_copied_weights; /* weights not bound in place: BN-folded copies, weights
+                                      packed for the host SIMD kernels and, for
+                                      NK_LOAD_COPY or a read file, the image */
     uint64_t bytes_padding;       /* alignment padding */
     uint64_t macs;                /* total per inference */
     uint64_t param_bytes;

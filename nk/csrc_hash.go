@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "616cd3b0743528a998eb48a5865c0d549fd7b64e29931a93feddc8e747ccdff0"
+const csrcHash = "143a945b39cd0b8cdf6b94057dc7517927d9f510caacbd2331223a6dca453333"

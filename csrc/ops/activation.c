@@ -1,7 +1,9 @@
 /* activation.c — RELU, CLIP, LEAKY_RELU, SIGMOID, TANH, GELU, SOFTMAX and
  * BATCH_NORM: ops whose output has input 0's shape and whose element i
  * depends only on input element i (softmax: on i's own row), so the planner
- * may run them in place (out == in0); the ref kernels allow that. */
+ * may run them in place (out == in0); the ref kernels allow that, and so do
+ * the host kernels (kernels/host/vmath.c) that sigmoid, tanh, gelu and
+ * softmax run when the model was loaded with host kernels. */
 #include "ops_common.h"
 
 static nk_status nk_unary_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
@@ -15,6 +17,13 @@ static nk_status nk_unary_validate(const nk_op_rt *op, const nk_tensor_rt *t, co
 static size_t nk_unary_n(const nk_op_rt *op, const nk_exec *x) {
     return nk_ops_tin(op, x, 0)->elems;
 }
+
+/* The host table's kernel `member` when the model runs host kernels and the
+ * table has it (kernels/host/vmath.c), else NULL: the portable kernel runs. */
+#if NETKIT_HOST_KERNELS
+#define NK_HOST_VMATH(x, member)                                                              \
+    (NK_EXEC_HOST(x) != NULL ? NK_EXEC_HOST(x)->member : NULL)
+#endif
 
 /* ---- relu ---- */
 static nk_status nk_relu_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
@@ -59,6 +68,13 @@ static nk_status nk_sigmoid_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return nk_unary_validate(op, t, "sigmoid", 0, err);
 }
 static nk_status nk_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
+#if NETKIT_HOST_KERNELS
+    if (NK_HOST_VMATH(x, sigmoid_f32) != NULL) {
+        NK_EXEC_HOST(x)->sigmoid_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
+                                     nk_unary_n(op, x));
+        return NK_OK;
+    }
+#endif
     nk_ref_sigmoid_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
     return NK_OK;
 }
@@ -66,6 +82,13 @@ static nk_status nk_tanh_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_
     return nk_unary_validate(op, t, "tanh", 0, err);
 }
 static nk_status nk_tanh_eval(const nk_op_rt *op, const nk_exec *x) {
+#if NETKIT_HOST_KERNELS
+    if (NK_HOST_VMATH(x, tanh_f32) != NULL) {
+        NK_EXEC_HOST(x)->tanh_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
+                                  nk_unary_n(op, x));
+        return NK_OK;
+    }
+#endif
     nk_ref_tanh_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
     return NK_OK;
 }
@@ -86,6 +109,13 @@ static nk_status nk_gelu_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_
     return NK_OK;
 }
 static nk_status nk_gelu_eval(const nk_op_rt *op, const nk_exec *x) {
+#if NETKIT_HOST_KERNELS
+    if (NK_HOST_VMATH(x, gelu_f32) != NULL) {
+        NK_EXEC_HOST(x)->gelu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
+                                  nk_unary_n(op, x), nk_param_i32(op, 0));
+        return NK_OK;
+    }
+#endif
     nk_ref_gelu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
                     nk_param_i32(op, 0));
     return NK_OK;
@@ -106,6 +136,13 @@ static nk_status nk_softmax_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 static nk_status nk_softmax_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     const size_t cols = (size_t)in->dims[in->rank - 1];
+#if NETKIT_HOST_KERNELS
+    if (NK_HOST_VMATH(x, softmax_f32) != NULL) {
+        NK_EXEC_HOST(x)->softmax_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
+                                     in->elems / cols, cols, nk_param_f32(op, 0));
+        return NK_OK;
+    }
+#endif
     nk_ref_softmax_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), in->elems / cols, cols,
                        nk_param_f32(op, 0));
     return NK_OK;

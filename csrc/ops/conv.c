@@ -125,6 +125,14 @@ static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_conv_geom(op, x, &g);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
+        NK_EXEC_HOST(x)->conv2d_f32(nk_ops_in_f32(op, x, 0), (const float *)op->host_packed,
+                                    nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g,
+                                    (float *)x->workspace);
+        return NK_OK;
+    }
+#endif
     nk_ref_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
                       nk_ops_out_f32(op, x), &g);
     return NK_OK;
@@ -133,6 +141,12 @@ static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_conv_geom(op, x, &g);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL &&
+        NK_EXEC_HOST(x)->depthwise_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1),
+                                              nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g))
+        return NK_OK;
+#endif
     nk_ref_depthwise_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1),
                                 nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g);
     return NK_OK;

@@ -44,6 +44,15 @@ static uint64_t nk_dense_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 static nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     const int32_t k = w->dims[1], n = w->dims[0];
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
+        NK_EXEC_HOST(x)->dense_f32(nk_ops_in_f32(op, x, 0), (const float *)op->host_packed,
+                                   nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x),
+                                   nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
+                                   nk_param_f32(op, 0), nk_param_f32(op, 1));
+        return NK_OK;
+    }
+#endif
     nk_ref_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
                      nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
                      nk_param_f32(op, 0), nk_param_f32(op, 1));

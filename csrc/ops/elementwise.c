@@ -46,6 +46,13 @@ static nk_status nk_mul_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_e
 static nk_status nk_add_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
     const nk_tensor_rt *y = nk_ops_tout(op, x);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL &&
+        NK_EXEC_HOST(x)->add_f32(nk_ops_in_f32(op, x, 0), a->dims, a->rank, nk_ops_in_f32(op, x, 1),
+                                b->dims, b->rank, nk_ops_out_f32(op, x), y->dims, y->rank,
+                                nk_param_f32(op, 0), nk_param_f32(op, 1)))
+        return NK_OK;
+#endif
     nk_ref_add_f32(nk_ops_in_f32(op, x, 0), a->dims, a->rank, nk_ops_in_f32(op, x, 1), b->dims,
                    b->rank, nk_ops_out_f32(op, x), y->dims, y->rank, nk_param_f32(op, 0),
                    nk_param_f32(op, 1));
@@ -55,6 +62,13 @@ static nk_status nk_add_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_mul_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
     const nk_tensor_rt *y = nk_ops_tout(op, x);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL &&
+        NK_EXEC_HOST(x)->mul_f32(nk_ops_in_f32(op, x, 0), a->dims, a->rank, nk_ops_in_f32(op, x, 1),
+                                b->dims, b->rank, nk_ops_out_f32(op, x), y->dims, y->rank,
+                                nk_param_f32(op, 0), nk_param_f32(op, 1)))
+        return NK_OK;
+#endif
     nk_ref_mul_f32(nk_ops_in_f32(op, x, 0), a->dims, a->rank, nk_ops_in_f32(op, x, 1), b->dims,
                    b->rank, nk_ops_out_f32(op, x), y->dims, y->rank, nk_param_f32(op, 0),
                    nk_param_f32(op, 1));

@@ -9,6 +9,9 @@
 #include "../nk_internal.h"
 #include "../format.h" /* nk_msg: the core's message builder */
 #include "../kernels/ref/ref_kernels.h"
+#if NETKIT_HOST_KERNELS
+#include "../kernels/host/host.h" /* evals call x->host's kernels when set */
+#endif
 
 /* ---- op table entries (one per op and dtype) ---- */
 NK_HIDDEN extern const nk_op_def nk_op_dense_f32;

@@ -74,6 +74,11 @@ static void nk_pool_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom 
 static nk_status nk_max_pool_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_pool_geom(op, x, &g);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL &&
+        NK_EXEC_HOST(x)->max_pool2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g))
+        return NK_OK;
+#endif
     nk_ref_max_pool2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g);
     return NK_OK;
 }
@@ -81,6 +86,11 @@ static nk_status nk_max_pool_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_avg_pool_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_pool_geom(op, x, &g);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL &&
+        NK_EXEC_HOST(x)->avg_pool2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g))
+        return NK_OK;
+#endif
     nk_ref_avg_pool2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g);
     return NK_OK;
 }
@@ -110,6 +120,14 @@ static uint64_t nk_gap_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 static nk_status nk_gap_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL &&
+        NK_EXEC_HOST(x)->global_avg_pool_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
+                                             in->dims[0],
+                                             (size_t)in->dims[1] * (size_t)in->dims[2],
+                                             in->dims[3]))
+        return NK_OK;
+#endif
     nk_ref_global_avg_pool_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), in->dims[0],
                                (size_t)in->dims[1] * (size_t)in->dims[2], in->dims[3]);
     return NK_OK;

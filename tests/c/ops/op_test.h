@@ -139,6 +139,68 @@ static inline void nkt_compare(const char *name, const char *mode, const float *
 
 #define NKT_CANARY 0x5Au
 
+/* The host kernel table the library picks for this CPU, or the one
+ * NETKIT_HOST_ISA forces (ctest runs every op test under each): evals then
+ * take the fast kernels, checked against the same PyTorch vectors. NULL in
+ * builds without host kernels or with NETKIT_HOST_ISA=portable. */
+static inline const struct nk_host_kernels *nkt_host(void) {
+#if NETKIT_HOST_KERNELS
+    static int chosen = 0;
+    static const struct nk_host_kernels *h = NULL;
+    if (!chosen) {
+        nk_error_t err;
+        memset(&err, 0, sizeof err);
+        if (nk_host_select(&h, &err) != NK_OK) {
+            fprintf(stderr, "host kernels: %s\n", err.message);
+            exit(1);
+        }
+        chosen = 1;
+    }
+    return h;
+#else
+    return NULL;
+#endif
+}
+
+/* Sets x's host table and, when it has a packed kernel for the op, packs
+ * input 1 (the weights, as a load would) and grows the workspace. Returns
+ * the packed block for the caller to free. */
+static inline void *nkt_host_prepare(nkt_graph *g, nk_exec *x, void *const *data, void **ws,
+                                     size_t *ws_size) {
+#if NETKIT_HOST_KERNELS
+    void *packed = NULL;
+    size_t n, need;
+    x->host = nkt_host();
+    g->op.host_packed = NULL;
+    if (x->host == NULL || g->op.n_in < 2 || g->op.in[1] == NK_NONE || data[1] == NULL)
+        return NULL;
+    g->t[1].is_const = 1;
+    g->t[1].const_data = data[1];
+    n = nk_host_pack_size(x->host, &g->op, g->t);
+    if (n != 0) {
+        packed = malloc(n); /* 16-byte aligned; the kernels load unaligned */
+        nk_host_pack(x->host, &g->op, g->t, packed);
+        g->op.host_packed = packed;
+        need = nk_host_workspace(x->host, &g->op, g->t);
+        if (need > *ws_size) {
+            free(*ws);
+            *ws = malloc(need);
+            *ws_size = need;
+        }
+    }
+    g->t[1].is_const = 0;
+    g->t[1].const_data = NULL;
+    return packed;
+#else
+    (void)g;
+    (void)x;
+    (void)data;
+    (void)ws;
+    (void)ws_size;
+    return NULL;
+#endif
+}
+
 /* Runs one vector case: validate, then eval out of place (inputs copied to
  * exact-size heap blocks so ASan sees any overrun, output guarded), then in
  * place for elementwise ops and aliased for reshape. */
@@ -154,6 +216,7 @@ static inline void nkt_run_case(const nkt_case *c) {
     unsigned char *out_block;
     int32_t i;
     nk_exec x;
+    void *packed;
 
     NKT_CHECK(def != NULL, "%s: no op table entry", c->name);
     if (!def)
@@ -177,6 +240,8 @@ static inline void nkt_run_case(const nkt_case *c) {
     ws_size = def->workspace_size(&g.op, g.t);
     if (ws_size)
         ws = malloc(ws_size);
+    memset(&x, 0, sizeof x);
+    packed = nkt_host_prepare(&g, &x, data, &ws, &ws_size);
     x.tensors = g.t;
     x.data = data;
     x.workspace = ws;
@@ -208,6 +273,7 @@ static inline void nkt_run_case(const nkt_case *c) {
         free(data[i]);
     free(out_block);
     free(ws);
+    free(packed);
 }
 
 static inline void nkt_run_cases(const nkt_case *cases, size_t n) {

@@ -136,6 +136,7 @@ static void nkt_fuzz_case(const nkt_case *c) {
                     p[j] = (float)((int32_t)(nkt_rand() % 2001) - 1000) / 100.0f;
                 data[i] = p;
             }
+            memset(&x, 0, sizeof x); /* portable kernels: the fuzz targets validate */
             x.tensors = g.t;
             x.data = data;
             x.workspace = ws ? malloc(ws) : NULL;

@@ -1,0 +1,102 @@
+/* host_pool.c — max, average and global average pooling, NHWC float32,
+ * vectorized over channels; the same window rules as kernels/ref/ref_pool.c
+ * (taps in the padding skipped; average over the taps inside, or all k_h*k_w
+ * with count_include_pad). Compiled once per ISA level (host.h). */
+#include "host_isa.h"
+#include "host.h"
+
+/* file-local names, suffixed per level (host_isa.h) */
+#define nk_hpool_load NK_HOST_FN(nk_hpool_load)
+#define nk_hpool2d NK_HOST_FN(nk_hpool2d)
+
+static inline nk_vf nk_hpool_load(const float *p, size_t n) {
+    return n == NK_VL ? nk_vload(p) : nk_vload_n(p, n);
+}
+
+static void nk_hpool2d(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                       const nk_ref_conv_geom *g, int is_max) {
+    const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
+    const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+    int32_t b, oy, ox, ky, kx;
+    size_t c;
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * (size_t)g->in_h * row;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                float *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
+                                 (size_t)ox) * C;
+                const float *x0;
+                int32_t kx_lo, kx_hi;
+                float scale;
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                scale = g->count_include_pad ? 1.0f / (float)(g->k_h * g->k_w)
+                                             : 1.0f / (float)((ky_hi - ky_lo) * (kx_hi - kx_lo));
+                x0 = xb + (size_t)(iy0 + ky_lo) * row + (size_t)(ix0 + kx_lo) * C;
+                for (c = 0; c < C; c += NK_VL) {
+                    const size_t n = C - c < NK_VL ? C - c : NK_VL;
+                    nk_vf acc = nk_vdup(0.0f);
+                    if (is_max) acc = nk_hpool_load(x0 + c, n);
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const float *xr = xb + (size_t)(iy0 + ky) * row + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++) {
+                            const nk_vf v = nk_hpool_load(xr + (size_t)(ix0 + kx) * C, n);
+                            if (is_max) /* (v > acc ? v : acc), as the portable kernel */
+                                acc = nk_vmax(v, acc);
+                            else
+                                acc = acc + v;
+                        }
+                    }
+                    if (!is_max) acc = acc * nk_vdup(scale);
+                    acc = nk_vclamp(acc, lo, hi);
+                    if (n == NK_VL)
+                        nk_vstore(yp + c, acc);
+                    else
+                        nk_vstore_n(yp + c, acc, n);
+                }
+            }
+        }
+    }
+}
+
+int NK_HOST_FN(nk_host_max_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                       const nk_ref_conv_geom *g) {
+    nk_hpool2d(x, y, g, 1);
+    return 1;
+}
+
+int NK_HOST_FN(nk_host_avg_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                       const nk_ref_conv_geom *g) {
+    nk_hpool2d(x, y, g, 0);
+    return 1;
+}
+
+int NK_HOST_FN(nk_host_global_avg_pool_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                            int32_t batch, size_t hw, int32_t c) {
+    const size_t C = (size_t)c;
+    const nk_vf scale = nk_vdup(1.0f / (float)hw);
+    int32_t b;
+    size_t p, j;
+    for (b = 0; b < batch; b++) {
+        const float *xb = x + (size_t)b * hw * C;
+        float *yb = y + (size_t)b * C;
+        for (j = 0; j < C; j += NK_VL) {
+            const size_t n = C - j < NK_VL ? C - j : NK_VL;
+            nk_vf a0 = nk_vdup(0.0f), a1 = a0;
+            for (p = 0; p + 2 <= hw; p += 2) {
+                a0 = a0 + nk_hpool_load(xb + p * C + j, n);
+                a1 = a1 + nk_hpool_load(xb + (p + 1) * C + j, n);
+            }
+            if (p < hw) a0 = a0 + nk_hpool_load(xb + p * C + j, n);
+            a0 = (a0 + a1) * scale;
+            if (n == NK_VL)
+                nk_vstore(yb + j, a0);
+            else
+                nk_vstore_n(yb + j, a0, n);
+        }
+    }
+    return 1;
+}

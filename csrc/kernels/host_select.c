@@ -1,0 +1,150 @@
+/*
+ * host_select.c — which host kernel table a model uses (hosted builds with
+ * NETKIT_HOST_KERNELS only; compiled once, with the baseline flags), and
+ * the packing of weights for it. The tables themselves are in
+ * kernels/host/ (host.h explains the scheme).
+ *
+ * The choice is made at every load, so the core keeps no global state:
+ * NETKIT_HOST_ISA=portable|avx2|avx512|neon forces one (tests run every op
+ * and model under each); unset or empty, the best the CPU supports. Forcing
+ * a level the CPU or the build lacks fails the load with a message instead
+ * of running an illegal instruction.
+ */
+#include "../nk_internal.h"
+#include "../format.h"
+#include "host/host.h"
+
+#if NETKIT_HOST_KERNELS
+
+#include <stdlib.h> /* getenv: host-only file */
+
+#define NK_HOST_ISA_ENV "NETKIT_HOST_ISA"
+
+/* The CPU can run table `name` (this build has it). */
+static int nk_host_cpu_has(const char *name) {
+#if defined(__x86_64__)
+    if (strcmp(name, "avx2") == 0)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (strcmp(name, "avx512") == 0)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#elif defined(__aarch64__)
+    if (strcmp(name, "neon") == 0) return 1; /* Advanced SIMD is mandatory in AArch64 */
+#endif
+    (void)name;
+    return 0;
+}
+
+/* Tables of this build, best first. */
+static const nk_host_kernels *const nk_host_tables[] = {
+#if defined(__x86_64__)
+    &nk_host_kernels_avx512,
+    &nk_host_kernels_avx2,
+#elif defined(__aarch64__)
+    &nk_host_kernels_neon,
+#endif
+};
+#define NK_HOST_N_TABLES (sizeof nk_host_tables / sizeof nk_host_tables[0])
+
+const nk_host_kernels *nk_host_find(const char *name) {
+    size_t i;
+    for (i = 0; i < NK_HOST_N_TABLES; i++)
+        if (strcmp(name, nk_host_tables[i]->name) == 0)
+            return nk_host_cpu_has(name) ? nk_host_tables[i] : NULL;
+    return NULL;
+}
+
+nk_status nk_host_select(const nk_host_kernels **out, nk_error_t *err) {
+    const char *want = getenv(NK_HOST_ISA_ENV);
+    size_t i;
+    *out = NULL;
+    if (want != NULL && want[0] != '\0') {
+        if (strcmp(want, "portable") == 0) return NK_OK;
+        for (i = 0; i < NK_HOST_N_TABLES; i++) {
+            if (strcmp(want, nk_host_tables[i]->name) != 0) continue;
+            if (!nk_host_cpu_has(want))
+                return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
+                                 NK_HOST_ISA_ENV "=%s: this CPU does not support it", want, NULL);
+            *out = nk_host_tables[i];
+            return NK_OK;
+        }
+        if (strcmp(want, "avx2") == 0 || strcmp(want, "avx512") == 0 || strcmp(want, "neon") == 0)
+            return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
+                             NK_HOST_ISA_ENV "=%s: this build has no kernels for that ISA "
+                             "(another architecture)", want, NULL);
+        return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
+                         NK_HOST_ISA_ENV "=%s: unknown (portable, avx2, avx512 or neon)", want, NULL);
+    }
+    for (i = 0; i < NK_HOST_N_TABLES; i++) {
+        if (nk_host_cpu_has(nk_host_tables[i]->name)) {
+            *out = nk_host_tables[i];
+            break;
+        }
+    }
+    return NK_OK;
+}
+
+/* The conv geometry of a bound conv2d op from its tensors and params
+ * (the same fields ops/conv.c's eval fills; validated at bind). */
+static void nk_host_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g) {
+    const nk_tensor_rt *x = &t[op->in[0]], *w = &t[op->in[1]], *y = &t[op->out[0]];
+    memset(g, 0, sizeof *g);
+    g->batch = x->dims[0];
+    g->in_h = x->dims[1];
+    g->in_w = x->dims[2];
+    g->in_c = x->dims[3];
+    g->out_h = y->dims[1];
+    g->out_w = y->dims[2];
+    g->out_c = y->dims[3];
+    g->k_h = w->dims[1];
+    g->k_w = w->dims[2];
+    g->stride_h = nk_param_i32(op, 0);
+    g->stride_w = nk_param_i32(op, 1);
+    g->dil_h = nk_param_i32(op, 2);
+    g->dil_w = nk_param_i32(op, 3);
+    g->pad_top = nk_param_i32(op, 4);
+    g->pad_left = nk_param_i32(op, 5);
+    g->groups = nk_param_i32(op, 8);
+    g->multiplier = 1;
+    g->act_min = nk_param_f32(op, 9);
+    g->act_max = nk_param_f32(op, 10);
+}
+
+/* Packed kernels exist for float dense and conv2d with constant weights. */
+static int nk_host_packs(const nk_op_rt *op, const nk_tensor_rt *t) {
+    if (op->n_in < 2 || op->in[1] == NK_NONE || !t[op->in[1]].is_const) return 0;
+    if (t[op->in[0]].dtype != NK_F32 || t[op->in[1]].dtype != NK_F32) return 0;
+    return op->type == NK_OP_DENSE || op->type == NK_OP_CONV2D;
+}
+
+size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
+    nk_ref_conv_geom g;
+    if (h == NULL || !nk_host_packs(op, t)) return 0;
+    if (op->type == NK_OP_DENSE) {
+        const nk_tensor_rt *w = &t[op->in[1]];
+        return h->dense_pack_size != NULL ? h->dense_pack_size(w->dims[1], w->dims[0]) : 0;
+    }
+    nk_host_conv_geom(op, t, &g);
+    return h->conv2d_pack_size != NULL ? h->conv2d_pack_size(&g) : 0;
+}
+
+void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t, void *dst) {
+    const nk_tensor_rt *w = &t[op->in[1]];
+    nk_ref_conv_geom g;
+    if (op->type == NK_OP_DENSE) {
+        h->dense_pack((const float *)w->const_data, w->dims[1], w->dims[0], (float *)dst);
+        return;
+    }
+    nk_host_conv_geom(op, t, &g);
+    h->conv2d_pack((const float *)w->const_data, &g, (float *)dst);
+}
+
+size_t nk_host_workspace(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
+    nk_ref_conv_geom g;
+    if (h == NULL || op->type != NK_OP_CONV2D || !nk_host_packs(op, t)) return 0;
+    nk_host_conv_geom(op, t, &g);
+    return h->conv2d_workspace != NULL ? h->conv2d_workspace(&g) : 0;
+}
+
+#endif /* NETKIT_HOST_KERNELS */
