@@ -64,6 +64,11 @@
  *                       index and arena figures are filled as always and
  *                       nk_error_t.message is the status name
  *                       (docs/TARGETS.md has the sizes)
+ *  - NETKIT_BACKEND     a vendor backend is compiled in (set by its CMake
+ *                       option, e.g. NETKIT_XNNPACK, docs/BACKENDS.md): ops
+ *                       it supports run there, the rest on netkit's kernels.
+ *                       XNNPACK (hosts) keeps packed weights on the host
+ *                       heap, reported as nk_report_t.backend_heap_bytes.
  */
 #ifndef NETKIT_H
 #define NETKIT_H

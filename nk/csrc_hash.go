@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "2c82b6705b0b2a109f7dbf4d3482a039bafa6ea35e8e375e76203b1705f3d0a1"
+const csrcHash = "c2b8512faf0cd044df03cd4508c244d5af19ae07476f679822e730e7bcd939b7"
