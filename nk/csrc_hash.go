@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c2b8512faf0cd044df03cd4508c244d5af19ae07476f679822e730e7bcd939b7"
+const csrcHash = "79bde723b3ab6be6ee5bc50027a5dd3a73b50d232649215a9f265136cbc3bac3"
