@@ -9,6 +9,12 @@
  * that, and reports on the loaded model (nk_model_report).
  */
 #include "model.h"
+#if NETKIT_HOST_KERNELS
+#include "kernels/host/host.h"
+#endif
+#if NETKIT_BACKEND
+#include "backend.h"
+#endif
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
 
@@ -43,6 +49,21 @@ static uint64_t nk_inspect_io_bytes(const nk_model_t *m) {
     return total;
 }
 
+
+/* What runs an op: the backend's implementation, else for float ops the
+ * host ISA's kernel set (which hands parameters it lacks to the portable
+ * kernel), else netkit's portable kernels. */
+static const char *nk_inspect_impl(const nk_model_t *m, const nk_op_rt *op) {
+#if NETKIT_BACKEND
+    if (op->impl != NULL) return op->impl->backend;
+#endif
+#if NETKIT_HOST_KERNELS
+    if (m->host != NULL && op->def->dtype == NK_F32) return m->host->name;
+#endif
+    (void)m;
+    (void)op;
+    return "portable";
+}
 static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     const nk_op_rt *op = &m->ops[k];
     const nk_tensor_rt *out = &m->tensors[op->out[0]];
@@ -67,6 +88,7 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->act_bytes = out->bytes;
     row->workspace_bytes = op->workspace;
     row->in_place = op->in_place;
+    nk_inspect_copy(row->impl, sizeof row->impl, nk_inspect_impl(m, op));
 }
 
 nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *ops,
@@ -97,6 +119,9 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     rep->bytes_activations = m->plan.peak - rep->bytes_io;
     rep->bytes_workspace = m->workspace;
     rep->bytes_copied_weights = m->stats.copied_weights + m->stats.packed_weights + m->stats.file_copy;
+#if NETKIT_BACKEND
+    rep->backend_heap_bytes = m->stats.backend_heap;
+#endif
     sum = rep->bytes_structs + rep->bytes_io + rep->bytes_activations + rep->bytes_workspace +
           rep->bytes_copied_weights;
     /* alignment padding, plus planner scratch beyond the final allocations

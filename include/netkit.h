@@ -64,6 +64,11 @@
  *                       index and arena figures are filled as always and
  *                       nk_error_t.message is the status name
  *                       (docs/TARGETS.md has the sizes)
+ *  - NETKIT_BACKEND     a vendor backend is compiled in (set by its CMake
+ *                       option, e.g. NETKIT_XNNPACK, docs/BACKENDS.md): ops
+ *                       it supports run there, the rest on netkit's kernels.
+ *                       XNNPACK (hosts) keeps packed weights on the host
+ *                       heap, reported as nk_report_t.backend_heap_bytes.
  */
 #ifndef NETKIT_H
 #define NETKIT_H
@@ -86,7 +91,7 @@ extern "C" {
 /* Bumped whenever a public struct layout or function signature changes or
  * an exported function goes (2: nk_arena_fail_at became test-only); nkc
  * (purego) refuses a library whose nk_abi_version() differs. */
-#define NK_ABI_VERSION 2u
+#define NK_ABI_VERSION 3u
 #define NK_VERSION_STRING "0.1.0"
 
 #define NK_MAX_DIMS 6
@@ -255,7 +260,9 @@ NK_API nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint3
 NK_API nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode,
                                      nk_arena_t *scratch, size_t *need, nk_error_t *err);
 
-/* Releases what is not arena memory (a file mapping) and marks the model
+/* Releases what is not arena memory (a file mapping; a backend's heap
+ * state, e.g. XNNPACK operators, which resetting the arena alone would
+ * leak) and marks the model
  * unloaded: later calls on it or its contexts return NK_ERR_STATE. The arena
  * bytes stay allocated until the caller resets/rewinds the arena. NULL and a
  * second unload are no-ops. */
@@ -335,6 +342,10 @@ typedef struct nk_op_info_t {
     uint64_t workspace_bytes; /* scratch this op asks for */
     int32_t in_place;        /* 1 when the output aliases its input */
     int32_t reserved;
+    char impl[16];           /* what runs it: the build's backend ("xnnpack",
+                                "cmsis-nn"), the host ISA kernel set of a float op
+                                ("avx512", "avx2", "neon"; the portable kernel
+                                for parameters it lacks), or "portable" */
 } nk_op_info_t;
 
 typedef struct nk_report_t {
@@ -365,6 +376,9 @@ typedef struct nk_report_t {
     int32_t num_tensors;
     int32_t num_inputs;
     int32_t num_outputs;
+    uint64_t backend_heap_bytes;  /* host heap a backend's per-op state holds (XNNPACK's
+                                     packed weights and operators), outside the arena; 0
+                                     without a backend */
 } nk_report_t;
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "143a945b39cd0b8cdf6b94057dc7517927d9f510caacbd2331223a6dca453333"
+const csrcHash = "565a4771c41912193c654a9963d3146b3a7e439a4fad885665e008a95dc4e8ca"
