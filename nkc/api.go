@@ -49,9 +49,12 @@ type Report struct {
 	ActivationLowerBound, PingPongBytes, Workspace, FlashPayload, FileBytes,
 	BytesStructs, BytesActivations, BytesIO, BytesWorkspace, BytesCopiedWeights, BytesPadding,
 	MACs, ParamBytes int64
-	NumTensors      int
-	Inputs, Outputs []TensorInfo
-	Ops             []OpInfo
+	// BackendHeapBytes is host heap a backend's per-op state holds outside
+	// the arena (XNNPACK's packed weights); 0 without a backend.
+	BackendHeapBytes int64
+	NumTensors       int
+	Inputs, Outputs  []TensorInfo
+	Ops              []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -61,6 +64,10 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
+	// Impl is what runs the op: the build's backend ("xnnpack",
+	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
+	// "neon"), or "portable" (netkit's kernels).
+	Impl string
 }
 
 // Option configures Load, LoadBytes, Inspect and InspectBytes. Options of
@@ -216,7 +223,7 @@ func wrapReport(r *runtime.Report, err error) (*Report, error) {
 		FlashPayload: r.FlashPayload, FileBytes: r.FileBytes, BytesStructs: r.BytesStructs,
 		BytesActivations: r.BytesActivations, BytesIO: r.BytesIO, BytesWorkspace: r.BytesWorkspace,
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
-		ParamBytes: r.ParamBytes, NumTensors: r.NumTensors,
+		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
 		Inputs: wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}
 	for i, op := range r.Ops {

@@ -68,7 +68,8 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
-	// Impl is what runs the op: "portable" (netkit's kernels) or the
-	// build's backend ("xnnpack", "cmsis-nn", ...).
+	// Impl is what runs the op: the build's backend ("xnnpack",
+	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
+	// "neon"), or "portable" (netkit's kernels).
 	Impl string
 }
