@@ -14,12 +14,17 @@
 # fast_i8.h; the Arm DSP set on M4F/M7/M33/M55) and with
 # NETKIT_PORTABLE_KERNELS=ON; both must match TFLM, and the table shows
 # their instructions side by side and the .text the fast kernels add.
+# With NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree> in the environment, a third
+# build routes the int8 ops through CMSIS-NN (vendor_kernels/cmsis-nn); it
+# must match TFLM too and its instructions join the table. Without it the
+# script prints one SKIP line naming the variable.
 #
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
 #
 # Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
-# NK_INT8_BUILD (default build/int8-cross), JOBS (default 2).
+# NK_INT8_BUILD (default build/int8-cross), JOBS (default 2),
+# NETKIT_CMSIS_NN_DIR (a CMSIS-NN checkout, outside this repository).
 # Build: RelWithDebInfo (-O2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +67,15 @@ declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
     [mlperf_pretrainedResnet_quant]=54996 [mlperf_ad01_int8]=2580)
 declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
 
+CMSIS_NN=${NETKIT_CMSIS_NN_DIR:-}
+if [[ -n $CMSIS_NN ]]; then
+    CMSIS_NN=$(cd "$CMSIS_NN" && pwd)
+    KINDS=(fast portable cmsis-nn)
+else
+    echo "SKIP cmsis-nn: set NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree>"
+    KINDS=(fast portable)
+fi
+
 failed=0
 # run <dir> <name>: checks the outputs, sets verdict, insns and arena
 run() {
@@ -80,18 +94,24 @@ run() {
 per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
 text_bytes() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 
-echo "| target | model | TFLM bytes (fast, portable) | instructions / inference fast | portable | MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+cmsis_head="" cmsis_rule=""
+if [[ -n $CMSIS_NN ]]; then
+    cmsis_head=" CMSIS-NN | CMSIS-NN / MAC | CMSIS-NN arena B |" cmsis_rule="---:|---:|---:|"
+fi
+echo "| target | model | TFLM bytes (${KINDS[*]}) | instructions / inference fast | portable |$cmsis_head MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
+echo "|---|---|---|---:|---:|${cmsis_rule}---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
     targets=(nk_qemu_plugin)
     for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
-    for kind in fast portable; do
+    for kind in "${KINDS[@]}"; do
         dir=$BUILD/$t
         portable=OFF
+        cmsis=""
         [[ $kind == portable ]] && { dir=$BUILD/$t-portable; portable=ON; }
+        [[ $kind == cmsis-nn ]] && { dir=$BUILD/$t-cmsis-nn; cmsis=$CMSIS_NN; }
         cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_INT8_MODELS_DIR="$VEC" \
-            -DNETKIT_PORTABLE_KERNELS=$portable >"$dir.configure.log" 2>&1 ||
+            -DNETKIT_PORTABLE_KERNELS=$portable -DNETKIT_CMSIS_NN_DIR="$cmsis" >"$dir.configure.log" 2>&1 ||
             { cat "$dir.configure.log" >&2; exit 1; }
         cmake --build "$dir" -j"$JOBS" --target "${targets[@]}" >"$dir.build.log" 2>&1 ||
             { cat "$dir.build.log" >&2; exit 1; }
@@ -100,9 +120,18 @@ for t in "${TARGETS[@]}"; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         run "$BUILD/$t-portable" "$name"
         p_verdict=$verdict p_insns=$insns
+        cmsis_cols=""
+        if [[ -n $CMSIS_NN ]]; then
+            run "$BUILD/$t-cmsis-nn" "$name"
+            c_verdict=$verdict c_insns=$insns c_arena=$arena
+        fi
         run "$BUILD/$t" "$name"
         [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
+        if [[ -n $CMSIS_NN ]]; then
+            [[ $verdict == "$c_verdict" ]] || verdict="$verdict, cmsis-nn $c_verdict"
+            cmsis_cols=" $c_insns | $(per_mac "$c_insns" "$macs") | $c_arena |"
+        fi
         added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
         tflm=${TFLM_ARENA[$name]:-}
         if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
@@ -111,7 +140,7 @@ for t in "${TARGETS[@]}"; do
             tflm="$tflm **netkit over**"
             failed=1
         fi
-        echo "| $t | $name | $verdict | $insns | $p_insns | $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
+        echo "| $t | $name | $verdict | $insns | $p_insns |$cmsis_cols $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
     done
 done
 exit $failed
