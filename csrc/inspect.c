@@ -9,6 +9,9 @@
  * that, and reports on the loaded model (nk_model_report).
  */
 #include "model.h"
+#if NETKIT_BACKEND
+#include "backend.h"
+#endif
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
 
@@ -67,6 +70,11 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->act_bytes = out->bytes;
     row->workspace_bytes = op->workspace;
     row->in_place = op->in_place;
+#if NETKIT_BACKEND
+    nk_inspect_copy(row->impl, sizeof row->impl, op->impl != NULL ? op->impl->backend : "portable");
+#else
+    nk_inspect_copy(row->impl, sizeof row->impl, "portable");
+#endif
 }
 
 nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *ops,
@@ -97,6 +105,9 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     rep->bytes_activations = m->plan.peak - rep->bytes_io;
     rep->bytes_workspace = m->workspace;
     rep->bytes_copied_weights = m->stats.copied_weights + m->stats.file_copy;
+#if NETKIT_BACKEND
+    rep->backend_heap_bytes = m->stats.backend_heap;
+#endif
     sum = rep->bytes_structs + rep->bytes_io + rep->bytes_activations + rep->bytes_workspace +
           rep->bytes_copied_weights;
     /* alignment padding, plus planner scratch beyond the final allocations

@@ -9,6 +9,9 @@
  */
 #include "model.h"
 #include "platform/platform.h"
+#if NETKIT_BACKEND
+#include "backend.h"
+#endif
 
 #include <math.h>
 
@@ -76,6 +79,76 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
     }
     return NK_OK;
 }
+
+#if NETKIT_BACKEND
+/* The backend's implementations (backend.h), chosen once the graph is final
+ * (after batch-norm folding): per op, the first whose supports() says 1, else
+ * the core's eval. The workspace is re-taken over the chosen ones. */
+static nk_status nk_model_choose_impls(nk_model_t *m, nk_error_t *err) {
+    uint32_t k;
+    m->workspace = 0;
+    m->workspace_op = -1;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt *op = &m->ops[k];
+        const nk_op_impl *const *p;
+        op->impl = NULL;
+        op->impl_state = NULL;
+        for (p = nk_backend_impls; op->def->eval != NULL && *p != NULL; p++) {
+            if ((*p)->type == op->type && (*p)->dtype == op->def->dtype && (*p)->supports(op, m->tensors)) {
+                size_t ws = (*p)->workspace_size != NULL ? (*p)->workspace_size(op, m->tensors) : 0;
+                if (ws > UINT32_MAX)
+                    return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
+                op->impl = *p;
+                op->workspace = (uint32_t)ws;
+                break;
+            }
+        }
+        if (op->workspace > m->workspace) {
+            m->workspace = op->workspace;
+            m->workspace_op = (int32_t)k;
+        }
+    }
+    return NK_OK;
+}
+
+/* Frees the states prepare made (unload, or a load failing after them). */
+static void nk_model_release_impls(nk_model_t *m) {
+    uint32_t k;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt *op = &m->ops[k];
+        if (op->impl_state != NULL && op->impl->release != NULL) op->impl->release(op->impl_state);
+        op->impl_state = NULL;
+    }
+}
+
+/* The last load step: per-model state of the chosen implementations (the
+ * default context exists, so they may bind its pointers). */
+static nk_status nk_model_prepare_impls(nk_model_t *m, nk_error_t *err) {
+    nk_exec x;
+    uint32_t k;
+    x.img = &m->img;
+    x.tensors = m->tensors;
+    x.data = m->ctx->data;
+    x.workspace = m->ctx->workspace;
+    x.workspace_size = m->workspace;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt *op = &m->ops[k];
+        size_t heap = 0;
+        nk_error_t pe;
+        nk_status s;
+        if (op->impl == NULL || op->impl->prepare == NULL) continue;
+        memset(&pe, 0, sizeof pe);
+        s = op->impl->prepare(op, &x, &op->impl_state, &heap, &pe);
+        m->stats.backend_heap += heap;
+        if (s != NK_OK) {
+            nk_model_release_impls(m);
+            return nk_fail_op(err, s, k, op, "%s", pe.message[0] != '\0' ? pe.message : nk_status_str(s),
+                              NULL);
+        }
+    }
+    return NK_OK;
+}
+#endif
 
 /* The int8 params in the file were computed for one requantization
  * rounding (META int8_rounding, docs/NK_FORMAT.md); a build for the other
@@ -494,12 +567,18 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
 #if NETKIT_LOAD_FOLD_BN
     if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
 #endif
+#if NETKIT_BACKEND
+    if (s == NK_OK) s = nk_model_choose_impls(m, err);
+#endif
     if (s == NK_OK)
         s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
     if (s == NK_OK && state != NK_MODEL_SIZING) {
         m->state = NK_MODEL_READY; /* a failure below discards the record */
         s = nk_context_create(&m->ctx, m, arena, err);
         m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
+#if NETKIT_BACKEND
+        if (s == NK_OK) s = nk_model_prepare_impls(m, err);
+#endif
     }
     if (s != NK_OK) {
         nk_arena_rewind(arena, mark);
@@ -675,6 +754,9 @@ void nk_model_unload(nk_model_t *m) {
     if (m == NULL || !nk_model_ready(m)) return;
 #if !defined(NETKIT_MCU) && NETKIT_MMAP
     if (m->mapping != NULL) nk_platform_unmap(m->mapping, m->mapping_len);
+#endif
+#if NETKIT_BACKEND
+    nk_model_release_impls(m);
 #endif
     m->mapping = NULL;
     m->state = NK_MODEL_UNLOADED;

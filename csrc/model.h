@@ -47,6 +47,9 @@ typedef struct nk_load_stats {
     uint64_t arena_bytes;    /* the load's arena peak from its first allocation */
     uint64_t model_bytes;    /* from there up to the default context */
     uint32_t folded_bn;      /* batch-norm ops folded at load */
+#if NETKIT_BACKEND
+    uint64_t backend_heap;   /* host heap the backend's per-op state holds (outside the arena) */
+#endif
 } nk_load_stats;
 
 struct nk_context_t {

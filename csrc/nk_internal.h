@@ -1,7 +1,8 @@
 /*
  * nk_internal.h — what the parts of the core share and nothing exports:
- * the run-time tensor and op records, the op table interface that kernel
- * backends fill, and small helpers. Never installed.
+ * the run-time tensor and op records, the op table interface, and small
+ * helpers. Never installed. A vendor backend (vendor_kernels/<name>/:
+ * CMSIS-NN, XNNPACK, ...) replaces an op's eval through csrc/backend.h.
  *
  * The model (nk_model_t) is read-only after load: tensors, ops and the
  * activation plan. Each context (nk_context_t) owns one activation block,
@@ -17,6 +18,11 @@
 #define NK_OP_MAX_IN 8
 #define NK_OP_MAX_OUT 4
 #define NK_PAYLOAD_ALIGN 16u
+
+/* A vendor backend is compiled in (its CMake option sets this; backend.h). */
+#ifndef NETKIT_BACKEND
+#define NETKIT_BACKEND 0
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NK_HIDDEN __attribute__((visibility("hidden")))
@@ -65,6 +71,10 @@ typedef struct nk_op_rt {
     const uint32_t *params;
     const struct nk_op_def *def;
     uint32_t workspace;      /* bytes this op asked for */
+#if NETKIT_BACKEND
+    const struct nk_op_impl *impl; /* the backend's implementation it runs, NULL: def->eval */
+    void *impl_state;        /* impl->prepare's per-model state, NULL when none */
+#endif
 } nk_op_rt;
 
 /* What an eval function gets: the model's tensors, this context's data
@@ -81,8 +91,9 @@ typedef struct nk_exec {
 #define NK_OPF_ELEMENTWISE 1u /* safe with the output aliasing input 0 of equal size: may run in place */
 #define NK_OPF_ALIAS 2u       /* output is a view of input 0 (reshape): no copy */
 
-/* One op table entry. A backend (vendor_kernels/) may supply its own
- * eval for an (op, dtype) pair; validate and workspace_size stay the core's. */
+/* One op table entry. A backend (vendor_kernels/, csrc/backend.h) may
+ * supply its own eval and workspace size for an (op, dtype) pair, chosen per
+ * op at load; validate and macs stay the core's. */
 typedef struct nk_op_def {
     const char *name; /* lower case, e.g. "conv2d" */
     uint16_t type;

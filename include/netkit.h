@@ -86,7 +86,7 @@ extern "C" {
 /* Bumped whenever a public struct layout or function signature changes or
  * an exported function goes (2: nk_arena_fail_at became test-only); nkc
  * (purego) refuses a library whose nk_abi_version() differs. */
-#define NK_ABI_VERSION 2u
+#define NK_ABI_VERSION 3u
 #define NK_VERSION_STRING "0.1.0"
 
 #define NK_MAX_DIMS 6
@@ -312,6 +312,8 @@ typedef struct nk_op_info_t {
     uint64_t workspace_bytes; /* scratch this op asks for */
     int32_t in_place;        /* 1 when the output aliases its input */
     int32_t reserved;
+    char impl[16];           /* what runs it: "portable" (netkit's kernels) or the
+                                build's backend, e.g. "xnnpack", "cmsis-nn" */
 } nk_op_info_t;
 
 typedef struct nk_report_t {
@@ -341,6 +343,9 @@ typedef struct nk_report_t {
     int32_t num_tensors;
     int32_t num_inputs;
     int32_t num_outputs;
+    uint64_t backend_heap_bytes;  /* host heap a backend's per-op state holds (XNNPACK's
+                                     packed weights and operators), outside the arena; 0
+                                     without a backend */
 } nk_report_t;
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9a6da63b167b9844a7e42b1c0c7bd713dd8b1fecbc0e734d2d09e4614c636302"
+const csrcHash = "2e48882a75dfcc2c5bbd8ce6227f30bd44005a3518080da0c9278fe9bdb398aa"

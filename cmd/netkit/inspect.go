@@ -23,8 +23,9 @@ to declare in firmware), the shared kernel workspace, the weight bytes kept
 in place outside the arena (flash), and what the arena holds.
 
 --full adds the per-op table: shapes, multiply-accumulates, constant bytes,
-where each op's output sits in the activation block, and whether it runs in
-place. --json prints the same as JSON.`,
+where each op's output sits in the activation block, whether it runs in
+place, and which implementation runs it ("portable": netkit's kernels, or
+the build's backend, e.g. "xnnpack"). --json prints the same as JSON.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			full := fs.Bool("full", false, "add the per-op table")
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
@@ -75,6 +76,9 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full bool) {
 	row("workspace", sz(r.Workspace))
 	row("flash payload", sz(r.FlashPayload)+" of weights, bound in place outside the arena")
 	row("parameters", sz(r.ParamBytes))
+	if r.BackendHeapBytes > 0 {
+		row("backend heap", sz(r.BackendHeapBytes)+" held by the backend's operators, outside the arena")
+	}
 	row("", "")
 	row("arena breakdown", "(sums to arena after load)")
 	row("  structs", sz(r.BytesStructs))
@@ -91,14 +95,14 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full bool) {
 	if full {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\tin place\t")
+		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\tin place\timpl\t")
 		for _, op := range r.Ops {
 			inPlace := ""
 			if op.InPlace {
 				inPlace = "yes"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t\n", op.Index, op.Op, op.Name,
-				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, inPlace)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", op.Index, op.Op, op.Name,
+				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, inPlace, op.Impl)
 		}
 		tw.Flush()
 	}
@@ -132,6 +136,7 @@ type jsonOp struct {
 	ActBytes       int64  `json:"act_bytes"`
 	WorkspaceBytes int64  `json:"workspace_bytes"`
 	InPlace        bool   `json:"in_place"`
+	Impl           string `json:"impl"`
 }
 
 type jsonReport struct {
@@ -152,6 +157,7 @@ type jsonReport struct {
 	PeakActivations      int64        `json:"peak_activations"`
 	ActivationLowerBound int64        `json:"activation_lower_bound"`
 	PingPongBytes        int64        `json:"pingpong_bytes"`
+	BackendHeapBytes     int64        `json:"backend_heap_bytes"`
 	Breakdown            struct {
 		Structs       int64 `json:"structs"`
 		Activations   int64 `json:"activations"`
@@ -180,14 +186,14 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full bool) error {
 		ModelBytes: r.ModelBytes, ContextBytes: r.ContextBytes, Workspace: r.Workspace,
 		FlashPayload: r.FlashPayload, ParamBytes: r.ParamBytes, MACs: r.MACs,
 		PeakActivations: r.PeakActivations, ActivationLowerBound: r.ActivationLowerBound,
-		PingPongBytes: r.PingPongBytes, Declare: declareLine(r),
+		PingPongBytes: r.PingPongBytes, BackendHeapBytes: r.BackendHeapBytes, Declare: declareLine(r),
 	}
 	j.Breakdown.Structs, j.Breakdown.Activations, j.Breakdown.IO = r.BytesStructs, r.BytesActivations, r.BytesIO
 	j.Breakdown.Workspace, j.Breakdown.CopiedWeights, j.Breakdown.Padding = r.BytesWorkspace, r.BytesCopiedWeights, r.BytesPadding
 	if full {
 		for _, op := range r.Ops {
 			j.Ops = append(j.Ops, jsonOp{op.Index, op.Op, op.Name, op.InShape, op.OutShape, op.MACs,
-				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.InPlace})
+				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.InPlace, op.Impl})
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -89,6 +89,7 @@ func (m *Model) Report() (*Report, error) {
 		BytesPadding:         int64(cr.BytesPadding),
 		MACs:                 int64(cr.MACs),
 		ParamBytes:           int64(cr.ParamBytes),
+		BackendHeapBytes:     int64(cr.BackendHeapBytes),
 		NumTensors:           int(cr.NumTensors),
 		Inputs:               cloneInfos(st.inputs),
 		Outputs:              cloneInfos(st.outputs),
@@ -108,6 +109,7 @@ func (m *Model) Report() (*Report, error) {
 			ActBytes:       int64(c.ActBytes),
 			WorkspaceBytes: int64(c.WorkspaceBytes),
 			InPlace:        c.InPlace != 0,
+			Impl:           cstring(c.Impl[:]),
 		}
 	}
 	return r, nil

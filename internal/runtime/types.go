@@ -53,9 +53,12 @@ type Report struct {
 	ActivationLowerBound, PingPongBytes, Workspace, FlashPayload, FileBytes,
 	BytesStructs, BytesActivations, BytesIO, BytesWorkspace, BytesCopiedWeights, BytesPadding,
 	MACs, ParamBytes int64
-	NumTensors      int
-	Inputs, Outputs []TensorInfo
-	Ops             []OpInfo
+	// BackendHeapBytes is host heap a backend's per-op state holds outside
+	// the arena (XNNPACK's packed weights); 0 without a backend.
+	BackendHeapBytes int64
+	NumTensors       int
+	Inputs, Outputs  []TensorInfo
+	Ops              []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -65,4 +68,7 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
+	// Impl is what runs the op: "portable" (netkit's kernels) or the
+	// build's backend ("xnnpack", "cmsis-nn", ...).
+	Impl string
 }

@@ -67,6 +67,15 @@ static void check_model(const char *name, int sequential) {
     }
     NKT_CHECK(rep.file_bytes == len, "%s: file bytes", name);
     NKT_CHECK(rep.bytes_workspace == rep.workspace, "%s: workspace", name);
+    /* what runs each op: netkit's kernels, or the build's backend (csrc/backend.h) */
+    for (k = 0; k < rep.num_ops && k < 64; k++) {
+#if defined(NETKIT_BACKEND) && NETKIT_BACKEND
+        NKT_CHECK(rows[k].impl[0] != '\0', "%s: op %d names no implementation", name, (int)k);
+#else
+        NKT_CHECK(strcmp(rows[k].impl, "portable") == 0, "%s: op %d runs on \"%s\"", name, (int)k, rows[k].impl);
+        NKT_CHECK(rep.backend_heap_bytes == 0, "%s: backend heap without a backend", name);
+#endif
+    }
 
     /* exactly the reported size: loads and runs */
     mem = nkt_alloc_aligned((size_t)need);
