@@ -21,11 +21,10 @@
  * own scratch size (v7.0.0 reports 0 for grouped 1x1); transpose conv is
  * not an op here.
  */
+#ifndef NK_VENDOR_NAME /* else a renamed copy of the library includes this file (nmsis-nn) */
+#define NK_VENDOR_NAME "cmsis-nn"
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
-
-#include "backend.h"
-#include "ops/ops_i8.h"
 
 #if defined(NETKIT_SINGLE_ROUNDING) && NETKIT_SINGLE_ROUNDING
 #ifndef CMSIS_NN_USE_SINGLE_ROUNDING
@@ -34,6 +33,10 @@
 #elif defined(CMSIS_NN_USE_SINGLE_ROUNDING)
 #error "CMSIS_NN_USE_SINGLE_ROUNDING needs NETKIT_SINGLE_ROUNDING=1"
 #endif
+#endif
+
+#include "backend.h"
+#include "ops/ops_i8.h"
 
 /* Per-tensor conv multipliers are widened to per-channel arrays after the
  * library's scratch, at this alignment. */
@@ -379,7 +382,7 @@ static nk_status nk_cmsis_softmax_eval(const nk_op_rt *op, const nk_exec *x) {
 /* ---- the table (csrc/backend.h) ---- */
 
 #define NK_CMSIS_IMPL(var, op, sup, ws, ev) \
-    static const nk_op_impl var = {"cmsis-nn", op, NK_I8, sup, ws, ev, NULL, NULL}
+    static const nk_op_impl var = {NK_VENDOR_NAME, op, NK_I8, sup, ws, ev, NULL, NULL}
 
 NK_CMSIS_IMPL(nk_cmsis_conv2d, NK_OP_CONV2D_I8, nk_cmsis_conv_supports, nk_cmsis_conv_workspace,
               nk_cmsis_conv_eval);
