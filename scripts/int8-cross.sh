@@ -39,6 +39,15 @@ if [[ ! -d $MODELS ]]; then
     echo "int8-cross: no TFLite models at $MODELS (set NETKIT_TFLITE_MODELS)" >&2
     exit 1
 fi
+CMSIS_NN=${NETKIT_CMSIS_NN_DIR:-}
+if [[ -n $CMSIS_NN ]]; then
+    CMSIS_NN=$(cd "$CMSIS_NN" && pwd)
+    KINDS=(fast portable cmsis-nn)
+else
+    echo "SKIP cmsis-nn: set NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree>"
+    KINDS=(fast portable)
+fi
+
 mkdir -p "$BUILD/models"
 VEC=$(cd "$BUILD/models" && pwd)
 
@@ -66,15 +75,6 @@ done
 declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
     [mlperf_pretrainedResnet_quant]=54996 [mlperf_ad01_int8]=2580)
 declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
-
-CMSIS_NN=${NETKIT_CMSIS_NN_DIR:-}
-if [[ -n $CMSIS_NN ]]; then
-    CMSIS_NN=$(cd "$CMSIS_NN" && pwd)
-    KINDS=(fast portable cmsis-nn)
-else
-    echo "SKIP cmsis-nn: set NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree>"
-    KINDS=(fast portable)
-fi
 
 failed=0
 # run <dir> <name>: checks the outputs, sets verdict, insns and arena
