@@ -152,7 +152,7 @@ static int nkb_make_conv(nkb_case *c, uint16_t type) {
     if (!nkb_axis(h, kh, sh, dh, &pt, &pb, &oh) || !nkb_axis(w, kw, sw, dw_, &pl, &pr, &ow))
         return 0;
     if (dw) {
-        cin = nkb_between(1, 12);
+        cin = nkb_chance(20) ? 1 : nkb_between(1, 12); /* MVE turns C=1 into a conv */
         mult = nkb_chance(70) ? 1 : nkb_between(2, 3);
         cout = cin * mult;
         depth = kh * kw;

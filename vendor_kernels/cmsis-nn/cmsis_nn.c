@@ -149,8 +149,9 @@ static int nk_cmsis_conv_supports(const nk_op_rt *op, const nk_tensor_rt *t) {
     if (op->type == NK_OP_DEPTHWISE_CONV2D_I8) {
 #if defined(ARM_MATH_MVEI)
         /* MVE turns these into a conv through the conv wrapper, where the
-         * 1xN defects above are not guarded */
-        if (c.in.c == 1 && c.out.c > CONVERT_DW_CONV_WITH_ONE_INPUT_CH_AND_OUTPUT_CH_ABOVE_THRESHOLD)
+         * 1xN defects above are not guarded: keep one-row inputs off it */
+        if (c.in.c == 1 && c.in.h == 1 &&
+            c.out.c > CONVERT_DW_CONV_WITH_ONE_INPUT_CH_AND_OUTPUT_CH_ABOVE_THRESHOLD)
             return 0;
 #endif
         return 1;
