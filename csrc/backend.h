@@ -49,6 +49,11 @@ typedef struct nk_op_impl {
 /* The build's backend table, NULL-terminated (defined by the backend). */
 extern NK_HIDDEN const nk_op_impl *const nk_backend_impls[];
 
+/* The implementation an op runs with: the first of the table for its
+ * (type, def->dtype) whose supports() says 1; NULL for the core's eval
+ * (model.c, at load). */
+NK_HIDDEN const nk_op_impl *nk_backend_find(const nk_op_rt *op, const nk_tensor_rt *t);
+
 /* Name inspect prints for the core's own eval. */
 #define NK_IMPL_PORTABLE "portable"
 

@@ -84,24 +84,26 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
 /* The backend's implementations (backend.h), chosen once the graph is final
  * (after batch-norm folding): per op, the first whose supports() says 1, else
  * the core's eval. The workspace is re-taken over the chosen ones. */
+const nk_op_impl *nk_backend_find(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const nk_op_impl *const *p;
+    for (p = nk_backend_impls; op->def->eval != NULL && *p != NULL; p++)
+        if ((*p)->type == op->type && (*p)->dtype == op->def->dtype && (*p)->supports(op, t)) return *p;
+    return NULL;
+}
+
 static nk_status nk_model_choose_impls(nk_model_t *m, nk_error_t *err) {
     uint32_t k;
     m->workspace = 0;
     m->workspace_op = -1;
     for (k = 0; k < m->n_ops; k++) {
         nk_op_rt *op = &m->ops[k];
-        const nk_op_impl *const *p;
-        op->impl = NULL;
+        op->impl = nk_backend_find(op, m->tensors);
         op->impl_state = NULL;
-        for (p = nk_backend_impls; op->def->eval != NULL && *p != NULL; p++) {
-            if ((*p)->type == op->type && (*p)->dtype == op->def->dtype && (*p)->supports(op, m->tensors)) {
-                size_t ws = (*p)->workspace_size != NULL ? (*p)->workspace_size(op, m->tensors) : 0;
-                if (ws > UINT32_MAX)
-                    return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
-                op->impl = *p;
-                op->workspace = (uint32_t)ws;
-                break;
-            }
+        if (op->impl != NULL) {
+            size_t ws = op->impl->workspace_size != NULL ? op->impl->workspace_size(op, m->tensors) : 0;
+            if (ws > UINT32_MAX)
+                return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
+            op->workspace = (uint32_t)ws;
         }
         if (op->workspace > m->workspace) {
             m->workspace = op->workspace;

@@ -64,6 +64,11 @@
  *                       index and arena figures are filled as always and
  *                       nk_error_t.message is the status name
  *                       (docs/TARGETS.md has the sizes)
+ *  - NETKIT_BACKEND     a vendor backend is compiled in (set by its CMake
+ *                       option, e.g. NETKIT_XNNPACK, docs/BACKENDS.md): ops
+ *                       it supports run there, the rest on netkit's kernels.
+ *                       XNNPACK (hosts) keeps packed weights on the host
+ *                       heap, reported as nk_report_t.backend_heap_bytes.
  */
 #ifndef NETKIT_H
 #define NETKIT_H
@@ -255,7 +260,9 @@ NK_API nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint3
 NK_API nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode,
                                      nk_arena_t *scratch, size_t *need, nk_error_t *err);
 
-/* Releases what is not arena memory (a file mapping) and marks the model
+/* Releases what is not arena memory (a file mapping; a backend's heap
+ * state, e.g. XNNPACK operators, which resetting the arena alone would
+ * leak) and marks the model
  * unloaded: later calls on it or its contexts return NK_ERR_STATE. The arena
  * bytes stay allocated until the caller resets/rewinds the arena. NULL and a
  * second unload are no-ops. */

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "2e48882a75dfcc2c5bbd8ce6227f30bd44005a3518080da0c9278fe9bdb398aa"
+const csrcHash = "79bde723b3ab6be6ee5bc50027a5dd3a73b50d232649215a9f265136cbc3bac3"

@@ -1,6 +1,7 @@
 package nk_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,7 +40,27 @@ func TestSameOutputsAsNkc(t *testing.T) {
 		},
 	})
 	require.NotEmpty(t, viaC)
-	assert.Equal(t, viaC, viaPurego)
+	if nk.KernelBackend == "" {
+		assert.Equal(t, viaC, viaPurego)
+		return
+	}
+	// a vendor backend's float kernels sum in another order: within 1e-5
+	// of each output's magnitude (at least 1) of netkit's own kernels (nkc's library)
+	require.Equal(t, len(viaPurego), len(viaC))
+	for name, outs := range viaPurego {
+		require.Len(t, viaC[name], len(outs), name)
+		for i, want := range outs {
+			got := viaC[name][i]
+			require.Len(t, got, len(want), name)
+			scale := float32(1)
+			for _, v := range want {
+				scale = max(scale, float32(math.Abs(float64(v))))
+			}
+			for j := range want {
+				assert.InDelta(t, want[j], got[j], 1e-5*float64(scale), "%s output %d [%d] (%s)", name, i, j, nk.KernelBackend)
+			}
+		}
+	}
 }
 
 func BenchmarkRunOneOp(b *testing.B) { conformance.BenchRunOneOp(b, binding) }

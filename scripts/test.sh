@@ -2,7 +2,8 @@
 # The whole netkit test suite: installs what it lacks (Debian packages, as
 # root), then runs Go vet and tests (race detector), the C tests with gcc,
 # clang and ASan+UBSan (hostile-input tests over float and int8 models), the
-# multi-context test under TSan, 60 s of loader fuzzing, every cross target under
+# multi-context test under TSan, the XNNPACK host backend (C tests, TSan, Go
+# with the xnnpack tag), 60 s of loader fuzzing, every cross target under
 # QEMU, and the int8 TFLite models on Cortex-M4F/M7/M33/M55 against TFLite Micro.
 # `make test` runs this; so does CI (.ci/run).
 set -euo pipefail
@@ -14,7 +15,8 @@ PKGS=(cmake ninja-build clang libclang-rt-14-dev
       gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
       qemu-system-arm qemu-system-misc qemu-user
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
-      libonnx-testdata python3-numpy)
+      libonnx-testdata python3-numpy
+      libxnnpack-dev libpthreadpool-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -84,6 +86,24 @@ cmake -S . -B build/tsan -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_BUILD_TESTS=
     "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
 cmake --build build/tsan -j"$JOBS" --target threads_test
 ctest --test-dir build/tsan -R '^threads_test$' --output-on-failure
+
+# The XNNPACK backend (vendor_kernels/xnnpack, docs/BACKENDS.md): every C
+# test with it compiled in (the PyTorch op vectors through its operators,
+# fall-backs, models, exact sizes, hostile images), the multi-context test
+# under TSan with it, and Go with the xnnpack tag (the Fashion models against
+# PyTorch through it, inspect naming it, outputs within 1e-5 of nkc's).
+step "XNNPACK backend: C core + ctest (NETKIT_XNNPACK=ON)"
+cmake -S . -B build/xnnpack -G Ninja -DNETKIT_BUILD_TESTS=ON -DNETKIT_XNNPACK=ON >/dev/null
+cmake --build build/xnnpack -j"$JOBS"
+ctest --test-dir build/xnnpack --output-on-failure -j"$JOBS"
+step "XNNPACK backend: threads_test under ThreadSanitizer"
+cmake -S . -B build/tsan-xnnpack -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_BUILD_TESTS=ON -DNETKIT_SHARED=OFF \
+    -DNETKIT_XNNPACK=ON "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
+    -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+cmake --build build/tsan-xnnpack -j"$JOBS" --target threads_test
+ctest --test-dir build/tsan-xnnpack -R '^threads_test$' --output-on-failure
+step "XNNPACK backend: go test -tags xnnpack (nk, CLI)"
+go test -count=1 -tags xnnpack ./nk ./cmd/netkit
 
 step "libFuzzer on the loader (60 s, float and int8 seeds)"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON "$EXTRA_ARG" >/dev/null

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/nk"
 )
 
 // A firmware-style program built from the generated files and the C core:
@@ -62,10 +63,15 @@ func TestAotFirmwareBuild(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.c"), []byte(aotMain), 0o644))
 	root := filepath.Join("..", "..")
 	bin := filepath.Join(dir, "fw")
-	out, err := exec.Command(cc, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror",
+	args := []string{"-std=c99", "-O1", "-Wall", "-Wextra", "-Werror",
 		"-I", filepath.Join(root, "include"), "-I", dir,
-		filepath.Join(dir, "main.c"), filepath.Join(dir, "mlp.c"), filepath.Join(root, "csrc", "netkit_unity.c"),
-		"-lm", "-o", bin).CombinedOutput()
+		filepath.Join(dir, "main.c"), filepath.Join(dir, "mlp.c"), filepath.Join(root, "csrc", "netkit_unity.c")}
+	if nk.KernelBackend == "xnnpack" {
+		// the arena figure is this CLI's build's, backend included: build the program the same way
+		args = append(args, "-DNETKIT_BACKEND=1", "-DNETKIT_XNNPACK=1", "-I", filepath.Join(root, "csrc"),
+			filepath.Join(root, "vendor_kernels", "xnnpack", "xnnpack.c"), "-lXNNPACK", "-lpthreadpool", "-lpthread")
+	}
+	out, err := exec.Command(cc, append(args, "-lm", "-o", bin)...).CombinedOutput()
 	require.NoError(t, err, string(out))
 
 	run := exec.Command(bin)

@@ -53,6 +53,17 @@ func TestConvertFashionMNIST(t *testing.T) {
 			assert.Contains(t, summaryValue(t, stdout, "fused"), strconv.Itoa(want[name].gelus)+" GELUs")
 			r, err := nk.Inspect(dst)
 			require.NoError(t, err)
+			if nk.KernelBackend != "" {
+				// the PyTorch comparison below is then through the backend's operators
+				n := 0
+				for _, op := range r.Ops {
+					if op.Impl == nk.KernelBackend {
+						n++
+					}
+				}
+				assert.Positive(t, n, "no op runs on %s", nk.KernelBackend)
+				t.Logf("%s: %d of %d ops on %s", name, n, len(r.Ops), nk.KernelBackend)
+			}
 			assert.Equal(t, cliutil.FormatSize(r.ArenaAfterForward), summaryValue(t, stdout, "arena after forward"))
 			assert.Equal(t, strconv.FormatInt(r.MACs, 10), summaryValue(t, stdout, "MACs per inference"))
 

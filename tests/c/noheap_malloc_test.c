@@ -13,7 +13,10 @@
  *
  * The arena is a static buffer: the no-heap configuration. Counted: load,
  * input/output views, invoke, a second context (create, invoke, run),
- * nk_model_run and unload.
+ * nk_model_run and unload. A vendor backend (NETKIT_BACKEND: XNNPACK)
+ * keeps its operators on the host heap by design (inspect counts them as
+ * backend_heap_bytes): its load and unload may call the heap, invoke and
+ * further contexts still may not.
  *
  * Usage: noheap_malloc_test <model.nk | dir>...
  */
@@ -117,7 +120,9 @@ static void run_model(const char *path) {
     nk_status s = nk_model_load_buffer(&m, img, len, &arena, &err);
     unsigned long load_calls = count_off();
     NKT_CHECK(s == NK_OK, "%s: load into a %u B static arena: %s", name, ARENA_BYTES, err.message);
+#if !NETKIT_BACKEND
     NKT_CHECK(load_calls == 0, "%s: nk_model_load_buffer made %lu heap calls", name, load_calls);
+#endif
     if (s == NK_OK) {
         /* The filler is test code; the view calls it makes are counted
          * again inside the window below. */
@@ -176,7 +181,11 @@ static void run_model(const char *path) {
         count_on();
         nk_model_unload(m);
         unsigned long unload_calls = count_off();
-        NKT_CHECK(unload_calls == 0, "%s: unload made %lu heap calls", name, unload_calls);
+    #if !NETKIT_BACKEND
+    NKT_CHECK(unload_calls == 0, "%s: unload made %lu heap calls", name, unload_calls);
+#else
+    (void)unload_calls;
+#endif
     }
     free(img);
 }

@@ -5,7 +5,9 @@
  * int8 output must equal the bytes the model's default context gave for
  * the same input on the main thread before the threads started. The
  * models are read-only at inference time, so nothing here needs a lock:
- * scripts/test.sh also runs this under ThreadSanitizer (build/tsan).
+ * scripts/test.sh also runs this under ThreadSanitizer (build/tsan), and
+ * with the XNNPACK backend (build/tsan-xnnpack), whose operators bind
+ * pointers and take a lock per op (vendor_kernels/xnnpack).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -128,6 +130,18 @@ int main(void) {
     nk_arena_init_heap(&arena, 1u << 20);
     NKT_CHECK(nk_model_load_buffer(&model, img, len, &arena, &err) == NK_OK, "%s", err.message);
     if (setup_i8(&arena_i8)) return 1;
+#if defined(NETKIT_BACKEND) && NETKIT_BACKEND
+    {
+        /* the backend must run some of cnn's ops, or this proves nothing about it */
+        nk_op_info_t rows[16];
+        nk_report_t rep;
+        int32_t k, on_backend = 0;
+        NKT_CHECK(nk_model_report(model, &rep, rows, 16) == NK_OK, "report");
+        for (k = 0; k < rep.num_ops && k < 16; k++) on_backend += strcmp(rows[k].impl, "portable") != 0;
+        NKT_CHECK(on_backend > 0, "no op of cnn.nk runs on the backend");
+        fprintf(stderr, "threads_test: %d of %d cnn ops on the backend\n", (int)on_backend, (int)rep.num_ops);
+    }
+#endif
     nk_model_input(model, 0, &ti);
     nk_model_output(model, 0, &to);
     in_n = (size_t)ti.bytes / 4u;

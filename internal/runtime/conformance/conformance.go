@@ -331,11 +331,24 @@ func testInPlace(t *testing.T, b Binding) {
 	m, err := b.LoadBytes(img)
 	require.NoError(t, err)
 	defer m.Close()
+	r, err := m.Report()
+	require.NoError(t, err)
+	packed := false
+	for _, op := range r.Ops {
+		packed = packed || (op.Name == "fc2" && op.Impl != "portable")
+	}
 	boost(img)
 	got, err := m.Predict(x)
 	require.NoError(t, err)
-	assert.InDelta(t, 1, got[7], 1e-6, "the model reads the caller's bytes")
-	assert.NotEqual(t, want, got)
+	if packed {
+		// a vendor backend (XNNPACK) packed fc2's weights and bias at load,
+		// on the host heap it reports: later writes to the image are not seen
+		assert.Positive(t, r.BackendHeapBytes)
+		assert.Equal(t, want, got, "the backend runs the weights it packed at load")
+	} else {
+		assert.InDelta(t, 1, got[7], 1e-6, "the model reads the caller's bytes")
+		assert.NotEqual(t, want, got)
+	}
 
 	img, err = os.ReadFile(c.Path)
 	require.NoError(t, err)

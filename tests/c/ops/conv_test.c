@@ -36,6 +36,10 @@ int main(void) {
     const nkt_case *d = nkt_find(CASES, NKT_COUNT(CASES), "depthwise 3x3 m2 s2 p1");
     const nkt_case *gr = nkt_find(CASES, NKT_COUNT(CASES), "conv2d groups 2");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+#if defined(NETKIT_BACKEND) && NETKIT_BACKEND
+    NKT_CHECK(nkt_backend_runs == NKT_COUNT(CASES), "backend ran %d of %d cases", nkt_backend_runs,
+              (int)NKT_COUNT(CASES));
+#endif
     /* out [1,4,4,5], 3x3 taps over 2 channels: 80 * 18; groups 2 of 4 channels,
      * out [1,6,6,6]: 216 * 3*3*2; depthwise out [1,4,4,6]: 96 * 9 */
     NKT_CHECK(nkt_macs(c) == 1440, "conv2d macs %llu", (unsigned long long)nkt_macs(c));

@@ -21,6 +21,10 @@ static void one_input(nkt_graph *g) { g->op.n_in = 1; }
 int main(void) {
     const nkt_case *c = nkt_find(CASES, NKT_COUNT(CASES), "dense 1x16->8 bias");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+#if defined(NETKIT_BACKEND) && NETKIT_BACKEND
+    NKT_CHECK(nkt_backend_runs == NKT_COUNT(CASES), "backend ran %d of %d cases", nkt_backend_runs,
+              (int)NKT_COUNT(CASES));
+#endif
     /* 1x16 -> 8: 16 * 8 multiply-accumulates; [2,3,10] -> 4: 6 rows * 10 * 4 */
     NKT_CHECK(nkt_macs(c) == 128, "dense macs %llu", (unsigned long long)nkt_macs(c));
     NKT_CHECK(nkt_macs(nkt_find(CASES, NKT_COUNT(CASES), "dense [2,3,10]->4 bias absent clamp")) ==

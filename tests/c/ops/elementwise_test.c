@@ -23,6 +23,18 @@ int main(void) {
     const nkt_case *pc = nkt_find(CASES, NKT_COUNT(CASES), "add per-channel [3]");
     const nkt_case *mc = nkt_find(CASES, NKT_COUNT(CASES), "mul per-channel [3]");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+#if defined(NETKIT_BACKEND) && NETKIT_BACKEND
+    {
+        /* XNNPACK reads past an operand's end: a constant operand (no slack
+         * after its payload) stays on netkit's kernels */
+        nkt_graph g;
+        nkt_graph_from_case(&g, pc);
+        NKT_CHECK(nkt_backend_takes(&g), "backend: add per-channel not taken");
+        g.t[1].is_const = 1;
+        NKT_CHECK(!nkt_backend_takes(&g), "backend: took an add of a constant");
+        NKT_CHECK(nkt_backend_runs == 10, "backend ran %d cases, want the 10 adds", nkt_backend_runs);
+    }
+#endif
 
     nkt_expect_reject(pc, b_mismatch, NK_ERR_SHAPE,
                       "add: inputs [1,4,4,3] and [4] do not broadcast", "add [1,4,4,3]+[4]");

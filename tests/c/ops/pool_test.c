@@ -27,6 +27,27 @@ int main(void) {
         nkt_find(CASES, NKT_COUNT(CASES), "avg_pool 3x3 s1 p1 count_include_pad=0");
     const nkt_case *gp = nkt_find(CASES, NKT_COUNT(CASES), "global_avg_pool (1, 4, 4, 3)");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+#if defined(NETKIT_BACKEND) && NETKIT_BACKEND
+    {
+        /* what the backend must leave to netkit: XNNPACK has no 1x1 pooling
+         * window, and its average pooling leaves padding out of the count */
+        nkt_graph g;
+        nkt_graph_from_case(&g, mp);
+        NKT_CHECK(nkt_backend_takes(&g), "backend: max_pool 3x3 s2 p1 not taken");
+        nkt_set_i32(&g, 0, 1);
+        nkt_set_i32(&g, 1, 1);
+        nkt_set_i32(&g, 4, 0);
+        nkt_set_i32(&g, 5, 0);
+        nkt_set_i32(&g, 6, 0);
+        nkt_set_i32(&g, 7, 0);
+        NKT_CHECK(!nkt_backend_takes(&g), "backend: took a 1x1 max pool");
+        nkt_graph_from_case(&g, nkt_find(CASES, NKT_COUNT(CASES), "avg_pool 3x3 s1 p1 count_include_pad=1"));
+        NKT_CHECK(!nkt_backend_takes(&g), "backend: took count_include_pad=1 with padding");
+        nkt_graph_from_case(&g, ap);
+        NKT_CHECK(nkt_backend_takes(&g), "backend: avg_pool count_include_pad=0 not taken");
+        NKT_CHECK(nkt_backend_runs >= 9, "backend ran %d pool cases", nkt_backend_runs);
+    }
+#endif
     /* max pool out [2,4,4,2] * 3x3; avg pool out [1,5,5,2] * 3x3; gap reads 48 */
     NKT_CHECK(nkt_macs(mp) == 576, "max_pool macs %llu", (unsigned long long)nkt_macs(mp));
     NKT_CHECK(nkt_macs(ap) == 450, "avg_pool macs %llu", (unsigned long long)nkt_macs(ap));
