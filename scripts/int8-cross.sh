@@ -14,12 +14,23 @@
 # fast_i8.h; the Arm DSP set on M4F/M7/M33/M55) and with
 # NETKIT_PORTABLE_KERNELS=ON; both must match TFLM, and the table shows
 # their instructions side by side and the .text the fast kernels add.
+# With NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree> in the environment, a third
+# build routes the int8 ops through CMSIS-NN (vendor_kernels/cmsis-nn); it
+# must match TFLM too and its instructions join the table, and the random
+# one-op test of the adapter (mcu_backend_i8_test) must pass on each target.
+# NETKIT_NMSIS_NN_DIR and NETKIT_ESP_NN_DIR do the same for NMSIS-NN and
+# ESP-NN's portable C on rv32imac (ESP32-C3/C6's ISA), next to netkit's
+# portable kernels there. Each backend without its variable prints one SKIP
+# line naming it.
 #
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
+#   scripts/int8-cross.sh rv32imac             only the RISC-V vendor section
 #
 # Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
-# NK_INT8_BUILD (default build/int8-cross), JOBS (default 2).
+# NK_INT8_BUILD (default build/int8-cross), JOBS (default 2),
+# NETKIT_CMSIS_NN_DIR, NETKIT_NMSIS_NN_DIR, NETKIT_ESP_NN_DIR (library
+# checkouts, outside this repository; docs/TARGETS.md).
 # Build: RelWithDebInfo (-O2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +45,27 @@ if [[ ! -d $MODELS ]]; then
     echo "int8-cross: no TFLite models at $MODELS (set NETKIT_TFLITE_MODELS)" >&2
     exit 1
 fi
+CMSIS_NN=${NETKIT_CMSIS_NN_DIR:-}
+if [[ -n $CMSIS_NN ]]; then
+    CMSIS_NN=$(cd "$CMSIS_NN" && pwd)
+    KINDS=(fast portable cmsis-nn)
+else
+    echo "SKIP cmsis-nn: set NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree>"
+    KINDS=(fast portable)
+fi
+declare -A RV_TREE=()
+if [[ -n ${NETKIT_NMSIS_NN_DIR:-} ]]; then
+    RV_TREE[nmsis-nn]=$(cd "$NETKIT_NMSIS_NN_DIR" && pwd)
+else
+    echo "SKIP nmsis-nn: set NETKIT_NMSIS_NN_DIR=<NMSIS tree>"
+fi
+if [[ -n ${NETKIT_ESP_NN_DIR:-} ]]; then
+    RV_TREE[esp-nn]=$(cd "$NETKIT_ESP_NN_DIR" && pwd)
+else
+    echo "SKIP esp-nn: set NETKIT_ESP_NN_DIR=<esp-nn tree>"
+fi
+declare -A RV_OPTION=([nmsis-nn]=NETKIT_NMSIS_NN_DIR [esp-nn]=NETKIT_ESP_NN_DIR)
+
 mkdir -p "$BUILD/models"
 VEC=$(cd "$BUILD/models" && pwd)
 
@@ -63,11 +95,19 @@ declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
 declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
 
 failed=0
+NM=arm-none-eabi-nm
+# backend_test <dir>: the adapter's random one-op test on the target
+backend_test() {
+    if ! ctest --test-dir "$1" -R '^mcu_backend_i8_test$' --output-on-failure >"$1.backend_test.log" 2>&1; then
+        echo "**backend_i8_test FAILED** in $1 (see $1.backend_test.log)"
+        failed=1
+    fi
+}
 # run <dir> <name>: checks the outputs, sets verdict, insns and arena
 run() {
     local dir=$1 name=$2 id out
     id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
-    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" arm-none-eabi-nm "$t" \
+    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "$NM" "$t" \
         "$dir/nk_int8_test_$id" 2>"$dir/$id.log") && grep -q '^PASS' "$dir/$id.log"; then
         verdict=identical
     else
@@ -80,29 +120,48 @@ run() {
 per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
 text_bytes() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
 
-echo "| target | model | TFLM bytes (fast, portable) | instructions / inference fast | portable | MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+cmsis_head="" cmsis_rule=""
+if [[ -n $CMSIS_NN ]]; then
+    cmsis_head=" CMSIS-NN | CMSIS-NN / MAC | CMSIS-NN arena B |" cmsis_rule="---:|---:|---:|"
+fi
+echo "| target | model | TFLM bytes (${KINDS[*]}) | instructions / inference fast | portable |$cmsis_head MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
+echo "|---|---|---|---:|---:|${cmsis_rule}---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
+    if [[ $t == rv32imac ]]; then continue; fi # the vendor section below
     targets=(nk_qemu_plugin)
     for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
-    for kind in fast portable; do
+    for kind in "${KINDS[@]}"; do
         dir=$BUILD/$t
         portable=OFF
+        cmsis=""
         [[ $kind == portable ]] && { dir=$BUILD/$t-portable; portable=ON; }
+        [[ $kind == cmsis-nn ]] && { dir=$BUILD/$t-cmsis-nn; cmsis=$CMSIS_NN; }
+        kind_targets=("${targets[@]}")
+        if [[ $kind == cmsis-nn ]]; then kind_targets+=(mcu_backend_i8_test); fi
         cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_INT8_MODELS_DIR="$VEC" \
-            -DNETKIT_PORTABLE_KERNELS=$portable >"$dir.configure.log" 2>&1 ||
+            -DNETKIT_PORTABLE_KERNELS=$portable -DNETKIT_CMSIS_NN_DIR="$cmsis" >"$dir.configure.log" 2>&1 ||
             { cat "$dir.configure.log" >&2; exit 1; }
-        cmake --build "$dir" -j"$JOBS" --target "${targets[@]}" >"$dir.build.log" 2>&1 ||
+        cmake --build "$dir" -j"$JOBS" --target "${kind_targets[@]}" >"$dir.build.log" 2>&1 ||
             { cat "$dir.build.log" >&2; exit 1; }
     done
+    if [[ -n $CMSIS_NN ]]; then backend_test "$BUILD/$t-cmsis-nn"; fi
     for name in $names; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         run "$BUILD/$t-portable" "$name"
         p_verdict=$verdict p_insns=$insns
+        cmsis_cols=""
+        if [[ -n $CMSIS_NN ]]; then
+            run "$BUILD/$t-cmsis-nn" "$name"
+            c_verdict=$verdict c_insns=$insns c_arena=$arena
+        fi
         run "$BUILD/$t" "$name"
         [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
+        if [[ -n $CMSIS_NN ]]; then
+            [[ $verdict == "$c_verdict" ]] || verdict="$verdict, cmsis-nn $c_verdict"
+            cmsis_cols=" $c_insns | $(per_mac "$c_insns" "$macs") | $c_arena |"
+        fi
         added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
         tflm=${TFLM_ARENA[$name]:-}
         if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
@@ -111,7 +170,46 @@ for t in "${TARGETS[@]}"; do
             tflm="$tflm **netkit over**"
             failed=1
         fi
-        echo "| $t | $name | $verdict | $insns | $p_insns | $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
+        echo "| $t | $name | $verdict | $insns | $p_insns |$cmsis_cols $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
     done
 done
+# NMSIS-NN and ESP-NN on rv32imac: netkit's portable kernels (the target
+# has no fast set) and one build per backend given.
+if ((${#RV_TREE[@]})); then
+    t=rv32imac NM=riscv64-unknown-elf-nm
+    rv_kinds=(portable)
+    for k in nmsis-nn esp-nn; do
+        if [[ -n ${RV_TREE[$k]:-} ]]; then rv_kinds+=("$k"); fi
+    done
+    targets=(nk_qemu_plugin)
+    for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
+    for kind in "${rv_kinds[@]}"; do
+        dir=$BUILD/$t-$kind
+        opts=(-DNETKIT_CMSIS_NN_DIR= -DNETKIT_NMSIS_NN_DIR= -DNETKIT_ESP_NN_DIR=)
+        kind_targets=("${targets[@]}")
+        if [[ $kind != portable ]]; then
+            opts+=("-D${RV_OPTION[$kind]}=${RV_TREE[$kind]}")
+            kind_targets+=(mcu_backend_i8_test)
+        fi
+        cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
+            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_INT8_MODELS_DIR="$VEC" \
+            "${opts[@]}" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
+        cmake --build "$dir" -j"$JOBS" --target "${kind_targets[@]}" >"$dir.build.log" 2>&1 ||
+            { cat "$dir.build.log" >&2; exit 1; }
+        if [[ $kind != portable ]]; then backend_test "$dir"; fi
+    done
+    echo
+    echo "| target | model | TFLM bytes (${rv_kinds[*]}) | MACs | instructions / inference $(printf '%s | ' "${rv_kinds[@]}")instructions / MAC $(printf '%s | ' "${rv_kinds[@]}")arena B $(printf '%s | ' "${rv_kinds[@]}")"
+    echo "|---|---|---|---:|$(printf -- '---:|---:|---:|%.0s' "${rv_kinds[@]}")"
+    for name in $names; do
+        macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
+        verdicts="" ins="" per="" arenas=""
+        for kind in "${rv_kinds[@]}"; do
+            run "$BUILD/$t-$kind" "$name"
+            [[ $verdicts == *"$verdict"* ]] || verdicts="${verdicts:+$verdicts, }$verdict"
+            ins="$ins $insns |" per="$per $(per_mac "$insns" "$macs") |" arenas="$arenas $arena |"
+        done
+        echo "| $t | $name | $verdicts | $macs |$ins$per$arenas"
+    done
+fi
 exit $failed

@@ -77,6 +77,17 @@ function(nk_cross_add_unit_tests)
     add_test(NAME mcu_ops_${name} COMMAND mcu_ops_${name})
     set_tests_properties(mcu_ops_${name} PROPERTIES LABELS "cross;ops" TIMEOUT 600)
   endforeach()
+
+  # the int8 vendor backend (-DNETKIT_CMSIS_NN_DIR=...) against the
+  # portable kernels, on the target's own library paths (DSP, MVE)
+  if(NETKIT_BACKEND_I8)
+    add_executable(mcu_backend_i8_test "${NK_ROOT}/vendor_kernels/backend_i8_test.c")
+    target_include_directories(mcu_backend_i8_test PRIVATE "${NK_ROOT}/include" "${NK_ROOT}/csrc")
+    target_compile_options(mcu_backend_i8_test PRIVATE -Wno-format)
+    target_link_libraries(mcu_backend_i8_test PRIVATE ${NK_LIB} m)
+    add_test(NAME mcu_backend_i8_test COMMAND mcu_backend_i8_test)
+    set_tests_properties(mcu_backend_i8_test PROPERTIES LABELS "cross;ops;backend" TIMEOUT 600)
+  endif()
 endfunction()
 
 if(NK_BARE_METAL)
