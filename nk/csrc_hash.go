@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "565a4771c41912193c654a9963d3146b3a7e439a4fad885665e008a95dc4e8ca"
+const csrcHash = "f6d729ee223cbea0999a3df236eb893716da48afeb5febf8d7370b7b4296408f"

@@ -227,12 +227,19 @@ func TestInspectJSON(t *testing.T) {
 	assert.Equal(t, []string{"dense", "dense", "softmax"}, []string{r.Ops[0].Op, r.Ops[1].Op, r.Ops[2].Op})
 	assert.Equal(t, []string{"fc1", "fc2", "softmax"}, []string{r.Ops[0].Name, r.Ops[1].Name, r.Ops[2].Name})
 	assert.Equal(t, int64(64*32), r.Ops[0].MACs)
-	// the dense layers run on the build's backend when it has one; softmax always on netkit's kernels
-	dense := "portable"
+	// the dense layers run on the build's backend when it has one; softmax
+	// always on netkit's kernels: the host ISA set the load picked (the one
+	// NETKIT_HOST_ISA forces), or portable
+	own := r.Ops[2].Impl
+	assert.Contains(t, []string{"portable", "avx2", "avx512", "neon"}, own)
+	if isa := os.Getenv("NETKIT_HOST_ISA"); isa != "" {
+		assert.Equal(t, isa, own)
+	}
+	dense := own
 	if nk.KernelBackend != "" {
 		dense = nk.KernelBackend
 	}
-	assert.Equal(t, []string{dense, dense, "portable"}, []string{r.Ops[0].Impl, r.Ops[1].Impl, r.Ops[2].Impl})
+	assert.Equal(t, []string{dense, dense, own}, []string{r.Ops[0].Impl, r.Ops[1].Impl, r.Ops[2].Impl})
 	assert.Equal(t, []int{1, 32}, r.Ops[0].OutShape)
 	b := r.Breakdown
 	assert.Equal(t, r.ArenaAfterLoad, b.Structs+b.Activations+b.IO+b.Workspace+b.CopiedWeights+b.Padding)
