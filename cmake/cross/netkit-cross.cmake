@@ -18,6 +18,11 @@ endif()
 set(NK_CROSS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(NK_ROOT "${NK_CROSS_DIR}/../.." ABSOLUTE)
 
+# A target's own configure-time set-up (xtensa-lx106: the libgcc helpers).
+if(NK_BSP_SETUP)
+  include("${NK_BSP_SETUP}")
+endif()
+
 if(NK_BSP_SOURCES)
   enable_language(ASM)
   # Linked into every executable of the project by nk_cross_link_bsp() at
@@ -87,8 +92,8 @@ function(nk_cross_add_tests)
            COMMAND "${NK_CROSS_DIR}/expect-status.sh" 42 ${emu} $<TARGET_FILE:nk_cross_hello> exit 42)
   if(NK_BARE_METAL)
     # A fault must end the run with a failure status, not hang: our ARM
-    # handler exits 100; picolibc's RISC-V trap handler exits 1.
-    if(NK_TARGET MATCHES "^cortex-m")
+    # and Xtensa handlers exit 100; picolibc's RISC-V trap handler exits 1.
+    if(NK_TARGET MATCHES "^(cortex-m|xtensa)")
       set(fault_status 100)
     else()
       set(fault_status 1)
