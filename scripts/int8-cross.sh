@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The int8 TFLite models on Cortex-M under QEMU: converts every int8 model
+# The int8 TFLite models on MCU targets under QEMU: converts every int8 model
 # that has TensorFlow Lite Micro golden outputs (internal/int8ref/testdata/
 # models/tflm_golden.json) with `netkit convert`, embeds each with its two
 # golden inputs in a test program (cmake/cross/int8_model_test.c), runs it
@@ -13,10 +13,13 @@
 # Each target is built twice: with the target's fast kernels (kernels/
 # fast_i8.h; the Arm DSP set on M4F/M7/M33/M55) and with
 # NETKIT_PORTABLE_KERNELS=ON; both must match TFLM, and the table shows
-# their instructions side by side and the .text the fast kernels add.
+# their instructions side by side and the .text the fast kernels add. A
+# target without a fast set (cortex-m0/m3, rv32imac, xtensa-lx106) builds
+# the portable kernels once; its fast and portable columns are that build.
 #
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
+#   scripts/int8-cross.sh xtensa-lx106         (any bare-metal toolchains/*.cmake)
 #
 # Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
 # NK_INT8_BUILD (default build/int8-cross), JOBS (default 2).
@@ -67,7 +70,7 @@ failed=0
 run() {
     local dir=$1 name=$2 id out
     id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
-    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" arm-none-eabi-nm "$t" \
+    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "${prefix}nm" "$t" \
         "$dir/nk_int8_test_$id" 2>"$dir/$id.log") && grep -q '^PASS' "$dir/$id.log"; then
         verdict=identical
     else
@@ -78,14 +81,28 @@ run() {
     arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
 }
 per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
-text_bytes() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+text_bytes() { "${prefix}size" -A "$1" | awk '$1 == ".text" { print $2 }'; }
+# binutils prefix of a target's toolchain
+tool_prefix() {
+    case $1 in
+        cortex-m*) echo arm-none-eabi- ;;
+        rv32imac) echo riscv64-unknown-elf- ;;
+        xtensa-lx106) echo xtensa-lx106-elf- ;;
+        *) echo "int8-cross: no bare-metal target '$1'" >&2; exit 2 ;;
+    esac
+}
+# targets with a fast int8 set (csrc/kernels/fast_i8.h), built twice
+has_fast_set() { [[ $1 == cortex-m4f || $1 == cortex-m7 || $1 == cortex-m33 || $1 == cortex-m55 ]]; }
 
 echo "| target | model | TFLM bytes (fast, portable) | instructions / inference fast | portable | MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
+    prefix=$(tool_prefix "$t")
+    kinds=(fast portable)
+    has_fast_set "$t" || kinds=(portable)
     targets=(nk_qemu_plugin)
     for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
-    for kind in fast portable; do
+    for kind in "${kinds[@]}"; do
         dir=$BUILD/$t
         portable=OFF
         [[ $kind == portable ]] && { dir=$BUILD/$t-portable; portable=ON; }
@@ -100,10 +117,13 @@ for t in "${TARGETS[@]}"; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         run "$BUILD/$t-portable" "$name"
         p_verdict=$verdict p_insns=$insns
-        run "$BUILD/$t" "$name"
-        [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
+        added=0
+        if has_fast_set "$t"; then
+            run "$BUILD/$t" "$name"
+            [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
+            added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
+        fi
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
-        added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
         tflm=${TFLM_ARENA[$name]:-}
         if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
             tflm="$tflm (${ARENA_GAP[$name]})"

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 PKGS=(cmake ninja-build clang libclang-rt-14-dev
       gcc-arm-none-eabi libnewlib-arm-none-eabi
       gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+      gcc-xtensa-lx106 picolibc-xtensa-lx106-elf gcc-12-source
       qemu-system-arm qemu-system-misc qemu-user
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
       libonnx-testdata python3-numpy)
