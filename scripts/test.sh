@@ -93,8 +93,8 @@ cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
 scripts/cross-test.sh
 
-step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
-scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55
+step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels) and Xtensa lx106: output bytes equal TFLite Micro's"
+scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55 xtensa-lx106
 
 echo
 echo "== all test suites passed"

@@ -101,6 +101,14 @@ function(nk_cross_add_tests)
     add_test(NAME cross_fault_exits
              COMMAND "${NK_CROSS_DIR}/expect-status.sh" ${fault_status} ${emu} $<TARGET_FILE:nk_cross_hello> fault)
     set_tests_properties(cross_fault_exits PROPERTIES TIMEOUT 60 LABELS cross)
+    if(NK_TARGET STREQUAL "xtensa-lx106")
+      # The trap above takes the debug vector; a bad load takes the user
+      # vector (0x10: nothing is mapped there on QEMU's sim machine).
+      target_compile_definitions(nk_cross_hello PRIVATE NK_BAD_LOAD_ADDR=0x10)
+      add_test(NAME cross_bad_load_exits
+               COMMAND "${NK_CROSS_DIR}/expect-status.sh" ${fault_status} ${emu} $<TARGET_FILE:nk_cross_hello> badload)
+      set_tests_properties(cross_bad_load_exits PROPERTIES TIMEOUT 60 LABELS cross)
+    endif()
   endif()
   # A hung program is killed by the runner's timeout (status 124), so a
   # stuck test fails on its own instead of stalling the suite.
