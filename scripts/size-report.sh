@@ -155,7 +155,7 @@ stack_graph() {
     for o in "$dir"/*.o; do
         "$prefix-objdump" -r "$o" | awk '
             /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec) }
-            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" { print "RELOC", sec, $1, $3 }'
+            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" || $2 == "R_XTENSA_32" { print "RELOC", sec, $1, $3 }'
     done
     grep -o '^NK_API [^(]*\bnk_[a-z0-9_]*(' include/netkit.h | sed 's/.*\(nk_[a-z0-9_]*\)($/ENTRY \1/'
     cat "$dir"/*.ci
