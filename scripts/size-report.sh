@@ -154,8 +154,14 @@ stack_graph() {
         done
     for o in "$dir"/*.o; do
         "$prefix-objdump" -r "$o" | awk '
-            /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec) }
-            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" || $2 == "R_XTENSA_32" { print "RELOC", sec, $1, $3 }'
+            /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec)
+                                        sub(/^\.literal/, ".text", sec) } # Xtensa: literal pools belong to code
+            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" || $2 == "R_XTENSA_32" {
+                sym = $3
+                # Xtensa names a static function by its section (-ffunction-sections)
+                if (sym ~ /^\.text\./ && sym !~ /\+/) sym = substr(sym, 7)
+                print "RELOC", sec, $1, sym
+            }'
     done
     grep -o '^NK_API [^(]*\bnk_[a-z0-9_]*(' include/netkit.h | sed 's/.*\(nk_[a-z0-9_]*\)($/ENTRY \1/'
     cat "$dir"/*.ci
