@@ -156,6 +156,7 @@ stack_graph() {
         "$prefix-objdump" -r "$o" | awk '
             /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec)
                                         sub(/^\.literal/, ".text", sec) } # Xtensa: literal pools belong to code
+            sec ~ /^\.xt\./ { next } # Xtensa property tables: not code or data
             $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" || $2 == "R_XTENSA_32" {
                 sym = $3
                 # Xtensa names a static function by its section (-ffunction-sections)
