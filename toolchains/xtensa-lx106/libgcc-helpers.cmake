@@ -14,9 +14,13 @@
 #
 # The archive, libnkxtgcc.a, is linked inside the specs' library group
 # (--oslib), next to libc and libgcc, which both call these routines.
+#
+# Building it takes about 18 s of CPU (xz and 55 assembler runs), so it is
+# made once per machine and shared by every build folder: in
+# $NETKIT_CACHE_DIR (default ~/.cache/netkit, where `netkit bench --target`
+# keeps its runners too) under a name keyed by the GCC sources, the
+# compiler and libgcc-extra.c; without a home, in the build folder.
 
-set(_nk_xt_dir "${CMAKE_BINARY_DIR}/xtensa-libgcc")
-set(_nk_xt_lib "${_nk_xt_dir}/libnkxtgcc.a")
 string(REGEX MATCH "^[0-9]+" _nk_xt_gcc_major "${CMAKE_C_COMPILER_VERSION}")
 file(GLOB _nk_xt_tarballs "/usr/src/gcc-${_nk_xt_gcc_major}/gcc-${CMAKE_C_COMPILER_VERSION}*.tar.xz")
 if(NOT _nk_xt_tarballs)
@@ -28,16 +32,26 @@ endif()
 list(GET _nk_xt_tarballs 0 _nk_xt_tarball)
 set(_nk_xt_extra "${CMAKE_CURRENT_LIST_DIR}/libgcc-extra.c")
 file(SHA256 "${_nk_xt_extra}" _nk_xt_extra_hash)
-set(_nk_xt_key "${_nk_xt_tarball};${CMAKE_C_COMPILER};${CMAKE_C_COMPILER_VERSION};${_nk_xt_extra_hash};1")
-
-set(_nk_xt_stamp "${_nk_xt_dir}/stamp")
-set(_nk_xt_old "")
-if(EXISTS "${_nk_xt_stamp}" AND EXISTS "${_nk_xt_lib}")
-  file(READ "${_nk_xt_stamp}" _nk_xt_old)
+file(SHA256 "${CMAKE_CURRENT_LIST_FILE}" _nk_xt_self_hash)
+set(_nk_xt_key "${_nk_xt_tarball};${CMAKE_C_COMPILER};${CMAKE_C_COMPILER_VERSION};${_nk_xt_extra_hash};${_nk_xt_self_hash}")
+string(SHA256 _nk_xt_key_hash "${_nk_xt_key}")
+string(SUBSTRING "${_nk_xt_key_hash}" 0 16 _nk_xt_key_hash)
+if(DEFINED ENV{NETKIT_CACHE_DIR} AND NOT "$ENV{NETKIT_CACHE_DIR}" STREQUAL "")
+  set(_nk_xt_cache "$ENV{NETKIT_CACHE_DIR}")
+elseif(DEFINED ENV{HOME} AND NOT "$ENV{HOME}" STREQUAL "")
+  set(_nk_xt_cache "$ENV{HOME}/.cache/netkit")
+else()
+  set(_nk_xt_cache "${CMAKE_BINARY_DIR}")
 endif()
+set(_nk_xt_final "${_nk_xt_cache}/xtensa-libgcc-${_nk_xt_key_hash}")
+set(_nk_xt_lib "${_nk_xt_final}/libnkxtgcc.a")
 
-if(NOT _nk_xt_old STREQUAL _nk_xt_key)
-  message(STATUS "xtensa-lx106: building the missing libgcc helpers from ${_nk_xt_tarball}")
+if(NOT EXISTS "${_nk_xt_lib}")
+  message(STATUS "xtensa-lx106: building the missing libgcc helpers from ${_nk_xt_tarball} into ${_nk_xt_final}")
+  # Built aside and renamed into place: a folder that exists is complete.
+  string(RANDOM LENGTH 8 _nk_xt_tmp)
+  set(_nk_xt_dir "${_nk_xt_final}.tmp-${_nk_xt_tmp}")
+  set(_nk_xt_built "${_nk_xt_dir}/libnkxtgcc.a")
   file(REMOVE_RECURSE "${_nk_xt_dir}")
   file(MAKE_DIRECTORY "${_nk_xt_dir}/src" "${_nk_xt_dir}/obj")
   execute_process(
@@ -118,14 +132,20 @@ if(NOT _nk_xt_old STREQUAL _nk_xt_key)
       list(APPEND _nk_xt_kept ${syms})
     endif()
   endforeach()
-  execute_process(COMMAND "${CMAKE_AR}" rcs "${_nk_xt_lib}" ${_nk_xt_objs} RESULT_VARIABLE rc)
+  execute_process(COMMAND "${CMAKE_AR}" rcs "${_nk_xt_built}" ${_nk_xt_objs} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "xtensa-lx106: ${CMAKE_AR} ${_nk_xt_lib} failed")
+    message(FATAL_ERROR "xtensa-lx106: ${CMAKE_AR} ${_nk_xt_built} failed")
   endif()
   list(LENGTH _nk_xt_kept n)
   list(JOIN _nk_xt_kept " " kept)
+  file(WRITE "${_nk_xt_dir}/key" "${_nk_xt_key}\n${n} helpers: ${kept}\n")
+  file(REMOVE_RECURSE "${_nk_xt_dir}/src" "${_nk_xt_dir}/obj")
+  file(RENAME "${_nk_xt_dir}" "${_nk_xt_final}" RESULT rc)
+  if(NOT rc EQUAL 0 AND NOT EXISTS "${_nk_xt_lib}")
+    message(FATAL_ERROR "xtensa-lx106: cannot move ${_nk_xt_dir} to ${_nk_xt_final}: ${rc}")
+  endif()
+  file(REMOVE_RECURSE "${_nk_xt_dir}") # another configure got there first
   message(STATUS "xtensa-lx106: ${n} helpers in ${_nk_xt_lib}: ${kept}")
-  file(WRITE "${_nk_xt_stamp}" "${_nk_xt_key}")
 endif()
 
-add_link_options("-L${_nk_xt_dir}" "--oslib=nkxtgcc")
+add_link_options("-L${_nk_xt_final}" "--oslib=nkxtgcc")
