@@ -40,7 +40,8 @@ nk_xtensa_reset:
  * EPC register of its level) into a4 and joins the common entry, which
  * switches to a stack of its own (a1 may be what failed) and calls
  * nk_xtensa_crash(kind, EXCCAUSE, PC, EXCVADDR) in semihost.c: it reports
- * over semihosting and exits with status 100, so no exception can hang QEMU.
+ * over semihosting and exits with status 100: a crash ends the run at once
+ * instead of at the runner's timeout.
  */
     .section .nk_vectors, "ax"
     .global nk_xtensa_vectors
