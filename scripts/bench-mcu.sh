@@ -50,7 +50,7 @@ netkit_flash() {
         }
         /^Linker script and memory map/ { on = 1; next }
         !on { next }
-        /^ *\.(text|rodata|data|srodata|sdata)/ { sec = 1 }
+        /^ *\.(text|literal|rodata|data|srodata|sdata)/ { sec = 1 }
         /^ *\.(bss|sbss|stack|heap|ARM\.attributes|comment|debug)/ { sec = 0 }
         sec && /libnetkit\.a\(/ {
             for (i = 1; i < NF; i++) if ($i ~ /^0x/ && $(i + 1) ~ /^0x/) { s += hex($(i + 1)); break }
@@ -68,6 +68,7 @@ for t in "${TARGETS[@]}"; do
     case $t in
         cortex-m*) prefix=arm-none-eabi ;;
         rv32*) prefix=riscv64-unknown-elf ;;
+        xtensa-lx106) prefix=xtensa-lx106-elf ;;
         *) echo "bench-mcu: $t is not an MCU target" >&2; exit 2 ;;
     esac
     benches=()
@@ -96,7 +97,7 @@ for t in "${TARGETS[@]}"; do
         for hex in $("$prefix-nm" -S "$elf" | awk '$4 ~ /^nk_in[0-9]_npy$/ { print $2 }'); do
             input_bytes=$((input_bytes + 16#$hex))
         done
-        flash=$("$prefix-size" -A "$elf" | awk '$1 ~ /^\.(isr_vector|text|rodata|data|ARM|init|fini|preinit|srodata|sdata)/ { s += $2 } END { print s }')
+        flash=$("$prefix-size" -A "$elf" | awk '$1 ~ /^\.(isr_vector|nk_reset|nk_vectors|text|rodata|data|ARM|init|fini|preinit|srodata|sdata)/ { s += $2 } END { print s }')
         code=$((flash - model_bytes - input_bytes))
         lib=$(netkit_flash "$elf.map")
         ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')

@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(cortex-m0 cortex-m3 cortex-m4f cortex-m7 cortex-m33 cortex-m55 rv32imac aarch64-linux armv7-linux)
+ALL_TARGETS=(cortex-m0 cortex-m3 cortex-m4f cortex-m7 cortex-m33 cortex-m55 rv32imac xtensa-lx106 aarch64-linux armv7-linux)
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=("${ALL_TARGETS[@]}")
 JOBS=${JOBS:-2}

@@ -13,7 +13,9 @@
 # Each target is built twice: with the target's fast kernels (kernels/
 # fast_i8.h; the Arm DSP set on M4F/M7/M33/M55) and with
 # NETKIT_PORTABLE_KERNELS=ON; both must match TFLM, and the table shows
-# their instructions side by side and the .text the fast kernels add.
+# their instructions side by side and the .text the fast kernels add. A
+# target without a fast set (cortex-m0/m3, xtensa-lx106) builds the
+# portable kernels once; its fast and portable columns are that build.
 # With NETKIT_CMSIS_NN_DIR=<CMSIS-NN tree> in the environment, a third
 # build routes the int8 ops through CMSIS-NN (vendor_kernels/cmsis-nn); it
 # must match TFLM too and its instructions join the table, and the random
@@ -26,6 +28,7 @@
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
 #   scripts/int8-cross.sh rv32imac             only the RISC-V vendor section
+#   scripts/int8-cross.sh xtensa-lx106         (any bare-metal toolchains/*.cmake)
 #
 # Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
 # NK_INT8_BUILD (default build/int8-cross), JOBS (default 2),
@@ -95,7 +98,17 @@ declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
 declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
 
 failed=0
-NM=arm-none-eabi-nm
+# binutils prefix of a target's toolchain
+tool_prefix() {
+    case $1 in
+        cortex-m*) echo arm-none-eabi- ;;
+        rv32imac) echo riscv64-unknown-elf- ;;
+        xtensa-lx106) echo xtensa-lx106-elf- ;;
+        *) echo "int8-cross: no bare-metal target '$1'" >&2; exit 2 ;;
+    esac
+}
+# targets with a fast int8 set (csrc/kernels/fast_i8.h), built twice
+has_fast_set() { [[ $1 == cortex-m4f || $1 == cortex-m7 || $1 == cortex-m33 || $1 == cortex-m55 ]]; }
 # backend_test <dir>: the adapter's random one-op test on the target
 backend_test() {
     if ! ctest --test-dir "$1" -R '^mcu_backend_i8_test$' --output-on-failure >"$1.backend_test.log" 2>&1; then
@@ -107,7 +120,7 @@ backend_test() {
 run() {
     local dir=$1 name=$2 id out
     id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
-    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "$NM" "$t" \
+    if out=$(tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "${prefix}nm" "$t" \
         "$dir/nk_int8_test_$id" 2>"$dir/$id.log") && grep -q '^PASS' "$dir/$id.log"; then
         verdict=identical
     else
@@ -118,7 +131,7 @@ run() {
     arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
 }
 per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
-text_bytes() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+text_bytes() { "${prefix}size" -A "$1" | awk '$1 == ".text" { print $2 }'; }
 
 cmsis_head="" cmsis_rule=""
 if [[ -n $CMSIS_NN ]]; then
@@ -128,9 +141,16 @@ echo "| target | model | TFLM bytes (${KINDS[*]}) | instructions / inference fas
 echo "|---|---|---|---:|---:|${cmsis_rule}---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
     if [[ $t == rv32imac ]]; then continue; fi # the vendor section below
+    prefix=$(tool_prefix "$t")
+    kinds=()
+    for kind in "${KINDS[@]}"; do
+        [[ $kind == fast ]] && ! has_fast_set "$t" && continue
+        [[ $kind == cmsis-nn && $t != cortex-m* ]] && continue
+        kinds+=("$kind")
+    done
     targets=(nk_qemu_plugin)
     for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
-    for kind in "${KINDS[@]}"; do
+    for kind in "${kinds[@]}"; do
         dir=$BUILD/$t
         portable=OFF
         cmsis=""
@@ -145,24 +165,30 @@ for t in "${TARGETS[@]}"; do
         cmake --build "$dir" -j"$JOBS" --target "${kind_targets[@]}" >"$dir.build.log" 2>&1 ||
             { cat "$dir.build.log" >&2; exit 1; }
     done
-    if [[ -n $CMSIS_NN ]]; then backend_test "$BUILD/$t-cmsis-nn"; fi
+    cmsis_here=""
+    if [[ " ${kinds[*]} " == *" cmsis-nn "* ]]; then cmsis_here=1; backend_test "$BUILD/$t-cmsis-nn"; fi
     for name in $names; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         run "$BUILD/$t-portable" "$name"
         p_verdict=$verdict p_insns=$insns
         cmsis_cols=""
-        if [[ -n $CMSIS_NN ]]; then
+        if [[ -n $cmsis_here ]]; then
             run "$BUILD/$t-cmsis-nn" "$name"
             c_verdict=$verdict c_insns=$insns c_arena=$arena
+        elif [[ -n $CMSIS_NN ]]; then
+            c_verdict="" c_insns="-" c_arena="-"
         fi
-        run "$BUILD/$t" "$name"
-        [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
+        added=0
+        if has_fast_set "$t"; then
+            run "$BUILD/$t" "$name"
+            [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
+            added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
+        fi
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
         if [[ -n $CMSIS_NN ]]; then
-            [[ $verdict == "$c_verdict" ]] || verdict="$verdict, cmsis-nn $c_verdict"
+            [[ -z $c_verdict || $verdict == "$c_verdict" ]] || verdict="$verdict, cmsis-nn $c_verdict"
             cmsis_cols=" $c_insns | $(per_mac "$c_insns" "$macs") | $c_arena |"
         fi
-        added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
         tflm=${TFLM_ARENA[$name]:-}
         if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
             tflm="$tflm (${ARENA_GAP[$name]})"
@@ -176,7 +202,7 @@ done
 # NMSIS-NN and ESP-NN on rv32imac: netkit's portable kernels (the target
 # has no fast set) and one build per backend given.
 if ((${#RV_TREE[@]})); then
-    t=rv32imac NM=riscv64-unknown-elf-nm
+    t=rv32imac prefix=$(tool_prefix rv32imac)
     rv_kinds=(portable)
     for k in nmsis-nn esp-nn; do
         if [[ -n ${RV_TREE[$k]:-} ]]; then rv_kinds+=("$k"); fi

@@ -25,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS=(${NK_SIZE_TARGETS:-cortex-m0 cortex-m4f cortex-m55 rv32imac})
+TARGETS=(${NK_SIZE_TARGETS:-cortex-m0 cortex-m4f cortex-m55 rv32imac xtensa-lx106})
 OUT=${NK_SIZE_BUILD:-build/size}
 mkdir -p "$OUT"
 
@@ -38,6 +38,7 @@ flags_of() {
         cortex-m33) echo "arm-none-eabi -mcpu=cortex-m33 -mthumb -mfloat-abi=hard -mfpu=fpv5-sp-d16" ;;
         cortex-m55) echo "arm-none-eabi -mcpu=cortex-m55 -mthumb -mfloat-abi=hard" ;;
         rv32imac)   echo "riscv64-unknown-elf -march=rv32imac -mabi=ilp32 -mcmodel=medany --specs=picolibc.specs" ;;
+        xtensa-lx106) echo "xtensa-lx106-elf --specs=/usr/lib/xtensa-lx106-elf/picolibc.specs" ;;
         *) echo "size-report.sh: unknown target $1" >&2; exit 2 ;;
     esac
 }
@@ -82,7 +83,7 @@ sizes() {
         objs+=("$o")
     done
     "$prefix-size" -A "${objs[@]}" | awk '
-        $1 ~ /^\.(text|init|fini)/                  { t += $2 }
+        $1 ~ /^\.(text|init|fini|literal)/          { t += $2 } # Xtensa: literal pools are code
         $1 ~ /^\.s?rodata/                          { r += $2 }
         $1 ~ /^\.s?data/                            { d += $2 }
         $1 ~ /^\.s?bss/ || $1 == "COMMON"           { b += $2 }
@@ -153,8 +154,15 @@ stack_graph() {
         done
     for o in "$dir"/*.o; do
         "$prefix-objdump" -r "$o" | awk '
-            /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec) }
-            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" { print "RELOC", sec, $1, $3 }'
+            /^RELOCATION RECORDS FOR/ { sec = $4; sub(/^\[/, "", sec); sub(/\]:$/, "", sec)
+                                        sub(/^\.literal/, ".text", sec) } # Xtensa: literal pools belong to code
+            sec ~ /^\.xt\./ { next } # Xtensa property tables: not code or data
+            $2 == "R_ARM_ABS32" || $2 == "R_RISCV_32" || $2 == "R_XTENSA_32" {
+                sym = $3
+                # Xtensa names a static function by its section (-ffunction-sections)
+                if (sym ~ /^\.text\./ && sym !~ /\+/) sym = substr(sym, 7)
+                print "RELOC", sec, $1, sym
+            }'
     done
     grep -o '^NK_API [^(]*\bnk_[a-z0-9_]*(' include/netkit.h | sed 's/.*\(nk_[a-z0-9_]*\)($/ENTRY \1/'
     cat "$dir"/*.ci

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 PKGS=(cmake ninja-build clang libclang-rt-14-dev
       gcc-arm-none-eabi libnewlib-arm-none-eabi
       gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+      gcc-xtensa-lx106 picolibc-xtensa-lx106-elf gcc-12-source
       qemu-system-arm qemu-system-misc qemu-user
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
       libonnx-testdata python3-numpy
@@ -112,8 +113,8 @@ cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
 scripts/cross-test.sh
 
-step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
-scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55
+step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels) and Xtensa lx106: output bytes equal TFLite Micro's"
+scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55 xtensa-lx106
 
 echo
 echo "== all test suites passed"

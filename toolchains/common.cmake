@@ -11,6 +11,7 @@
 set(CMAKE_CROSSCOMPILING_EMULATOR "${NK_TOOLCHAINS_DIR}/qemu-run.sh;${NK_TARGET}")
 set(NK_TARGET "${NK_TARGET}" CACHE INTERNAL "netkit cross target")
 set(NK_BSP_SOURCES "${NK_BSP_SOURCES}" CACHE INTERNAL "board support sources")
+set(NK_BSP_SETUP "${NK_BSP_SETUP}" CACHE INTERNAL "board support CMake script run in the project")
 set(NK_BARE_METAL "${NK_BARE_METAL}" CACHE INTERNAL "bare-metal target (semihosting)")
 if(NK_BARE_METAL)
   set(NETKIT_MCU ON CACHE BOOL "netkit MCU configuration (no heap, no files)")

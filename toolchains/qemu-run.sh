@@ -4,6 +4,7 @@
 #   toolchains/qemu-run.sh <target> <program> [args...]
 #
 # <target> is a toolchain file's name without .cmake (cortex-m4f, rv32imac,
+# xtensa-lx106,
 # aarch64-linux, ...). The CMake toolchain files set this script (with the
 # target) as CMAKE_CROSSCOMPILING_EMULATOR, so plain `ctest` runs every test
 # here. Bare-metal programs talk to the host through semihosting (stdio,
@@ -36,6 +37,9 @@ case $target in
     cortex-m33) qemu="qemu-system-arm -M mps2-an505" ;;
     cortex-m55) qemu="qemu-system-arm -M mps3-an547" ;;
     rv32imac)   qemu="qemu-system-riscv32 -M virt -bios none" ;;
+    # The sim machine starts the core at its reset vector (0x50000000) and
+    # services the Xtensa ISS simcall semihosting (toolchains/xtensa-lx106).
+    xtensa-lx106) qemu="qemu-system-xtensa -M sim -cpu lx106" ;;
     aarch64-linux) qemu="qemu-aarch64 -L /usr/aarch64-linux-gnu" ;;
     armv7-linux)   qemu="qemu-arm -L /usr/arm-linux-gnueabihf" ;;
     *) echo "qemu-run.sh: unknown target '$target'" >&2; exit 2 ;;

@@ -7,6 +7,8 @@
  *   hello fault      executes an undefined instruction: the board's fault
  *                    handler must end the run with a non-zero status
  *   hello hang       never returns: the runner's timeout must end the run
+ *   hello badload    (built with NK_BAD_LOAD_ADDR) loads from that unmapped
+ *                    address: the memory-error path must end the run too
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +35,15 @@ int main(int argc, char **argv) {
         __builtin_trap();
         return 0; /* not reached */
     }
+#ifdef NK_BAD_LOAD_ADDR
+    if (argc - first >= 1 && strcmp(argv[first], "badload") == 0) {
+        printf("loading from unmapped address 0x%lx\n", (unsigned long)NK_BAD_LOAD_ADDR);
+        fflush(stdout);
+        /* through a volatile pointer: gcc rejects a constant small address */
+        volatile int *volatile bad = (volatile int *)(unsigned long)NK_BAD_LOAD_ADDR;
+        return *bad;
+    }
+#endif
     if (argc - first >= 1 && strcmp(argv[first], "hang") == 0) {
         for (;;) hypot_in[0] = hypot_in[1];
     }

@@ -18,6 +18,11 @@ endif()
 set(NK_CROSS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(NK_ROOT "${NK_CROSS_DIR}/../.." ABSOLUTE)
 
+# A target's own configure-time set-up (xtensa-lx106: the libgcc helpers).
+if(NK_BSP_SETUP)
+  include("${NK_BSP_SETUP}")
+endif()
+
 if(NK_BSP_SOURCES)
   enable_language(ASM)
   # Linked into every executable of the project by nk_cross_link_bsp() at
@@ -87,8 +92,8 @@ function(nk_cross_add_tests)
            COMMAND "${NK_CROSS_DIR}/expect-status.sh" 42 ${emu} $<TARGET_FILE:nk_cross_hello> exit 42)
   if(NK_BARE_METAL)
     # A fault must end the run with a failure status, not hang: our ARM
-    # handler exits 100; picolibc's RISC-V trap handler exits 1.
-    if(NK_TARGET MATCHES "^cortex-m")
+    # and Xtensa handlers exit 100; picolibc's RISC-V trap handler exits 1.
+    if(NK_TARGET MATCHES "^(cortex-m|xtensa)")
       set(fault_status 100)
     else()
       set(fault_status 1)
@@ -96,6 +101,14 @@ function(nk_cross_add_tests)
     add_test(NAME cross_fault_exits
              COMMAND "${NK_CROSS_DIR}/expect-status.sh" ${fault_status} ${emu} $<TARGET_FILE:nk_cross_hello> fault)
     set_tests_properties(cross_fault_exits PROPERTIES TIMEOUT 60 LABELS cross)
+    if(NK_TARGET STREQUAL "xtensa-lx106")
+      # The trap above takes the debug vector; a bad load takes the user
+      # vector (0x10: nothing is mapped there on QEMU's sim machine).
+      target_compile_definitions(nk_cross_hello PRIVATE NK_BAD_LOAD_ADDR=0x10)
+      add_test(NAME cross_bad_load_exits
+               COMMAND "${NK_CROSS_DIR}/expect-status.sh" ${fault_status} ${emu} $<TARGET_FILE:nk_cross_hello> badload)
+      set_tests_properties(cross_bad_load_exits PROPERTIES TIMEOUT 60 LABELS cross)
+    endif()
   endif()
   # A hung program is killed by the runner's timeout (status 124), so a
   # stuck test fails on its own instead of stalling the suite.

@@ -16,7 +16,7 @@ __attribute__((noinline)) static void spin(unsigned n) {
 #if defined(__thumb__)
     /* GCC hands Thumb-1 inline asm to the assembler in divided syntax. */
     __asm__ volatile(".syntax unified\n1: subs %0, %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
-#elif defined(__riscv)
+#elif defined(__riscv) || defined(__XTENSA__) /* the same mnemonics */
     __asm__ volatile("1: addi %0, %0, -1\n\tbnez %0, 1b" : "+r"(n));
 #elif defined(__aarch64__)
     __asm__ volatile("1: subs %w0, %w0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
