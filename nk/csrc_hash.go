@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6e1da72eeabbdd0a75a2ca245b052fd864cf251cbdb0ad534b67bfcc1b1bed47"
+const csrcHash = "f1cf21f01c5c736b38d549ca38719ead8f323ea377b8d41b019d2035533f0601"
