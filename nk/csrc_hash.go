@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ffc567c86c1840f2cf95d9a1afedbb9ac3c67cbd3f06af5c2be69faac2c869f1"
+const csrcHash = "0b3c8466c0530083df2bf708e1b2ce92030ab32a348510cd8cccbf2ccfd09984"

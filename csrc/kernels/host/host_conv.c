@@ -85,8 +85,9 @@ nk_hconv_tile(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw, size_t p
     }
     for (ky = 0; ky < g->k_h; ky++) {
         const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
-        const float *xrow = xb + (size_t)iy * row;
+        const float *xrow;
         if (iy < 0 || iy >= g->in_h) continue; /* the whole tile reads padding */
+        xrow = xb + (size_t)iy * row;
         for (kx = 0; kx < g->k_w; kx++) {
             const float *xp[NK_HCONV_MR];
             const float *wp = pw + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * C * NK_VL;
