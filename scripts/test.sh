@@ -47,6 +47,22 @@ go test -race -count=1 ./...
 step "nkc without cgo"
 CGO_ENABLED=0 go test -count=1 ./nkc/...
 
+# The C suites run every float op and model test under each level already
+# (ctest label host_isa); this runs the Go API's model tests (PyTorch
+# outputs, nk against nkc) the same way.
+step "nk and nkc under each host SIMD kernel level forced (NETKIT_HOST_ISA)"
+levels=(portable)
+case $(uname -m) in
+    x86_64)
+        grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && levels+=(avx2)
+        grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo &&
+            grep -qw avx512dq /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && levels+=(avx512) ;;
+    aarch64) levels+=(neon) ;;
+esac
+for isa in "${levels[@]}"; do
+    NETKIT_HOST_ISA=$isa go test -count=1 -run 'Conformance|SameOutputsAsNkc|LoadWithCopy|ReportOfLoadedModel' ./nk/ ./nkc/
+done
+
 step "int8 one-op tests through the Arm DSP kernels (C emulation), both rounding modes"
 for r in 0 1; do CGO_CFLAGS="-O2 -DNETKIT_EMULATE_DSP=1 -DNETKIT_SINGLE_ROUNDING=$r" go test -count=1 ./internal/int8ref/; done
 

@@ -58,7 +58,9 @@ func writeAot(w io.Writer, path, dir, ident string) error {
 		return fmt.Errorf("read model: %w", err)
 	}
 	// The figures of a buffer load of exactly these bytes, as on the device.
+	restore := deviceKernels()
 	r, err := nk.InspectBytes(img)
+	restore()
 	if err != nil {
 		return loadError(path, err)
 	}
@@ -83,4 +85,18 @@ func writeAot(w io.Writer, path, dir, ident string) error {
 	}
 	fmt.Fprintf(w, "wrote %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
 	return nil
+}
+
+// deviceKernels makes the loads that follow size the model as a device
+// runs it, with the portable kernels: on x86-64 and aarch64 hosts the core
+// otherwise picks its SIMD kernels, whose weights packed at load would
+// count in the arena the firmware declares. A NETKIT_HOST_ISA the user set
+// is kept. It returns the undo.
+func deviceKernels() func() {
+	const env = "NETKIT_HOST_ISA"
+	if _, set := os.LookupEnv(env); set {
+		return func() {}
+	}
+	os.Setenv(env, "portable")
+	return func() { os.Unsetenv(env) }
 }

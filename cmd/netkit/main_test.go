@@ -254,6 +254,9 @@ func TestInspectTableFull(t *testing.T) {
 	// the hand-computed figure below is the portable kernels'; the host
 	// SIMD kernels add their packed weights, which depend on the ISA
 	t.Setenv("NETKIT_HOST_ISA", "portable")
+	// the hand-computed figure below is the portable kernels'; the host
+	// SIMD kernels add their packed weights, which depend on the ISA
+	t.Setenv("NETKIT_HOST_ISA", "portable")
 	img, err := os.ReadFile(model("cnn.nk"))
 	require.NoError(t, err)
 	m, err := nkfile.Decode(img)

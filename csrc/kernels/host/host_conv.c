@@ -3,10 +3,10 @@
  * conv2d reads weights packed once at load into panels of NK_VL output
  * channels: packed[p][ky][kx][c][j] = w[p*NK_VL + j][ky][kx][c] (zero past
  * out_c), i.e. a GEMM whose A rows are the output pixels' input windows,
- * read in place (no im2col copy). Eight output pixels of a row share each
- * weight load (eight independent FMA chains); pixels whose window crosses
- * the left or right padding take the per-pixel path with tap checks. 1x1
- * and 3x3 kernels, strides, padding and dilation all go through it.
+ * read in place (no im2col copy). A register tile is eight output pixels of
+ * a row by one or two panels; taps that fall in the padding read a row of
+ * zeros from the workspace, so border pixels run the same code. 1x1 and
+ * 3x3 kernels, strides, padding and dilation all go through it.
  * Depthwise reads the weights as stored ([1, k_h, k_w, C], contiguous over
  * channels) and vectorizes over channels. Compiled once per ISA level. */
 #include "host_isa.h"
@@ -14,10 +14,20 @@
 
 /* file-local names, suffixed per level (host_isa.h) */
 #define nk_hconv_store NK_HOST_FN(nk_hconv_store)
-#define nk_hconv_block NK_HOST_FN(nk_hconv_block)
-#define nk_hconv_pixel NK_HOST_FN(nk_hconv_pixel)
+#define nk_hconv_tile NK_HOST_FN(nk_hconv_tile)
+#define nk_hconv_taps NK_HOST_FN(nk_hconv_taps)
+#define nk_hconv_ld NK_HOST_FN(nk_hconv_ld)
+#define nk_hconv_dw_px NK_HOST_FN(nk_hconv_dw_px)
 
-#define NK_HCONV_MR 8 /* output pixels per register block */
+#define NK_HCONV_MR 8 /* output pixels per register tile */
+/* panels per tile: two where the ISA has 32 vector registers (2 x 8
+ * accumulators), one with AVX2's 16 */
+#undef NK_HCONV_NP /* the unity build reads this file once per level */
+#if defined(NK_HOST_ISA_AVX2)
+#define NK_HCONV_NP 1
+#else
+#define NK_HCONV_NP 2
+#endif
 
 size_t NK_HOST_FN(nk_host_conv2d_pack_size)(const nk_ref_conv_geom *g) {
     const size_t panels = ((size_t)g->out_c + NK_VL - 1) / NK_VL;
@@ -38,9 +48,9 @@ void NK_HOST_FN(nk_host_conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_co
             }
 }
 
+/* a row of in_c zeros that taps in the padding read instead of the input */
 size_t NK_HOST_FN(nk_host_conv2d_workspace)(const nk_ref_conv_geom *g) {
-    (void)g;
-    return 0;
+    return (size_t)g->in_c * sizeof(float);
 }
 
 static inline void nk_hconv_store(float *y, nk_vf v, size_t n, nk_vf lo, nk_vf hi) {
@@ -51,71 +61,72 @@ static inline void nk_hconv_store(float *y, nk_vf v, size_t n, nk_vf lo, nk_vf h
         nk_vstore_n(y, v, n);
 }
 
-/* NK_HCONV_MR pixels ox0.. of output row oy whose windows lie inside the
- * input columns, against panel pw. */
-static void nk_hconv_block(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw,
-                           const nk_ref_conv_geom *g, int32_t oy, int32_t ox0, nk_vf b,
-                           nk_vf *acc) {
+/* m (<= NK_HCONV_MR) output pixels ox0.. of row oy against np (<=
+ * NK_HCONV_NP) panels from pw on: each input value is broadcast once and
+ * multiplied into np panels, each panel load feeds NK_HCONV_MR pixels.
+ * Taps in the padding read `zero`, so border pixels take the same path;
+ * `inner` tiles (all m pixels' taps inside the input columns) address the
+ * pixels by stride instead, which small channel counts feel.
+ * y points at pixel ox0's first panel; n is the lane count of the last. */
+static inline __attribute__((always_inline)) void
+nk_hconv_tile(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw, size_t panel_stride,
+              const float *NK_RESTRICT zero, const nk_ref_conv_geom *g, int32_t oy, int32_t ox0,
+              int32_t m, const nk_vf *bias, const int np, const int inner, float *NK_RESTRICT y,
+              size_t O, size_t n, nk_vf lo, nk_vf hi) {
     const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
     const size_t sx = (size_t)g->stride_w * C;
-    nk_vf a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
-    int32_t ky, kx;
+    nk_vf acc[NK_HCONV_NP][NK_HCONV_MR];
+    int32_t ky, kx, i, p;
     size_t c;
+#pragma GCC unroll 8
+    for (i = 0; i < NK_HCONV_MR; i++) {
+        acc[0][i] = bias[0];
+        if (np > 1) acc[np - 1][i] = bias[np - 1];
+    }
     for (ky = 0; ky < g->k_h; ky++) {
         const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
-        if (iy < 0 || iy >= g->in_h) continue;
+        const float *xrow;
+        if (iy < 0 || iy >= g->in_h) continue; /* the whole tile reads padding */
+        xrow = xb + (size_t)iy * row;
         for (kx = 0; kx < g->k_w; kx++) {
-            const int32_t ix = ox0 * g->stride_w - g->pad_left + kx * g->dil_w;
-            const float *xp = xb + (size_t)iy * row + (size_t)ix * C;
+            const float *xp[NK_HCONV_MR];
             const float *wp = pw + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * C * NK_VL;
+            if (inner) {
+                const float *x0 =
+                    xrow + (size_t)(ox0 * g->stride_w - g->pad_left + kx * g->dil_w) * C;
+                for (c = 0; c < C; c++) {
+                    const nk_vf w0 = nk_vload(wp + c * NK_VL);
+                    const nk_vf w1 = np > 1 ? nk_vload(wp + panel_stride + c * NK_VL) : w0;
+#pragma GCC unroll 8
+                    for (i = 0; i < NK_HCONV_MR; i++) {
+                        const nk_vf xv = nk_vdup(x0[(size_t)i * sx + c]);
+                        acc[0][i] = nk_vfma(xv, w0, acc[0][i]);
+                        if (np > 1) acc[np - 1][i] = nk_vfma(xv, w1, acc[np - 1][i]);
+                    }
+                }
+                continue;
+            }
+#pragma GCC unroll 8
+            for (i = 0; i < NK_HCONV_MR; i++) {
+                const int32_t ix = (ox0 + i) * g->stride_w - g->pad_left + kx * g->dil_w;
+                xp[i] = i < m && ix >= 0 && ix < g->in_w ? xrow + (size_t)ix * C : zero;
+            }
             for (c = 0; c < C; c++) {
-                const nk_vf w = nk_vload(wp + c * NK_VL);
-                const float *xc = xp + c;
-                a0 = nk_vfma(nk_vdup(xc[0]), w, a0);
-                a1 = nk_vfma(nk_vdup(xc[sx]), w, a1);
-                a2 = nk_vfma(nk_vdup(xc[2 * sx]), w, a2);
-                a3 = nk_vfma(nk_vdup(xc[3 * sx]), w, a3);
-                a4 = nk_vfma(nk_vdup(xc[4 * sx]), w, a4);
-                a5 = nk_vfma(nk_vdup(xc[5 * sx]), w, a5);
-                a6 = nk_vfma(nk_vdup(xc[6 * sx]), w, a6);
-                a7 = nk_vfma(nk_vdup(xc[7 * sx]), w, a7);
+                const nk_vf w0 = nk_vload(wp + c * NK_VL);
+                const nk_vf w1 = np > 1 ? nk_vload(wp + panel_stride + c * NK_VL) : w0;
+#pragma GCC unroll 8
+                for (i = 0; i < NK_HCONV_MR; i++) {
+                    const nk_vf xv = nk_vdup(xp[i][c]);
+                    acc[0][i] = nk_vfma(xv, w0, acc[0][i]);
+                    if (np > 1) acc[np - 1][i] = nk_vfma(xv, w1, acc[np - 1][i]);
+                }
             }
         }
     }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
-    acc[4] = a4;
-    acc[5] = a5;
-    acc[6] = a6;
-    acc[7] = a7;
-}
-
-/* One output pixel against panel pw, skipping taps in the padding. */
-static nk_vf nk_hconv_pixel(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw,
-                            const nk_ref_conv_geom *g, int32_t oy, int32_t ox, nk_vf b) {
-    const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
-    nk_vf a0 = b, a1 = nk_vdup(0.0f);
-    int32_t ky, kx;
-    size_t c;
-    for (ky = 0; ky < g->k_h; ky++) {
-        const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
-        if (iy < 0 || iy >= g->in_h) continue;
-        for (kx = 0; kx < g->k_w; kx++) {
-            const int32_t ix = ox * g->stride_w - g->pad_left + kx * g->dil_w;
-            const float *xp, *wp;
-            if (ix < 0 || ix >= g->in_w) continue;
-            xp = xb + (size_t)iy * row + (size_t)ix * C;
-            wp = pw + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * C * NK_VL;
-            for (c = 0; c + 2 <= C; c += 2) {
-                a0 = nk_vfma(nk_vdup(xp[c]), nk_vload(wp + c * NK_VL), a0);
-                a1 = nk_vfma(nk_vdup(xp[c + 1]), nk_vload(wp + (c + 1) * NK_VL), a1);
-            }
-            if (c < C) a0 = nk_vfma(nk_vdup(xp[c]), nk_vload(wp + c * NK_VL), a0);
-        }
-    }
-    return a0 + a1;
+    for (i = 0; i < m; i++)
+        for (p = 0; p < np; p++)
+            nk_hconv_store(y + (size_t)i * O + (size_t)p * NK_VL, acc[p][i],
+                           p == np - 1 ? n : NK_VL, lo, hi);
 }
 
 void NK_HOST_FN(nk_host_conv2d_f32)(const float *NK_RESTRICT x, const float *NK_RESTRICT packed,
@@ -123,83 +134,157 @@ void NK_HOST_FN(nk_host_conv2d_f32)(const float *NK_RESTRICT x, const float *NK_
                                     const nk_ref_conv_geom *g, float *NK_RESTRICT workspace) {
     const size_t O = (size_t)g->out_c, panels = (O + NK_VL - 1) / NK_VL;
     const size_t taps = (size_t)g->k_h * (size_t)g->k_w * (size_t)g->in_c;
+    const size_t stride = taps * NK_VL; /* floats per panel */
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
     /* output columns [ox_lo, ox_hi) have every tap inside the input columns */
     const int32_t span = (g->k_w - 1) * g->dil_w;
-    int32_t ox_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-    int32_t ox_hi = g->in_w - 1 - span + g->pad_left < 0
-                        ? 0
-                        : (g->in_w - 1 - span + g->pad_left) / g->stride_w + 1;
+    const int32_t ox_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+    const int32_t ox_hi = g->in_w - 1 - span + g->pad_left < 0
+                              ? 0
+                              : (g->in_w - 1 - span + g->pad_left) / g->stride_w + 1;
     int32_t b, oy, ox;
-    size_t p, i;
-    (void)workspace;
-    if (ox_hi > g->out_w) ox_hi = g->out_w;
-    if (ox_lo > ox_hi) ox_lo = ox_hi;
+    size_t p;
+    /* the workspace is shared by the ops: zero the row each time */
+    memset(workspace, 0, (size_t)g->in_c * sizeof(float));
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
         float *yb = y + (size_t)b * (size_t)g->out_h * (size_t)g->out_w * O;
         for (oy = 0; oy < g->out_h; oy++) {
-            float *yr = yb + (size_t)oy * (size_t)g->out_w * O;
-            for (p = 0; p < panels; p++) {
-                const float *pw = packed + p * taps * NK_VL;
-                const size_t o = p * NK_VL, n = O - o < NK_VL ? O - o : NK_VL;
-                const nk_vf bv = bias == NULL ? nk_vdup(0.0f)
-                                 : n == NK_VL ? nk_vload(bias + o) : nk_vload_n(bias + o, n);
-                for (ox = 0; ox < ox_lo; ox++)
-                    nk_hconv_store(yr + (size_t)ox * O + o, nk_hconv_pixel(xb, pw, g, oy, ox, bv),
-                                   n, lo, hi);
-                for (; ox + NK_HCONV_MR <= ox_hi; ox += NK_HCONV_MR) {
-                    nk_vf acc[NK_HCONV_MR];
-                    nk_hconv_block(xb, pw, g, oy, ox, bv, acc);
-                    for (i = 0; i < NK_HCONV_MR; i++)
-                        nk_hconv_store(yr + ((size_t)ox + i) * O + o, acc[i], n, lo, hi);
+            for (ox = 0; ox < g->out_w; ox += NK_HCONV_MR) {
+                const int32_t m = g->out_w - ox < NK_HCONV_MR ? g->out_w - ox : NK_HCONV_MR;
+                const int inner = m == NK_HCONV_MR && ox >= ox_lo && ox + NK_HCONV_MR <= ox_hi;
+                float *yt = yb + ((size_t)oy * (size_t)g->out_w + (size_t)ox) * O;
+                for (p = 0; p < panels; p += NK_HCONV_NP) {
+                    const size_t o = p * NK_VL;
+                    const int np = panels - p < NK_HCONV_NP ? (int)(panels - p) : NK_HCONV_NP;
+                    const size_t last = o + (size_t)(np - 1) * NK_VL;
+                    const size_t n = O - last < NK_VL ? O - last : NK_VL;
+                    nk_vf bv[NK_HCONV_NP];
+                    int q;
+                    for (q = 0; q < np; q++) {
+                        const size_t oq = o + (size_t)q * NK_VL, nq = q == np - 1 ? n : NK_VL;
+                        bv[q] = bias == NULL ? nk_vdup(0.0f)
+                                : nq == NK_VL ? nk_vload(bias + oq) : nk_vload_n(bias + oq, nq);
+                    }
+                    /* constant np and inner: four specialized copies */
+                    if (np == NK_HCONV_NP && inner)
+                        nk_hconv_tile(xb, packed + p * stride, stride, workspace, g, oy, ox, m, bv,
+                                      NK_HCONV_NP, 1, yt + o, O, n, lo, hi);
+                    else if (np == NK_HCONV_NP)
+                        nk_hconv_tile(xb, packed + p * stride, stride, workspace, g, oy, ox, m, bv,
+                                      NK_HCONV_NP, 0, yt + o, O, n, lo, hi);
+                    else if (inner)
+                        nk_hconv_tile(xb, packed + p * stride, stride, workspace, g, oy, ox, m, bv,
+                                      1, 1, yt + o, O, n, lo, hi);
+                    else
+                        nk_hconv_tile(xb, packed + p * stride, stride, workspace, g, oy, ox, m, bv,
+                                      1, 0, yt + o, O, n, lo, hi);
                 }
-                for (; ox < g->out_w; ox++)
-                    nk_hconv_store(yr + (size_t)ox * O + o, nk_hconv_pixel(xb, pw, g, oy, ox, bv),
-                                   n, lo, hi);
             }
         }
     }
 }
 
-/* Depthwise, multiplier 1: channels in vectors, taps outside the input
- * skipped. Other multipliers run the portable kernel. */
+/* Taps [*lo, *hi) of k taps spaced d apart from input index `start` that
+ * land inside [0, n). */
+static inline void nk_hconv_taps(int32_t start, int32_t k, int32_t d, int32_t n, int32_t *lo,
+                                 int32_t *hi) {
+    int32_t a = start < 0 ? (-start + d - 1) / d : 0;
+    int32_t b = n - start <= 0 ? 0 : (n - start + d - 1) / d;
+    *lo = a;
+    *hi = b < k ? b : k;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* Loads n lanes: a full vector when n is NK_VL (a constant where inlined). */
+static inline __attribute__((always_inline)) nk_vf nk_hconv_ld(const float *p, size_t n) {
+    return n == NK_VL ? nk_vload(p) : nk_vload_n(p, n);
+}
+
+/* One channel vector (n lanes from channel c) of `m` (1 or 4) output pixels
+ * ox.. of a row, over taps ky_lo..ky_hi x kx_lo..kx_hi (inside the input
+ * for every one of the m pixels): m independent FMA chains in registers. */
+static inline __attribute__((always_inline)) void
+nk_hconv_dw_px(const float *NK_RESTRICT xb, const float *NK_RESTRICT w, nk_vf bias,
+               float *NK_RESTRICT yp, const nk_ref_conv_geom *g, int32_t iy0, int32_t ix0,
+               int32_t ky_lo, int32_t ky_hi, int32_t kx_lo, int32_t kx_hi, size_t c, size_t n,
+               const int m, nk_vf lo, nk_vf hi) {
+    const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
+    const size_t sx = (size_t)g->stride_w * C;
+    nk_vf a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+    int32_t ky, kx;
+    for (ky = ky_lo; ky < ky_hi; ky++) {
+        const float *xr = xb + (size_t)(iy0 + ky * g->dil_h) * row + c;
+        const float *wr = w + (size_t)ky * (size_t)g->k_w * C + c;
+        for (kx = kx_lo; kx < kx_hi; kx++) {
+            const float *xp = xr + (size_t)(ix0 + kx * g->dil_w) * C;
+            const nk_vf wv = nk_hconv_ld(wr + (size_t)kx * C, n);
+            a0 = nk_vfma(nk_hconv_ld(xp, n), wv, a0);
+            if (m > 1) {
+                a1 = nk_vfma(nk_hconv_ld(xp + sx, n), wv, a1);
+                a2 = nk_vfma(nk_hconv_ld(xp + 2 * sx, n), wv, a2);
+                a3 = nk_vfma(nk_hconv_ld(xp + 3 * sx, n), wv, a3);
+            }
+        }
+    }
+    nk_hconv_store(yp, a0, n, lo, hi);
+    if (m > 1) {
+        nk_hconv_store(yp + C, a1, n, lo, hi);
+        nk_hconv_store(yp + 2 * C, a2, n, lo, hi);
+        nk_hconv_store(yp + 3 * C, a3, n, lo, hi);
+    }
+}
+
+/* Depthwise, multiplier 1: vectors over channels (the last one masked when
+ * C is not a multiple of NK_VL), four pixels at a time where their taps are
+ * all inside the input columns, one at a time at the borders, taps in the
+ * padding skipped. Other multipliers run the portable kernel. */
 int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *NK_RESTRICT x,
                                              const float *NK_RESTRICT w,
                                              const float *NK_RESTRICT bias, float *NK_RESTRICT y,
                                              const nk_ref_conv_geom *g) {
     const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
-    int32_t b, oy, ox, ky, kx;
+    /* output columns [ox_lo, ox_hi) have every tap inside the input columns */
+    const int32_t span = (g->k_w - 1) * g->dil_w;
+    const int32_t ox_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+    const int32_t ox_hi = g->in_w - 1 - span + g->pad_left < 0
+                              ? 0
+                              : (g->in_w - 1 - span + g->pad_left) / g->stride_w + 1;
+    int32_t b, oy, ox;
     size_t c;
     if (g->multiplier != 1) return 0;
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * (size_t)g->in_h * row;
         for (oy = 0; oy < g->out_h; oy++) {
-            for (ox = 0; ox < g->out_w; ox++) {
-                float *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                 (size_t)ox) * C;
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            float *yr = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * C;
+            int32_t ky_lo, ky_hi;
+            nk_hconv_taps(iy0, g->k_h, g->dil_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w;) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                const int four = ox >= ox_lo && ox + 4 <= ox_hi;
+                int32_t kx_lo = 0, kx_hi = g->k_w;
+                if (!four) nk_hconv_taps(ix0, g->k_w, g->dil_w, g->in_w, &kx_lo, &kx_hi);
                 for (c = 0; c < C; c += NK_VL) {
                     const size_t n = C - c < NK_VL ? C - c : NK_VL;
-                    nk_vf acc = bias == NULL ? nk_vdup(0.0f)
-                                : n == NK_VL ? nk_vload(bias + c) : nk_vload_n(bias + c, n);
-                    for (ky = 0; ky < g->k_h; ky++) {
-                        const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
-                        if (iy < 0 || iy >= g->in_h) continue;
-                        for (kx = 0; kx < g->k_w; kx++) {
-                            const int32_t ix = ox * g->stride_w - g->pad_left + kx * g->dil_w;
-                            const float *xp, *wp;
-                            if (ix < 0 || ix >= g->in_w) continue;
-                            xp = xb + (size_t)iy * row + (size_t)ix * C + c;
-                            wp = w + ((size_t)ky * (size_t)g->k_w + (size_t)kx) * C + c;
-                            if (n == NK_VL)
-                                acc = nk_vfma(nk_vload(xp), nk_vload(wp), acc);
-                            else
-                                acc = nk_vfma(nk_vload_n(xp, n), nk_vload_n(wp, n), acc);
-                        }
-                    }
-                    nk_hconv_store(yp + c, acc, n, lo, hi);
+                    const nk_vf bv = bias == NULL ? nk_vdup(0.0f) : nk_hconv_ld(bias + c, n);
+                    float *yp = yr + (size_t)ox * C + c;
+                    /* constant m and full-vector n: specialized copies */
+                    if (four && n == NK_VL)
+                        nk_hconv_dw_px(xb, w, bv, yp, g, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, c,
+                                       NK_VL, 4, lo, hi);
+                    else if (four)
+                        nk_hconv_dw_px(xb, w, bv, yp, g, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, c,
+                                       n, 4, lo, hi);
+                    else if (n == NK_VL)
+                        nk_hconv_dw_px(xb, w, bv, yp, g, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, c,
+                                       NK_VL, 1, lo, hi);
+                    else
+                        nk_hconv_dw_px(xb, w, bv, yp, g, iy0, ix0, ky_lo, ky_hi, kx_lo, kx_hi, c,
+                                       n, 1, lo, hi);
                 }
+                ox += four ? 4 : 1;
             }
         }
     }

@@ -8,16 +8,43 @@
 /* file-local names, suffixed per level (host_isa.h) */
 #define nk_hpool_load NK_HOST_FN(nk_hpool_load)
 #define nk_hpool2d NK_HOST_FN(nk_hpool2d)
+#define nk_hpool_vec NK_HOST_FN(nk_hpool_vec)
 
-static inline nk_vf nk_hpool_load(const float *p, size_t n) {
+static inline __attribute__((always_inline)) nk_vf nk_hpool_load(const float *p, size_t n) {
     return n == NK_VL ? nk_vload(p) : nk_vload_n(p, n);
+}
+
+/* One channel vector (n lanes, a constant NK_VL where inlined) of one output
+ * pixel over the window's taps inside the input, clamped and stored. */
+static inline __attribute__((always_inline)) void
+nk_hpool_vec(const float *NK_RESTRICT x0, size_t row, size_t C, int32_t nky, int32_t nkx,
+             float *NK_RESTRICT yp, size_t n, int is_max, nk_vf scale, nk_vf lo, nk_vf hi) {
+    nk_vf acc = nk_vdup(0.0f);
+    int32_t ky, kx;
+    if (is_max) acc = nk_hpool_load(x0, n);
+    for (ky = 0; ky < nky; ky++) {
+        const float *xr = x0 + (size_t)ky * row;
+        for (kx = 0; kx < nkx; kx++) {
+            const nk_vf v = nk_hpool_load(xr + (size_t)kx * C, n);
+            if (is_max) /* (v > acc ? v : acc), as the portable kernel */
+                acc = nk_vmax(v, acc);
+            else
+                acc = acc + v;
+        }
+    }
+    if (!is_max) acc = acc * scale;
+    acc = nk_vclamp(acc, lo, hi);
+    if (n == NK_VL)
+        nk_vstore(yp, acc);
+    else
+        nk_vstore_n(yp, acc, n);
 }
 
 static void nk_hpool2d(const float *NK_RESTRICT x, float *NK_RESTRICT y,
                        const nk_ref_conv_geom *g, int is_max) {
     const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
-    int32_t b, oy, ox, ky, kx;
+    int32_t b, oy, ox;
     size_t c;
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * (size_t)g->in_h * row;
@@ -31,32 +58,24 @@ static void nk_hpool2d(const float *NK_RESTRICT x, float *NK_RESTRICT y,
                                  (size_t)ox) * C;
                 const float *x0;
                 int32_t kx_lo, kx_hi;
-                float scale;
+                nk_vf scale;
                 nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                scale = g->count_include_pad ? 1.0f / (float)(g->k_h * g->k_w)
-                                             : 1.0f / (float)((ky_hi - ky_lo) * (kx_hi - kx_lo));
+                scale = nk_vdup(g->count_include_pad
+                                    ? 1.0f / (float)(g->k_h * g->k_w)
+                                    : 1.0f / (float)((ky_hi - ky_lo) * (kx_hi - kx_lo)));
                 x0 = xb + (size_t)(iy0 + ky_lo) * row + (size_t)(ix0 + kx_lo) * C;
-                for (c = 0; c < C; c += NK_VL) {
-                    const size_t n = C - c < NK_VL ? C - c : NK_VL;
-                    nk_vf acc = nk_vdup(0.0f);
-                    if (is_max) acc = nk_hpool_load(x0 + c, n);
-                    for (ky = ky_lo; ky < ky_hi; ky++) {
-                        const float *xr = xb + (size_t)(iy0 + ky) * row + c;
-                        for (kx = kx_lo; kx < kx_hi; kx++) {
-                            const nk_vf v = nk_hpool_load(xr + (size_t)(ix0 + kx) * C, n);
-                            if (is_max) /* (v > acc ? v : acc), as the portable kernel */
-                                acc = nk_vmax(v, acc);
-                            else
-                                acc = acc + v;
-                        }
-                    }
-                    if (!is_max) acc = acc * nk_vdup(scale);
-                    acc = nk_vclamp(acc, lo, hi);
-                    if (n == NK_VL)
-                        nk_vstore(yp + c, acc);
+                /* full vectors, then the tail: constant widths inline */
+                for (c = 0; c + NK_VL <= C; c += NK_VL) {
+                    if (is_max)
+                        nk_hpool_vec(x0 + c, row, C, ky_hi - ky_lo, kx_hi - kx_lo, yp + c, NK_VL,
+                                     1, scale, lo, hi);
                     else
-                        nk_vstore_n(yp + c, acc, n);
+                        nk_hpool_vec(x0 + c, row, C, ky_hi - ky_lo, kx_hi - kx_lo, yp + c, NK_VL,
+                                     0, scale, lo, hi);
                 }
+                if (c < C)
+                    nk_hpool_vec(x0 + c, row, C, ky_hi - ky_lo, kx_hi - kx_lo, yp + c, C - c,
+                                 is_max, scale, lo, hi);
             }
         }
     }
