@@ -21,14 +21,16 @@
 # must match TFLM too and its instructions join the table, and the random
 # one-op test of the adapter (mcu_backend_i8_test) must pass on each target.
 # NETKIT_NMSIS_NN_DIR and NETKIT_ESP_NN_DIR do the same for NMSIS-NN and
-# ESP-NN's portable C on rv32imac (ESP32-C3/C6's ISA), next to netkit's
-# portable kernels there. Each backend without its variable prints one SKIP
-# line naming it.
+# ESP-NN's portable C on rv32imac (ESP32-C3/C6's ISA), and
+# NETKIT_ESP_NN_DIR for ESP-NN's portable C on xtensa-lx106, next to
+# netkit's portable kernels there. Each backend without its variable
+# prints one SKIP line naming it.
 #
 #   scripts/int8-cross.sh                      cortex-m4f and cortex-m55
 #   scripts/int8-cross.sh cortex-m4f           only these targets
 #   scripts/int8-cross.sh rv32imac             only the RISC-V vendor section
-#   scripts/int8-cross.sh xtensa-lx106         (any bare-metal toolchains/*.cmake)
+#   scripts/int8-cross.sh xtensa-lx106         (any bare-metal toolchains/*.cmake;
+#                                              xtensa-lx106 also gets an ESP-NN table)
 #
 # Environment: NETKIT_TFLITE_MODELS (default ../shared/models/tflite),
 # NK_INT8_BUILD (default build/int8-cross), JOBS (default 2),
@@ -199,18 +201,27 @@ for t in "${TARGETS[@]}"; do
         echo "| $t | $name | $verdict | $insns | $p_insns |$cmsis_cols $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
     done
 done
-# NMSIS-NN and ESP-NN on rv32imac: netkit's portable kernels (the target
-# has no fast set) and one build per backend given.
-if ((${#RV_TREE[@]})); then
-    t=rv32imac prefix=$(tool_prefix rv32imac)
+# NMSIS-NN and ESP-NN on rv32imac, ESP-NN on xtensa-lx106 (the ESP8266
+# core; ESP-NN's assembly is for ESP32/S3, so its portable C here too):
+# netkit's portable kernels (neither target has a fast set) and one build
+# per backend given.
+targets=(nk_qemu_plugin)
+for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
+for t in "${TARGETS[@]}"; do
+    case $t in
+        rv32imac) backends=(nmsis-nn esp-nn) ;;
+        xtensa-lx106) backends=(esp-nn) ;;
+        *) continue ;;
+    esac
+    prefix=$(tool_prefix "$t")
     rv_kinds=(portable)
-    for k in nmsis-nn esp-nn; do
+    for k in "${backends[@]}"; do
         if [[ -n ${RV_TREE[$k]:-} ]]; then rv_kinds+=("$k"); fi
     done
-    targets=(nk_qemu_plugin)
-    for name in $names; do targets+=("nk_int8_test_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
+    ((${#rv_kinds[@]} > 1)) || continue
     for kind in "${rv_kinds[@]}"; do
         dir=$BUILD/$t-$kind
+        # xtensa-lx106's portable build is the main table's, reused as is
         opts=(-DNETKIT_CMSIS_NN_DIR= -DNETKIT_NMSIS_NN_DIR= -DNETKIT_ESP_NN_DIR=)
         kind_targets=("${targets[@]}")
         if [[ $kind != portable ]]; then
@@ -237,5 +248,5 @@ if ((${#RV_TREE[@]})); then
         done
         echo "| $t | $name | $verdicts | $macs |$ins$per$arenas"
     done
-fi
+done
 exit $failed
