@@ -25,9 +25,13 @@ bench:
 bench-host:
 	scripts/bench-host.sh
 
-# Instructions per inference under QEMU (Cortex-M4, M55).
+# Instructions per inference under QEMU (Cortex-M4F, M55): the bundled
+# models, then the int8 TFLite models with netkit's fast and portable
+# kernels and, when NETKIT_CMSIS_NN_DIR / NETKIT_NMSIS_NN_DIR /
+# NETKIT_ESP_NN_DIR name library trees, each vendor backend beside them.
 bench-mcu:
 	scripts/bench-mcu.sh
+	scripts/int8-cross.sh cortex-m4f cortex-m55 $(if $(NETKIT_NMSIS_NN_DIR)$(NETKIT_ESP_NN_DIR),rv32imac) $(if $(NETKIT_ESP_NN_DIR),xtensa-lx106)
 
 # .text/.rodata/.data/.bss of libnetkit per target.
 size-report:

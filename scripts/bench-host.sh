@@ -27,6 +27,10 @@
 # (node's event loop and onnxruntime's worker, Go's runtime), so at batch 1
 # it overstates each runtime's per-call overhead; at batch 100 it is the
 # compute.
+#
+# With Debian's libxnnpack-dev installed, netkit built with the XNNPACK
+# backend (go build -tags xnnpack: XNNPACK runs the ops it takes, netkit's
+# kernels the rest) is measured in the same run as a third column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +59,15 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/netkit" ./cmd/netkit
+# netkit with the XNNPACK backend (vendor_kernels/xnnpack; Debian's
+# libxnnpack-dev): a third column when the library is installed
+xnn=""
+if [[ -e /usr/include/xnnpack.h ]]; then
+    go build -tags xnnpack -o "$work/netkit-xnnpack" ./cmd/netkit
+    xnn=1
+else
+    echo "bench-host: no XNNPACK column (apt-get install libxnnpack-dev libpthreadpool-dev)" >&2
+fi
 go build -o "$work/onnxbatch" ./internal/tools/onnxbatch
 
 for m in "${MODELS[@]}"; do
@@ -112,14 +125,20 @@ for m in "${MODELS[@]}"; do
     ORT_PKG=$ort_pkg node "$work/ort.js" "testdata/fashion/$m.onnx" 1 "$seconds" >"$work/${m}_b1.ort.json"
     "$work/netkit" bench --json --time "$BENCH_TIME" "$work/${m}_b100.nk" >"$work/${m}_b100.json"
     ORT_PKG=$ort_pkg node "$work/ort.js" "$work/${m}_sym.onnx" 100 "$seconds" >"$work/${m}_b100.ort.json"
+    if [[ -n $xnn ]]; then
+        "$work/netkit-xnnpack" bench --json --time "$BENCH_TIME" "testdata/fashion/$m.nk" >"$work/${m}_b1.xnn.json"
+        "$work/netkit-xnnpack" bench --json --time "$BENCH_TIME" "$work/${m}_b100.nk" >"$work/${m}_b100.xnn.json"
+    fi
 done
 
 cat >"$work/table.js" <<'EOF'
 const fs = require('fs');
 const [work, ...models] = process.argv.slice(2);
 const us = (ns) => (ns / 1000).toFixed(ns < 10000 ? 2 : 1);
-console.log('| model | batch | netkit p50 | onnxruntime p50 | netkit per image | onnxruntime per image | netkit / onnxruntime | netkit GMAC/s | netkit CPU per image | onnxruntime CPU per image | CPU ratio |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const xnn = fs.existsSync(`${work}/${models[0]}_b1.xnn.json`);
+console.log('| model | batch | netkit p50 | onnxruntime p50 | netkit per image | onnxruntime per image | netkit / onnxruntime | netkit GMAC/s | netkit CPU per image | onnxruntime CPU per image | CPU ratio |' +
+            (xnn ? ' netkit + XNNPACK per image | XNNPACK / onnxruntime |' : ''));
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|' + (xnn ? '---:|---:|' : ''));
 for (const m of models) {
   for (const b of ['b1', 'b100']) {
     const nk = JSON.parse(fs.readFileSync(`${work}/${m}_${b}.json`));
@@ -127,7 +146,9 @@ for (const m of models) {
     const n = nk.batch;
     console.log(`| ${m} | ${n} | ${us(nk.p50_ns)} µs | ${us(o.p50_ns)} µs | ${us(nk.p50_ns / n)} µs | ` +
                 `${us(o.p50_ns / n)} µs | ${(nk.p50_ns / o.p50_ns).toFixed(2)} | ${nk.gmac_per_s.toFixed(2)} | ` +
-                `${us(nk.cpu_mean_ns / n)} µs | ${us(o.cpu_mean_ns / n)} µs | ${(nk.cpu_mean_ns / o.cpu_mean_ns).toFixed(2)} |`);
+                `${us(nk.cpu_mean_ns / n)} µs | ${us(o.cpu_mean_ns / n)} µs | ${(nk.cpu_mean_ns / o.cpu_mean_ns).toFixed(2)} |` +
+                (xnn ? ((x) => ` ${us(x.p50_ns / n)} µs | ${(x.p50_ns / o.p50_ns).toFixed(2)} |`)(
+                          JSON.parse(fs.readFileSync(`${work}/${m}_${b}.xnn.json`))) : ''));
   }
 }
 EOF
