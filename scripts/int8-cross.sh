@@ -172,7 +172,7 @@ for t in "${TARGETS[@]}"; do
     for name in $names; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         run "$BUILD/$t-portable" "$name"
-        p_verdict=$verdict p_insns=$insns
+        p_verdict=$verdict p_insns=$insns p_arena=$arena
         cmsis_cols=""
         if [[ -n $cmsis_here ]]; then
             run "$BUILD/$t-cmsis-nn" "$name"
@@ -185,6 +185,8 @@ for t in "${TARGETS[@]}"; do
             run "$BUILD/$t" "$name"
             [[ $verdict == "$p_verdict" ]] || verdict="$verdict, $p_verdict"
             added=$(($(text_bytes "$BUILD/$t/nk_int8_test_$id") - $(text_bytes "$BUILD/$t-portable/nk_int8_test_$id")))
+        else
+            verdict=$p_verdict insns=$p_insns arena=$p_arena # the fast columns are the portable build
         fi
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
         if [[ -n $CMSIS_NN ]]; then
