@@ -138,6 +138,11 @@ func newModelState(b *Backend, size int64) (*modelState, error) {
 	if size <= 0 {
 		return nil, errorf(StatusArg, fmt.Sprintf("netkit: arena size %d B: must be positive", size))
 	}
+	if uint64(size) > uint64(^uintptr(0)) {
+		// the C side takes a size_t: on a 32-bit host the size would wrap
+		return nil, fmt.Errorf("%w: cannot allocate a %d B arena: beyond this platform's address space",
+			ErrOutOfMemory, size)
+	}
 	st := &modelState{b: b, arena: new(CArena), capacity: size}
 	st.pin.Pin(st.arena)
 	if s := b.ArenaInitHeap(st.arena, uint64(size)); s != StatusOK {
