@@ -57,7 +57,7 @@ static void nkb_tensor(nkb_case *c, uint32_t id, uint8_t dtype, int32_t rank, co
     }
     t->bytes = t->elems * (uint32_t)nk_dtype_size((nk_dtype)dtype);
     t->quant = NK_NONE;
-    c->data[id] = malloc(t->bytes ? t->bytes : 1u);
+    c->data[id] = malloc(t->bytes ? t->bytes : 1u); /* nk-alloc-ok: test program, not the library */
     if (id < c->op.n_in) {
         uint32_t k;
         t->is_const = id > 0;
@@ -86,7 +86,7 @@ static void nkb_begin(nkb_case *c, uint16_t type, uint8_t n_in, uint16_t n_param
 static void nkb_end(nkb_case *c) {
     uint32_t i;
     for (i = 0; i <= c->op.n_in; i++)
-        free(c->data[i]);
+        free(c->data[i]); /* nk-alloc-ok: test program, not the library */
 }
 
 /* A requantization multiplier in [2^30, 2^31) and shift. */
@@ -374,12 +374,12 @@ static nk_status nkb_eval(const nkb_case *c, nk_status (*eval)(const nk_op_rt *,
     memset(&x, 0, sizeof x);
     x.tensors = c->t;
     x.data = data;
-    x.workspace = ws ? malloc(ws) : NULL;
+    x.workspace = ws ? malloc(ws) : NULL; /* nk-alloc-ok: test program, not the library */
     x.workspace_size = ws;
     if (ws)
         memset(x.workspace, 0xA5, ws); /* no reliance on zeroed scratch */
     s = eval(&c->op, &x);
-    free(x.workspace);
+    free(x.workspace); /* nk-alloc-ok: test program, not the library */
     return s;
 }
 
@@ -417,8 +417,8 @@ static void nkb_run(const nk_op_impl *impl) {
         }
         supported++;
         y = &c.t[c.out_id];
-        want = (int8_t *)malloc(y->bytes);
-        got = (int8_t *)malloc(y->bytes);
+        want = (int8_t *)malloc(y->bytes); /* nk-alloc-ok: test program, not the library */
+        got = (int8_t *)malloc(y->bytes); /* nk-alloc-ok: test program, not the library */
         memset(want, 0x55, y->bytes);
         memset(got, 0xAA, y->bytes);
         nkb_eval(&c, def->eval, def->workspace_size(&c.op, c.t), want);
@@ -439,8 +439,8 @@ static void nkb_run(const nk_op_impl *impl) {
                 nkb_print_case(&c);
             }
         }
-        free(want);
-        free(got);
+        free(want); /* nk-alloc-ok: test program, not the library */
+        free(got); /* nk-alloc-ok: test program, not the library */
         nkb_end(&c);
     }
     printf("%s %-22s %3d cases, %3d through the backend, %d differ\n", impl->backend, def->name,
