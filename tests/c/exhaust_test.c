@@ -35,21 +35,25 @@ static int is_overflow_report(const nk_error_t *err) {
 /* Loads into an arena of exactly `size` bytes; every size below the
  * required one must fail cleanly with consistent figures. Every size is
  * tried while need x len stays under NK_EXHAUST_BUDGET bytes (default 4e9:
- * each load checksums the whole image); past that, the 4 KiB at each end
- * are still exhaustive and the middle is strided. */
+ * each load checksums the whole image); past that, the NK_EXHAUST_EDGE
+ * bytes (default 4096) at each end are still exhaustive and the middle is
+ * strided. */
 static void size_sweep(const char *name, const uint8_t *img, size_t len, size_t need) {
     double t0 = now_s();
     unsigned long bad = 0, tried = 0;
     double budget = 4e9;
+    size_t edge = 4096;
     const char *env = getenv("NK_EXHAUST_BUDGET");
     if (env && *env) budget = strtod(env, NULL);
+    env = getenv("NK_EXHAUST_EDGE");
+    if (env && *env) edge = (size_t)strtoul(env, NULL, 10);
     size_t max_loads = (size_t)(budget / (double)(len + 1)), step = 1;
-    if (need > max_loads && max_loads > 3 * 4096)
-        step = (need - 2 * 4096) / (max_loads - 2 * 4096) + 1;
-    else if (need > max_loads)
-        step = (need - 2 * 4096) / 4096 + 1;
+    if (need > max_loads && need > 2 * edge) {
+        size_t middle_loads = max_loads > 3 * edge ? max_loads - 2 * edge : edge;
+        step = (need - 2 * edge) / middle_loads + 1;
+    }
     for (size_t size = 0; size < need; size++) {
-        if (step > 1 && size >= 4096 && size + 4096 < need && size % step != 0) continue;
+        if (step > 1 && size >= edge && size + edge < need && size % step != 0) continue;
         tried++;
         uint8_t *mem = nkt_alloc_aligned(size);
         nk_arena_t arena;
