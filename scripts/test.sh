@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole netkit test suite: installs what it lacks (Debian packages, as
-# root), then runs Go vet and tests (race detector), the C tests with gcc,
-# clang and ASan+UBSan (hostile-input tests over float and int8 models), the
-# multi-context test under TSan, the XNNPACK host backend (C tests, TSan, Go
-# with the xnnpack tag), 60 s of loader fuzzing, every cross target under
+# root), then runs Go vet and tests (race detector), the C tests with gcc
+# and ASan+UBSan (hostile-input tests over float and int8 models), the
+# multi-context test under TSan, the XNNPACK host backend (every C test built
+# with clang, TSan, Go with the xnnpack tag), 60 s of loader fuzzing, every cross target under
 # QEMU, and the int8 TFLite models on Cortex-M4F/M7/M33/M55 against TFLite Micro.
 # `make test` runs this; so does CI (.ci/run).
 set -euo pipefail
@@ -36,7 +36,10 @@ if ((${#missing[@]})); then
 fi
 
 JOBS=${JOBS:-2}
-step() { echo; echo "== $*"; }
+# Each step's wall time, printed as it ends and summed up at the end.
+timings=() step_name="" step_t0=$SECONDS
+end_step() { [[ -n $step_name ]] && timings+=("$(printf '%5d s  %s' $((SECONDS - step_t0)) "$step_name")"); return 0; }
+step() { end_step; step_name=$*; step_t0=$SECONDS; echo; echo "== $*"; }
 
 step "go vet"
 go vet ./...
@@ -88,7 +91,8 @@ else
     echo "no TFLite models at $TFLITE (set NETKIT_TFLITE_MODELS): testdata/models_i8 only"
 fi
 
-for cfg in "gcc::build/gcc" "clang::build/clang" "gcc:-DNETKIT_SANITIZE=ON $EXTRA_ARG:build/asan"; do
+# clang builds and runs every C test in the XNNPACK step below.
+for cfg in "gcc::build/gcc" "gcc:-DNETKIT_SANITIZE=ON $EXTRA_ARG:build/asan"; do
     IFS=: read -r cc extra dir <<<"$cfg"
     step "C core + ctest ($cc ${extra:-})"
     # shellcheck disable=SC2086 # $extra is a list of options
@@ -109,8 +113,8 @@ ctest --test-dir build/tsan -R '^threads_test$' --output-on-failure
 # fall-backs, models, exact sizes, hostile images), the multi-context test
 # under TSan with it, and Go with the xnnpack tag (the Fashion models against
 # PyTorch through it, inspect naming it, outputs within 1e-5 of nkc's).
-step "XNNPACK backend: C core + ctest (NETKIT_XNNPACK=ON)"
-cmake -S . -B build/xnnpack -G Ninja -DNETKIT_BUILD_TESTS=ON -DNETKIT_XNNPACK=ON >/dev/null
+step "XNNPACK backend: C core + ctest (clang, NETKIT_XNNPACK=ON)"
+cmake -S . -B build/xnnpack -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_BUILD_TESTS=ON -DNETKIT_XNNPACK=ON >/dev/null
 cmake --build build/xnnpack -j"$JOBS"
 ctest --test-dir build/xnnpack --output-on-failure -j"$JOBS"
 step "XNNPACK backend: threads_test under ThreadSanitizer"
@@ -132,5 +136,10 @@ scripts/cross-test.sh
 step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels) and Xtensa lx106: output bytes equal TFLite Micro's"
 scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55 xtensa-lx106
 
+end_step
+echo
+echo "== wall time per step"
+printf '%s\n' "${timings[@]}"
+echo "$(printf '%5d s' "$SECONDS")  in all"
 echo
 echo "== all test suites passed"
