@@ -1,9 +1,10 @@
-// Command apigen writes the public API of package nk and package nkc,
-// api.go in each, from one template (api.go.tmpl), so the two packages
-// export the same API by construction; each package supplies only open (its
+// Command apigen writes the public API of package nk and package nkc
+// (api.go) and the hooks their tests share (export_test.go) into the current
+// directory, from one template each (gen/*.tmpl), so the two packages export
+// the same API by construction; each package supplies only open (its
 // backend) and its package comment. Run by go generate in nk and nkc:
 //
-//	go run ../internal/tools/apigen -pkg nk -o api.go
+//	go run ../internal/tools/apigen -pkg nk
 package main
 
 import (
@@ -16,14 +17,15 @@ import (
 
 func main() {
 	pkg := flag.String("pkg", "", "package name: nk or nkc")
-	out := flag.String("o", "api.go", "output file")
 	flag.Parse()
-	src, err := gen.Source(*pkg)
-	if err == nil {
-		err = os.WriteFile(*out, src, 0o644)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "apigen:", err)
-		os.Exit(1)
+	for _, f := range gen.Files {
+		src, err := gen.Source(*pkg, f)
+		if err == nil {
+			err = os.WriteFile(f, src, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "apigen:", err)
+			os.Exit(1)
+		}
 	}
 }
