@@ -1,8 +1,9 @@
-// Command apigen writes the public API of package nk and package nkc
-// (api.go) and the hooks their tests share (export_test.go) into the current
-// directory, from one template each (gen/*.tmpl), so the two packages export
-// the same API by construction; each package supplies only open (its
-// backend) and its package comment. Run by go generate in nk and nkc:
+// Command apigen writes the generated files of a package (see package gen)
+// into the current directory: the public API of package nk and package nkc
+// (api.go) and the hooks their tests share (export_test.go), from one
+// template each, so the two packages export the same API by construction
+// (each supplies only open, its backend, and its package comment); and the
+// report types of the shared runtime (report.go). Run by go generate:
 //
 //	go run ../internal/tools/apigen -pkg nk
 package main
@@ -16,10 +17,15 @@ import (
 )
 
 func main() {
-	pkg := flag.String("pkg", "", "package name: nk or nkc")
+	name := flag.String("pkg", "", "package name: nk, nkc or runtime")
 	flag.Parse()
-	for _, f := range gen.Files {
-		src, err := gen.Source(*pkg, f)
+	pkg, err := gen.Find(*name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apigen:", err)
+		os.Exit(1)
+	}
+	for _, f := range pkg.Files {
+		src, err := gen.Source(pkg, f)
 		if err == nil {
 			err = os.WriteFile(f, src, 0o644)
 		}

@@ -21,13 +21,13 @@ var root = filepath.Join("..", "..", "..", "..")
 // The generated files of nk and nkc are what the templates render now.
 func TestGeneratedCurrent(t *testing.T) {
 	for _, pkg := range Packages {
-		for _, f := range Files {
+		for _, f := range pkg.Files {
 			want, err := Source(pkg, f)
 			require.NoError(t, err)
-			have, err := os.ReadFile(filepath.Join(root, pkg, f))
+			have, err := os.ReadFile(filepath.Join(root, pkg.Dir, f))
 			require.NoError(t, err)
 			if !bytes.Equal(want, have) {
-				t.Errorf("%s/%s is stale: run go generate ./%s", pkg, f, pkg)
+				t.Errorf("%s/%s is stale: run go generate ./%s", pkg.Dir, f, pkg.Dir)
 			}
 		}
 	}
