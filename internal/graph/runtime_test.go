@@ -107,7 +107,8 @@ func loaders(t *testing.T) []loader {
 	fromNkc := func(ts []nkc.TensorInfo) []nk.TensorInfo {
 		out := make([]nk.TensorInfo, len(ts))
 		for i, ti := range ts {
-			out[i] = nk.TensorInfo(ti)
+			out[i] = nk.TensorInfo{Name: ti.Name, Shape: ti.Shape, DType: nk.DType(ti.DType), Layout: nk.Layout(ti.Layout),
+				Scale: ti.Scale, ZeroPoint: ti.ZeroPoint}
 		}
 		return out
 	}
