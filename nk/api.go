@@ -8,7 +8,7 @@ import (
 	"image"
 	"time"
 
-	"github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/internal/engine"
 	"github.com/netkit/netkit/nk/nkimage"
 )
 
@@ -16,13 +16,13 @@ import (
 // context. Run, Predict, RunMulti and RunRaw on a Model are safe for
 // concurrent use (they take turns on the default context); for parallel
 // inference give each goroutine a Session.
-type Model struct{ m *runtime.Model }
+type Model struct{ m *engine.Model }
 
 // Session is a second execution context over a Model's read-only weights,
 // with its own activations and workspace (a C heap arena of
 // nk_context_size bytes). Use one Session per goroutine; Session.Run makes
 // no Go allocations.
-type Session struct{ s *runtime.Session }
+type Session struct{ s *engine.Session }
 
 // TensorInfo describes a graph input or output.
 type TensorInfo struct {
@@ -71,32 +71,32 @@ func (t TensorInfo) Elems() int { return t.shared().Elems() }
 // Bytes returns the tensor's size in bytes.
 func (t TensorInfo) Bytes() int { return t.shared().Bytes() }
 
-func (t TensorInfo) shared() runtime.TensorInfo {
-	return runtime.TensorInfo{Name: t.Name, Shape: t.Shape, DType: runtime.DType(t.DType), Layout: runtime.Layout(t.Layout),
+func (t TensorInfo) shared() engine.TensorInfo {
+	return engine.TensorInfo{Name: t.Name, Shape: t.Shape, DType: engine.DType(t.DType), Layout: engine.Layout(t.Layout),
 		Scale: t.Scale, ZeroPoint: t.ZeroPoint}
 }
 
 // Option configures Load, LoadBytes, Inspect and InspectBytes. Options of
 // package nk and of package nkc are different types: one package's option
 // given to the other does not compile.
-type Option struct{ o runtime.Option }
+type Option struct{ o engine.Option }
 
 // DType is an element type: F32, I8, I16 or I32 (nk_dtype).
 type DType uint8
 
 // Element types.
 const (
-	F32 DType = DType(runtime.F32)
-	I8  DType = DType(runtime.I8)
-	I16 DType = DType(runtime.I16)
-	I32 DType = DType(runtime.I32)
+	F32 DType = DType(engine.F32)
+	I8  DType = DType(engine.I8)
+	I16 DType = DType(engine.I16)
+	I32 DType = DType(engine.I32)
 )
 
 // Size returns the bytes of one element, 0 for an unknown DType.
-func (d DType) Size() int { return runtime.DType(d).Size() }
+func (d DType) Size() int { return engine.DType(d).Size() }
 
 // String returns the short name: "f32", "i8", "i16", "i32".
-func (d DType) String() string { return runtime.DType(d).String() }
+func (d DType) String() string { return engine.DType(d).String() }
 
 // Layout is a tensor's source layout (nk_layout): LayoutNative, or
 // LayoutNCHW for a rank-4 ONNX input the core transposes on the way in.
@@ -104,12 +104,12 @@ type Layout uint32
 
 // Layouts.
 const (
-	LayoutNative Layout = Layout(runtime.LayoutNative)
-	LayoutNCHW   Layout = Layout(runtime.LayoutNCHW)
+	LayoutNative Layout = Layout(engine.LayoutNative)
+	LayoutNCHW   Layout = Layout(engine.LayoutNCHW)
 )
 
 // String returns "native" or "nchw".
-func (l Layout) String() string { return runtime.Layout(l).String() }
+func (l Layout) String() string { return engine.Layout(l).String() }
 
 // Status is an nk_status code. It implements error, and errors.Is maps an
 // error to the Err* sentinels (which are Status values, except ErrClosed
@@ -117,11 +117,11 @@ func (l Layout) String() string { return runtime.Layout(l).String() }
 type Status int32
 
 // Error returns the status name, e.g. "netkit: arena overflow".
-func (s Status) Error() string { return runtime.Status(s).Error() }
+func (s Status) Error() string { return engine.Status(s).Error() }
 
 // Is makes errors.Is(ErrUnsupported, errors.ErrUnsupported) true; equal
 // statuses already match by ==.
-func (s Status) Is(target error) bool { return runtime.Status(s).Is(target) }
+func (s Status) Is(target error) bool { return engine.Status(s).Is(target) }
 
 // Error is a failure reported by the C core (or by the Go checks in front
 // of it) with the figures that explain it. errors.Is(err, ErrArenaOverflow)
@@ -138,7 +138,7 @@ type Error struct {
 
 // Error returns the C core's message: what, how big, where.
 func (e *Error) Error() string {
-	return (&runtime.Error{Status: runtime.Status(e.Status), Message: e.Message}).Error()
+	return (&engine.Error{Status: engine.Status(e.Status), Message: e.Message}).Error()
 }
 
 // Is reports whether target is e's Status.
@@ -150,36 +150,36 @@ func (e *Error) Unwrap() error { return e.cause }
 
 // Sentinels for errors.Is.
 var (
-	ErrArg           error = Status(runtime.StatusArg)
-	ErrArenaOverflow error = Status(runtime.StatusArenaOverflow)
-	ErrFormat        error = Status(runtime.StatusFormat)
-	ErrVersion       error = Status(runtime.StatusVersion)
-	ErrChecksum      error = Status(runtime.StatusChecksum)
-	ErrAlign         error = Status(runtime.StatusAlign)
-	ErrUnsupported   error = Status(runtime.StatusUnsupported)
-	ErrShape         error = Status(runtime.StatusShape)
-	ErrDType         error = Status(runtime.StatusDType)
-	ErrIO            error = Status(runtime.StatusIO)
-	ErrState         error = Status(runtime.StatusState)
+	ErrArg           error = Status(engine.StatusArg)
+	ErrArenaOverflow error = Status(engine.StatusArenaOverflow)
+	ErrFormat        error = Status(engine.StatusFormat)
+	ErrVersion       error = Status(engine.StatusVersion)
+	ErrChecksum      error = Status(engine.StatusChecksum)
+	ErrAlign         error = Status(engine.StatusAlign)
+	ErrUnsupported   error = Status(engine.StatusUnsupported)
+	ErrShape         error = Status(engine.StatusShape)
+	ErrDType         error = Status(engine.StatusDType)
+	ErrIO            error = Status(engine.StatusIO)
+	ErrState         error = Status(engine.StatusState)
 	// ErrClosed is returned by any call on a closed Model or Session;
 	// errors.Is(ErrClosed, ErrState) is true.
-	ErrClosed error = &Error{Status: Status(runtime.StatusState), Op: -1,
-		Message: runtime.ErrClosed.Error(), cause: runtime.ErrClosed}
+	ErrClosed error = &Error{Status: Status(engine.StatusState), Op: -1,
+		Message: engine.ErrClosed.Error(), cause: engine.ErrClosed}
 	// ErrOutOfMemory: the host heap could not provide an arena (not
 	// ErrArenaOverflow, which means an arena too small for the model).
-	ErrOutOfMemory = runtime.ErrOutOfMemory
+	ErrOutOfMemory = engine.ErrOutOfMemory
 )
 
 // wrapErr converts the shared core's errors to this package's Status and
 // *Error, keeping the original as the cause (so the conformance suite's
 // checks against the core's values hold too).
 func wrapErr(err error) error {
-	var re *runtime.Error
-	var st runtime.Status
+	var re *engine.Error
+	var st engine.Status
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, runtime.ErrClosed):
+	case errors.Is(err, engine.ErrClosed):
 		return ErrClosed
 	case errors.As(err, &re) && err == error(re):
 		return &Error{Status: Status(re.Status), Op: re.Op, Requested: re.Requested, Free: re.Free,
@@ -196,22 +196,22 @@ func wrap2[T any](v T, err error) (T, error) { return v, wrapErr(err) }
 // WithArenaSize imposes an arena budget of n bytes instead of the exact size
 // from nk_model_arena_size; too small a budget fails with an *Error wrapping
 // ErrArenaOverflow that carries the requested, free and capacity bytes.
-func WithArenaSize(n int64) Option { return Option{runtime.WithArenaSize(n)} }
+func WithArenaSize(n int64) Option { return Option{engine.WithArenaSize(n)} }
 
 // WithCopy gives the model its own copy of the image: Load reads the file
 // into the model's arena (which grows by the file's size) instead of
 // mapping it, so the file may be truncated, rewritten or deleted while the
 // model runs; LoadBytes copies b, which the caller may then reuse.
-func WithCopy() Option { return Option{runtime.WithCopy()} }
+func WithCopy() Option { return Option{engine.WithCopy()} }
 
 // WithLibrary loads the C core from the shared library at path instead of
 // searching for it; models loaded from different libraries may coexist.
 // Only package nkc loads libraries: package nk has the core compiled in and
 // fails a load given WithLibrary rather than ignore it.
-func WithLibrary(path string) Option { return Option{runtime.WithLibrary(path)} }
+func WithLibrary(path string) Option { return Option{engine.WithLibrary(path)} }
 
-func unwrapOptions(opts []Option) []runtime.Option {
-	out := make([]runtime.Option, len(opts))
+func unwrapOptions(opts []Option) []engine.Option {
+	out := make([]engine.Option, len(opts))
 	for i, o := range opts {
 		out[i] = o.o
 	}
@@ -224,7 +224,7 @@ func unwrapOptions(opts []Option) []runtime.Option {
 // in place while the model lives (SIGBUS at the next Run, or silently other
 // weights); a file replaced by rename is safe.
 func Load(path string, opts ...Option) (*Model, error) {
-	return wrapModel(runtime.Load(open, path, unwrapOptions(opts)...))
+	return wrapModel(engine.Load(open, path, unwrapOptions(opts)...))
 }
 
 // LoadBytes binds b in place, with no copy: b is pinned for the model's
@@ -232,7 +232,7 @@ func Load(path string, opts ...Option) (*Model, error) {
 // every slice from make of 16 bytes or more is; a misaligned b is copied
 // once into an aligned buffer. WithCopy always copies b.
 func LoadBytes(b []byte, opts ...Option) (*Model, error) {
-	return wrapModel(runtime.LoadBytes(open, b, unwrapOptions(opts)...))
+	return wrapModel(engine.LoadBytes(open, b, unwrapOptions(opts)...))
 }
 
 // Inspect returns the C core's report for a model file loaded as a buffer
@@ -240,12 +240,12 @@ func LoadBytes(b []byte, opts ...Option) (*Model, error) {
 // pass, the breakdown, and a per-op table. It loads the model once; a
 // loaded Model reports on itself with Model.Report.
 func Inspect(path string, opts ...Option) (*Report, error) {
-	return wrapReport(runtime.Inspect(open, path, unwrapOptions(opts)...))
+	return wrapReport(engine.Inspect(open, path, unwrapOptions(opts)...))
 }
 
 // InspectBytes is Inspect for a model image in memory.
 func InspectBytes(b []byte, opts ...Option) (*Report, error) {
-	return wrapReport(runtime.InspectBytes(open, b, unwrapOptions(opts)...))
+	return wrapReport(engine.InspectBytes(open, b, unwrapOptions(opts)...))
 }
 
 // Version returns the C core's version string (NK_VERSION_STRING). With
@@ -269,14 +269,14 @@ func ABIVersion() (uint32, error) {
 	return b.ABIVersion(), nil
 }
 
-func wrapModel(m *runtime.Model, err error) (*Model, error) {
+func wrapModel(m *engine.Model, err error) (*Model, error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
 	return &Model{m}, nil
 }
 
-func wrapReport(r *runtime.Report, err error) (*Report, error) {
+func wrapReport(r *engine.Report, err error) (*Report, error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
@@ -296,7 +296,7 @@ func wrapReport(r *runtime.Report, err error) (*Report, error) {
 	return out, nil
 }
 
-func wrapInfos(ts []runtime.TensorInfo) []TensorInfo {
+func wrapInfos(ts []engine.TensorInfo) []TensorInfo {
 	out := make([]TensorInfo, len(ts))
 	for i, t := range ts {
 		out[i] = TensorInfo{Name: t.Name, Shape: t.Shape, DType: DType(t.DType), Layout: Layout(t.Layout),

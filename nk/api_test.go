@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nk/npy"
 	"github.com/netkit/netkit/nkc"
@@ -44,13 +44,13 @@ func TestOutOfHostMemory(t *testing.T) {
 	assert.NotErrorIs(t, err, nk.ErrOutOfMemory)
 }
 
-// The public Report carries every field of the runtime's, with its value.
+// The public Report carries every field of the engine's, with its value.
 func TestReportFields(t *testing.T) {
 	for _, name := range []string{"mlp.nk", "branch.nk"} {
 		path := conformance.ModelPath(t, name)
 		pub, err := nk.Inspect(path)
 		require.NoError(t, err)
-		rt, err := nk.RuntimeInspect(path)
+		rt, err := nk.EngineInspect(path)
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprintf("%+v", *rt), fmt.Sprintf("%+v", *pub), name)
 		m, err := nk.Load(path)
@@ -158,7 +158,7 @@ func main() {
 			"Layout": {"func (l Layout) String() string", "const LayoutNative Layout = Layout("},
 		} {
 			doc := goCmd("doc", pkg, typ)
-			assert.NotContains(t, doc, "= runtime.", "%s.%s is an alias", pkg, typ)
+			assert.NotContains(t, doc, "= engine.", "%s.%s is an alias", pkg, typ)
 			for _, m := range methods {
 				assert.Contains(t, doc, m, "%s.%s", pkg, typ)
 			}

@@ -3,8 +3,8 @@
 package nkc
 
 import (
-	"github.com/netkit/netkit/internal/runtime"
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine"
+	"github.com/netkit/netkit/internal/engine/conformance"
 )
 
 // Open is the package's backend opener, for the conformance tests that
@@ -12,29 +12,29 @@ import (
 var Open = open
 
 // Binding is package nkc for the conformance suite, which works on the
-// shared runtime's types: options go in wrapped, models come out
-// unwrapped. Reports come from the runtime directly; TestReportFields
+// shared engine's types: options go in wrapped, models come out
+// unwrapped. Reports come from the engine directly; TestReportFields
 // checks the public Report against it.
 func Binding(name string, extra ...Option) conformance.Binding {
 	return conformance.Binding{
 		Name: name,
-		Load: func(p string, o ...runtime.Option) (*runtime.Model, error) {
+		Load: func(p string, o ...engine.Option) (*engine.Model, error) {
 			return unwrapModel(Load(p, append(wrapOptions(o), extra...)...))
 		},
-		LoadBytes: func(b []byte, o ...runtime.Option) (*runtime.Model, error) {
+		LoadBytes: func(b []byte, o ...engine.Option) (*engine.Model, error) {
 			return unwrapModel(LoadBytes(b, append(wrapOptions(o), extra...)...))
 		},
-		Inspect: func(p string, o ...runtime.Option) (*runtime.Report, error) {
-			return runtime.Inspect(open, p, append(o, unwrapOptions(extra)...)...)
+		Inspect: func(p string, o ...engine.Option) (*engine.Report, error) {
+			return engine.Inspect(open, p, append(o, unwrapOptions(extra)...)...)
 		},
-		InspectBytes: func(b []byte, o ...runtime.Option) (*runtime.Report, error) {
-			return runtime.InspectBytes(open, b, append(o, unwrapOptions(extra)...)...)
+		InspectBytes: func(b []byte, o ...engine.Option) (*engine.Report, error) {
+			return engine.InspectBytes(open, b, append(o, unwrapOptions(extra)...)...)
 		},
 		Open: open,
 	}
 }
 
-func wrapOptions(o []runtime.Option) []Option {
+func wrapOptions(o []engine.Option) []Option {
 	out := make([]Option, len(o))
 	for i := range o {
 		out[i] = Option{o[i]}
@@ -42,12 +42,12 @@ func wrapOptions(o []runtime.Option) []Option {
 	return out
 }
 
-func unwrapModel(m *Model, err error) (*runtime.Model, error) {
+func unwrapModel(m *Model, err error) (*engine.Model, error) {
 	if err != nil {
 		return nil, err
 	}
 	return m.m, nil
 }
 
-// RuntimeInspect is the shared runtime's report, for TestReportFields.
-func RuntimeInspect(path string) (*runtime.Report, error) { return runtime.Inspect(open, path) }
+// EngineInspect is the shared engine's report, for TestReportFields.
+func EngineInspect(path string) (*engine.Report, error) { return engine.Inspect(open, path) }

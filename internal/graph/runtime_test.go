@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
-	"github.com/netkit/netkit/internal/runtime/conformance"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nkc"
 )

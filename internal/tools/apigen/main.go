@@ -3,7 +3,7 @@
 // (api.go) and the hooks their tests share (export_test.go), from one
 // template each, so the two packages export the same API by construction
 // (each supplies only open, its backend, and its package comment); and the
-// report types of the shared runtime (report.go). Run by go generate:
+// report types of the shared engine (report.go). Run by go generate:
 //
 //	go run ../internal/tools/apigen -pkg nk
 package main
@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	name := flag.String("pkg", "", "package name: nk, nkc or runtime")
+	name := flag.String("pkg", "", "package name: nk, nkc or engine")
 	flag.Parse()
 	pkg, err := gen.Find(*name)
 	if err != nil {

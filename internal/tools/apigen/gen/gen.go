@@ -1,6 +1,6 @@
 // Package gen renders, from the templates here, the public API of packages
 // nk and nkc (api.go), the test hooks their tests share (export_test.go),
-// and the report types the shared runtime fills (report.go), declared once
+// and the report types the shared engine fills (report.go), declared once
 // in report.go.tmpl and included in api.go; cmd apigen writes them and a
 // test checks the files are current.
 package gen
@@ -27,7 +27,7 @@ type Package struct {
 var Packages = []Package{
 	{"nk", "nk", []string{"api.go", "export_test.go"}},
 	{"nkc", "nkc", []string{"api.go", "export_test.go"}},
-	{"runtime", "internal/runtime", []string{"report.go"}},
+	{"engine", "internal/engine", []string{"report.go"}},
 }
 
 // Find returns the package named name.
@@ -37,7 +37,7 @@ func Find(name string) (Package, error) {
 			return p, nil
 		}
 	}
-	return Package{}, fmt.Errorf("package %q: want nk, nkc or runtime", name)
+	return Package{}, fmt.Errorf("package %q: want nk, nkc or engine", name)
 }
 
 // Source returns the gofmt'ed file (one of its Files) of package p.

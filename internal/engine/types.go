@@ -1,6 +1,6 @@
-package runtime
+package engine
 
-//go:generate go run ../tools/apigen -pkg runtime
+//go:generate go run ../tools/apigen -pkg engine
 
 import "github.com/netkit/netkit/internal/nkfile"
 

@@ -1,4 +1,4 @@
-// Package runtime is the Go core shared by package nk (cgo) and package nkc
+// Package engine is the Go core shared by package nk (cgo) and package nkc
 // (purego): public types, options, error mapping, arena sizing and the
 // Model/Session logic are written once here. Each binding fills a Backend,
 // a thin table with one Go function per C function used, and carries the
@@ -14,4 +14,4 @@
 // Session gets a second heap arena of nk_context_size bytes for its
 // activations over the model's read-only weights. Inputs and outputs are
 // copied straight into and out of the C tensors, so a run is one C call.
-package runtime
+package engine
