@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nk/npy"
 	"github.com/netkit/netkit/nkc"
@@ -44,13 +44,13 @@ func TestOutOfHostMemory(t *testing.T) {
 	assert.NotErrorIs(t, err, nk.ErrOutOfMemory)
 }
 
-// The public Report carries every field of the runtime's, with its value.
+// The public Report carries every field of the engine's, with its value.
 func TestReportFields(t *testing.T) {
 	for _, name := range []string{"mlp.nk", "branch.nk"} {
 		path := conformance.ModelPath(t, name)
 		pub, err := nk.Inspect(path)
 		require.NoError(t, err)
-		rt, err := nk.RuntimeInspect(path)
+		rt, err := nk.EngineInspect(path)
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprintf("%+v", *rt), fmt.Sprintf("%+v", *pub), name)
 		m, err := nk.Load(path)
@@ -149,6 +149,20 @@ func main() {
 		assert.Contains(t, info, "ZeroPoint int32", pkg)
 		assert.Contains(t, info, "func (t TensorInfo) Elems() int", pkg)
 		assert.Contains(t, goCmd("doc", pkg, "Report"), "Ops              []OpInfo", pkg)
+		// The error and element types are the package's own, methods and all.
+		for typ, methods := range map[string][]string{
+			"Status": {"func (s Status) Error() string", "func (s Status) Is(target error) bool"},
+			"Error": {"func (e *Error) Error() string", "func (e *Error) Is(target error) bool",
+				"func (e *Error) Unwrap() error", "Requested int64"},
+			"DType":  {"func (d DType) Size() int", "func (d DType) String() string", "const F32 DType = DType("},
+			"Layout": {"func (l Layout) String() string", "const LayoutNative Layout = Layout("},
+		} {
+			doc := goCmd("doc", pkg, typ)
+			assert.NotContains(t, doc, "= engine.", "%s.%s is an alias", pkg, typ)
+			for _, m := range methods {
+				assert.Contains(t, doc, m, "%s.%s", pkg, typ)
+			}
+		}
 	}
 	goCmd("build", "-o", "user", ".")
 	out, err := exec.Command(filepath.Join(dir, "user"), conformance.ModelPath(t, "mlp.nk"),

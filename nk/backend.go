@@ -12,33 +12,33 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/internal/engine"
 )
 
-// The runtime mirrors are layout-identical to the C structs (TestLayouts),
+// The engine's mirrors are layout-identical to the C structs (TestLayouts),
 // so pointers to them are passed through as the C types.
-func arena(a *runtime.CArena) *C.nk_arena_t    { return (*C.nk_arena_t)(unsafe.Pointer(a)) }
-func cerr(e *runtime.CError) *C.nk_error_t     { return (*C.nk_error_t)(unsafe.Pointer(e)) }
-func tensor(t *runtime.CTensor) *C.nk_tensor_t { return (*C.nk_tensor_t)(unsafe.Pointer(t)) }
-func model(m unsafe.Pointer) *C.nk_model_t     { return (*C.nk_model_t)(m) }
-func ctx(c unsafe.Pointer) *C.nk_context_t     { return (*C.nk_context_t)(c) }
+func arena(a *engine.CArena) *C.nk_arena_t    { return (*C.nk_arena_t)(unsafe.Pointer(a)) }
+func cerr(e *engine.CError) *C.nk_error_t     { return (*C.nk_error_t)(unsafe.Pointer(e)) }
+func tensor(t *engine.CTensor) *C.nk_tensor_t { return (*C.nk_tensor_t)(unsafe.Pointer(t)) }
+func model(m unsafe.Pointer) *C.nk_model_t    { return (*C.nk_model_t)(m) }
+func ctx(c unsafe.Pointer) *C.nk_context_t    { return (*C.nk_context_t)(c) }
 
 // open returns the compiled-in core; a library path is an error.
-func open(library string) (*runtime.Backend, error) {
+func open(library string) (*engine.Backend, error) {
 	if library != "" {
 		return nil, fmt.Errorf("nk: WithLibrary(%q): %w", library, errNoLibrary)
 	}
 	return &backend, nil
 }
 
-var backend = runtime.Backend{
+var backend = engine.Backend{
 	Name:       "cgo",
 	ABIVersion: func() uint32 { return uint32(C.nk_abi_version()) },
 	Version:    func() string { return C.GoString(C.nk_version()) },
-	ArenaInitHeap: func(a *runtime.CArena, capacity uint64) runtime.Status {
-		return runtime.Status(C.nk_arena_init_heap(arena(a), C.size_t(capacity)))
+	ArenaInitHeap: func(a *engine.CArena, capacity uint64) engine.Status {
+		return engine.Status(C.nk_arena_init_heap(arena(a), C.size_t(capacity)))
 	},
-	ArenaFreeHeap: func(a *runtime.CArena) { C.nk_arena_free_heap(arena(a)) },
+	ArenaFreeHeap: func(a *engine.CArena) { C.nk_arena_free_heap(arena(a)) },
 	ContextSize:   func(m unsafe.Pointer) uint64 { return uint64(C.nk_context_size(model(m))) },
 	ModelUnload:   func(m unsafe.Pointer) { C.nk_model_unload(model(m)) },
 	NumInputs:     func(m unsafe.Pointer) int32 { return int32(C.nk_model_num_inputs(model(m))) },
@@ -49,54 +49,54 @@ var backend = runtime.Backend{
 		defer C.free(unsafe.Pointer(k))
 		return unsafe.Pointer(C.nk_model_meta(model(m), k))
 	},
-	LoadBuffer: func(b unsafe.Pointer, n uint64, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+	LoadBuffer: func(b unsafe.Pointer, n uint64, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 		var m *C.nk_model_t
 		s := C.nk_model_load_buffer(&m, b, C.size_t(n), arena(a), cerr(e))
-		return unsafe.Pointer(m), runtime.Status(s)
+		return unsafe.Pointer(m), engine.Status(s)
 	},
-	LoadFile: func(path string, mode uint32, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+	LoadFile: func(path string, mode uint32, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 		p := C.CString(path)
 		defer C.free(unsafe.Pointer(p))
 		var m *C.nk_model_t
 		s := C.nk_model_load_file_ex(&m, p, C.uint32_t(mode), arena(a), cerr(e))
-		return unsafe.Pointer(m), runtime.Status(s)
+		return unsafe.Pointer(m), engine.Status(s)
 	},
-	ArenaSize: func(b unsafe.Pointer, n uint64, mode uint32, e *runtime.CError) (uint64, runtime.Status) {
+	ArenaSize: func(b unsafe.Pointer, n uint64, mode uint32, e *engine.CError) (uint64, engine.Status) {
 		var need C.size_t
 		s := C.nk_model_arena_size(b, C.size_t(n), C.uint32_t(mode), nil, &need, cerr(e))
-		return uint64(need), runtime.Status(s)
+		return uint64(need), engine.Status(s)
 	},
-	Report: func(m unsafe.Pointer, r *runtime.CReport, ops *runtime.COpInfo, maxOps int32) runtime.Status {
-		return runtime.Status(C.nk_model_report(model(m), (*C.nk_report_t)(unsafe.Pointer(r)),
+	Report: func(m unsafe.Pointer, r *engine.CReport, ops *engine.COpInfo, maxOps int32) engine.Status {
+		return engine.Status(C.nk_model_report(model(m), (*C.nk_report_t)(unsafe.Pointer(r)),
 			(*C.nk_op_info_t)(unsafe.Pointer(ops)), C.int32_t(maxOps)))
 	},
-	ModelInput: func(m unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
-		return runtime.Status(C.nk_model_input(model(m), C.int32_t(i), tensor(t)))
+	ModelInput: func(m unsafe.Pointer, i int32, t *engine.CTensor) engine.Status {
+		return engine.Status(C.nk_model_input(model(m), C.int32_t(i), tensor(t)))
 	},
-	ModelOutput: func(m unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
-		return runtime.Status(C.nk_model_output(model(m), C.int32_t(i), tensor(t)))
+	ModelOutput: func(m unsafe.Pointer, i int32, t *engine.CTensor) engine.Status {
+		return engine.Status(C.nk_model_output(model(m), C.int32_t(i), tensor(t)))
 	},
-	ModelInvoke: func(m unsafe.Pointer, e *runtime.CError) runtime.Status {
-		return runtime.Status(C.nk_model_invoke(model(m), cerr(e)))
+	ModelInvoke: func(m unsafe.Pointer, e *engine.CError) engine.Status {
+		return engine.Status(C.nk_model_invoke(model(m), cerr(e)))
 	},
-	ContextCreate: func(m unsafe.Pointer, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+	ContextCreate: func(m unsafe.Pointer, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 		var c *C.nk_context_t
 		s := C.nk_context_create(&c, model(m), arena(a), cerr(e))
-		return unsafe.Pointer(c), runtime.Status(s)
+		return unsafe.Pointer(c), engine.Status(s)
 	},
-	ContextInput: func(c unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
-		return runtime.Status(C.nk_context_input(ctx(c), C.int32_t(i), tensor(t)))
+	ContextInput: func(c unsafe.Pointer, i int32, t *engine.CTensor) engine.Status {
+		return engine.Status(C.nk_context_input(ctx(c), C.int32_t(i), tensor(t)))
 	},
-	ContextOutput: func(c unsafe.Pointer, i int32, t *runtime.CTensor) runtime.Status {
-		return runtime.Status(C.nk_context_output(ctx(c), C.int32_t(i), tensor(t)))
+	ContextOutput: func(c unsafe.Pointer, i int32, t *engine.CTensor) engine.Status {
+		return engine.Status(C.nk_context_output(ctx(c), C.int32_t(i), tensor(t)))
 	},
-	ContextInvoke: func(c unsafe.Pointer, e *runtime.CError) runtime.Status {
-		return runtime.Status(C.nk_context_invoke(ctx(c), cerr(e)))
+	ContextInvoke: func(c unsafe.Pointer, e *engine.CError) engine.Status {
+		return engine.Status(C.nk_context_invoke(ctx(c), cerr(e)))
 	},
-	ModelProfile: func(m unsafe.Pointer, opNs *uint64, n int32, e *runtime.CError) runtime.Status {
-		return runtime.Status(C.nk_model_profile(model(m), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
+	ModelProfile: func(m unsafe.Pointer, opNs *uint64, n int32, e *engine.CError) engine.Status {
+		return engine.Status(C.nk_model_profile(model(m), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
 	},
-	ContextProfile: func(c unsafe.Pointer, opNs *uint64, n int32, e *runtime.CError) runtime.Status {
-		return runtime.Status(C.nk_context_profile(ctx(c), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
+	ContextProfile: func(c unsafe.Pointer, opNs *uint64, n int32, e *engine.CError) engine.Status {
+		return engine.Status(C.nk_context_profile(ctx(c), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
 	},
 }

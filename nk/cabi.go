@@ -4,7 +4,7 @@ package nk
 #include <stddef.h>
 #include "netkit.h"
 
-// sizeof then offsetof of each field, in runtime.Layouts' order.
+// sizeof then offsetof of each field, in engine.Layouts' order.
 const size_t nk_go_layout_arena[] = { sizeof(nk_arena_t),
 	offsetof(nk_arena_t, base), offsetof(nk_arena_t, capacity), offsetof(nk_arena_t, used),
 	offsetof(nk_arena_t, high_water), offsetof(nk_arena_t, alloc_count), offsetof(nk_arena_t, fail_at),
@@ -42,7 +42,7 @@ import "C"
 import "unsafe"
 
 // cLayouts returns sizeof and the field offsets of the C structs that
-// runtime mirrors, keyed by C type name, as the C compiler lays them out.
+// engine mirrors, keyed by C type name, as the C compiler lays them out.
 func cLayouts() map[string][]uintptr {
 	conv := func(p *C.size_t, n int) []uintptr {
 		s := unsafe.Slice(p, n)

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/runtime"
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine"
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/internal/tools/srchash"
 )
 
@@ -15,7 +15,7 @@ import (
 // compiler's sizeof and offsetof.
 func TestLayouts(t *testing.T) {
 	c := cLayouts()
-	for _, g := range runtime.Layouts() {
+	for _, g := range engine.Layouts() {
 		want, ok := c[g.Name]
 		require.True(t, ok, g.Name)
 		require.Len(t, want, 1+len(g.Offsets), "%s: field count", g.Name)
@@ -24,13 +24,13 @@ func TestLayouts(t *testing.T) {
 			assert.Equal(t, want[1+i], off, "offsetof(%s, %s)", g.Name, g.Fields[i])
 		}
 	}
-	assert.Equal(t, uint32(runtime.ABIVersion), backend.ABIVersion())
+	assert.Equal(t, uint32(engine.ABIVersion), backend.ABIVersion())
 }
 
 // TestStatusNames keeps Status.Error's names equal to nk_status_str.
 func TestStatusNames(t *testing.T) {
 	for i, name := range cStatusNames() {
-		assert.Equal(t, "netkit: "+name, runtime.Status(i).Error())
+		assert.Equal(t, "netkit: "+name, engine.Status(i).Error())
 	}
 }
 

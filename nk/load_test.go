@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/engine"
 	"github.com/netkit/netkit/internal/nkfile"
-	nkrt "github.com/netkit/netkit/internal/runtime"
 	"github.com/netkit/netkit/internal/tflite"
 	"github.com/netkit/netkit/internal/tfliteimport"
 	"github.com/netkit/netkit/nk"
@@ -26,7 +26,7 @@ type loadCalls struct {
 	modes []uint32 // of each nk_model_load_file_ex
 }
 
-func (c *loadCalls) opener(t *testing.T) nkrt.Opener {
+func (c *loadCalls) opener(t *testing.T) engine.Opener {
 	b, err := nk.Open("")
 	require.NoError(t, err)
 	w := *b
@@ -35,22 +35,22 @@ func (c *loadCalls) opener(t *testing.T) nkrt.Opener {
 		defer c.mu.Unlock()
 		c.calls[name]++
 	}
-	w.ArenaSize = func(p unsafe.Pointer, n uint64, mode uint32, e *nkrt.CError) (uint64, nkrt.Status) {
+	w.ArenaSize = func(p unsafe.Pointer, n uint64, mode uint32, e *engine.CError) (uint64, engine.Status) {
 		count("arena_size")
 		return b.ArenaSize(p, n, mode, e)
 	}
-	w.LoadBuffer = func(p unsafe.Pointer, n uint64, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+	w.LoadBuffer = func(p unsafe.Pointer, n uint64, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 		count("load_buffer")
 		return b.LoadBuffer(p, n, a, e)
 	}
-	w.LoadFile = func(path string, mode uint32, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+	w.LoadFile = func(path string, mode uint32, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 		count("load_file")
 		c.mu.Lock()
 		c.modes = append(c.modes, mode)
 		c.mu.Unlock()
 		return b.LoadFile(path, mode, a, e)
 	}
-	return func(string) (*nkrt.Backend, error) { return &w, nil }
+	return func(string) (*engine.Backend, error) { return &w, nil }
 }
 
 func (c *loadCalls) reset() {
@@ -74,17 +74,17 @@ func TestLoadsOnce(t *testing.T) {
 		calls map[string]int
 		modes []uint32
 	}{
-		{"Load", func() error { return closeModel(nkrt.Load(open, path)) },
-			map[string]int{"arena_size": 1, "load_file": 1}, []uint32{nkrt.LoadFile}},
-		{"Load WithCopy", func() error { return closeModel(nkrt.Load(open, path, nkrt.WithCopy())) },
-			map[string]int{"arena_size": 1, "load_file": 1}, []uint32{nkrt.LoadCopy}},
-		{"Load WithArenaSize", func() error { return closeModel(nkrt.Load(open, path, nkrt.WithArenaSize(1<<20))) },
-			map[string]int{"load_file": 1}, []uint32{nkrt.LoadFile}},
-		{"LoadBytes", func() error { return closeModel(nkrt.LoadBytes(open, img)) },
+		{"Load", func() error { return closeModel(engine.Load(open, path)) },
+			map[string]int{"arena_size": 1, "load_file": 1}, []uint32{engine.LoadFile}},
+		{"Load WithCopy", func() error { return closeModel(engine.Load(open, path, engine.WithCopy())) },
+			map[string]int{"arena_size": 1, "load_file": 1}, []uint32{engine.LoadCopy}},
+		{"Load WithArenaSize", func() error { return closeModel(engine.Load(open, path, engine.WithArenaSize(1<<20))) },
+			map[string]int{"load_file": 1}, []uint32{engine.LoadFile}},
+		{"LoadBytes", func() error { return closeModel(engine.LoadBytes(open, img)) },
 			map[string]int{"arena_size": 1, "load_buffer": 1}, nil},
-		{"Inspect", func() error { _, err := nkrt.Inspect(open, path); return err },
+		{"Inspect", func() error { _, err := engine.Inspect(open, path); return err },
 			map[string]int{"arena_size": 1, "load_buffer": 1}, nil},
-		{"InspectBytes", func() error { _, err := nkrt.InspectBytes(open, img); return err },
+		{"InspectBytes", func() error { _, err := engine.InspectBytes(open, img); return err },
 			map[string]int{"arena_size": 1, "load_buffer": 1}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,7 +96,7 @@ func TestLoadsOnce(t *testing.T) {
 	}
 }
 
-func closeModel(m *nkrt.Model, err error) error {
+func closeModel(m *engine.Model, err error) error {
 	if err != nil {
 		return err
 	}

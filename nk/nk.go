@@ -28,7 +28,7 @@
 package nk
 
 //go:generate go run ../internal/tools/csrchash -o csrc_hash.go
-//go:generate go run ../internal/tools/apigen -pkg nk -o api.go
+//go:generate go run ../internal/tools/apigen -pkg nk
 
 import "fmt"
 

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nkc"
 )

@@ -3,11 +3,12 @@
 package nkc
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"time"
 
-	"github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/internal/engine"
 	"github.com/netkit/netkit/nk/nkimage"
 )
 
@@ -15,13 +16,13 @@ import (
 // context. Run, Predict, RunMulti and RunRaw on a Model are safe for
 // concurrent use (they take turns on the default context); for parallel
 // inference give each goroutine a Session.
-type Model struct{ m *runtime.Model }
+type Model struct{ m *engine.Model }
 
 // Session is a second execution context over a Model's read-only weights,
 // with its own activations and workspace (a C heap arena of
 // nk_context_size bytes). Use one Session per goroutine; Session.Run makes
 // no Go allocations.
-type Session struct{ s *runtime.Session }
+type Session struct{ s *engine.Session }
 
 // TensorInfo describes a graph input or output.
 type TensorInfo struct {
@@ -34,12 +35,6 @@ type TensorInfo struct {
 	Scale     float32
 	ZeroPoint int32
 }
-
-// Elems returns the element count (1 for a scalar).
-func (t TensorInfo) Elems() int { return runtime.TensorInfo(t).Elems() }
-
-// Bytes returns the tensor's size in bytes.
-func (t TensorInfo) Bytes() int { return runtime.TensorInfo(t).Bytes() }
 
 // Report is the C core's report on a model (nk_report_t, from
 // nk_model_report): exact arena figures and a per-op table. See
@@ -70,84 +65,153 @@ type OpInfo struct {
 	Impl string
 }
 
+// Elems returns the element count (1 for a scalar).
+func (t TensorInfo) Elems() int { return t.shared().Elems() }
+
+// Bytes returns the tensor's size in bytes.
+func (t TensorInfo) Bytes() int { return t.shared().Bytes() }
+
+func (t TensorInfo) shared() engine.TensorInfo {
+	return engine.TensorInfo{Name: t.Name, Shape: t.Shape, DType: engine.DType(t.DType), Layout: engine.Layout(t.Layout),
+		Scale: t.Scale, ZeroPoint: t.ZeroPoint}
+}
+
 // Option configures Load, LoadBytes, Inspect and InspectBytes. Options of
 // package nk and of package nkc are different types: one package's option
 // given to the other does not compile.
-type Option struct{ o runtime.Option }
+type Option struct{ o engine.Option }
 
-type (
-	// DType is an element type: F32, I8, I16 or I32. Its String is the
-	// short name ("f32", "i8", ...) and Size the element's bytes.
-	DType = runtime.DType
-	// Layout is a tensor's source layout: LayoutNative or LayoutNCHW (a
-	// rank-4 ONNX input the core transposes on the way in).
-	Layout = runtime.Layout
-	// Status is an nk_status code. It implements error, and errors.Is maps
-	// it to the sentinels below (which are Status values), like
-	// syscall.Errno.
-	Status = runtime.Status
-	// Error is a failure reported by the C core (or by the Go checks in
-	// front of it) with the figures that explain it: Status, Op (the op
-	// index, -1 when none), Requested, Free and Capacity (bytes, for arena
-	// overflow) and Message. Its Unwrap returns the Status, so
-	// errors.Is(err, ErrArenaOverflow) works; errors.As(err, &e) with
-	// e *Error reaches the figures. The type is shared by nk and nkc.
-	Error = runtime.Error
-)
+// DType is an element type: F32, I8, I16 or I32 (nk_dtype).
+type DType uint8
 
 // Element types.
 const (
-	F32 = runtime.F32
-	I8  = runtime.I8
-	I16 = runtime.I16
-	I32 = runtime.I32
+	F32 DType = DType(engine.F32)
+	I8  DType = DType(engine.I8)
+	I16 DType = DType(engine.I16)
+	I32 DType = DType(engine.I32)
 )
+
+// Size returns the bytes of one element, 0 for an unknown DType.
+func (d DType) Size() int { return engine.DType(d).Size() }
+
+// String returns the short name: "f32", "i8", "i16", "i32".
+func (d DType) String() string { return engine.DType(d).String() }
+
+// Layout is a tensor's source layout (nk_layout): LayoutNative, or
+// LayoutNCHW for a rank-4 ONNX input the core transposes on the way in.
+type Layout uint32
 
 // Layouts.
 const (
-	LayoutNative = runtime.LayoutNative
-	LayoutNCHW   = runtime.LayoutNCHW
+	LayoutNative Layout = Layout(engine.LayoutNative)
+	LayoutNCHW   Layout = Layout(engine.LayoutNCHW)
 )
+
+// String returns "native" or "nchw".
+func (l Layout) String() string { return engine.Layout(l).String() }
+
+// Status is an nk_status code. It implements error, and errors.Is maps an
+// error to the Err* sentinels (which are Status values, except ErrClosed
+// and ErrOutOfMemory), like syscall.Errno.
+type Status int32
+
+// Error returns the status name, e.g. "netkit: arena overflow".
+func (s Status) Error() string { return engine.Status(s).Error() }
+
+// Is makes errors.Is(ErrUnsupported, errors.ErrUnsupported) true; equal
+// statuses already match by ==.
+func (s Status) Is(target error) bool { return engine.Status(s).Is(target) }
+
+// Error is a failure reported by the C core (or by the Go checks in front
+// of it) with the figures that explain it. errors.Is(err, ErrArenaOverflow)
+// matches its Status; errors.As(err, &e) with e *Error reaches the figures.
+type Error struct {
+	Status    Status
+	Op        int   // index of the op the failure is about, -1 when none
+	Requested int64 // bytes asked for (arena overflow), else 0
+	Free      int64 // bytes that were free in the arena, else 0
+	Capacity  int64 // arena capacity, else 0
+	Message   string
+	cause     error // the shared core's error this one converts, or nil
+}
+
+// Error returns the C core's message: what, how big, where.
+func (e *Error) Error() string {
+	return (&engine.Error{Status: engine.Status(e.Status), Message: e.Message}).Error()
+}
+
+// Is reports whether target is e's Status.
+func (e *Error) Is(target error) bool { return target == e.Status }
+
+// Unwrap returns the cause: the operating system's error for a file that
+// could not be read, else the error as the shared core made it.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Sentinels for errors.Is.
 var (
-	ErrArg           = runtime.ErrArg
-	ErrArenaOverflow = runtime.ErrArenaOverflow
-	ErrFormat        = runtime.ErrFormat
-	ErrVersion       = runtime.ErrVersion
-	ErrChecksum      = runtime.ErrChecksum
-	ErrAlign         = runtime.ErrAlign
-	ErrUnsupported   = runtime.ErrUnsupported
-	ErrShape         = runtime.ErrShape
-	ErrDType         = runtime.ErrDType
-	ErrIO            = runtime.ErrIO
-	ErrState         = runtime.ErrState
-	// ErrClosed is returned by any call on a closed Model or Session.
-	ErrClosed = runtime.ErrClosed
+	ErrArg           error = Status(engine.StatusArg)
+	ErrArenaOverflow error = Status(engine.StatusArenaOverflow)
+	ErrFormat        error = Status(engine.StatusFormat)
+	ErrVersion       error = Status(engine.StatusVersion)
+	ErrChecksum      error = Status(engine.StatusChecksum)
+	ErrAlign         error = Status(engine.StatusAlign)
+	ErrUnsupported   error = Status(engine.StatusUnsupported)
+	ErrShape         error = Status(engine.StatusShape)
+	ErrDType         error = Status(engine.StatusDType)
+	ErrIO            error = Status(engine.StatusIO)
+	ErrState         error = Status(engine.StatusState)
+	// ErrClosed is returned by any call on a closed Model or Session;
+	// errors.Is(ErrClosed, ErrState) is true.
+	ErrClosed error = &Error{Status: Status(engine.StatusState), Op: -1,
+		Message: engine.ErrClosed.Error(), cause: engine.ErrClosed}
 	// ErrOutOfMemory: the host heap could not provide an arena (not
 	// ErrArenaOverflow, which means an arena too small for the model).
-	ErrOutOfMemory = runtime.ErrOutOfMemory
+	ErrOutOfMemory = engine.ErrOutOfMemory
 )
+
+// wrapErr converts the shared core's errors to this package's Status and
+// *Error, keeping the original as the cause (so the conformance suite's
+// checks against the core's values hold too).
+func wrapErr(err error) error {
+	var re *engine.Error
+	var st engine.Status
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, engine.ErrClosed):
+		return ErrClosed
+	case errors.As(err, &re) && err == error(re):
+		return &Error{Status: Status(re.Status), Op: re.Op, Requested: re.Requested, Free: re.Free,
+			Capacity: re.Capacity, Message: re.Message, cause: re}
+	case errors.As(err, &st):
+		return &Error{Status: Status(st), Op: -1, Message: err.Error(), cause: err}
+	}
+	return err
+}
+
+// wrap2 is wrapErr for a call that returns a value too.
+func wrap2[T any](v T, err error) (T, error) { return v, wrapErr(err) }
 
 // WithArenaSize imposes an arena budget of n bytes instead of the exact size
 // from nk_model_arena_size; too small a budget fails with an *Error wrapping
 // ErrArenaOverflow that carries the requested, free and capacity bytes.
-func WithArenaSize(n int64) Option { return Option{runtime.WithArenaSize(n)} }
+func WithArenaSize(n int64) Option { return Option{engine.WithArenaSize(n)} }
 
 // WithCopy gives the model its own copy of the image: Load reads the file
 // into the model's arena (which grows by the file's size) instead of
 // mapping it, so the file may be truncated, rewritten or deleted while the
 // model runs; LoadBytes copies b, which the caller may then reuse.
-func WithCopy() Option { return Option{runtime.WithCopy()} }
+func WithCopy() Option { return Option{engine.WithCopy()} }
 
 // WithLibrary loads the C core from the shared library at path instead of
 // searching for it; models loaded from different libraries may coexist.
 // Only package nkc loads libraries: package nk has the core compiled in and
 // fails a load given WithLibrary rather than ignore it.
-func WithLibrary(path string) Option { return Option{runtime.WithLibrary(path)} }
+func WithLibrary(path string) Option { return Option{engine.WithLibrary(path)} }
 
-func unwrapOptions(opts []Option) []runtime.Option {
-	out := make([]runtime.Option, len(opts))
+func unwrapOptions(opts []Option) []engine.Option {
+	out := make([]engine.Option, len(opts))
 	for i, o := range opts {
 		out[i] = o.o
 	}
@@ -160,7 +224,7 @@ func unwrapOptions(opts []Option) []runtime.Option {
 // in place while the model lives (SIGBUS at the next Run, or silently other
 // weights); a file replaced by rename is safe.
 func Load(path string, opts ...Option) (*Model, error) {
-	return wrapModel(runtime.Load(open, path, unwrapOptions(opts)...))
+	return wrapModel(engine.Load(open, path, unwrapOptions(opts)...))
 }
 
 // LoadBytes binds b in place, with no copy: b is pinned for the model's
@@ -168,7 +232,7 @@ func Load(path string, opts ...Option) (*Model, error) {
 // every slice from make of 16 bytes or more is; a misaligned b is copied
 // once into an aligned buffer. WithCopy always copies b.
 func LoadBytes(b []byte, opts ...Option) (*Model, error) {
-	return wrapModel(runtime.LoadBytes(open, b, unwrapOptions(opts)...))
+	return wrapModel(engine.LoadBytes(open, b, unwrapOptions(opts)...))
 }
 
 // Inspect returns the C core's report for a model file loaded as a buffer
@@ -176,12 +240,12 @@ func LoadBytes(b []byte, opts ...Option) (*Model, error) {
 // pass, the breakdown, and a per-op table. It loads the model once; a
 // loaded Model reports on itself with Model.Report.
 func Inspect(path string, opts ...Option) (*Report, error) {
-	return wrapReport(runtime.Inspect(open, path, unwrapOptions(opts)...))
+	return wrapReport(engine.Inspect(open, path, unwrapOptions(opts)...))
 }
 
 // InspectBytes is Inspect for a model image in memory.
 func InspectBytes(b []byte, opts ...Option) (*Report, error) {
-	return wrapReport(runtime.InspectBytes(open, b, unwrapOptions(opts)...))
+	return wrapReport(engine.InspectBytes(open, b, unwrapOptions(opts)...))
 }
 
 // Version returns the C core's version string (NK_VERSION_STRING). With
@@ -191,7 +255,7 @@ func InspectBytes(b []byte, opts ...Option) (*Report, error) {
 func Version() (string, error) {
 	b, err := open("")
 	if err != nil {
-		return "", err
+		return "", wrapErr(err)
 	}
 	return b.Version(), nil
 }
@@ -200,21 +264,21 @@ func Version() (string, error) {
 func ABIVersion() (uint32, error) {
 	b, err := open("")
 	if err != nil {
-		return 0, err
+		return 0, wrapErr(err)
 	}
 	return b.ABIVersion(), nil
 }
 
-func wrapModel(m *runtime.Model, err error) (*Model, error) {
+func wrapModel(m *engine.Model, err error) (*Model, error) {
 	if err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
 	return &Model{m}, nil
 }
 
-func wrapReport(r *runtime.Report, err error) (*Report, error) {
+func wrapReport(r *engine.Report, err error) (*Report, error) {
 	if err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
 	out := &Report{
 		ArenaAfterLoad: r.ArenaAfterLoad, ArenaAfterForward: r.ArenaAfterForward, ModelBytes: r.ModelBytes,
@@ -232,17 +296,18 @@ func wrapReport(r *runtime.Report, err error) (*Report, error) {
 	return out, nil
 }
 
-func wrapInfos(ts []runtime.TensorInfo) []TensorInfo {
+func wrapInfos(ts []engine.TensorInfo) []TensorInfo {
 	out := make([]TensorInfo, len(ts))
 	for i, t := range ts {
-		out[i] = TensorInfo(t)
+		out[i] = TensorInfo{Name: t.Name, Shape: t.Shape, DType: DType(t.DType), Layout: Layout(t.Layout),
+			Scale: t.Scale, ZeroPoint: t.ZeroPoint}
 	}
 	return out
 }
 
 // Close releases the model, its arena and every open Session of it. A
 // second Close, and any later call, returns ErrClosed.
-func (m *Model) Close() error { return m.m.Close() }
+func (m *Model) Close() error { return wrapErr(m.m.Close()) }
 
 // Inputs describes the graph inputs, in order.
 func (m *Model) Inputs() []TensorInfo { return wrapInfos(m.m.Inputs()) }
@@ -262,18 +327,18 @@ func (m *Model) Labels() []string { return m.m.Labels() }
 
 // Run copies in to the single f32 input, runs, and copies the single f32
 // output to out. Both lengths must match the tensors exactly (ErrShape).
-func (m *Model) Run(in, out []float32) error { return m.m.Run(in, out) }
+func (m *Model) Run(in, out []float32) error { return wrapErr(m.m.Run(in, out)) }
 
 // Predict runs in and returns a new slice with the single output.
-func (m *Model) Predict(in []float32) ([]float32, error) { return m.m.Predict(in) }
+func (m *Model) Predict(in []float32) ([]float32, error) { return wrap2(m.m.Predict(in)) }
 
 // RunMulti runs a model with several f32 inputs and outputs, one slice per
 // tensor in order.
-func (m *Model) RunMulti(ins, outs [][]float32) error { return m.m.RunMulti(ins, outs) }
+func (m *Model) RunMulti(ins, outs [][]float32) error { return wrapErr(m.m.RunMulti(ins, outs)) }
 
 // RunRaw runs with raw little-endian tensor bytes of any dtype, one slice
 // per tensor; each length must equal the tensor's byte size.
-func (m *Model) RunRaw(ins, outs [][]byte) error { return m.m.RunRaw(ins, outs) }
+func (m *Model) RunRaw(ins, outs [][]byte) error { return wrapErr(m.m.RunRaw(ins, outs)) }
 
 // Batch is the number of samples one invoke runs: N for a model converted
 // with --batch N (META batch; every input and output then leads with N),
@@ -285,12 +350,12 @@ func (m *Model) Batch() int { return m.m.Batch() }
 // k samples of the output. k is any count from 1: a batch model runs
 // Batch samples per invoke (the last invoke padded with zeros), any other
 // one sample per invoke, so k = Batch() is a single invoke.
-func (m *Model) RunBatch(in, out []float32) error { return m.m.RunBatch(in, out) }
+func (m *Model) RunBatch(in, out []float32) error { return wrapErr(m.m.RunBatch(in, out)) }
 
 // RunBatchRaw is RunBatch for any number of inputs and outputs of any
 // dtype, as raw little-endian bytes: one slice per tensor, all holding the
 // same number of samples.
-func (m *Model) RunBatchRaw(ins, outs [][]byte) error { return m.m.RunBatchRaw(ins, outs) }
+func (m *Model) RunBatchRaw(ins, outs [][]byte) error { return wrapErr(m.m.RunBatchRaw(ins, outs)) }
 
 // NumOps is the model's op count: the length of Report().Ops and the
 // room RunProfiled needs.
@@ -303,14 +368,14 @@ func (m *Model) NumOps() int { return m.m.NumOps() }
 // Report().Ops. Made for profiles (netkit bench --ops): Run does not pay
 // for the clock.
 func (m *Model) RunProfiled(ins, outs [][]byte, opTimes []time.Duration) error {
-	return m.m.RunProfiled(ins, outs, opTimes)
+	return wrapErr(m.m.RunProfiled(ins, outs, opTimes))
 }
 
 // NewSession creates a context with its own activations over the model.
 func (m *Model) NewSession() (*Session, error) {
 	s, err := m.m.NewSession()
 	if err != nil {
-		return nil, err
+		return nil, wrapErr(err)
 	}
 	return &Session{s}, nil
 }
@@ -328,47 +393,48 @@ func (m *Model) Report() (*Report, error) { return wrapReport(m.m.Report()) }
 // float input and to the int8 range for an int8 one. The string says which
 // rule was used.
 func (m *Model) ImageInput(i int, img image.Image) ([]byte, string, error) {
-	ins := m.m.Inputs()
+	ins := m.Inputs()
 	if i < 0 || i >= len(ins) {
 		return nil, "", fmt.Errorf("%w: input %d of %d", ErrArg, i, len(ins))
 	}
 	pre, err := nkimage.FromMeta(m.m.Meta)
 	if err != nil {
-		return nil, "", err
+		return nil, "", wrapErr(err)
 	}
 	t := ins[i]
 	if t.DType != F32 && t.DType != I8 {
 		return nil, "", fmt.Errorf("%w: input %d %q is %v; images feed f32 or i8 inputs", ErrDType, i, t.Name, t.DType)
 	}
-	return nkimage.Tensor(img, nkimage.Input{Name: t.Name, Shape: t.Shape, NCHW: t.Layout == LayoutNCHW,
+	b, rule, err := nkimage.Tensor(img, nkimage.Input{Name: t.Name, Shape: t.Shape, NCHW: t.Layout == LayoutNCHW,
 		Int8: t.DType == I8, Scale: t.Scale, ZeroPoint: t.ZeroPoint}, pre)
+	return b, rule, wrapErr(err)
 }
 
 // Close releases the session's arena. Closing the Model closes it too.
-func (s *Session) Close() error { return s.s.Close() }
+func (s *Session) Close() error { return wrapErr(s.s.Close()) }
 
 // Run is Model.Run on this session's context.
-func (s *Session) Run(in, out []float32) error { return s.s.Run(in, out) }
+func (s *Session) Run(in, out []float32) error { return wrapErr(s.s.Run(in, out)) }
 
 // Predict is Model.Predict on this session's context.
-func (s *Session) Predict(in []float32) ([]float32, error) { return s.s.Predict(in) }
+func (s *Session) Predict(in []float32) ([]float32, error) { return wrap2(s.s.Predict(in)) }
 
 // RunMulti is Model.RunMulti on this session's context.
-func (s *Session) RunMulti(ins, outs [][]float32) error { return s.s.RunMulti(ins, outs) }
+func (s *Session) RunMulti(ins, outs [][]float32) error { return wrapErr(s.s.RunMulti(ins, outs)) }
 
 // RunRaw is Model.RunRaw on this session's context.
-func (s *Session) RunRaw(ins, outs [][]byte) error { return s.s.RunRaw(ins, outs) }
+func (s *Session) RunRaw(ins, outs [][]byte) error { return wrapErr(s.s.RunRaw(ins, outs)) }
 
 // Batch is Model.Batch.
 func (s *Session) Batch() int { return s.s.Batch() }
 
 // RunBatch is Model.RunBatch on this session's context.
-func (s *Session) RunBatch(in, out []float32) error { return s.s.RunBatch(in, out) }
+func (s *Session) RunBatch(in, out []float32) error { return wrapErr(s.s.RunBatch(in, out)) }
 
 // RunBatchRaw is Model.RunBatchRaw on this session's context.
-func (s *Session) RunBatchRaw(ins, outs [][]byte) error { return s.s.RunBatchRaw(ins, outs) }
+func (s *Session) RunBatchRaw(ins, outs [][]byte) error { return wrapErr(s.s.RunBatchRaw(ins, outs)) }
 
 // RunProfiled is Model.RunProfiled on this session's context.
 func (s *Session) RunProfiled(ins, outs [][]byte, opTimes []time.Duration) error {
-	return s.s.RunProfiled(ins, outs, opTimes)
+	return wrapErr(s.s.RunProfiled(ins, outs, opTimes))
 }

@@ -12,7 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
-	nkrt "github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/internal/engine"
 )
 
 // libNames are the shared library's file names on this system, in the
@@ -20,25 +20,25 @@ import (
 // adds), then the versioned name a runtime-only install has.
 var libNames = func() []string {
 	if runtime.GOOS == "darwin" {
-		return []string{"libnetkit.dylib", fmt.Sprintf("libnetkit.%d.dylib", nkrt.ABIVersion)}
+		return []string{"libnetkit.dylib", fmt.Sprintf("libnetkit.%d.dylib", engine.ABIVersion)}
 	}
-	return []string{"libnetkit.so", fmt.Sprintf("libnetkit.so.%d", nkrt.ABIVersion)}
+	return []string{"libnetkit.so", fmt.Sprintf("libnetkit.so.%d", engine.ABIVersion)}
 }()
 
 var (
 	libsMu sync.Mutex
-	libs   = map[string]*nkrt.Backend{} // by WithLibrary path, "" for the search
+	libs   = map[string]*engine.Backend{} // by WithLibrary path, "" for the search
 )
 
 // open returns the backend for the library at path, or found by the search
 // when path is "". Libraries stay loaded for the life of the process.
-func open(path string) (*nkrt.Backend, error) {
+func open(path string) (*engine.Backend, error) {
 	libsMu.Lock()
 	defer libsMu.Unlock()
 	if b, ok := libs[path]; ok {
 		return b, nil
 	}
-	var b *nkrt.Backend
+	var b *engine.Backend
 	var err error
 	if path != "" {
 		b, err = openLibrary(path)
@@ -53,7 +53,7 @@ func open(path string) (*nkrt.Backend, error) {
 }
 
 // search tries $NETKIT_LIB, the executable's folder, then the system loader.
-func search() (*nkrt.Backend, error) {
+func search() (*engine.Backend, error) {
 	if p := os.Getenv("NETKIT_LIB"); p != "" {
 		b, err := openLibrary(p)
 		if err != nil {
@@ -86,7 +86,7 @@ func search() (*nkrt.Backend, error) {
 }
 
 // openLibrary dlopens path, resolves every symbol and checks the ABI version.
-func openLibrary(path string) (*nkrt.Backend, error) {
+func openLibrary(path string) (*engine.Backend, error) {
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		return nil, fmt.Errorf("nkc: cannot load %s: %w", path, err)
@@ -105,9 +105,9 @@ func openLibrary(path string) (*nkrt.Backend, error) {
 		_ = purego.Dlclose(h)
 		return nil, fmt.Errorf("nkc: %s lacks %s", path, strings.Join(missing, ", "))
 	}
-	if v := l.abiVersion(); v != nkrt.ABIVersion {
+	if v := l.abiVersion(); v != engine.ABIVersion {
 		_ = purego.Dlclose(h)
-		return nil, fmt.Errorf("nkc: %s has ABI version %d, this package needs %d", path, v, nkrt.ABIVersion)
+		return nil, fmt.Errorf("nkc: %s has ABI version %d, this package needs %d", path, v, engine.ABIVersion)
 	}
 	return l.backend(), nil
 }
@@ -153,24 +153,24 @@ func (l *lib) abiVersion() uint32 {
 func ptr(r uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&r)) }
 
 // status reads a C enum (int) result: only the low 32 bits are defined.
-func status(r uintptr) nkrt.Status { return nkrt.Status(int32(r)) }
+func status(r uintptr) engine.Status { return engine.Status(int32(r)) }
 
 // The calls below follow unsafe.Pointer rule 4: every Go pointer is
 // converted to uintptr inside SyscallN's argument list (which is marked
 // go:uintptrescapes), so the object stays alive and in place for the call.
-func (l *lib) backend() *nkrt.Backend {
-	return &nkrt.Backend{
+func (l *lib) backend() *engine.Backend {
+	return &engine.Backend{
 		Name:       "purego",
 		ABIVersion: l.abiVersion,
 		Version: func() string {
 			r, _, _ := purego.SyscallN(l.version)
-			return nkrt.GoString(ptr(r))
+			return engine.GoString(ptr(r))
 		},
-		ArenaInitHeap: func(a *nkrt.CArena, capacity uint64) nkrt.Status {
+		ArenaInitHeap: func(a *engine.CArena, capacity uint64) engine.Status {
 			r, _, _ := purego.SyscallN(l.arenaInitHeap, uintptr(unsafe.Pointer(a)), uintptr(capacity))
 			return status(r)
 		},
-		ArenaFreeHeap: func(a *nkrt.CArena) { purego.SyscallN(l.arenaFreeHeap, uintptr(unsafe.Pointer(a))) },
+		ArenaFreeHeap: func(a *engine.CArena) { purego.SyscallN(l.arenaFreeHeap, uintptr(unsafe.Pointer(a))) },
 		ContextSize: func(m unsafe.Pointer) uint64 {
 			r, _, _ := purego.SyscallN(l.contextSize, uintptr(m))
 			return uint64(r)
@@ -189,30 +189,30 @@ func (l *lib) backend() *nkrt.Backend {
 			return int32(r)
 		},
 		Meta: func(m unsafe.Pointer, key string) unsafe.Pointer {
-			k := nkrt.CString(key)
+			k := engine.CString(key)
 			r, _, _ := purego.SyscallN(l.meta, uintptr(m), uintptr(unsafe.Pointer(&k[0])))
 			return ptr(r)
 		},
-		LoadBuffer: func(b unsafe.Pointer, n uint64, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+		LoadBuffer: func(b unsafe.Pointer, n uint64, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 			var m unsafe.Pointer
 			r, _, _ := purego.SyscallN(l.loadBuffer, uintptr(unsafe.Pointer(&m)), uintptr(b), uintptr(n),
 				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return m, status(r)
 		},
-		LoadFile: func(path string, mode uint32, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+		LoadFile: func(path string, mode uint32, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 			var m unsafe.Pointer
-			p := nkrt.CString(path)
+			p := engine.CString(path)
 			r, _, _ := purego.SyscallN(l.loadFile, uintptr(unsafe.Pointer(&m)), uintptr(unsafe.Pointer(&p[0])),
 				uintptr(mode), uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return m, status(r)
 		},
-		ArenaSize: func(b unsafe.Pointer, n uint64, mode uint32, e *nkrt.CError) (uint64, nkrt.Status) {
+		ArenaSize: func(b unsafe.Pointer, n uint64, mode uint32, e *engine.CError) (uint64, engine.Status) {
 			var need uintptr // size_t
 			r, _, _ := purego.SyscallN(l.arenaSize, uintptr(b), uintptr(n), uintptr(mode), 0,
 				uintptr(unsafe.Pointer(&need)), uintptr(unsafe.Pointer(e)))
 			return uint64(need), status(r)
 		},
-		Report: func(m unsafe.Pointer, rep *nkrt.CReport, ops *nkrt.COpInfo, maxOps int32) nkrt.Status {
+		Report: func(m unsafe.Pointer, rep *engine.CReport, ops *engine.COpInfo, maxOps int32) engine.Status {
 			r, _, _ := purego.SyscallN(l.report, uintptr(m), uintptr(unsafe.Pointer(rep)),
 				uintptr(unsafe.Pointer(ops)), uintptr(maxOps))
 			return status(r)
@@ -220,7 +220,7 @@ func (l *lib) backend() *nkrt.Backend {
 		ModelInput:  l.tensorCall(l.modelInput),
 		ModelOutput: l.tensorCall(l.modelOutput),
 		ModelInvoke: invokeCall(l.modelInvoke),
-		ContextCreate: func(m unsafe.Pointer, a *nkrt.CArena, e *nkrt.CError) (unsafe.Pointer, nkrt.Status) {
+		ContextCreate: func(m unsafe.Pointer, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 			var c unsafe.Pointer
 			r, _, _ := purego.SyscallN(l.contextCreate, uintptr(unsafe.Pointer(&c)), uintptr(m),
 				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
@@ -236,16 +236,16 @@ func (l *lib) backend() *nkrt.Backend {
 
 // profileCall wraps nk_{model,context}_profile(handle, uint64_t *op_ns,
 // int32 n, nk_error_t *): one C call per run, the clock read in C.
-func profileCall(fn uintptr) func(unsafe.Pointer, *uint64, int32, *nkrt.CError) nkrt.Status {
-	return func(h unsafe.Pointer, opNs *uint64, n int32, e *nkrt.CError) nkrt.Status {
+func profileCall(fn uintptr) func(unsafe.Pointer, *uint64, int32, *engine.CError) engine.Status {
+	return func(h unsafe.Pointer, opNs *uint64, n int32, e *engine.CError) engine.Status {
 		r, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(unsafe.Pointer(opNs)), uintptr(n), uintptr(unsafe.Pointer(e)))
 		return status(r)
 	}
 }
 
 // tensorCall wraps nk_{model,context}_{input,output}(handle, int32 i, nk_tensor_t *).
-func (l *lib) tensorCall(fn uintptr) func(unsafe.Pointer, int32, *nkrt.CTensor) nkrt.Status {
-	return func(h unsafe.Pointer, i int32, t *nkrt.CTensor) nkrt.Status {
+func (l *lib) tensorCall(fn uintptr) func(unsafe.Pointer, int32, *engine.CTensor) engine.Status {
+	return func(h unsafe.Pointer, i int32, t *engine.CTensor) engine.Status {
 		r, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(i), uintptr(unsafe.Pointer(t)))
 		return status(r)
 	}
@@ -255,11 +255,11 @@ func (l *lib) tensorCall(fn uintptr) func(unsafe.Pointer, int32, *nkrt.CTensor) 
 // per-run call. SyscallN's variadic slice escapes (go:uintptrescapes), so a
 // slice built per call would cost one allocation per Run; the arguments go
 // through pooled arrays instead. That is sound because e always points to
-// the heap (runtime allocates each nk_error_t with new, and pointers passed
+// the heap (the engine allocates each nk_error_t with new, and pointers passed
 // through a Backend func value escape anyway), the Go heap does not move,
 // and KeepAlive holds e until the C call has returned.
-func invokeCall(fn uintptr) func(unsafe.Pointer, *nkrt.CError) nkrt.Status {
-	return func(h unsafe.Pointer, e *nkrt.CError) nkrt.Status {
+func invokeCall(fn uintptr) func(unsafe.Pointer, *engine.CError) engine.Status {
+	return func(h unsafe.Pointer, e *engine.CError) engine.Status {
 		a := argPool.Get().(*[2]uintptr)
 		a[0], a[1] = uintptr(h), uintptr(unsafe.Pointer(e))
 		r, _, _ := purego.SyscallN(fn, a[:]...)

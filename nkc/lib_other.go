@@ -5,9 +5,9 @@ package nkc
 import (
 	"errors"
 
-	nkrt "github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/internal/engine"
 )
 
-func open(string) (*nkrt.Backend, error) {
+func open(string) (*engine.Backend, error) {
 	return nil, errors.New("nkc: loading libnetkit is not supported on this system; use package nk")
 }

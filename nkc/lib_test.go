@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	nkrt "github.com/netkit/netkit/internal/runtime"
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine"
+	"github.com/netkit/netkit/internal/engine/conformance"
 )
 
 func TestSearchOrder(t *testing.T) {
@@ -52,7 +52,7 @@ func TestSearchOrder(t *testing.T) {
 		exe, err := os.Executable()
 		require.NoError(t, err)
 		next := filepath.Join(filepath.Dir(exe), libNames[1])
-		require.Contains(t, next, fmt.Sprint(nkrt.ABIVersion))
+		require.Contains(t, next, fmt.Sprint(engine.ABIVersion))
 		img, err := os.ReadFile(lib)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(next, img, 0o755))

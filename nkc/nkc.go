@@ -23,4 +23,4 @@
 // whose model files may change under it loads with WithCopy.
 package nkc
 
-//go:generate go run ../internal/tools/apigen -pkg nkc -o api.go
+//go:generate go run ../internal/tools/apigen -pkg nkc

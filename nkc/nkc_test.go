@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	nkrt "github.com/netkit/netkit/internal/runtime"
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine"
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/nkc"
 )
 
@@ -17,7 +17,7 @@ import (
 func binding(tb testing.TB) conformance.Binding {
 	path := conformance.SharedLibrary(tb)
 	b := nkc.Binding("nkc", nkc.WithLibrary(path))
-	b.Open = func(string) (*nkrt.Backend, error) { return nkc.Open(path) }
+	b.Open = func(string) (*engine.Backend, error) { return nkc.Open(path) }
 	return b
 }
 

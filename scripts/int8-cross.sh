@@ -135,12 +135,27 @@ run() {
 per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
 text_bytes() { "${prefix}size" -A "$1" | awk '$1 == ".text" { print $2 }'; }
 
-cmsis_head="" cmsis_rule=""
-if [[ -n $CMSIS_NN ]]; then
-    cmsis_head=" CMSIS-NN | CMSIS-NN / MAC | CMSIS-NN arena B |" cmsis_rule="---:|---:|---:|"
-fi
-echo "| target | model | TFLM bytes (${KINDS[*]}) | instructions / inference fast | portable |$cmsis_head MACs | instructions / MAC fast | portable | fast .text + B | arena B | TFLM arena B | .nk B |"
-echo "|---|---|---|---:|---:|${cmsis_rule}---:|---:|---:|---:|---:|---:|---:|"
+# The one table writer: a row builder adds its cells with `cell HEADER VALUE`
+# and ends the row with `row`, which prints the header and rule first when
+# the columns differ from the table's so far (the first three columns text,
+# the rest figures). `table` starts a new table.
+heads=() vals=() table_head=""
+cell() { heads+=("$1"); vals+=("$2"); }
+row() {
+    local head line rule="|" i
+    head=$(printf '%s | ' "${heads[@]}")
+    if [[ $head != "$table_head" ]]; then
+        for i in "${!heads[@]}"; do if ((i < 3)); then rule+="---|"; else rule+="---:|"; fi; done
+        echo "| ${head% }"
+        echo "$rule"
+        table_head=$head
+    fi
+    line=$(printf '%s | ' "${vals[@]}")
+    echo "| ${line% }"
+    heads=() vals=()
+}
+table() { echo; table_head=""; }
+
 for t in "${TARGETS[@]}"; do
     if [[ $t == rv32imac ]]; then continue; fi # the vendor section below
     prefix=$(tool_prefix "$t")
@@ -173,7 +188,6 @@ for t in "${TARGETS[@]}"; do
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         run "$BUILD/$t-portable" "$name"
         p_verdict=$verdict p_insns=$insns p_arena=$arena
-        cmsis_cols=""
         if [[ -n $cmsis_here ]]; then
             run "$BUILD/$t-cmsis-nn" "$name"
             c_verdict=$verdict c_insns=$insns c_arena=$arena
@@ -191,7 +205,6 @@ for t in "${TARGETS[@]}"; do
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
         if [[ -n $CMSIS_NN ]]; then
             [[ -z $c_verdict || $verdict == "$c_verdict" ]] || verdict="$verdict, cmsis-nn $c_verdict"
-            cmsis_cols=" $c_insns | $(per_mac "$c_insns" "$macs") | $c_arena |"
         fi
         tflm=${TFLM_ARENA[$name]:-}
         if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
@@ -200,7 +213,24 @@ for t in "${TARGETS[@]}"; do
             tflm="$tflm **netkit over**"
             failed=1
         fi
-        echo "| $t | $name | $verdict | $insns | $p_insns |$cmsis_cols $macs | $(per_mac "$insns" "$macs") | $(per_mac "$p_insns" "$macs") | $added | $arena | $tflm | $(wc -c <"$VEC/$name.nk") |"
+        cell target "$t"
+        cell model "$name"
+        cell "TFLM bytes (${KINDS[*]})" "$verdict"
+        cell "instructions / inference fast" "$insns"
+        cell portable "$p_insns"
+        if [[ -n $CMSIS_NN ]]; then
+            cell CMSIS-NN "$c_insns"
+            cell "CMSIS-NN / MAC" "$(per_mac "$c_insns" "$macs")"
+            cell "CMSIS-NN arena B" "$c_arena"
+        fi
+        cell MACs "$macs"
+        cell "instructions / MAC fast" "$(per_mac "$insns" "$macs")"
+        cell portable "$(per_mac "$p_insns" "$macs")"
+        cell "fast .text + B" "$added"
+        cell "arena B" "$arena"
+        cell "TFLM arena B" "$tflm"
+        cell ".nk B" "$(wc -c <"$VEC/$name.nk")"
+        row
     done
 done
 # NMSIS-NN and ESP-NN on rv32imac, ESP-NN on xtensa-lx106 (the ESP8266
@@ -237,18 +267,33 @@ for t in "${TARGETS[@]}"; do
             { cat "$dir.build.log" >&2; exit 1; }
         if [[ $kind != portable ]]; then backend_test "$dir"; fi
     done
-    echo
-    echo "| target | model | TFLM bytes (${rv_kinds[*]}) | MACs | instructions / inference $(printf '%s | ' "${rv_kinds[@]}")instructions / MAC $(printf '%s | ' "${rv_kinds[@]}")arena B $(printf '%s | ' "${rv_kinds[@]}")"
-    echo "|---|---|---|---:|$(printf -- '---:|---:|---:|%.0s' "${rv_kinds[@]}")"
+    table
     for name in $names; do
         macs=$("$BUILD/host_inspect" "$VEC/$name.nk" | awk '$1 == "macs" { print $2 }')
-        verdicts="" ins="" per="" arenas=""
+        verdicts=""
+        declare -A k_insns=() k_arena=()
         for kind in "${rv_kinds[@]}"; do
             run "$BUILD/$t-$kind" "$name"
             [[ $verdicts == *"$verdict"* ]] || verdicts="${verdicts:+$verdicts, }$verdict"
-            ins="$ins $insns |" per="$per $(per_mac "$insns" "$macs") |" arenas="$arenas $arena |"
+            k_insns[$kind]=$insns k_arena[$kind]=$arena
         done
-        echo "| $t | $name | $verdicts | $macs |$ins$per$arenas"
+        cell target "$t"
+        cell model "$name"
+        cell "TFLM bytes (${rv_kinds[*]})" "$verdicts"
+        cell MACs "$macs"
+        # one column per build in each group, the group named on its first
+        for group in "instructions / inference" "instructions / MAC" "arena B"; do
+            for kind in "${rv_kinds[@]}"; do
+                head=$kind
+                [[ $kind != "${rv_kinds[0]}" ]] || head="$group $kind"
+                case $group in
+                    "instructions / inference") cell "$head" "${k_insns[$kind]}" ;;
+                    "instructions / MAC") cell "$head" "$(per_mac "${k_insns[$kind]}" "$macs")" ;;
+                    *) cell "$head" "${k_arena[$kind]}" ;;
+                esac
+            done
+        done
+        row
     done
 done
 exit $failed

@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "aot",
 		summary: "embed a model in firmware as C source with its exact arena size",
-		usage:   "MODEL [-o DIR] [--name IDENT]",
+		usage:   "MODEL [-o DIR|-] [--name IDENT]",
 		help: `Writes IDENT.c, the model image as a 16-byte aligned const array (it stays
 in flash: the core binds the weights in place, nothing is copied to RAM),
 and IDENT.h with IDENT_nk / IDENT_nk_len, IDENT_ARENA_SIZE (the exact arena
@@ -25,11 +25,13 @@ nk_model_load_buffer needs for this image, from inspect) and the byte size
 of each input and output, with IDENT_INPUT0_SCALE and IDENT_INPUT0_ZERO_POINT
 (and so on) for a quantized one. IDENT defaults to the model's file name.
 Each file is written beside its final name and renamed into place;
-neither may be MODEL itself.`,
+neither may be MODEL itself. With -o - the header and the array go to
+standard output as one C file (for a build that takes a single source)
+and the summary to standard error.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
-			dir := fs.String("o", ".", "output `DIR`ectory")
+			dir := fs.String("o", ".", "output `DIR`ectory, or - for one C file on standard output")
 			name := fs.String("name", "", "C identifier prefix `IDENT` (default: from MODEL's file name)")
-			return func(args []string, stdout, _ io.Writer) error {
+			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
 				}
@@ -40,16 +42,18 @@ neither may be MODEL itself.`,
 					}
 					ident = *name
 				}
-				return writeAot(stdout, args[0], *dir, ident)
+				return writeAot(stdout, stderr, args[0], *dir, ident)
 			}
 		},
 	})
 }
 
-func writeAot(w io.Writer, path, dir, ident string) error {
+// writeAot writes IDENT.h and IDENT.c into dir, or with dir "-" both as one
+// file to stdout (the summary then goes to stderr).
+func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
 	h, c := filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c")
 	for _, out := range []string{h, c} {
-		if cliutil.SameFile(out, path) {
+		if dir != stdoutName && cliutil.SameFile(out, path) {
 			return usagef("output %q is the input file; choose another -o or --name", out)
 		}
 	}
@@ -74,6 +78,14 @@ func writeAot(w io.Writer, path, dir, ident string) error {
 	}
 	e := &aot.Embed{Ident: ident, ModelFile: filepath.Base(path), Image: img, ArenaBytes: r.ArenaAfterLoad,
 		Inputs: tensors(r.Inputs), Outputs: tensors(r.Outputs)}
+	if dir == stdoutName {
+		if err := writeOutput(stdoutName, e.Combined(), stdout); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s.h and %s.c as one file to standard output: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n",
+			ident, ident, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
+		return nil
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -83,7 +95,7 @@ func writeAot(w io.Writer, path, dir, ident string) error {
 	if err := cliutil.WriteFile(c, e.Source()); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
+	fmt.Fprintf(stdout, "wrote %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
 	return nil
 }
 

@@ -75,6 +75,27 @@ func TestAotFirmwareBuild(t *testing.T) {
 	out, err := exec.Command(cc, append(args, "-lm", "-o", bin)...).CombinedOutput()
 	require.NoError(t, err, string(out))
 
+	// -o -: the same header and array as one file on stdout, which a
+	// firmware includes in place of mlp.h and compiles alone
+	code, one, stderr := cli(t, "aot", model("mlp.nk"), "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "MLP_ARENA_SIZE")
+	_, err = os.Stat("-")
+	assert.True(t, os.IsNotExist(err), "-o - made a directory named -")
+	h, err := os.ReadFile(filepath.Join(dir, "mlp.h"))
+	require.NoError(t, err)
+	c, err := os.ReadFile(filepath.Join(dir, "mlp.c"))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(one, string(h)), "stdout starts with mlp.h")
+	_, array, ok := strings.Cut(string(c), "#include \"mlp.h\"\n\n")
+	require.True(t, ok)
+	assert.True(t, strings.HasSuffix(one, array), "stdout ends with mlp.c's array")
+	oneDir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(oneDir, "mlp.h"), []byte(one), 0o644))
+	out, err = exec.Command(cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+		"-I", filepath.Join(root, "include"), "-I", oneDir, filepath.Join(dir, "main.c")).CombinedOutput()
+	require.NoError(t, err, "main.c with the one file as mlp.h: %s", out)
+
 	run := exec.Command(bin)
 	// as on a device: the portable kernels, which the arena figure assumes
 	// (this host build would otherwise pack weights for its SIMD kernels)

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/nk/npy"
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/internal/onnx"
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/nk/npy"
 )
 
 // symbolicONNX writes testdata/fashion/name.onnx with a symbolic batch

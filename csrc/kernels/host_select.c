@@ -13,6 +13,7 @@
 #include "../nk_internal.h"
 #include "../format.h"
 #include "host/host.h"
+#include "../ops/ops_common.h" /* nk_ops_conv_geom */
 
 #if NETKIT_HOST_KERNELS
 
@@ -85,32 +86,6 @@ nk_status nk_host_select(const nk_host_kernels **out, nk_error_t *err) {
     return NK_OK;
 }
 
-/* The conv geometry of a bound conv2d op from its tensors and params
- * (the same fields ops/conv.c's eval fills; validated at bind). */
-static void nk_host_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g) {
-    const nk_tensor_rt *x = &t[op->in[0]], *w = &t[op->in[1]], *y = &t[op->out[0]];
-    memset(g, 0, sizeof *g);
-    g->batch = x->dims[0];
-    g->in_h = x->dims[1];
-    g->in_w = x->dims[2];
-    g->in_c = x->dims[3];
-    g->out_h = y->dims[1];
-    g->out_w = y->dims[2];
-    g->out_c = y->dims[3];
-    g->k_h = w->dims[1];
-    g->k_w = w->dims[2];
-    g->stride_h = nk_param_i32(op, 0);
-    g->stride_w = nk_param_i32(op, 1);
-    g->dil_h = nk_param_i32(op, 2);
-    g->dil_w = nk_param_i32(op, 3);
-    g->pad_top = nk_param_i32(op, 4);
-    g->pad_left = nk_param_i32(op, 5);
-    g->groups = nk_param_i32(op, 8);
-    g->multiplier = 1;
-    g->act_min = nk_param_f32(op, 9);
-    g->act_max = nk_param_f32(op, 10);
-}
-
 /* Packed kernels exist for float dense and conv2d with constant weights. */
 static int nk_host_packs(const nk_op_rt *op, const nk_tensor_rt *t) {
     if (op->n_in < 2 || op->in[1] == NK_NONE || !t[op->in[1]].is_const) return 0;
@@ -125,7 +100,7 @@ size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_
         const nk_tensor_rt *w = &t[op->in[1]];
         return h->dense_pack_size != NULL ? h->dense_pack_size(w->dims[1], w->dims[0]) : 0;
     }
-    nk_host_conv_geom(op, t, &g);
+    nk_ops_conv_geom(op, t, &g);
     return h->conv2d_pack_size != NULL ? h->conv2d_pack_size(&g) : 0;
 }
 
@@ -136,14 +111,14 @@ void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_
         h->dense_pack((const float *)w->const_data, w->dims[1], w->dims[0], (float *)dst);
         return;
     }
-    nk_host_conv_geom(op, t, &g);
+    nk_ops_conv_geom(op, t, &g);
     h->conv2d_pack((const float *)w->const_data, &g, (float *)dst);
 }
 
 size_t nk_host_workspace(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_ref_conv_geom g;
     if (h == NULL || op->type != NK_OP_CONV2D || !nk_host_packs(op, t)) return 0;
-    nk_host_conv_geom(op, t, &g);
+    nk_ops_conv_geom(op, t, &g);
     return h->conv2d_workspace != NULL ? h->conv2d_workspace(&g) : 0;
 }
 

@@ -102,18 +102,6 @@ static nk_status nk_depthwise_validate(const nk_op_rt *op, const nk_tensor_rt *t
     return nk_conv_check_common(op, t, "depthwise_conv2d", w->dims[3], NULL, err);
 }
 
-static void nk_conv_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom *g) {
-    nk_ops_window win;
-    nk_ops_conv_window(op, nk_ops_tin(op, x, 1), &win);
-    nk_ops_window_geom(op, x, &win, g);
-    if (op->type == NK_OP_CONV2D)
-        g->groups = nk_param_i32(op, 8);
-    else
-        g->multiplier = nk_param_i32(op, 8);
-    g->act_min = nk_param_f32(op, 9);
-    g->act_max = nk_param_f32(op, 10);
-}
-
 static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *w = &t[op->in[1]];
     uint64_t per_out = (uint64_t)w->dims[1] * (uint64_t)w->dims[2];
@@ -124,7 +112,7 @@ static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
-    nk_conv_geom(op, x, &g);
+    nk_ops_conv_geom(op, x->tensors, &g);
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         NK_EXEC_HOST(x)->conv2d_f32(nk_ops_in_f32(op, x, 0), (const float *)op->host_packed,
@@ -140,7 +128,7 @@ static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
 
 static nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
-    nk_conv_geom(op, x, &g);
+    nk_ops_conv_geom(op, x->tensors, &g);
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL &&
         NK_EXEC_HOST(x)->depthwise_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1),

@@ -106,7 +106,7 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_i8_quant q;
     nk_ops_window win;
     nk_ops_conv_window(op, w, &win);
-    nk_ops_window_geom(op, x, &win, &g);
+    nk_ops_window_geom(op, x->tensors, &win, &g);
     if (op->type == NK_OP_CONV2D_I8)
         g.groups = nk_param_i32(op, 8);
     else

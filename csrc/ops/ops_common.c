@@ -341,9 +341,9 @@ void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win) {
     win->pad_right = nk_param_i32(op, 7);
 }
 
-void nk_ops_window_geom(const nk_op_rt *op, const nk_exec *x, const nk_ops_window *win,
+void nk_ops_window_geom(const nk_op_rt *op, const nk_tensor_rt *t, const nk_ops_window *win,
                         nk_ref_conv_geom *g) {
-    const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
+    const nk_tensor_rt *in = &t[op->in[0]], *out = &t[op->out[0]];
     g->batch = in->dims[0];
     g->in_h = in->dims[1];
     g->in_w = in->dims[2];
@@ -364,6 +364,18 @@ void nk_ops_window_geom(const nk_op_rt *op, const nk_exec *x, const nk_ops_windo
     g->count_include_pad = 0;
     g->act_min = 0.0f;
     g->act_max = 0.0f;
+}
+
+void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g) {
+    nk_ops_window win;
+    nk_ops_conv_window(op, &t[op->in[1]], &win);
+    nk_ops_window_geom(op, t, &win, g);
+    if (op->type == NK_OP_CONV2D)
+        g->groups = nk_param_i32(op, 8);
+    else
+        g->multiplier = nk_param_i32(op, 8);
+    g->act_min = nk_param_f32(op, 9);
+    g->act_max = nk_param_f32(op, 10);
 }
 
 nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,

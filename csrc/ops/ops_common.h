@@ -110,10 +110,15 @@ NK_HIDDEN void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w);
  * (params 0..7: kernel, stride, pads; dilation 1), f32 and i8 alike. */
 NK_HIDDEN void nk_ops_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win);
 NK_HIDDEN void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win);
-/* Kernel geometry from input 0, the output and the window; groups and
- * multiplier 1, count_include_pad 0 and a [0, 0] clamp for the caller to set. */
-NK_HIDDEN void nk_ops_window_geom(const nk_op_rt *op, const nk_exec *x,
+/* Kernel geometry from input 0, the output (in the tensor table t) and the
+ * window; groups and multiplier 1, count_include_pad 0 and a [0, 0] clamp for
+ * the caller to set. */
+NK_HIDDEN void nk_ops_window_geom(const nk_op_rt *op, const nk_tensor_rt *t,
                                   const nk_ops_window *win, nk_ref_conv_geom *g);
+/* The whole geometry of a float conv2d / depthwise_conv2d: window, groups or
+ * multiplier (param 8) and the fused clamp (params 9, 10). The evals and the
+ * host kernels' packing (kernels/host_select.c) read it from here alike. */
+NK_HIDDEN void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g);
 /* An optional bias (NULL when absent) must be [n]; the message names n `unit`
  * ("output channels"). */
 NK_HIDDEN nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,

@@ -65,7 +65,7 @@ static void nk_pool_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom 
     const uint32_t act = op->type == NK_OP_AVG_POOL2D ? 9 : 8;
     nk_ops_window win;
     nk_ops_pool_window(op, &win);
-    nk_ops_window_geom(op, x, &win, g);
+    nk_ops_window_geom(op, x->tensors, &win, g);
     g->count_include_pad = op->type == NK_OP_AVG_POOL2D ? nk_param_i32(op, 8) : 0;
     g->act_min = nk_param_f32(op, act);
     g->act_max = nk_param_f32(op, act + 1);

@@ -103,6 +103,21 @@ func (e *Embed) Source() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "/* %s.c: the netkit model %s (%d B) embedded by `netkit aot`. Generated; do not edit. */\n", e.Ident, e.ModelFile, len(e.Image))
 	fmt.Fprintf(&b, "#include \"%s.h\"\n\n", e.Ident)
+	e.writeImage(&b)
+	return b.Bytes()
+}
+
+// Combined is Header followed by the image array: one self-contained file
+// for a build that takes a single source (netkit aot -o -).
+func (e *Embed) Combined() []byte {
+	b := bytes.NewBuffer(e.Header())
+	fmt.Fprintf(b, "\n/* The netkit model %s (%d B) embedded by `netkit aot`. Generated; do not edit. */\n", e.ModelFile, len(e.Image))
+	e.writeImage(b)
+	return b.Bytes()
+}
+
+// writeImage writes the aligned const array and its length.
+func (e *Embed) writeImage(b *bytes.Buffer) {
 	b.WriteString("/* The core binds weight views into the image, which must be 16-byte aligned. */\n")
 	b.WriteString("#if defined(__GNUC__) || defined(__clang__)\n#define NK_AOT_ALIGN16 __attribute__((aligned(16)))\n")
 	b.WriteString("#elif defined(_MSC_VER)\n#define NK_AOT_ALIGN16 __declspec(align(16))\n")
@@ -112,10 +127,9 @@ func (e *Embed) Source() []byte {
 	for i := 0; i < len(e.Image); i += 16 {
 		b.WriteString("   ")
 		for _, c := range e.Image[i:min(i+16, len(e.Image))] {
-			fmt.Fprintf(&b, " 0x%02x,", c)
+			fmt.Fprintf(b, " 0x%02x,", c)
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "};\n\nconst size_t %s_nk_len = sizeof %s_nk;\n", e.Ident, e.Ident)
-	return b.Bytes()
+	fmt.Fprintf(b, "};\n\nconst size_t %s_nk_len = sizeof %s_nk;\n", e.Ident, e.Ident)
 }

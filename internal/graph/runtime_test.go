@@ -18,10 +18,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/engine/conformance"
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
-	"github.com/netkit/netkit/internal/runtime/conformance"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nkc"
 )
@@ -107,7 +107,8 @@ func loaders(t *testing.T) []loader {
 	fromNkc := func(ts []nkc.TensorInfo) []nk.TensorInfo {
 		out := make([]nk.TensorInfo, len(ts))
 		for i, ti := range ts {
-			out[i] = nk.TensorInfo(ti)
+			out[i] = nk.TensorInfo{Name: ti.Name, Shape: ti.Shape, DType: nk.DType(ti.DType), Layout: nk.Layout(ti.Layout),
+				Scale: ti.Scale, ZeroPoint: ti.ZeroPoint}
 		}
 		return out
 	}

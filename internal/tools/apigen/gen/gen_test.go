@@ -18,15 +18,17 @@ import (
 
 var root = filepath.Join("..", "..", "..", "..")
 
-// nk/api.go and nkc/api.go are what the template renders now.
+// The generated files of nk and nkc are what the templates render now.
 func TestGeneratedCurrent(t *testing.T) {
 	for _, pkg := range Packages {
-		want, err := Source(pkg)
-		require.NoError(t, err)
-		have, err := os.ReadFile(filepath.Join(root, pkg, "api.go"))
-		require.NoError(t, err)
-		if !bytes.Equal(want, have) {
-			t.Errorf("%s/api.go is stale: run go generate ./%s", pkg, pkg)
+		for _, f := range pkg.Files {
+			want, err := Source(pkg, f)
+			require.NoError(t, err)
+			have, err := os.ReadFile(filepath.Join(root, pkg.Dir, f))
+			require.NoError(t, err)
+			if !bytes.Equal(want, have) {
+				t.Errorf("%s/%s is stale: run go generate ./%s", pkg.Dir, f, pkg.Dir)
+			}
 		}
 	}
 }

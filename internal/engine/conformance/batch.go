@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/engine"
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
-	nkrt "github.com/netkit/netkit/internal/runtime"
 )
 
 // FashionModels are the models of testdata/fashion, trained and exported by
@@ -111,9 +111,9 @@ func testBatch(t *testing.T, b Binding) {
 			assert.Equal(t, got[:30], three)
 
 			err = m.RunBatch(images[:100], got)
-			assert.True(t, errors.Is(err, nkrt.ErrShape), "a partial image: %v", err)
+			assert.True(t, errors.Is(err, engine.ErrShape), "a partial image: %v", err)
 			err = m.RunBatch(images, got[:990])
-			assert.True(t, errors.Is(err, nkrt.ErrShape), "a short output: %v", err)
+			assert.True(t, errors.Is(err, engine.ErrShape), "a short output: %v", err)
 
 			one, err := b.Load(FashionPath(t, name+".nk"))
 			require.NoError(t, err)
@@ -206,8 +206,8 @@ func testProfile(t *testing.T, b Binding) {
 		assert.LessOrEqual(t, sum, wall)
 		assert.Equal(t, time.Duration(-1), times[m.NumOps()], "nothing written past NumOps")
 		err = run(in, got, times[:m.NumOps()-1])
-		assert.True(t, errors.Is(err, nkrt.ErrArg), "short opTimes: %v", err)
+		assert.True(t, errors.Is(err, engine.ErrArg), "short opTimes: %v", err)
 	}
 	require.NoError(t, s.Close())
-	assert.ErrorIs(t, s.RunProfiled(in, got, make([]time.Duration, m.NumOps())), nkrt.ErrClosed)
+	assert.ErrorIs(t, s.RunProfiled(in, got, make([]time.Duration, m.NumOps())), engine.ErrClosed)
 }

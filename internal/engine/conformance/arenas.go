@@ -6,31 +6,31 @@ import (
 	"sync"
 	"time"
 
-	nkrt "github.com/netkit/netkit/internal/runtime"
+	"github.com/netkit/netkit/internal/engine"
 )
 
 // arenaCount wraps a binding's backend to watch the C heap arenas the
-// shared runtime allocates and frees (one per Model, one per Session).
+// shared engine allocates and frees (one per Model, one per Session).
 type arenaCount struct {
 	mu      sync.Mutex
-	arenas  map[*nkrt.CArena]bool // live: allocated and not yet freed
+	arenas  map[*engine.CArena]bool // live: allocated and not yet freed
 	allocs  int
 	strange []string // frees of arenas that were not live: double frees
 }
 
-func newArenaCount() *arenaCount { return &arenaCount{arenas: map[*nkrt.CArena]bool{}} }
+func newArenaCount() *arenaCount { return &arenaCount{arenas: map[*engine.CArena]bool{}} }
 
 // opener returns open with the arena calls of its backend counted.
-func (c *arenaCount) opener(open nkrt.Opener) nkrt.Opener {
-	return func(lib string) (*nkrt.Backend, error) {
+func (c *arenaCount) opener(open engine.Opener) engine.Opener {
+	return func(lib string) (*engine.Backend, error) {
 		b, err := open(lib)
 		if err != nil {
 			return nil, err
 		}
 		w := *b
-		w.ArenaInitHeap = func(a *nkrt.CArena, n uint64) nkrt.Status {
+		w.ArenaInitHeap = func(a *engine.CArena, n uint64) engine.Status {
 			s := b.ArenaInitHeap(a, n)
-			if s == nkrt.StatusOK {
+			if s == engine.StatusOK {
 				c.mu.Lock()
 				c.arenas[a] = true
 				c.allocs++
@@ -38,7 +38,7 @@ func (c *arenaCount) opener(open nkrt.Opener) nkrt.Opener {
 			}
 			return s
 		}
-		w.ArenaFreeHeap = func(a *nkrt.CArena) {
+		w.ArenaFreeHeap = func(a *engine.CArena) {
 			c.mu.Lock()
 			if !c.arenas[a] {
 				c.strange = append(c.strange, "nk_arena_free_heap of an arena that is not live")

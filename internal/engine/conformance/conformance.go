@@ -24,20 +24,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/netkit/netkit/internal/engine"
 	"github.com/netkit/netkit/internal/nkfile"
-	nkrt "github.com/netkit/netkit/internal/runtime"
 )
 
 // Binding is the API of one package under test.
 type Binding struct {
 	Name         string
-	Load         func(path string, opts ...nkrt.Option) (*nkrt.Model, error)
-	LoadBytes    func(b []byte, opts ...nkrt.Option) (*nkrt.Model, error)
-	Inspect      func(path string, opts ...nkrt.Option) (*nkrt.Report, error)
-	InspectBytes func(b []byte, opts ...nkrt.Option) (*nkrt.Report, error)
+	Load         func(path string, opts ...engine.Option) (*engine.Model, error)
+	LoadBytes    func(b []byte, opts ...engine.Option) (*engine.Model, error)
+	Inspect      func(path string, opts ...engine.Option) (*engine.Report, error)
+	InspectBytes func(b []byte, opts ...engine.Option) (*engine.Report, error)
 	// Open is the binding's backend (for nkc, over the library under test);
-	// tests that watch the C calls load through it with the shared runtime.
-	Open nkrt.Opener
+	// tests that watch the C calls load through it with the shared engine.
+	Open engine.Opener
 }
 
 // Case is a model of testdata/models with its input batches and the
@@ -143,7 +143,7 @@ func Run(t *testing.T, b Binding) {
 
 // runCase runs every whole input of the batches through run and returns
 // the outputs concatenated per graph output.
-func runCase(t *testing.T, run func(ins, outs [][]float32) error, m *nkrt.Model, batches [][]float32) [][]float32 {
+func runCase(t *testing.T, run func(ins, outs [][]float32) error, m *engine.Model, batches [][]float32) [][]float32 {
 	t.Helper()
 	inInfo, outInfo := m.Inputs(), m.Outputs()
 	require.Len(t, batches, len(inInfo), "one input batch per graph input")
@@ -240,7 +240,7 @@ func testExpected(t *testing.T, b Binding) {
 			assert.Equal(t, got, runCase(t, raw, m, c.Inputs), "RunRaw vs RunMulti")
 
 			if len(c.Inputs) != 1 || len(c.Expected) != 1 {
-				assert.ErrorIs(t, m.Run(make([]float32, 1), make([]float32, 1)), nkrt.ErrArg, "Run needs one input and output")
+				assert.ErrorIs(t, m.Run(make([]float32, 1), make([]float32, 1)), engine.ErrArg, "Run needs one input and output")
 				return
 			}
 			assert.Equal(t, got, runCase(t, single(m.Run), m, c.Inputs), "Run vs RunMulti")
@@ -384,7 +384,7 @@ func testMetadata(t *testing.T, b Binding) {
 	v, ok := m.Meta("producer")
 	assert.True(t, ok)
 	assert.Equal(t, "netkit testmodels", v)
-	assert.Equal(t, []nkrt.TensorInfo{{Name: "input", Shape: []int{1, 64}, DType: nkrt.F32}}, m.Inputs())
+	assert.Equal(t, []engine.TensorInfo{{Name: "input", Shape: []int{1, 64}, DType: engine.F32}}, m.Inputs())
 	assert.Equal(t, 10, m.Outputs()[0].Elems())
 }
 
@@ -411,19 +411,19 @@ func testArenaBudget(t *testing.T, b Binding) {
 			for _, tc := range []struct {
 				name string
 				size int64
-				load func(nkrt.Option) (*nkrt.Model, error)
+				load func(engine.Option) (*engine.Model, error)
 			}{
-				{"LoadBytes", r.ArenaAfterLoad, func(o nkrt.Option) (*nkrt.Model, error) { return b.LoadBytes(img, o) }},
-				{"Load", fileArena(t, b, c.Path), func(o nkrt.Option) (*nkrt.Model, error) { return b.Load(c.Path, o) }},
+				{"LoadBytes", r.ArenaAfterLoad, func(o engine.Option) (*engine.Model, error) { return b.LoadBytes(img, o) }},
+				{"Load", fileArena(t, b, c.Path), func(o engine.Option) (*engine.Model, error) { return b.Load(c.Path, o) }},
 			} {
-				m, err := tc.load(nkrt.WithArenaSize(tc.size))
+				m, err := tc.load(engine.WithArenaSize(tc.size))
 				require.NoError(t, err, "%s: exactly the measured size fits", tc.name)
 				assert.Equal(t, tc.size, m.ArenaBytes())
 				require.NoError(t, m.Close())
 
-				_, err = tc.load(nkrt.WithArenaSize(tc.size - 1))
-				require.ErrorIs(t, err, nkrt.ErrArenaOverflow, "%s: one byte less does not", tc.name)
-				var e *nkrt.Error
+				_, err = tc.load(engine.WithArenaSize(tc.size - 1))
+				require.ErrorIs(t, err, engine.ErrArenaOverflow, "%s: one byte less does not", tc.name)
+				var e *engine.Error
 				require.ErrorAs(t, err, &e)
 				assert.Equal(t, tc.size-1, e.Capacity)
 				assert.Greater(t, e.Requested, e.Free, "the failing request did not fit in what was free")
@@ -433,8 +433,8 @@ func testArenaBudget(t *testing.T, b Binding) {
 			}
 		})
 	}
-	_, err := b.LoadBytes(make([]byte, 64), nkrt.WithArenaSize(-5))
-	assert.ErrorIs(t, err, nkrt.ErrArg)
+	_, err := b.LoadBytes(make([]byte, 64), engine.WithArenaSize(-5))
+	assert.ErrorIs(t, err, engine.ErrArg)
 }
 
 func testShapeErrors(t *testing.T, b Binding) {
@@ -450,21 +450,21 @@ func testShapeErrors(t *testing.T, b Binding) {
 
 	for _, run := range []func(in, out []float32) error{m.Run, s.Run} {
 		err = run(in[:inN-1], out)
-		assert.ErrorIs(t, err, nkrt.ErrShape, "short input")
+		assert.ErrorIs(t, err, engine.ErrShape, "short input")
 		err = run(append(in, 0), out)
-		assert.ErrorIs(t, err, nkrt.ErrShape, "long input")
+		assert.ErrorIs(t, err, engine.ErrShape, "long input")
 		err = run(in, out[:outN-1])
-		assert.ErrorIs(t, err, nkrt.ErrShape, "short output")
+		assert.ErrorIs(t, err, engine.ErrShape, "short output")
 		require.NoError(t, run(in, out))
 	}
-	var e *nkrt.Error
+	var e *engine.Error
 	require.ErrorAs(t, m.Run(in[:1], out), &e)
 	assert.Equal(t, -1, e.Op)
 
-	assert.ErrorIs(t, m.RunMulti([][]float32{in, in}, [][]float32{out}), nkrt.ErrArg, "two inputs for one")
-	assert.ErrorIs(t, m.RunRaw([][]byte{make([]byte, 4*inN-1)}, [][]byte{make([]byte, 4*outN)}), nkrt.ErrShape)
+	assert.ErrorIs(t, m.RunMulti([][]float32{in, in}, [][]float32{out}), engine.ErrArg, "two inputs for one")
+	assert.ErrorIs(t, m.RunRaw([][]byte{make([]byte, 4*inN-1)}, [][]byte{make([]byte, 4*outN)}), engine.ErrShape)
 	_, err = m.Predict(in[:2])
-	assert.ErrorIs(t, err, nkrt.ErrShape)
+	assert.ErrorIs(t, err, engine.ErrShape)
 }
 
 func testCorrupt(t *testing.T, b Binding) {
@@ -477,32 +477,32 @@ func testCorrupt(t *testing.T, b Binding) {
 		img  []byte
 		want error
 	}{
-		{"bit flip in the payload", mutate(func(b []byte) []byte { b[len(b)-3] ^= 0x10; return b }), nkrt.ErrChecksum},
-		{"truncated", img[:len(img)/2], nkrt.ErrFormat},
-		{"bad magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b }), nkrt.ErrFormat},
-		{"major version 2", mutate(func(b []byte) []byte { b[4] = 2; return b }), nkrt.ErrVersion},
-		{"header only", img[:32], nkrt.ErrFormat},
+		{"bit flip in the payload", mutate(func(b []byte) []byte { b[len(b)-3] ^= 0x10; return b }), engine.ErrChecksum},
+		{"truncated", img[:len(img)/2], engine.ErrFormat},
+		{"bad magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b }), engine.ErrFormat},
+		{"major version 2", mutate(func(b []byte) []byte { b[4] = 2; return b }), engine.ErrVersion},
+		{"header only", img[:32], engine.ErrFormat},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := b.LoadBytes(tc.img)
 			assert.ErrorIs(t, err, tc.want)
-			var e *nkrt.Error
+			var e *engine.Error
 			if assert.ErrorAs(t, err, &e) {
 				assert.NotEmpty(t, e.Message)
 			}
-			_, err = b.LoadBytes(tc.img, nkrt.WithArenaSize(1<<20))
+			_, err = b.LoadBytes(tc.img, engine.WithArenaSize(1<<20))
 			assert.ErrorIs(t, err, tc.want, "with a budget (the C loader decides)")
 			_, err = b.InspectBytes(tc.img)
 			assert.ErrorIs(t, err, tc.want)
 		})
 	}
 	_, err = b.LoadBytes(nil)
-	assert.ErrorIs(t, err, nkrt.ErrArg)
+	assert.ErrorIs(t, err, engine.ErrArg)
 	_, err = b.Load(filepath.Join(t.TempDir(), "missing.nk"))
-	assert.ErrorIs(t, err, nkrt.ErrIO)
+	assert.ErrorIs(t, err, engine.ErrIO)
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = b.Load(filepath.Join(t.TempDir(), "missing.nk"), nkrt.WithArenaSize(1<<20))
-	assert.ErrorIs(t, err, nkrt.ErrIO, "the C loader reports a missing file")
+	_, err = b.Load(filepath.Join(t.TempDir(), "missing.nk"), engine.WithArenaSize(1<<20))
+	assert.ErrorIs(t, err, engine.ErrIO, "the C loader reports a missing file")
 }
 
 func testClosed(t *testing.T, b Binding) {
@@ -516,30 +516,30 @@ func testClosed(t *testing.T, b Binding) {
 	require.NoError(t, err)
 
 	require.NoError(t, s1.Close())
-	assert.ErrorIs(t, s1.Run(in, out), nkrt.ErrClosed)
-	assert.ErrorIs(t, s1.Close(), nkrt.ErrClosed)
+	assert.ErrorIs(t, s1.Run(in, out), engine.ErrClosed)
+	assert.ErrorIs(t, s1.Close(), engine.ErrClosed)
 	require.NoError(t, s2.Run(in, out), "closing one session leaves the others")
 
 	require.NoError(t, m.Close())
-	assert.ErrorIs(t, m.Close(), nkrt.ErrClosed)
-	assert.ErrorIs(t, m.Run(in, out), nkrt.ErrClosed)
+	assert.ErrorIs(t, m.Close(), engine.ErrClosed)
+	assert.ErrorIs(t, m.Run(in, out), engine.ErrClosed)
 	_, err = m.Predict(in)
-	assert.ErrorIs(t, err, nkrt.ErrClosed)
-	assert.ErrorIs(t, m.RunMulti([][]float32{in}, [][]float32{out}), nkrt.ErrClosed)
-	assert.ErrorIs(t, m.RunRaw([][]byte{nkfile.F32Bytes(in)}, [][]byte{make([]byte, 4*len(out))}), nkrt.ErrClosed)
+	assert.ErrorIs(t, err, engine.ErrClosed)
+	assert.ErrorIs(t, m.RunMulti([][]float32{in}, [][]float32{out}), engine.ErrClosed)
+	assert.ErrorIs(t, m.RunRaw([][]byte{nkfile.F32Bytes(in)}, [][]byte{make([]byte, 4*len(out))}), engine.ErrClosed)
 	_, err = m.NewSession()
-	assert.ErrorIs(t, err, nkrt.ErrClosed)
+	assert.ErrorIs(t, err, engine.ErrClosed)
 	_, ok := m.Meta("labels")
 	assert.False(t, ok)
 	assert.Nil(t, m.Labels())
 	assert.NotEmpty(t, m.Inputs(), "descriptions stay readable")
 
 	// Closing the model closed its open session.
-	assert.ErrorIs(t, s2.Run(in, out), nkrt.ErrClosed)
+	assert.ErrorIs(t, s2.Run(in, out), engine.ErrClosed)
 	_, err = s2.Predict(in)
-	assert.ErrorIs(t, err, nkrt.ErrClosed)
-	assert.ErrorIs(t, s2.Close(), nkrt.ErrClosed)
-	assert.ErrorIs(t, err, nkrt.ErrState)
+	assert.ErrorIs(t, err, engine.ErrClosed)
+	assert.ErrorIs(t, s2.Close(), engine.ErrClosed)
+	assert.ErrorIs(t, err, engine.ErrState)
 }
 
 // testConcurrent: 8 goroutines x 1000 runs over one model, each on its own
@@ -628,7 +628,7 @@ func testCloseWhileRunning(t *testing.T, b Binding) {
 				running.Done()
 			}
 			if err != nil {
-				assert.ErrorIs(t, err, nkrt.ErrClosed)
+				assert.ErrorIs(t, err, engine.ErrClosed)
 				return
 			}
 		}
@@ -652,7 +652,7 @@ func testCloseWhileRunning(t *testing.T, b Binding) {
 // by their cleanups, every C arena freed once, and a Session keeps its Model
 // alive after the caller dropped the Model: the Model's cleanup does not run
 // and the Session still computes the Model's output. The arenas are counted
-// through the binding's backend, under the shared runtime.
+// through the binding's backend, under the shared engine.
 func testDropped(t *testing.T, b Binding) {
 	require.NotNil(t, b.Open, "the binding's opener, to count its arenas")
 	c := SingleIO(t)
@@ -664,8 +664,8 @@ func testDropped(t *testing.T, b Binding) {
 
 	count := newArenaCount()
 	open := count.opener(b.Open)
-	load := func() *nkrt.Model {
-		m, err := nkrt.LoadBytes(open, img)
+	load := func() *engine.Model {
+		m, err := engine.LoadBytes(open, img)
 		require.NoError(t, err)
 		return m
 	}
@@ -692,7 +692,7 @@ func testDropped(t *testing.T, b Binding) {
 
 	// A session whose model the caller dropped, and a dropped control model
 	// whose release shows that cleanups have been running.
-	orphan := func() *nkrt.Session {
+	orphan := func() *engine.Session {
 		s, err := load().NewSession()
 		require.NoError(t, err)
 		return s

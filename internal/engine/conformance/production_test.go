@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/netkit/netkit/internal/runtime/conformance"
+	"github.com/netkit/netkit/internal/engine/conformance"
 )
 
 const module = "github.com/netkit/netkit/"
 
 // testOnly are the module's packages that exist for tests: they import
 // "testing" and testify, so only _test.go files may import them.
-var testOnly = []string{module + "internal/runtime/conformance"}
+var testOnly = []string{module + "internal/engine/conformance"}
 
 // TestProductionDoesNotLinkTests: no package of the module but the
 // test-only ones (so not the CLI, nk, nkc, nor anything they import)
@@ -33,7 +33,7 @@ func TestProductionDoesNotLinkTests(t *testing.T) {
 		f := strings.Fields(line)
 		deps[f[0]] = f[1:]
 	}
-	for _, p := range []string{"cmd/netkit", "nk", "nkc", "internal/runtime"} {
+	for _, p := range []string{"cmd/netkit", "nk", "nkc", "internal/engine"} {
 		require.Contains(t, deps, module+p, "go list saw the production packages")
 	}
 	for _, p := range testOnly {

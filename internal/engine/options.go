@@ -1,4 +1,4 @@
-package runtime
+package engine
 
 // Option configures Load, LoadBytes and Inspect.
 type Option func(*options)
