@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c6f8acf776e0350d20cda5c30bd269ec734f303f77fd6d5e50acb6990ccf3ec9"
+const csrcHash = "05e2f4e41bb0d49ffc63c2010af00d94693d27221cf9323faeb604000de28802"

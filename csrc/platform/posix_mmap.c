@@ -43,7 +43,7 @@ static nk_status nk_platform_open(const char *path, int *fd_out, size_t *len, nk
 
 nk_status nk_platform_map(const char *path, void **addr, size_t *len, nk_error_t *err) {
     void *p;
-    int fd;
+    int fd = -1; /* set on NK_OK; the initializer quiets gcc -O3 (-Wmaybe-uninitialized) */
     nk_status s = nk_platform_open(path, &fd, len, err);
     if (s != NK_OK) return s;
     p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -59,7 +59,7 @@ nk_status nk_platform_read_file(const char *path, nk_arena_t *arena, void **addr
                                 nk_error_t *err) {
     uint8_t *p;
     size_t got = 0;
-    int fd;
+    int fd = -1; /* set on NK_OK; the initializer quiets gcc -O3 (-Wmaybe-uninitialized) */
     nk_status s = nk_platform_open(path, &fd, len, err);
     if (s != NK_OK) return s;
     p = (uint8_t *)nk_core_alloc(arena, *len, "model file", -1, NULL, err);
