@@ -59,17 +59,21 @@
 /* The epilogue's parameters, read once per kernel call. */
 typedef struct nk_mve_epi {
     const nk_ref_i8_quant *q;
-    int32_t cmask; /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
-    int32_t fast;  /* every pair suits nk_mve_rq */
+    const int32_t *bias; /* or NULL */
+    int32_t cmask;       /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
+    int32_t fast;        /* every pair suits nk_mve_rq */
+    int32_t off;         /* the input offset -in_zp */
 } nk_mve_epi;
 
-static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
+static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias, int32_t out_c) {
     const int32_t n = q->per_channel ? out_c : 1;
     nk_mve_epi e;
     int32_t c;
     e.q = q;
+    e.bias = bias;
     e.cmask = q->per_channel ? -1 : 0;
     e.fast = 1;
+    e.off = -q->in_zp;
     for (c = 0; c < n; c++)
         if ((q->shift[c] >= 0) != (q->mult[c] == 0))
             e.fast = 0;
@@ -93,48 +97,60 @@ NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
     return vminq_s32(v, vdupq_n_s32(q->act_max));
 }
 
-/* Lanes i < n of v, channel ch[i], through the portable epilogue to y[off[i]]. */
-static NK_MVE_NOINLINE void nk_mve_finish_any(int32x4_t v, const int32_t *ch, const size_t *off,
-                                              int n, int8_t *y, const nk_ref_i8_quant *q) {
+/* Lanes of v active in p (4 predicate bits a lane), channel o + ch[i],
+ * through the portable epilogue to y[yo[i]] (bias already in v). */
+static NK_MVE_NOINLINE void nk_mve_finish_any(int32x4_t v, mve_pred16_t p, int32_t o,
+                                              uint32x4_t ch, uint32x4_t yo, int8_t *y,
+                                              const nk_ref_i8_quant *q) {
     int32_t a[4];
+    uint32_t c[4], off[4];
     int i;
     vst1q_s32(a, v);
-    for (i = 0; i < n; i++) {
-        const nk_q_rq r = nk_i8_rq(q, ch[i]);
-        y[off[i]] = nk_i8_finish_rq(a[i], 0, &r, q);
+    vst1q_u32(c, ch);
+    vst1q_u32(off, yo);
+    for (i = 0; i < 4; i++)
+        if (p >> (4 * i) & 1) {
+            const nk_q_rq r = nk_i8_rq(q, o + (int32_t)c[i]);
+            y[off[i]] = nk_i8_finish_rq(a[i], 0, &r, q);
+        }
+}
+
+/* The outputs of channels o + ch[i] (lanes active in p) from their sums
+ * v of x * w and ws of the weights: bias + v + off * ws, requantized, to
+ * y[yo[i]]. */
+NK_MVE_INLINE void nk_mve_out(int32x4_t v, int32x4_t ws, mve_pred16_t p, int32_t o,
+                              uint32x4_t ch, uint32x4_t yo, int8_t *y, const nk_mve_epi *e) {
+    const uint32x4_t c = vaddq_n_u32(ch, (uint32_t)o);
+    v = vmlaq_n_s32(v, ws, e->off);
+    if (e->bias)
+        v = vaddq_s32(v, vldrwq_gather_shifted_offset_z_s32(e->bias, c, p));
+    if (e->fast) {
+        const uint32x4_t k = vandq_u32(c, vdupq_n_u32((uint32_t)e->cmask));
+        const int32x4_t m = vldrwq_gather_shifted_offset_z_s32(e->q->mult, k, p);
+        const int32x4_t s = vldrwq_gather_shifted_offset_z_s32(e->q->shift, k, p);
+        vstrbq_scatter_offset_p_s32(y, yo, nk_mve_rq(v, m, s, e->q), p);
+    } else {
+        nk_mve_finish_any(v, p, o, ch, yo, y, e->q);
     }
 }
 
-/* Channels o, o+1 (nw = 2, or o alone) of pixels at y and y + y1 (np = 2,
- * or y alone); lanes of v: (o, p0), (o+1, p0), (o, p1), (o+1, p1). */
-static NK_MVE_NOINLINE void nk_mve_finish22(int32x4_t v, int nw, int np, int32_t o, int8_t *y,
-                                            size_t y1, const nk_mve_epi *e) {
-    const int32_t k0 = o & e->cmask, k1 = (o + (nw - 1)) & e->cmask;
-    const mve_pred16_t p = (mve_pred16_t)((np == 2 ? 0xFFFFu : 0x00FFu) &
-                                          (nw == 2 ? 0xFFFFu : 0x0F0Fu));
-    uint32x4_t offs = vdupq_n_u32(0);
-    offs = vsetq_lane_u32(1, offs, 1);
-    offs = vsetq_lane_u32((uint32_t)y1, offs, 2);
-    offs = vsetq_lane_u32((uint32_t)y1 + 1u, offs, 3);
-    if (e->fast) {
-        int32x4_t m = vdupq_n_s32(e->q->mult[k0]), s = vdupq_n_s32(e->q->shift[k0]);
-        m = vsetq_lane_s32(e->q->mult[k1], m, 1);
-        m = vsetq_lane_s32(e->q->mult[k1], m, 3);
-        s = vsetq_lane_s32(e->q->shift[k1], s, 1);
-        s = vsetq_lane_s32(e->q->shift[k1], s, 3);
-        vstrbq_scatter_offset_p_s32(y + o, offs, nk_mve_rq(v, m, s, e->q), p);
-    } else {
-        const int32_t ch[4] = {o, o + 1, o, o + 1};
-        const size_t off[4] = {0, 1, y1, y1 + 1};
-        int32_t a[4];
-        int i;
-        vst1q_s32(a, v);
-        for (i = 0; i < 4; i++)
-            if ((i & 1) < nw && (i >> 1) < np) {
-                const nk_q_rq r = nk_i8_rq(e->q, ch[i]);
-                y[(size_t)o + off[i]] = nk_i8_finish_rq(a[i], 0, &r, e->q);
-            }
-    }
+/* (a, b, a, b) and (a, b, c, d) as vectors */
+NK_MVE_INLINE int32x4_t nk_mve_ab(int32_t a, int32_t b) {
+    int32x4_t v = vdupq_n_s32(a);
+    v = vsetq_lane_s32(b, v, 1);
+    return vsetq_lane_s32(b, v, 3);
+}
+NK_MVE_INLINE int32x4_t nk_mve_abcd(int32_t a, int32_t b, int32_t c, int32_t d) {
+    int32x4_t v = vdupq_n_s32(a);
+    v = vsetq_lane_s32(b, v, 1);
+    v = vsetq_lane_s32(c, v, 2);
+    return vsetq_lane_s32(d, v, 3);
+}
+NK_MVE_INLINE uint32x4_t nk_mve_u4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    uint32x4_t v = vdupq_n_u32(a);
+    v = vsetq_lane_u32(b, v, 1);
+    v = vsetq_lane_u32(c, v, 2);
+    return vsetq_lane_u32(d, v, 3);
 }
 
 /* The taps of one output pixel: n_rows x n_cols runs of len bytes, x_row
@@ -144,91 +160,80 @@ typedef struct nk_mve_runs {
     size_t x_row, x_col, w_row, w_col;
 } nk_mve_runs;
 
-/* r[0..3] = sum over the runs of x_j * w_i for j < np pixels (x, x + x1)
- * and the two channels w, w + w1, in lane order (i, j) = (0,0), (1,0),
- * (0,1), (1,1); r[4], r[5] the sums of each channel's weights. np = 1
- * leaves r[2], r[3] unset. */
-NK_MVE_INLINE void nk_mve_dot(const int8_t *x, size_t x1, const int8_t *w, size_t w1,
-                              const nk_mve_runs *u, const int np, int32_t *r) {
-    int32_t a00 = 0, a10 = 0, a01 = 0, a11 = 0, s0 = 0, s1 = 0, i, j;
-    for (i = 0; i < u->n_rows; i++) {
-        const int8_t *xr = x + (size_t)i * u->x_row, *wr = w + (size_t)i * u->w_row;
-        for (j = 0; j < u->n_cols; j++, xr += u->x_col, wr += u->w_col) {
-            const int8_t *xa = xr, *wa = wr;
-            int32_t k = u->len;
-            for (; k >= 16; k -= 16, xa += 16, wa += 16) {
-                const int8x16_t xv0 = vldrbq_s8(xa), wv0 = vldrbq_s8(wa), wv1 = vldrbq_s8(wa + w1);
-                a00 = vmladavaq_s8(a00, xv0, wv0);
-                a10 = vmladavaq_s8(a10, xv0, wv1);
-                if (np == 2) {
-                    const int8x16_t xv1 = vldrbq_s8(xa + x1);
-                    a01 = vmladavaq_s8(a01, xv1, wv0);
-                    a11 = vmladavaq_s8(a11, xv1, wv1);
-                }
-                s0 = vaddvaq_s8(s0, wv0);
-                s1 = vaddvaq_s8(s1, wv1);
-            }
-            if (k > 0) { /* inactive lanes load as 0 */
-                const mve_pred16_t p = vctp8q((uint32_t)k);
-                const int8x16_t xv0 = vldrbq_z_s8(xa, p), wv0 = vldrbq_z_s8(wa, p),
-                                wv1 = vldrbq_z_s8(wa + w1, p);
-                a00 = vmladavaq_s8(a00, xv0, wv0);
-                a10 = vmladavaq_s8(a10, xv0, wv1);
-                if (np == 2) {
-                    const int8x16_t xv1 = vldrbq_z_s8(xa + x1, p);
-                    a01 = vmladavaq_s8(a01, xv1, wv0);
-                    a11 = vmladavaq_s8(a11, xv1, wv1);
-                }
-                s0 = vaddvaq_s8(s0, wv0);
-                s1 = vaddvaq_s8(s1, wv1);
-            }
-        }
-    }
-    r[0] = a00;
-    r[1] = a10;
-    r[2] = a01;
-    r[3] = a11;
-    r[4] = s0;
-    r[5] = s1;
-}
-
-static NK_MVE_NOINLINE void nk_mve_dot21(const int8_t *x, const int8_t *w, size_t w1,
-                                         const nk_mve_runs *u, int32_t *r) {
-    nk_mve_dot(x, 0, w, w1, u, 1, r);
-}
-static NK_MVE_NOINLINE void nk_mve_dot22(const int8_t *x, size_t x1, const int8_t *w, size_t w1,
-                                         const nk_mve_runs *u, int32_t *r) {
-    nk_mve_dot(x, x1, w, w1, u, 2, r);
-}
+/* One run of len bytes: a00 += x * w, a10 += x * w1, and for np = 2 the
+ * same for the second pixel x1 (a01, a11); s0, s1 += the weights. */
+#define NK_MVE_RUN(xa, x1, wa, w1, len, np)                                                       \
+    do {                                                                                          \
+        const int8_t *xp_ = (xa), *wp_ = (wa);                                                    \
+        int32_t k_ = (len);                                                                       \
+        for (; k_ >= 16; k_ -= 16, xp_ += 16, wp_ += 16) {                                        \
+            const int8x16_t xv0 = vldrbq_s8(xp_), wv0 = vldrbq_s8(wp_),                           \
+                            wv1 = vldrbq_s8(wp_ + (w1));                                          \
+            a00 = vmladavaq_s8(a00, xv0, wv0);                                                    \
+            a10 = vmladavaq_s8(a10, xv0, wv1);                                                    \
+            if ((np) == 2) {                                                                      \
+                const int8x16_t xv1 = vldrbq_s8(xp_ + (x1));                                      \
+                a01 = vmladavaq_s8(a01, xv1, wv0);                                                \
+                a11 = vmladavaq_s8(a11, xv1, wv1);                                                \
+            }                                                                                     \
+            s0 = vaddvaq_s8(s0, wv0);                                                             \
+            s1 = vaddvaq_s8(s1, wv1);                                                             \
+        }                                                                                         \
+        if (k_ > 0) { /* inactive lanes load as 0 */                                              \
+            const mve_pred16_t p_ = vctp8q((uint32_t)k_);                                         \
+            const int8x16_t xv0 = vldrbq_z_s8(xp_, p_), wv0 = vldrbq_z_s8(wp_, p_),               \
+                            wv1 = vldrbq_z_s8(wp_ + (w1), p_);                                    \
+            a00 = vmladavaq_s8(a00, xv0, wv0);                                                    \
+            a10 = vmladavaq_s8(a10, xv0, wv1);                                                    \
+            if ((np) == 2) {                                                                      \
+                const int8x16_t xv1 = vldrbq_z_s8(xp_ + (x1), p_);                                \
+                a01 = vmladavaq_s8(a01, xv1, wv0);                                                \
+                a11 = vmladavaq_s8(a11, xv1, wv1);                                                \
+            }                                                                                     \
+            s0 = vaddvaq_s8(s0, wv0);                                                             \
+            s1 = vaddvaq_s8(s1, wv1);                                                             \
+        }                                                                                         \
+    } while (0)
 
 /* Every output channel of np pixels (x, x + x1 their first valid taps;
- * outputs at y, y + y1), w at the first valid tap of channel 0. */
-static void nk_mve_block(const int8_t *x, size_t x1, int np, const int8_t *w, size_t w_per_out,
-                         const nk_mve_runs *u, const int32_t *bias, int32_t off, int8_t *y,
-                         size_t y1, int32_t out_c, const nk_mve_epi *e) {
+ * outputs at y, y + y1), w at the first valid tap of channel 0, w_per_out
+ * bytes a channel; channel pairs (the last channel alone when out_c is
+ * odd, its second weight run a repeat of the first). */
+NK_MVE_INLINE void nk_mve_block_np(const int8_t *x, size_t x1, const int np, const int8_t *w,
+                                   size_t w_per_out, const nk_mve_runs *u, int8_t *y, size_t y1,
+                                   int32_t out_c, const nk_mve_epi *e) {
+    const uint32x4_t ch = nk_mve_u4(0, 1, 0, 1);
+    const uint32x4_t yo = nk_mve_u4(0, 1, (uint32_t)y1, (uint32_t)y1 + 1u);
+    const int single = u->n_rows == 1 && u->n_cols == 1;
     int32_t o;
     for (o = 0; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
-        const uint32_t b0 = bias ? (uint32_t)bias[o] : 0u;
-        const uint32_t b1 = bias && nw == 2 ? (uint32_t)bias[o + 1] : 0u;
-        int32_t r[6];
-        uint32_t t0, t1;
-        int32x4_t v;
-        if (np == 2)
-            nk_mve_dot22(x, x1, w + (size_t)o * w_per_out, nw == 2 ? w_per_out : 0, u, r);
-        else
-            nk_mve_dot21(x, w + (size_t)o * w_per_out, nw == 2 ? w_per_out : 0, u, r);
-        /* bias + sum(x*w) + off*sum(w), wrapping like the portable sums */
-        t0 = b0 + (uint32_t)off * (uint32_t)r[4];
-        t1 = b1 + (uint32_t)off * (uint32_t)r[5];
-        v = vdupq_n_s32((int32_t)(t0 + (uint32_t)r[0]));
-        v = vsetq_lane_s32((int32_t)(t1 + (uint32_t)r[1]), v, 1);
-        if (np == 2) {
-            v = vsetq_lane_s32((int32_t)(t0 + (uint32_t)r[2]), v, 2);
-            v = vsetq_lane_s32((int32_t)(t1 + (uint32_t)r[3]), v, 3);
+        const size_t w1 = nw == 2 ? w_per_out : 0;
+        const int8_t *wo = w + (size_t)o * w_per_out;
+        const mve_pred16_t p = (mve_pred16_t)((np == 2 ? 0xFFFFu : 0x00FFu) &
+                                              (nw == 2 ? 0xFFFFu : 0x0F0Fu));
+        int32_t a00 = 0, a10 = 0, a01 = 0, a11 = 0, s0 = 0, s1 = 0;
+        if (single) {
+            NK_MVE_RUN(x, x1, wo, w1, u->len, np);
+        } else {
+            int32_t i, j;
+            for (i = 0; i < u->n_rows; i++) {
+                const int8_t *xr = x + (size_t)i * u->x_row, *wr = wo + (size_t)i * u->w_row;
+                for (j = 0; j < u->n_cols; j++, xr += u->x_col, wr += u->w_col)
+                    NK_MVE_RUN(xr, x1, wr, w1, u->len, np);
+            }
         }
-        nk_mve_finish22(v, nw, np, o, y, y1, e);
+        nk_mve_out(nk_mve_abcd(a00, a10, a01, a11), nk_mve_ab(s0, s1), p, o, ch, yo, y + o, e);
     }
+}
+
+static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, const int8_t *w,
+                                         size_t w_per_out, const nk_mve_runs *u, int8_t *y,
+                                         size_t y1, int32_t out_c, const nk_mve_epi *e) {
+    if (np == 2)
+        nk_mve_block_np(x, x1, 2, w, w_per_out, u, y, y1, out_c, e);
+    else
+        nk_mve_block_np(x, 0, 1, w, w_per_out, u, y, 0, out_c, e);
 }
 
 /* Pixel p's window (p counts pixels over batch, rows, columns) to win,
@@ -254,8 +259,7 @@ static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geo
 }
 
 /* The whole conv by windows: k = k_h * k_w * in_c <= NK_MVE_WIN_MAX taps. */
-static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias,
-                                            int8_t *y, const nk_ref_conv_geom *g,
+static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, int8_t *y, const nk_ref_conv_geom *g,
                                             const nk_mve_epi *e, int32_t k) {
     int8_t win[2 * NK_MVE_WIN_MAX];
     const int32_t out_c = g->out_c, n_pix = g->batch * g->out_h * g->out_w;
@@ -269,8 +273,8 @@ static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, co
         nk_mve_window(x, g, p, e->q->in_zp, win);
         if (np == 2)
             nk_mve_window(x, g, p + 1, e->q->in_zp, win + NK_MVE_WIN_MAX);
-        nk_mve_block(win, NK_MVE_WIN_MAX, np, w, (size_t)k, &u, bias, -e->q->in_zp,
-                     y + (size_t)p * (size_t)out_c, (size_t)out_c, out_c, e);
+        nk_mve_block(win, NK_MVE_WIN_MAX, np, w, (size_t)k, &u, y + (size_t)p * (size_t)out_c,
+                     (size_t)out_c, out_c, e);
     }
 }
 
@@ -293,9 +297,9 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
         return nk_fast_dense_i8(x, w, bias, y,
                                 (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, g->in_c,
                                 g->out_c, q);
-    e = nk_mve_epi_make(q, g->out_c);
+    e = nk_mve_epi_make(q, bias, g->out_c);
     if (k <= NK_MVE_WIN_MAX) {
-        nk_mve_conv_win(x, w, bias, y, g, &e, k);
+        nk_mve_conv_win(x, w, y, g, &e, k);
         return 1;
     }
     for (b = 0; b < g->batch; b++) {
@@ -339,7 +343,7 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                  (size_t)(ix0 + kx_lo * g->dil_w) * in_c,
                              (size_t)g->stride_w * in_c, np,
                              w + (size_t)ky_lo * w_row + (size_t)kx_lo * in_c, w_per_out, &u,
-                             bias, -q->in_zp, yp, out_c, g->out_c, &e);
+                             yp, out_c, g->out_c, &e);
             }
         }
     }
@@ -350,75 +354,65 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                      const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y, size_t rows,
                      int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q) {
     const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
-    const nk_mve_epi e = nk_mve_epi_make(q, out_features);
+    const nk_mve_epi e = nk_mve_epi_make(q, bias, out_features);
     nk_mve_runs u;
     size_t r;
     u.len = in_features;
     u.n_rows = u.n_cols = 1;
     u.x_row = u.x_col = u.w_row = u.w_col = 0;
     for (r = 0; r < rows; r += 2)
-        nk_mve_block(x + r * k_n, k_n, r + 1 < rows ? 2 : 1, w, k_n, &u, bias, -q->in_zp,
-                     y + r * n_out, n_out, out_features, &e);
+        nk_mve_block(x + r * k_n, k_n, r + 1 < rows ? 2 : 1, w, k_n, &u, y + r * n_out, n_out,
+                     out_features, &e);
     return 1;
 }
 
-/* Channels o..o+3 (lanes active in p) of one depthwise output pixel at y. */
-NK_MVE_INLINE void nk_mve_finish4(int32x4_t v, int32_t o, mve_pred16_t p, int8_t *y,
-                                  const nk_mve_epi *e) {
-    if (e->fast) {
-        const int32x4_t m = e->cmask ? vldrwq_z_s32(e->q->mult + o, p) : vdupq_n_s32(e->q->mult[0]);
-        const int32x4_t s =
-            e->cmask ? vldrwq_z_s32(e->q->shift + o, p) : vdupq_n_s32(e->q->shift[0]);
-        vstrbq_p_s32(y + o, nk_mve_rq(v, m, s, e->q), p);
-    } else {
-        const int32_t ch[4] = {o, o + 1, o + 2, o + 3};
-        const size_t off[4] = {0, 1, 2, 3};
-        int n = 0;
-        while (n < 4 && (p >> (4 * n) & 1))
-            n++;
-        nk_mve_finish_any(v, ch, off, n, y + o, e->q);
-    }
-}
-
-/* One depthwise output pixel: taps ky in [ky_lo, ky_hi) by kx in
- * [kx_lo, kx_hi) (xt: the input pixel of tap (0, 0), possibly outside);
- * `inside` when that is the whole window and wsum is given. */
-static NK_MVE_NOINLINE void nk_mve_dw_pixel(const int8_t *xb, int32_t iy0, int32_t ix0,
-                                            const int8_t *w, const int32_t *bias,
-                                            const int32_t *wsum, int8_t *y,
-                                            const nk_ref_conv_geom *g, int32_t ky_lo,
-                                            int32_t ky_hi, int32_t kx_lo, int32_t kx_hi,
-                                            int inside, const nk_mve_epi *e) {
-    const int32_t oc = g->out_c, mult = g->multiplier, off = -e->q->in_zp;
-    const size_t in_c = (size_t)g->in_c;
-    int32_t o, ky, kx;
-    for (o = 0; o < oc; o += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(oc - o));
-        int32x4_t acc = bias ? vldrwq_z_s32(bias + o, p) : vdupq_n_s32(0);
-        uint32x4_t xoffs = vdupq_n_u32(0);
-        if (mult != 1) { /* output channel o + i reads input channel (o + i) / mult */
-            uint32_t ic[4];
-            int i;
-            for (i = 0; i < 4; i++)
-                ic[i] = (uint32_t)((o + i < oc ? o + i : o) / mult);
-            xoffs = vld1q_u32(ic);
+/* One depthwise output pixel, channels eight at a time as int16 lanes:
+ * VMULLB / VMULLT widen the products of the even and the odd channels to
+ * int32 lanes (exact: |x + off| <= 255, |w| <= 128). The taps: n_rows x
+ * n_cols from xt (input) and wt (channel 0's weights), x_row, x_col and
+ * w_row, oc apart. inside: the whole window is valid and wsum given, so
+ * the offset is off * wsum, else added to every x. */
+static NK_MVE_NOINLINE void nk_mve_dw_pixel(const int8_t *xt, const int8_t *wt, int32_t n_rows,
+                                            int32_t n_cols, size_t x_row, size_t x_col,
+                                            size_t w_row, const int32_t *wsum, int inside,
+                                            int8_t *y, const nk_ref_conv_geom *g,
+                                            const nk_mve_epi *e) {
+    const int32_t oc = g->out_c, mult = g->multiplier;
+    const int16_t off = (int16_t)e->off;
+    const uint32x4_t ch_e = nk_mve_u4(0, 2, 4, 6), ch_o = nk_mve_u4(1, 3, 5, 7);
+    int32_t o, i, j;
+    for (o = 0; o < oc; o += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(oc - o));
+        const mve_pred16_t pe = vctp32q((uint32_t)(oc - o + 1) / 2u),
+                           po = vctp32q((uint32_t)(oc - o) / 2u);
+        int32x4_t acc_e = vdupq_n_s32(0), acc_o = vdupq_n_s32(0);
+        int32x4_t ws_e = vdupq_n_s32(0), ws_o = vdupq_n_s32(0);
+        uint16x8_t xoffs = vdupq_n_u16(0);
+        if (mult != 1) { /* output channel c reads input channel c / mult */
+            uint16_t ic[8];
+            int l;
+            for (l = 0; l < 8; l++)
+                ic[l] = (uint16_t)((o + l < oc ? o + l : o) / mult);
+            xoffs = vld1q_u16(ic);
         }
-        if (inside)
-            acc = vmlaq_n_s32(acc, vldrwq_z_s32(wsum + o, p), off);
-        for (ky = ky_lo; ky < ky_hi; ky++) {
-            const int8_t *xr = xb + ((size_t)(iy0 + ky * g->dil_h) * (size_t)g->in_w) * in_c;
-            const int8_t *wr = w + (size_t)ky * (size_t)g->k_w * (size_t)oc + (size_t)o;
-            for (kx = kx_lo; kx < kx_hi; kx++) {
-                const int8_t *xt = xr + (size_t)(ix0 + kx * g->dil_w) * in_c;
-                int32x4_t xv = mult == 1 ? vldrbq_z_s32(xt + o, p)
-                                         : vldrbq_gather_offset_z_s32(xt, xoffs, p);
-                const int32x4_t wv = vldrbq_z_s32(wr + (size_t)kx * (size_t)oc, p);
+        for (i = 0; i < n_rows; i++) {
+            const int8_t *xr = xt + (size_t)i * x_row, *wr = wt + (size_t)i * w_row + o;
+            for (j = 0; j < n_cols; j++, xr += x_col, wr += oc) {
+                int16x8_t xv = mult == 1 ? vldrbq_z_s16(xr + o, p)
+                                         : vldrbq_gather_offset_z_s16(xr, xoffs, p);
+                const int16x8_t wv = vldrbq_z_s16(wr, p);
                 if (!inside)
-                    xv = vaddq_n_s32(xv, off);
-                acc = vaddq_s32(acc, vmulq_s32(xv, wv));
+                    xv = vaddq_n_s16(xv, off);
+                acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, wv));
+                acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, wv));
             }
         }
-        nk_mve_finish4(acc, o, p, y, e);
+        if (inside) {
+            ws_e = vldrwq_gather_shifted_offset_z_s32(wsum, vaddq_n_u32(ch_e, (uint32_t)o), pe);
+            ws_o = vldrwq_gather_shifted_offset_z_s32(wsum, vaddq_n_u32(ch_o, (uint32_t)o), po);
+        }
+        nk_mve_out(acc_e, ws_e, pe, o, ch_e, ch_e, y + o, e);
+        nk_mve_out(acc_o, ws_o, po, o, ch_o, ch_o, y + o, e);
     }
 }
 
@@ -428,8 +422,11 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                                 const int32_t *NK_RESTRICT wsum) {
     const size_t in_c = (size_t)g->in_c, oc = (size_t)g->out_c;
     const size_t plane = (size_t)g->in_h * (size_t)g->in_w * in_c;
-    const nk_mve_epi e = nk_mve_epi_make(q, g->out_c);
+    const size_t row_stride = (size_t)g->in_w * in_c;
+    const nk_mve_epi e = nk_mve_epi_make(q, bias, g->out_c);
     int32_t b, oy, ox;
+    if (oc > 65535) /* int16 gather offsets */
+        return 0;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * plane;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -440,12 +437,21 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
                                   (size_t)ox) * oc;
-                int32_t kx_lo, kx_hi;
+                int32_t kx_lo, kx_hi, n_rows, n_cols;
                 nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                nk_mve_dw_pixel(xb, iy0, ix0, w, bias, wsum, yp, g, ky_lo, ky_hi, kx_lo, kx_hi,
-                                wsum != NULL && ky_lo == 0 && ky_hi == g->k_h && kx_lo == 0 &&
-                                    kx_hi == g->k_w,
-                                &e);
+                n_rows = ky_hi > ky_lo ? ky_hi - ky_lo : 0;
+                n_cols = kx_hi > kx_lo ? kx_hi - kx_lo : 0;
+                if (n_cols == 0) /* no valid tap: the bias alone */
+                    n_rows = 0;
+                nk_mve_dw_pixel(
+                    n_rows ? xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                                 (size_t)(ix0 + kx_lo * g->dil_w) * in_c
+                           : xb,
+                    n_rows ? w + ((size_t)ky_lo * (size_t)g->k_w + (size_t)kx_lo) * oc : w,
+                    n_rows, n_cols,
+                    (size_t)g->dil_h * row_stride, (size_t)g->dil_w * in_c,
+                    (size_t)g->k_w * oc, wsum,
+                    wsum != NULL && n_rows == g->k_h && n_cols == g->k_w, yp, g, &e);
             }
         }
     }
