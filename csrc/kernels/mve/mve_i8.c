@@ -18,12 +18,12 @@
  * into a buffer on the stack, padding filled with in_zp (x + off = 0
  * there), so every pixel is one run.
  *
- * Depthwise: NHWC keeps channels contiguous, so four channels are the
- * four int32 lanes of VLDRB.S32 / VMUL / VADD (MVE's VMLA takes a scalar
- * only); channel multipliers above one
- * gather the input bytes. Windows inside the input start the
- * accumulators at bias + off * wsum (the weight sums the op computes for
- * the portable kernel) and skip the per-tap offset.
+ * Depthwise: NHWC keeps channels contiguous, so eight channels are the
+ * int16 lanes of VLDRB.S16, widened to int32 products by VMULLB / VMULLT
+ * (MVE's VMLA takes a scalar only); channel multipliers above one gather
+ * the input bytes. Windows inside the input start the accumulators at
+ * bias + off * wsum (the weight sums the op computes for the portable
+ * kernel) and skip the per-tap offset.
  *
  * Epilogue: four outputs at once in int32 lanes. With every shift
  * negative (or multiplier 0; dsp.h's condition) the requantization is
@@ -37,8 +37,10 @@
  * Other pairs take the portable epilogue per output.
  *
  * Loop order (for placements of the output over the input): every kernel
- * writes its output front to back, pixel by pixel (dense: row by row),
- * all channels of a pixel (or pair of pixels) before the next. */
+ * writes its output rows front to back. Conv and dense: pixel by pixel
+ * (dense: row by row), all channels of a pixel (or pair of pixels) before
+ * the next. Depthwise: within an output row, eight channels at a time
+ * over the whole row, then the next eight. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_MVE
@@ -81,10 +83,10 @@ static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias,
 }
 
 /* Four accumulators (bias included) requantized by lane multipliers m and
- * shifts s (each s < 0, or m = 0), plus the zero point, clamped. */
-NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
-                                  const nk_ref_i8_quant *q) {
-    const int32x4_t right = vminq_s32(s, vdupq_n_s32(0));
+ * right shifts -right (each shift < 0, or m = 0 and right = 0), plus the
+ * zero point, clamped. */
+NK_MVE_INLINE int32x4_t nk_mve_rq_right(int32x4_t v, int32x4_t m, int32x4_t right,
+                                        const nk_ref_i8_quant *q) {
 #if NETKIT_SINGLE_ROUNDING
     v = vqdmulhq_s32(v, m);
 #else
@@ -95,6 +97,11 @@ NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
     v = vaddq_n_s32(v, q->out_zp);
     v = vmaxq_s32(v, vdupq_n_s32(q->act_min));
     return vminq_s32(v, vdupq_n_s32(q->act_max));
+}
+/* The same with the shifts s as they come (right: their negative part). */
+NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
+                                  const nk_ref_i8_quant *q) {
+    return nk_mve_rq_right(v, m, vminq_s32(s, vdupq_n_s32(0)), q);
 }
 
 /* Lanes of v active in p (4 predicate bits a lane), channel o + ch[i],
@@ -366,53 +373,97 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     return 1;
 }
 
-/* One depthwise output pixel, channels eight at a time as int16 lanes:
- * VMULLB / VMULLT widen the products of the even and the odd channels to
- * int32 lanes (exact: |x + off| <= 255, |w| <= 128). The taps: n_rows x
- * n_cols from xt (input) and wt (channel 0's weights), x_row, x_col and
- * w_row, oc apart. inside: the whole window is valid and wsum given, so
- * the offset is off * wsum, else added to every x. */
-static NK_MVE_NOINLINE void nk_mve_dw_pixel(const int8_t *xt, const int8_t *wt, int32_t n_rows,
-                                            int32_t n_cols, size_t x_row, size_t x_col,
-                                            size_t w_row, const int32_t *wsum, int inside,
-                                            int8_t *y, const nk_ref_conv_geom *g,
-                                            const nk_mve_epi *e) {
+/* Channels o..o+7 of one output row of a depthwise conv (ky_lo, n_rows:
+ * the row's valid kernel rows), as int16 lanes: VMULLB / VMULLT widen the
+ * products of the even and the odd channels to int32 lanes (exact:
+ * |x + off| <= 255, |w| <= 128). The block's bias, bias + off * wsum
+ * (for windows inside the input, which then skip the per-tap offset),
+ * multipliers and shifts are set up once for the row. */
+static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
+                                            int32_t n_rows, const int8_t *w,
+                                            const int32_t *wsum, int8_t *yrow, int32_t o,
+                                            const nk_ref_conv_geom *g, const nk_mve_epi *e) {
+    const nk_ref_i8_quant *q = e->q;
     const int32_t oc = g->out_c, mult = g->multiplier;
+    const size_t in_c = (size_t)g->in_c, ocs = (size_t)oc;
+    const size_t row_stride = (size_t)g->in_w * in_c, x_row = (size_t)g->dil_h * row_stride;
+    const size_t x_col = (size_t)g->dil_w * in_c, w_row = (size_t)g->k_w * ocs;
     const int16_t off = (int16_t)e->off;
-    const uint32x4_t ch_e = nk_mve_u4(0, 2, 4, 6), ch_o = nk_mve_u4(1, 3, 5, 7);
-    int32_t o, i, j;
-    for (o = 0; o < oc; o += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(oc - o));
-        const mve_pred16_t pe = vctp32q((uint32_t)(oc - o + 1) / 2u),
-                           po = vctp32q((uint32_t)(oc - o) / 2u);
-        int32x4_t acc_e = vdupq_n_s32(0), acc_o = vdupq_n_s32(0);
-        int32x4_t ws_e = vdupq_n_s32(0), ws_o = vdupq_n_s32(0);
-        uint16x8_t xoffs = vdupq_n_u16(0);
-        if (mult != 1) { /* output channel c reads input channel c / mult */
-            uint16_t ic[8];
-            int l;
-            for (l = 0; l < 8; l++)
-                ic[l] = (uint16_t)((o + l < oc ? o + l : o) / mult);
-            xoffs = vld1q_u16(ic);
-        }
-        for (i = 0; i < n_rows; i++) {
-            const int8_t *xr = xt + (size_t)i * x_row, *wr = wt + (size_t)i * w_row + o;
-            for (j = 0; j < n_cols; j++, xr += x_col, wr += oc) {
-                int16x8_t xv = mult == 1 ? vldrbq_z_s16(xr + o, p)
-                                         : vldrbq_gather_offset_z_s16(xr, xoffs, p);
-                const int16x8_t wv = vldrbq_z_s16(wr, p);
-                if (!inside)
-                    xv = vaddq_n_s16(xv, off);
-                acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, wv));
-                acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, wv));
+    const mve_pred16_t p = vctp16q((uint32_t)(oc - o));
+    const mve_pred16_t pe = vctp32q((uint32_t)(oc - o + 1) / 2u),
+                       po = vctp32q((uint32_t)(oc - o) / 2u);
+    const uint32x4_t ce = nk_mve_u4((uint32_t)o, (uint32_t)o + 2u, (uint32_t)o + 4u,
+                                    (uint32_t)o + 6u),
+                     co = vaddq_n_u32(ce, 1u);
+    const int8_t *xr0 = n_rows ? xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride : xb;
+    const int8_t *wr0 = w + (size_t)ky_lo * w_row + (size_t)o;
+    int32x4_t b_e = vdupq_n_s32(0), b_o = vdupq_n_s32(0), in_e, in_o;
+    int32x4_t m_e = b_e, m_o = b_o, r_e = b_e, r_o = b_o;
+    uint16x8_t xoffs = vdupq_n_u16(0);
+    int32_t ox;
+    if (e->bias) {
+        b_e = vldrwq_gather_shifted_offset_z_s32(e->bias, ce, pe);
+        b_o = vldrwq_gather_shifted_offset_z_s32(e->bias, co, po);
+    }
+    in_e = b_e;
+    in_o = b_o;
+    if (wsum) {
+        in_e = vmlaq_n_s32(b_e, vldrwq_gather_shifted_offset_z_s32(wsum, ce, pe), e->off);
+        in_o = vmlaq_n_s32(b_o, vldrwq_gather_shifted_offset_z_s32(wsum, co, po), e->off);
+    }
+    if (e->fast) {
+        const uint32x4_t cm = vdupq_n_u32((uint32_t)e->cmask);
+        const uint32x4_t ke = vandq_u32(ce, cm), ko = vandq_u32(co, cm);
+        const int32x4_t zero = vdupq_n_s32(0);
+        m_e = vldrwq_gather_shifted_offset_z_s32(q->mult, ke, pe);
+        m_o = vldrwq_gather_shifted_offset_z_s32(q->mult, ko, po);
+        r_e = vminq_s32(vldrwq_gather_shifted_offset_z_s32(q->shift, ke, pe), zero);
+        r_o = vminq_s32(vldrwq_gather_shifted_offset_z_s32(q->shift, ko, po), zero);
+    }
+    if (mult != 1) { /* output channel c reads input channel c / mult */
+        uint16_t ic[8];
+        int l;
+        for (l = 0; l < 8; l++)
+            ic[l] = (uint16_t)((o + l < oc ? o + l : o) / mult);
+        xoffs = vld1q_u16(ic);
+    }
+    for (ox = 0; ox < g->out_w; ox++) {
+        const int32_t ix0 = ox * g->stride_w - g->pad_left;
+        int8_t *yp = yrow + (size_t)ox * ocs + (size_t)o;
+        int32_t kx_lo, kx_hi, n_cols, i, j;
+        int inside;
+        int32x4_t acc_e, acc_o;
+        nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+        n_cols = n_rows && kx_hi > kx_lo ? kx_hi - kx_lo : 0;
+        inside = wsum != NULL && n_rows == g->k_h && n_cols == g->k_w;
+        acc_e = inside ? in_e : b_e;
+        acc_o = inside ? in_o : b_o;
+        if (n_cols) {
+            const int8_t *xr = xr0 + (size_t)(ix0 + kx_lo * g->dil_w) * in_c;
+            const int8_t *wr = wr0 + (size_t)kx_lo * ocs;
+            for (i = 0; i < n_rows; i++, xr += x_row, wr += w_row) {
+                const int8_t *xt = xr, *wt = wr;
+                for (j = 0; j < n_cols; j++, xt += x_col, wt += ocs) {
+                    int16x8_t xv = mult == 1 ? vldrbq_z_s16(xt + o, p)
+                                             : vldrbq_gather_offset_z_s16(xt, xoffs, p);
+                    const int16x8_t wv = vldrbq_z_s16(wt, p);
+                    if (!inside)
+                        xv = vaddq_n_s16(xv, off);
+                    acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, wv));
+                    acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, wv));
+                }
             }
         }
-        if (inside) {
-            ws_e = vldrwq_gather_shifted_offset_z_s32(wsum, vaddq_n_u32(ch_e, (uint32_t)o), pe);
-            ws_o = vldrwq_gather_shifted_offset_z_s32(wsum, vaddq_n_u32(ch_o, (uint32_t)o), po);
+        if (e->fast) { /* even channels to the bottom int16 lanes, odd to the top */
+            int16x8_t r = vdupq_n_s16(0);
+            r = vmovnbq_s32(r, nk_mve_rq_right(acc_e, m_e, r_e, q));
+            r = vmovntq_s32(r, nk_mve_rq_right(acc_o, m_o, r_o, q));
+            vstrbq_p_s16(yp, r, p);
+        } else {
+            const uint32x4_t even = nk_mve_u4(0, 2, 4, 6), odd = vaddq_n_u32(even, 1u);
+            nk_mve_finish_any(acc_e, pe, o, even, even, yp, q);
+            nk_mve_finish_any(acc_o, po, o, odd, odd, yp, q);
         }
-        nk_mve_out(acc_e, ws_e, pe, o, ch_e, ch_e, y + o, e);
-        nk_mve_out(acc_o, ws_o, po, o, ch_o, ch_o, y + o, e);
     }
 }
 
@@ -420,39 +471,22 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
                                 const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
                                 const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                                 const int32_t *NK_RESTRICT wsum) {
-    const size_t in_c = (size_t)g->in_c, oc = (size_t)g->out_c;
-    const size_t plane = (size_t)g->in_h * (size_t)g->in_w * in_c;
-    const size_t row_stride = (size_t)g->in_w * in_c;
+    const size_t oc = (size_t)g->out_c;
+    const size_t plane = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     const nk_mve_epi e = nk_mve_epi_make(q, bias, g->out_c);
-    int32_t b, oy, ox;
+    int32_t b, oy, o;
     if (oc > 65535) /* int16 gather offsets */
         return 0;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * plane;
         for (oy = 0; oy < g->out_h; oy++) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * oc;
             int32_t ky_lo, ky_hi;
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            for (ox = 0; ox < g->out_w; ox++) {
-                const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                  (size_t)ox) * oc;
-                int32_t kx_lo, kx_hi, n_rows, n_cols;
-                nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                n_rows = ky_hi > ky_lo ? ky_hi - ky_lo : 0;
-                n_cols = kx_hi > kx_lo ? kx_hi - kx_lo : 0;
-                if (n_cols == 0) /* no valid tap: the bias alone */
-                    n_rows = 0;
-                nk_mve_dw_pixel(
-                    n_rows ? xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
-                                 (size_t)(ix0 + kx_lo * g->dil_w) * in_c
-                           : xb,
-                    n_rows ? w + ((size_t)ky_lo * (size_t)g->k_w + (size_t)kx_lo) * oc : w,
-                    n_rows, n_cols,
-                    (size_t)g->dil_h * row_stride, (size_t)g->dil_w * in_c,
-                    (size_t)g->k_w * oc, wsum,
-                    wsum != NULL && n_rows == g->k_h && n_cols == g->k_w, yp, g, &e);
-            }
+            for (o = 0; o < g->out_c; o += 8)
+                nk_mve_dw_block(xb, iy0, ky_hi > ky_lo ? ky_lo : 0,
+                                ky_hi > ky_lo ? ky_hi - ky_lo : 0, w, wsum, yrow, o, g, &e);
         }
     }
     return 1;
