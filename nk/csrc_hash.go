@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "18af2befad55c430e030c10949cdb57249ffedb349eda3749ef31278e8468c41"
+const csrcHash = "d7dba0506c1f137064dd2c8b63899e6c5a52f6ffcee5bbc44a61b28bdec9e4bc"
