@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d7dba0506c1f137064dd2c8b63899e6c5a52f6ffcee5bbc44a61b28bdec9e4bc"
+const csrcHash = "1c7c34a727ad0cd7ba259eff467a6406bf2b3ddea4b002781ec763a2e0541a57"

@@ -257,8 +257,12 @@ static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geo
         const int32_t iy = iy0 + ky * g->dil_h;
         for (kx = 0; kx < g->k_w; kx++, win += in_c) {
             const int32_t ix = ix0 + kx * g->dil_w;
-            if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w)
-                memcpy(win, xb + ((size_t)iy * (size_t)g->in_w + (size_t)ix) * in_c, in_c);
+            const int ok = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+            const int8_t *src = ok ? xb + ((size_t)iy * (size_t)g->in_w + (size_t)ix) * in_c : xb;
+            if (in_c == 1) /* no library call per tap */
+                *win = ok ? *src : (int8_t)in_zp;
+            else if (ok)
+                memcpy(win, src, in_c);
             else
                 memset(win, in_zp, in_c);
         }
@@ -373,6 +377,44 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     return 1;
 }
 
+/* acc_e, acc_o += the products of n_rows x n_cols taps of channels
+ * o..o+7 (even channels to acc_e, odd to acc_o): xr the first tap's input
+ * pixel, wr its weights (channel o on). Constants at each call: full (all
+ * eight lanes, no predicate), gather (multiplier above one: input bytes
+ * at xoffs) and offset (add off to every x). */
+NK_MVE_INLINE void nk_mve_dw_taps(const int8_t *xr, const int8_t *wr, int32_t n_rows,
+                                  int32_t n_cols, size_t x_row, size_t x_col, size_t w_row,
+                                  size_t ocs, int32_t o, uint16x8_t xoffs, mve_pred16_t p,
+                                  int16_t off, const int full, const int gather,
+                                  const int offset, int32x4_t *acc_e, int32x4_t *acc_o) {
+    int32x4_t ae = *acc_e, ao = *acc_o;
+    int32_t i, j;
+#define NK_MVE_DW_TAP(xt, wt)                                                                     \
+    do {                                                                                          \
+        int16x8_t xv_, wv_;                                                                       \
+        if (full && !gather) {                                                                    \
+            xv_ = vldrbq_s16((xt) + o);                                                           \
+            wv_ = vldrbq_s16(wt);                                                                 \
+        } else {                                                                                  \
+            xv_ = gather ? vldrbq_gather_offset_z_s16((xt), xoffs, p) : vldrbq_z_s16((xt) + o, p); \
+            wv_ = vldrbq_z_s16((wt), p);                                                          \
+        }                                                                                         \
+        if (offset)                                                                               \
+            xv_ = vaddq_n_s16(xv_, off);                                                          \
+        ae = vaddq_s32(ae, vmullbq_int_s16(xv_, wv_));                                            \
+        ao = vaddq_s32(ao, vmulltq_int_s16(xv_, wv_));                                            \
+    } while (0)
+    /* (unrolling the columns makes GCC 12 spill vector registers) */
+    for (i = 0; i < n_rows; i++, xr += x_row, wr += w_row) {
+        const int8_t *xt = xr, *wt = wr;
+        for (j = 0; j < n_cols; j++, xt += x_col, wt += ocs)
+            NK_MVE_DW_TAP(xt, wt);
+    }
+#undef NK_MVE_DW_TAP
+    *acc_e = ae;
+    *acc_o = ao;
+}
+
 /* Channels o..o+7 of one output row of a depthwise conv (ky_lo, n_rows:
  * the row's valid kernel rows), as int16 lanes: VMULLB / VMULLT widen the
  * products of the even and the odd channels to int32 lanes (exact:
@@ -400,6 +442,7 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
     int32x4_t b_e = vdupq_n_s32(0), b_o = vdupq_n_s32(0), in_e, in_o;
     int32x4_t m_e = b_e, m_o = b_o, r_e = b_e, r_o = b_o;
     uint16x8_t xoffs = vdupq_n_u16(0);
+    const int full = oc - o >= 8;
     int32_t ox;
     if (e->bias) {
         b_e = vldrwq_gather_shifted_offset_z_s32(e->bias, ce, pe);
@@ -430,7 +473,7 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
     for (ox = 0; ox < g->out_w; ox++) {
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
         int8_t *yp = yrow + (size_t)ox * ocs + (size_t)o;
-        int32_t kx_lo, kx_hi, n_cols, i, j;
+        int32_t kx_lo, kx_hi, n_cols;
         int inside;
         int32x4_t acc_e, acc_o;
         nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
@@ -441,18 +484,18 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
         if (n_cols) {
             const int8_t *xr = xr0 + (size_t)(ix0 + kx_lo * g->dil_w) * in_c;
             const int8_t *wr = wr0 + (size_t)kx_lo * ocs;
-            for (i = 0; i < n_rows; i++, xr += x_row, wr += w_row) {
-                const int8_t *xt = xr, *wt = wr;
-                for (j = 0; j < n_cols; j++, xt += x_col, wt += ocs) {
-                    int16x8_t xv = mult == 1 ? vldrbq_z_s16(xt + o, p)
-                                             : vldrbq_gather_offset_z_s16(xt, xoffs, p);
-                    const int16x8_t wv = vldrbq_z_s16(wt, p);
-                    if (!inside)
-                        xv = vaddq_n_s16(xv, off);
-                    acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, wv));
-                    acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, wv));
-                }
-            }
+            if (mult != 1)
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               0, 1, !inside, &acc_e, &acc_o);
+            else if (full && inside)
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               1, 0, 0, &acc_e, &acc_o);
+            else if (full)
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               1, 0, 1, &acc_e, &acc_o);
+            else
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               0, 0, !inside, &acc_e, &acc_o);
         }
         if (e->fast) { /* even channels to the bottom int16 lanes, odd to the top */
             int16x8_t r = vdupq_n_s16(0);
