@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "1c7c34a727ad0cd7ba259eff467a6406bf2b3ddea4b002781ec763a2e0541a57"
+const csrcHash = "324500fb7225e9bd342c364d83fca2796aebf1657f042e3657cdff4f441d7fb8"

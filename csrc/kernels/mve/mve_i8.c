@@ -207,11 +207,11 @@ typedef struct nk_mve_runs {
  * bytes a channel; channel pairs (the last channel alone when out_c is
  * odd, its second weight run a repeat of the first). */
 NK_MVE_INLINE void nk_mve_block_np(const int8_t *x, size_t x1, const int np, const int8_t *w,
-                                   size_t w_per_out, const nk_mve_runs *u, int8_t *y, size_t y1,
-                                   int32_t out_c, const nk_mve_epi *e) {
+                                   size_t w_per_out, const nk_mve_runs *u, const int single,
+                                   int8_t *y, size_t y1, int32_t out_c, const nk_mve_epi *e) {
     const uint32x4_t ch = nk_mve_u4(0, 1, 0, 1);
     const uint32x4_t yo = nk_mve_u4(0, 1, (uint32_t)y1, (uint32_t)y1 + 1u);
-    const int single = u->n_rows == 1 && u->n_cols == 1;
+    const int32_t len = u->len;
     int32_t o;
     for (o = 0; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
@@ -221,13 +221,13 @@ NK_MVE_INLINE void nk_mve_block_np(const int8_t *x, size_t x1, const int np, con
                                               (nw == 2 ? 0xFFFFu : 0x0F0Fu));
         int32_t a00 = 0, a10 = 0, a01 = 0, a11 = 0, s0 = 0, s1 = 0;
         if (single) {
-            NK_MVE_RUN(x, x1, wo, w1, u->len, np);
+            NK_MVE_RUN(x, x1, wo, w1, len, np);
         } else {
             int32_t i, j;
             for (i = 0; i < u->n_rows; i++) {
                 const int8_t *xr = x + (size_t)i * u->x_row, *wr = wo + (size_t)i * u->w_row;
                 for (j = 0; j < u->n_cols; j++, xr += u->x_col, wr += u->w_col)
-                    NK_MVE_RUN(xr, x1, wr, w1, u->len, np);
+                    NK_MVE_RUN(xr, x1, wr, w1, len, np);
             }
         }
         nk_mve_out(nk_mve_abcd(a00, a10, a01, a11), nk_mve_ab(s0, s1), p, o, ch, yo, y + o, e);
@@ -237,10 +237,69 @@ NK_MVE_INLINE void nk_mve_block_np(const int8_t *x, size_t x1, const int np, con
 static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, const int8_t *w,
                                          size_t w_per_out, const nk_mve_runs *u, int8_t *y,
                                          size_t y1, int32_t out_c, const nk_mve_epi *e) {
-    if (np == 2)
-        nk_mve_block_np(x, x1, 2, w, w_per_out, u, y, y1, out_c, e);
-    else
-        nk_mve_block_np(x, 0, 1, w, w_per_out, u, y, 0, out_c, e);
+    /* one copy of the loops per case, constants folded: one run (dense,
+     * pointwise, windows) or several, two pixels or one */
+    if (u->n_rows == 1 && u->n_cols == 1) {
+        if (np == 2)
+            nk_mve_block_np(x, x1, 2, w, w_per_out, u, 1, y, y1, out_c, e);
+        else
+            nk_mve_block_np(x, 0, 1, w, w_per_out, u, 1, y, 0, out_c, e);
+    } else if (np == 2) {
+        nk_mve_block_np(x, x1, 2, w, w_per_out, u, 0, y, y1, out_c, e);
+    } else {
+        nk_mve_block_np(x, 0, 1, w, w_per_out, u, 0, y, 0, out_c, e);
+    }
+}
+
+/* Short dot products (K <= NK_MVE_CV_MAX bytes a pixel: first layers,
+ * the narrow pointwise convs of MobileNet's first blocks) spend more on
+ * the epilogue of the 2x2 blocks above than on MACs. These run across the
+ * output channels instead: eight channels (two int32 vectors) a pass, each
+ * weight column gathered (VLDRB.S32 with offsets 0, K, 2K, 3K) and
+ * multiplied by the offset input byte as a scalar (VMLA), so each
+ * requantization serves four outputs read straight from the pairs. */
+#define NK_MVE_CV_MAX 40
+
+/* One output pixel, every channel, from its K input bytes x. */
+static NK_MVE_NOINLINE void nk_mve_pixel_cv(const int8_t *x, int32_t k_n, const int8_t *w,
+                                            int8_t *y, int32_t out_c, const nk_mve_epi *e) {
+    const nk_ref_i8_quant *q = e->q;
+    const uint32x4_t offs_a = vmulq_n_u32(nk_mve_u4(0, 1, 2, 3), (uint32_t)k_n);
+    const uint32x4_t offs_b = vaddq_n_u32(offs_a, 4u * (uint32_t)k_n);
+    const uint32x4_t lanes = nk_mve_u4(0, 1, 2, 3);
+    int32_t o, k;
+    for (o = 0; o < out_c; o += 8) {
+        const mve_pred16_t pa = vctp32q((uint32_t)(out_c - o));
+        const mve_pred16_t pb = out_c - o > 4 ? vctp32q((uint32_t)(out_c - o - 4)) : 0;
+        const int8_t *wk = w + (size_t)o * (size_t)k_n;
+        int32x4_t acc_a = vdupq_n_s32(0), acc_b = vdupq_n_s32(0);
+        if (e->bias) {
+            acc_a = vldrwq_z_s32(e->bias + o, pa);
+            acc_b = vldrwq_z_s32(e->bias + o + 4, pb);
+        }
+        for (k = 0; k < k_n; k++, wk++) {
+            const int32_t xv = x[k] + e->off;
+            acc_a = vmlaq_n_s32(acc_a, vldrbq_gather_offset_z_s32(wk, offs_a, pa), xv);
+            acc_b = vmlaq_n_s32(acc_b, vldrbq_gather_offset_z_s32(wk, offs_b, pb), xv);
+        }
+        if (e->fast) {
+            int32x4_t ma, mb, sa, sb;
+            if (e->cmask) {
+                ma = vldrwq_z_s32(q->mult + o, pa);
+                mb = vldrwq_z_s32(q->mult + o + 4, pb);
+                sa = vldrwq_z_s32(q->shift + o, pa);
+                sb = vldrwq_z_s32(q->shift + o + 4, pb);
+            } else {
+                ma = mb = vdupq_n_s32(q->mult[0]);
+                sa = sb = vdupq_n_s32(q->shift[0]);
+            }
+            vstrbq_p_s32(y + o, nk_mve_rq(acc_a, ma, sa, q), pa);
+            vstrbq_p_s32(y + o + 4, nk_mve_rq(acc_b, mb, sb, q), pb);
+        } else {
+            nk_mve_finish_any(acc_a, pa, o, lanes, lanes, y + o, q);
+            nk_mve_finish_any(acc_b, pb, o + 4, lanes, lanes, y + o + 4, q);
+        }
+    }
 }
 
 /* Pixel p's window (p counts pixels over batch, rows, columns) to win,
@@ -279,6 +338,13 @@ static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, in
     u.len = k;
     u.n_rows = u.n_cols = 1;
     u.x_row = u.x_col = u.w_row = u.w_col = 0;
+    if (k <= NK_MVE_CV_MAX) {
+        for (p = 0; p < n_pix; p++) {
+            nk_mve_window(x, g, p, e->q->in_zp, win);
+            nk_mve_pixel_cv(win, k, w, y + (size_t)p * (size_t)out_c, out_c, e);
+        }
+        return;
+    }
     for (p = 0; p < n_pix; p += 2) {
         const int np = p + 1 < n_pix ? 2 : 1;
         nk_mve_window(x, g, p, e->q->in_zp, win);
@@ -371,6 +437,11 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     u.len = in_features;
     u.n_rows = u.n_cols = 1;
     u.x_row = u.x_col = u.w_row = u.w_col = 0;
+    if (in_features <= NK_MVE_CV_MAX) {
+        for (r = 0; r < rows; r++)
+            nk_mve_pixel_cv(x + r * k_n, in_features, w, y + r * n_out, out_features, &e);
+        return 1;
+    }
     for (r = 0; r < rows; r += 2)
         nk_mve_block(x + r * k_n, k_n, r + 1 < rows ? 2 : 1, w, k_n, &u, y + r * n_out, n_out,
                      out_features, &e);
