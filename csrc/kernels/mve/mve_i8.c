@@ -251,57 +251,6 @@ static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, con
     }
 }
 
-/* Short dot products (K <= NK_MVE_CV_MAX bytes a pixel: first layers,
- * the narrow pointwise convs of MobileNet's first blocks) spend more on
- * the epilogue of the 2x2 blocks above than on MACs. These run across the
- * output channels instead: eight channels (two int32 vectors) a pass, each
- * weight column gathered (VLDRB.S32 with offsets 0, K, 2K, 3K) and
- * multiplied by the offset input byte as a scalar (VMLA), so each
- * requantization serves four outputs read straight from the pairs. */
-#define NK_MVE_CV_MAX 40
-
-/* One output pixel, every channel, from its K input bytes x. */
-static NK_MVE_NOINLINE void nk_mve_pixel_cv(const int8_t *x, int32_t k_n, const int8_t *w,
-                                            int8_t *y, int32_t out_c, const nk_mve_epi *e) {
-    const nk_ref_i8_quant *q = e->q;
-    const uint32x4_t offs_a = vmulq_n_u32(nk_mve_u4(0, 1, 2, 3), (uint32_t)k_n);
-    const uint32x4_t offs_b = vaddq_n_u32(offs_a, 4u * (uint32_t)k_n);
-    const uint32x4_t lanes = nk_mve_u4(0, 1, 2, 3);
-    int32_t o, k;
-    for (o = 0; o < out_c; o += 8) {
-        const mve_pred16_t pa = vctp32q((uint32_t)(out_c - o));
-        const mve_pred16_t pb = out_c - o > 4 ? vctp32q((uint32_t)(out_c - o - 4)) : 0;
-        const int8_t *wk = w + (size_t)o * (size_t)k_n;
-        int32x4_t acc_a = vdupq_n_s32(0), acc_b = vdupq_n_s32(0);
-        if (e->bias) {
-            acc_a = vldrwq_z_s32(e->bias + o, pa);
-            acc_b = vldrwq_z_s32(e->bias + o + 4, pb);
-        }
-        for (k = 0; k < k_n; k++, wk++) {
-            const int32_t xv = x[k] + e->off;
-            acc_a = vmlaq_n_s32(acc_a, vldrbq_gather_offset_z_s32(wk, offs_a, pa), xv);
-            acc_b = vmlaq_n_s32(acc_b, vldrbq_gather_offset_z_s32(wk, offs_b, pb), xv);
-        }
-        if (e->fast) {
-            int32x4_t ma, mb, sa, sb;
-            if (e->cmask) {
-                ma = vldrwq_z_s32(q->mult + o, pa);
-                mb = vldrwq_z_s32(q->mult + o + 4, pb);
-                sa = vldrwq_z_s32(q->shift + o, pa);
-                sb = vldrwq_z_s32(q->shift + o + 4, pb);
-            } else {
-                ma = mb = vdupq_n_s32(q->mult[0]);
-                sa = sb = vdupq_n_s32(q->shift[0]);
-            }
-            vstrbq_p_s32(y + o, nk_mve_rq(acc_a, ma, sa, q), pa);
-            vstrbq_p_s32(y + o + 4, nk_mve_rq(acc_b, mb, sb, q), pb);
-        } else {
-            nk_mve_finish_any(acc_a, pa, o, lanes, lanes, y + o, q);
-            nk_mve_finish_any(acc_b, pb, o + 4, lanes, lanes, y + o + 4, q);
-        }
-    }
-}
-
 /* Pixel p's window (p counts pixels over batch, rows, columns) to win,
  * k_h * k_w * in_c bytes in the weights' order, in_zp where it is padding. */
 static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
@@ -311,19 +260,34 @@ static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geo
     const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
     const size_t in_c = (size_t)g->in_c;
     const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * in_c;
-    int32_t ky, kx;
-    for (ky = 0; ky < g->k_h; ky++) {
+    const size_t run = (size_t)g->k_w * in_c;
+    int32_t ky, kx, kx_lo, kx_hi;
+    nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+    if (kx_hi < kx_lo)
+        kx_hi = kx_lo;
+    for (ky = 0; ky < g->k_h; ky++, win += run) {
         const int32_t iy = iy0 + ky * g->dil_h;
-        for (kx = 0; kx < g->k_w; kx++, win += in_c) {
-            const int32_t ix = ix0 + kx * g->dil_w;
-            const int ok = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
-            const int8_t *src = ok ? xb + ((size_t)iy * (size_t)g->in_w + (size_t)ix) * in_c : xb;
-            if (in_c == 1) /* no library call per tap */
-                *win = ok ? *src : (int8_t)in_zp;
-            else if (ok)
-                memcpy(win, src, in_c);
+        const int8_t *xr;
+        if (iy < 0 || iy >= g->in_h || kx_lo == kx_hi) {
+            memset(win, in_zp, run);
+            continue;
+        }
+        xr = xb + (size_t)iy * (size_t)g->in_w * in_c;
+        if (g->dil_w == 1) { /* the valid taps of the row: one run */
+            const size_t lo = (size_t)kx_lo * in_c, hi = (size_t)kx_hi * in_c;
+            if (lo)
+                memset(win, in_zp, lo);
+            memcpy(win + lo, xr + (size_t)(ix0 + kx_lo) * in_c, hi - lo);
+            if (hi < run)
+                memset(win + hi, in_zp, run - hi);
+            continue;
+        }
+        for (kx = 0; kx < g->k_w; kx++) {
+            int8_t *t = win + (size_t)kx * in_c;
+            if (kx >= kx_lo && kx < kx_hi)
+                memcpy(t, xr + (size_t)(ix0 + kx * g->dil_w) * in_c, in_c);
             else
-                memset(win, in_zp, in_c);
+                memset(t, in_zp, in_c);
         }
     }
 }
@@ -338,13 +302,6 @@ static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, in
     u.len = k;
     u.n_rows = u.n_cols = 1;
     u.x_row = u.x_col = u.w_row = u.w_col = 0;
-    if (k <= NK_MVE_CV_MAX) {
-        for (p = 0; p < n_pix; p++) {
-            nk_mve_window(x, g, p, e->q->in_zp, win);
-            nk_mve_pixel_cv(win, k, w, y + (size_t)p * (size_t)out_c, out_c, e);
-        }
-        return;
-    }
     for (p = 0; p < n_pix; p += 2) {
         const int np = p + 1 < n_pix ? 2 : 1;
         nk_mve_window(x, g, p, e->q->in_zp, win);
@@ -437,11 +394,6 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     u.len = in_features;
     u.n_rows = u.n_cols = 1;
     u.x_row = u.x_col = u.w_row = u.w_col = 0;
-    if (in_features <= NK_MVE_CV_MAX) {
-        for (r = 0; r < rows; r++)
-            nk_mve_pixel_cv(x + r * k_n, in_features, w, y + r * n_out, out_features, &e);
-        return 1;
-    }
     for (r = 0; r < rows; r += 2)
         nk_mve_block(x + r * k_n, k_n, r + 1 < rows ? 2 : 1, w, k_n, &u, y + r * n_out, n_out,
                      out_features, &e);
