@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "324500fb7225e9bd342c364d83fca2796aebf1657f042e3657cdff4f441d7fb8"
+const csrcHash = "6453597cc6bb79a72cde39ef3340caa4a652e4cb392667917c11f28be7acf1c6"

@@ -21,7 +21,8 @@
  * both rounding modes. None needs a workspace of its own (depthwise takes
  * the portable kernel's optional weight sums, which the op computes into
  * its workspace in either case). An op with no fast
- * function here (pools, add, ...) always runs the portable one.
+ * function here (add, ...; pools outside the MVE set) always runs the
+ * portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
@@ -54,6 +55,17 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
                                               int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
                                               const nk_ref_i8_quant *q,
                                               const int32_t *NK_RESTRICT wsum);
+#endif
+
+/* Pools (Helium/MVE only; elsewhere the portable kernel): the portable
+ * nk_ref_avg_pool2d_i8 (is_max 0) or nk_ref_max_pool2d_i8 (1). */
+#if defined(NK_FAST_I8_MVE)
+#define NK_FAST_I8_POOL 1
+NK_REF_HIDDEN int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                                    const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max,
+                                    int is_max);
+#else
+#define NK_FAST_I8_POOL 0
 #endif
 
 #endif /* NK_FAST_I8_H */

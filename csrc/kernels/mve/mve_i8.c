@@ -558,6 +558,68 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
     return 1;
 }
 
+/* Average and max pools (dilation 1, the valid taps only, then the
+ * clamp), as the portable nk_i8_pool: max over sixteen channels a vector
+ * (VMAX.S8), averages summed four channels a vector in int32 lanes and
+ * divided per output with the portable rounding (nk_q_round_div). Output
+ * pixel by pixel, front to back. */
+int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                      const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max, int is_max) {
+    const size_t c_n = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * c_n;
+    const int8x16_t lo8 = vdupq_n_s8((int8_t)act_min), hi8 = vdupq_n_s8((int8_t)act_max);
+    int32_t b, oy, ox, ky, kx;
+    size_t c;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
+                                  (size_t)ox) * c_n;
+                int32_t kx_lo, kx_hi, count;
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
+                if (is_max) {
+                    for (c = 0; c < c_n; c += 16) {
+                        const mve_pred16_t p = vctp8q((uint32_t)(c_n - c));
+                        int8x16_t acc = vdupq_n_s8(-128);
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                               (size_t)(ix0 + kx_lo) * c_n + c;
+                            for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                                acc = vmaxq_s8(acc, vldrbq_z_s8(xp, p));
+                        }
+                        acc = vminq_s8(vmaxq_s8(acc, lo8), hi8);
+                        vstrbq_p_s8(yp + c, acc, p);
+                    }
+                    continue;
+                }
+                for (c = 0; c < c_n; c += 4) {
+                    const mve_pred16_t p = vctp32q((uint32_t)(c_n - c));
+                    int32x4_t acc = vdupq_n_s32(0);
+                    int32_t a[4];
+                    size_t i;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                            acc = vaddq_s32(acc, vldrbq_z_s32(xp, p));
+                    }
+                    vst1q_s32(a, acc);
+                    for (i = 0; i < 4 && c + i < c_n; i++)
+                        yp[c + i] = (int8_t)nk_q_clamp(nk_q_round_div(a[i], count), act_min,
+                                                       act_max);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
 #else
 /* ISO C wants a declaration in every translation unit. */
 typedef int nk_mve_i8_not_built;

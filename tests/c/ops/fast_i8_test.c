@@ -2,7 +2,8 @@
  * Helium/MVE set on Cortex-M55, the DSP set on M4F/M7/M33) against the
  * portable kernels on random one-op cases: conv2d (pointwise, small
  * windows, general with strides, dilations and arbitrary pads), depthwise
- * (multiplier 1 and above, with and without the weight sums) and dense,
+ * (multiplier 1 and above, with and without the weight sums), dense and,
+ * where the set has them, average and max pools,
  * with random zero points, clamps, biases (or none) and requantization
  * pairs per tensor or per channel, including pairs the fast epilogues
  * hand to the portable one (shift >= 0, multiplier 0). The portable
@@ -232,18 +233,70 @@ static int nkf_dense(int n_case) {
     return 1;
 }
 
+/* A random average or max pool; returns 1 when the fast kernel took it. */
+static int nkf_pool(int n_case) {
+#if NK_FAST_I8_POOL
+    nk_ref_conv_geom g;
+    nk_ref_i8_quant q; /* for the failure message */
+    const int is_max = nkf_chance(50);
+    int32_t act_min, act_max;
+    size_t nx, ny;
+    memset(&g, 0, sizeof g);
+    memset(&q, 0, sizeof q);
+    for (;;) {
+        g.batch = nkf_between(1, 2);
+        g.in_h = nkf_between(1, 9);
+        g.in_w = nkf_between(1, 12);
+        g.in_c = g.out_c = nkf_chance(50) ? 16 * nkf_between(1, 3) : nkf_between(1, 40);
+        g.k_h = nkf_between(1, 4);
+        g.k_w = nkf_between(1, 4);
+        g.stride_h = nkf_between(1, 3);
+        g.stride_w = nkf_between(1, 3);
+        g.dil_h = g.dil_w = 1;
+        /* pads below the kernel: every window holds an input pixel */
+        g.pad_top = nkf_between(0, g.k_h - 1);
+        g.pad_left = nkf_between(0, g.k_w - 1);
+        g.out_h = (g.in_h + 2 * g.pad_top - g.k_h) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_left - g.k_w) / g.stride_w + 1;
+        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
+        if (g.in_h + 2 * g.pad_top >= g.k_h && g.in_w + 2 * g.pad_left >= g.k_w &&
+            nx <= NKF_BUF && ny <= NKF_BUF)
+            break;
+    }
+    act_min = nkf_chance(50) ? -128 : nkf_between(-128, 0);
+    act_max = nkf_chance(50) ? 127 : nkf_between(act_min, 127);
+    q.act_min = act_min;
+    q.act_max = act_max;
+    nkf_fill(nkf_x, nx);
+    nkf_clear(ny);
+    if (is_max)
+        nk_ref_max_pool2d_i8(nkf_x, nkf_y_ref, &g, act_min, act_max);
+    else
+        nk_ref_avg_pool2d_i8(nkf_x, nkf_y_ref, &g, act_min, act_max);
+    if (!nk_fast_pool2d_i8(nkf_x, nkf_y_fast, &g, act_min, act_max, is_max))
+        return 0;
+    nkf_compare(is_max ? "max pool" : "average pool", n_case, ny, &g, &q);
+    return 1;
+#else
+    (void)n_case;
+    return 0;
+#endif
+}
+
 int main(void) {
-    int i, took_conv = 0, took_dw = 0, took_dense = 0;
+    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0;
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
         took_dense += nkf_dense(i);
+        took_pool += nkf_pool(i);
     }
-    printf("fast_i8_test (%s, %s rounding): fast kernels took conv2d %d, depthwise %d, dense %d "
-           "of %d cases each; %d failures\n",
+    printf("fast_i8_test (%s, %s rounding): fast kernels took conv2d %d, depthwise %d, dense %d, "
+           "pools %d of %d cases each; %d failures\n",
            NKF_SET_NAME, NETKIT_SINGLE_ROUNDING ? "single" : "double", took_conv, took_dw,
-           took_dense, NKF_CASES, nkf_failures);
-    if (took_conv == 0 || took_dw == 0 || took_dense == 0) {
+           took_dense, took_pool, NKF_CASES, nkf_failures);
+    if (took_conv == 0 || took_dw == 0 || took_dense == 0 || (NK_FAST_I8_POOL && took_pool == 0)) {
         fprintf(stderr, "a fast kernel took no case\n");
         return 1;
     }
