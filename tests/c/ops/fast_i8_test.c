@@ -30,7 +30,7 @@
 #endif
 
 #ifndef NKF_CASES
-#define NKF_CASES 250 /* per kernel */
+#define NKF_CASES 150 /* per kernel */
 #endif
 #define NKF_BUF 16384
 #define NKF_GUARD 32
