@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "05e2f4e41bb0d49ffc63c2010af00d94693d27221cf9323faeb604000de28802"
+const csrcHash = "d22b2a68e7baf973e5e7263f2be0f2a6ea1eab5b03c5d6d71da9c377d0777d9e"

@@ -7,7 +7,7 @@
 #                   the float32 reference kernels
 #   + all kernels   also the int8 reference kernels and fixed-point maths
 #                   (kernels/ref/*i8*, qmath) and the target's fast int8
-#                   set (kernels/armv7em/ on DSP targets)
+#                   set (kernels/armv7em/ on DSP targets, kernels/mve/ on MVE)
 # A firmware that links with --gc-sections keeps at most this much.
 #
 # "core, no message text" is the core with NETKIT_STRIP_MESSAGES=1.

@@ -77,8 +77,23 @@ function(nk_cross_add_unit_tests)
     target_compile_options(mcu_ops_${name} PRIVATE -Wno-format) # as for testutil above
     target_link_libraries(mcu_ops_${name} PRIVATE ${NK_LIB} m)
     add_test(NAME mcu_ops_${name} COMMAND mcu_ops_${name})
-    set_tests_properties(mcu_ops_${name} PROPERTIES LABELS "cross;ops" TIMEOUT 600)
+    # 77: nothing to test in this build (fast_i8_test without a fast set)
+    set_tests_properties(mcu_ops_${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "cross;ops" TIMEOUT 600)
   endforeach()
+
+  # the fast int8 kernels' random test (MVE on M55, DSP on M4F/M7/M33)
+  # in the other rounding too: it compiles the kernels itself
+  if(EXISTS "${tdir}/ops/fast_i8_test.c")
+    add_executable(mcu_ops_fast_i8_test_single_rounding "${tdir}/ops/fast_i8_test.c")
+    target_include_directories(mcu_ops_fast_i8_test_single_rounding PRIVATE
+                               "${NK_ROOT}/include" "${NK_ROOT}/csrc")
+    target_compile_definitions(mcu_ops_fast_i8_test_single_rounding PRIVATE NETKIT_SINGLE_ROUNDING=1)
+    target_compile_options(mcu_ops_fast_i8_test_single_rounding PRIVATE -Wno-format)
+    target_link_libraries(mcu_ops_fast_i8_test_single_rounding PRIVATE ${NK_LIB} m)
+    add_test(NAME mcu_ops_fast_i8_test_single_rounding COMMAND mcu_ops_fast_i8_test_single_rounding)
+    set_tests_properties(mcu_ops_fast_i8_test_single_rounding PROPERTIES
+                         SKIP_RETURN_CODE 77 LABELS "cross;ops" TIMEOUT 600)
+  endif()
 
   # the int8 vendor backend (-DNETKIT_CMSIS_NN_DIR=...) against the
   # portable kernels, on the target's own library paths (DSP, MVE)

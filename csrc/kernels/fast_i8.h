@@ -2,15 +2,17 @@
  * fast_i8.h — which fast int8 kernel set this build compiles, chosen at
  * build time from the target's feature macros (docs/TARGETS.md):
  *
+ *   kernels/mve/       Armv8.1-M Helium, integer MVE (__ARM_FEATURE_MVE bit 0:
+ *                      Cortex-M55); ahead of the DSP set, which it replaces
  *   kernels/armv7em/   Armv7E-M / Armv8-M DSP extension (__ARM_FEATURE_DSP:
- *                      Cortex-M4, M7, M33, M55), or any host with
+ *                      Cortex-M4, M7, M33), or any host with
  *                      NETKIT_EMULATE_DSP=1 (the same source over an exact
  *                      C emulation of the instructions, for tests)
  *   none               every other target: the portable kernels
  *
  * NETKIT_PORTABLE_KERNELS=1 forces the portable kernels (CMake option of
- * the same name), so both paths run in the tests. A later set (Helium/MVE,
- * host SIMD) takes a branch here and implements the same functions.
+ * the same name), so both paths run in the tests. A later set (host SIMD)
+ * takes a branch here and implements the same functions.
  *
  * Each function takes the portable kernel's arguments (kernels/ref/ref_i8.h)
  * and returns 1 when it wrote the output, or 0, before touching anything,
@@ -19,7 +21,8 @@
  * both rounding modes. None needs a workspace of its own (depthwise takes
  * the portable kernel's optional weight sums, which the op computes into
  * its workspace in either case). An op with no fast
- * function here (pools, add, ...) always runs the portable one.
+ * function here (add, ...; pools outside the MVE set) always runs the
+ * portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
@@ -28,6 +31,9 @@
 
 #if defined(NETKIT_PORTABLE_KERNELS) && NETKIT_PORTABLE_KERNELS
 #define NK_FAST_I8 0
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define NK_FAST_I8 1
+#define NK_FAST_I8_MVE 1
 #elif defined(__ARM_FEATURE_DSP) || (defined(NETKIT_EMULATE_DSP) && NETKIT_EMULATE_DSP)
 #define NK_FAST_I8 1
 #define NK_FAST_I8_ARMV7EM 1
@@ -49,6 +55,17 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
                                               int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
                                               const nk_ref_i8_quant *q,
                                               const int32_t *NK_RESTRICT wsum);
+#endif
+
+/* Pools (Helium/MVE only; elsewhere the portable kernel): the portable
+ * nk_ref_avg_pool2d_i8 (is_max 0) or nk_ref_max_pool2d_i8 (1). */
+#if defined(NK_FAST_I8_MVE)
+#define NK_FAST_I8_POOL 1
+NK_REF_HIDDEN int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                                    const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max,
+                                    int is_max);
+#else
+#define NK_FAST_I8_POOL 0
 #endif
 
 #endif /* NK_FAST_I8_H */

@@ -51,6 +51,11 @@ static nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ops_window win;
     nk_ops_pool_window(op, &win);
     nk_ops_window_geom(op, x->tensors, &win, &g);
+#if NK_FAST_I8_POOL
+    if (nk_fast_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
+                          nk_param_i32(op, 9), op->type != NK_OP_AVG_POOL2D_I8))
+        return NK_OK;
+#endif
     if (op->type == NK_OP_AVG_POOL2D_I8)
         nk_ref_avg_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
                              nk_param_i32(op, 9));

@@ -1,0 +1,626 @@
+/* mve_i8.c — int8 conv, dense and depthwise on Armv8.1-M Helium (MVE,
+ * Cortex-M55; kernels/fast_i8.h says when they are built), through the
+ * arm_mve.h intrinsics.
+ *
+ * Conv and dense: VMLADAVA.S8 adds sixteen int8 products x * w into a
+ * scalar. The input offset -in_zp is not added to x (it would not fit
+ * int8): TFLite's sum over the valid taps of (x + off) * w is
+ * sum(x * w) + off * sum(w), and VADDVA.S8 sums the same weight vectors
+ * alongside, so only the taps inside the input count (padding adds
+ * nothing) and no weight sums need storing; both sums wrap modulo 2^32
+ * like the portable kernel's. Blocks of two output channels by two output
+ * pixels (or rows): two input and two weight vectors feed four
+ * VMLADAVAs; the last 1..15 bytes of a run go through the same code with
+ * a tail predicate (VCTP), whose inactive lanes load as 0. With one
+ * group, a kernel row's valid taps (no horizontal dilation) are one run
+ * of bytes in x and in w. Small windows (at most NK_MVE_WIN_MAX taps: a
+ * first layer over one to three input channels) are gathered per pixel
+ * into a buffer on the stack, padding filled with in_zp (x + off = 0
+ * there), so every pixel is one run.
+ *
+ * Depthwise: NHWC keeps channels contiguous, so eight channels are the
+ * int16 lanes of VLDRB.S16, widened to int32 products by VMULLB / VMULLT
+ * (MVE's VMLA takes a scalar only); channel multipliers above one gather
+ * the input bytes. Windows inside the input start the accumulators at
+ * bias + off * wsum (the weight sums the op computes for the portable
+ * kernel) and skip the per-tap offset.
+ *
+ * Epilogue: four outputs at once in int32 lanes. With every shift
+ * negative (or multiplier 0; dsp.h's condition) the requantization is
+ * exact in both rounding modes:
+ *   double: x = VQRDMULH(v, m) is TFLite's SaturatingRoundingDoublingHighMul;
+ *     the rounding divide by 2^e (ties away from zero) is VRSHL by -e of
+ *     x - [x < 0] (qmath.h derives it; e = 0 only for m = 0, x = 0);
+ *   single: floor((v*m + 2^(30+e)) / 2^(31+e)) is VRSHL by -e of
+ *     VQDMULH(v, m) = floor(v*m / 2^31).
+ * Then the zero point and both clamps, and a narrowing (scatter) store.
+ * Other pairs take the portable epilogue per output.
+ *
+ * Loop order (for placements of the output over the input): every kernel
+ * writes its output rows front to back. Conv and dense: pixel by pixel
+ * (dense: row by row), all channels of a pixel (or pair of pixels) before
+ * the next. Depthwise: within an output row, eight channels at a time
+ * over the whole row, then the next eight. */
+#include "../fast_i8.h"
+
+#if NK_FAST_I8_MVE
+#include <arm_mve.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_MVE_NOINLINE __attribute__((noinline))
+#define NK_MVE_INLINE static inline __attribute__((always_inline))
+#else
+#define NK_MVE_NOINLINE
+#define NK_MVE_INLINE static inline
+#endif
+
+/* taps per pixel gathered into the window buffer (two pixels: 128 bytes) */
+#define NK_MVE_WIN_MAX 64
+
+/* The epilogue's parameters, read once per kernel call. */
+typedef struct nk_mve_epi {
+    const nk_ref_i8_quant *q;
+    const int32_t *bias; /* or NULL */
+    int32_t cmask;       /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
+    int32_t fast;        /* every pair suits nk_mve_rq */
+    int32_t off;         /* the input offset -in_zp */
+} nk_mve_epi;
+
+static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias, int32_t out_c) {
+    const int32_t n = q->per_channel ? out_c : 1;
+    nk_mve_epi e;
+    int32_t c;
+    e.q = q;
+    e.bias = bias;
+    e.cmask = q->per_channel ? -1 : 0;
+    e.fast = 1;
+    e.off = -q->in_zp;
+    for (c = 0; c < n; c++)
+        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
+            e.fast = 0;
+    return e;
+}
+
+/* Four accumulators (bias included) requantized by lane multipliers m and
+ * right shifts -right (each shift < 0, or m = 0 and right = 0), plus the
+ * zero point, clamped. */
+NK_MVE_INLINE int32x4_t nk_mve_rq_right(int32x4_t v, int32x4_t m, int32x4_t right,
+                                        const nk_ref_i8_quant *q) {
+#if NETKIT_SINGLE_ROUNDING
+    v = vqdmulhq_s32(v, m);
+#else
+    v = vqrdmulhq_s32(v, m);
+    v = vaddq_s32(v, vshrq_n_s32(v, 31));
+#endif
+    v = vrshlq_s32(v, right);
+    v = vaddq_n_s32(v, q->out_zp);
+    v = vmaxq_s32(v, vdupq_n_s32(q->act_min));
+    return vminq_s32(v, vdupq_n_s32(q->act_max));
+}
+/* The same with the shifts s as they come (right: their negative part). */
+NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
+                                  const nk_ref_i8_quant *q) {
+    return nk_mve_rq_right(v, m, vminq_s32(s, vdupq_n_s32(0)), q);
+}
+
+/* Lanes of v active in p (4 predicate bits a lane), channel o + ch[i],
+ * through the portable epilogue to y[yo[i]] (bias already in v). */
+static NK_MVE_NOINLINE void nk_mve_finish_any(int32x4_t v, mve_pred16_t p, int32_t o,
+                                              uint32x4_t ch, uint32x4_t yo, int8_t *y,
+                                              const nk_ref_i8_quant *q) {
+    int32_t a[4];
+    uint32_t c[4], off[4];
+    int i;
+    vst1q_s32(a, v);
+    vst1q_u32(c, ch);
+    vst1q_u32(off, yo);
+    for (i = 0; i < 4; i++)
+        if (p >> (4 * i) & 1) {
+            const nk_q_rq r = nk_i8_rq(q, o + (int32_t)c[i]);
+            y[off[i]] = nk_i8_finish_rq(a[i], 0, &r, q);
+        }
+}
+
+/* The outputs of channels o + ch[i] (lanes active in p) from their sums
+ * v of x * w and ws of the weights: bias + v + off * ws, requantized, to
+ * y[yo[i]]. */
+NK_MVE_INLINE void nk_mve_out(int32x4_t v, int32x4_t ws, mve_pred16_t p, int32_t o,
+                              uint32x4_t ch, uint32x4_t yo, int8_t *y, const nk_mve_epi *e) {
+    const uint32x4_t c = vaddq_n_u32(ch, (uint32_t)o);
+    v = vmlaq_n_s32(v, ws, e->off);
+    if (e->bias)
+        v = vaddq_s32(v, vldrwq_gather_shifted_offset_z_s32(e->bias, c, p));
+    if (e->fast) {
+        const uint32x4_t k = vandq_u32(c, vdupq_n_u32((uint32_t)e->cmask));
+        const int32x4_t m = vldrwq_gather_shifted_offset_z_s32(e->q->mult, k, p);
+        const int32x4_t s = vldrwq_gather_shifted_offset_z_s32(e->q->shift, k, p);
+        vstrbq_scatter_offset_p_s32(y, yo, nk_mve_rq(v, m, s, e->q), p);
+    } else {
+        nk_mve_finish_any(v, p, o, ch, yo, y, e->q);
+    }
+}
+
+/* (a, b, a, b) and (a, b, c, d) as vectors */
+NK_MVE_INLINE int32x4_t nk_mve_ab(int32_t a, int32_t b) {
+    int32x4_t v = vdupq_n_s32(a);
+    v = vsetq_lane_s32(b, v, 1);
+    return vsetq_lane_s32(b, v, 3);
+}
+NK_MVE_INLINE int32x4_t nk_mve_abcd(int32_t a, int32_t b, int32_t c, int32_t d) {
+    int32x4_t v = vdupq_n_s32(a);
+    v = vsetq_lane_s32(b, v, 1);
+    v = vsetq_lane_s32(c, v, 2);
+    return vsetq_lane_s32(d, v, 3);
+}
+NK_MVE_INLINE uint32x4_t nk_mve_u4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    uint32x4_t v = vdupq_n_u32(a);
+    v = vsetq_lane_u32(b, v, 1);
+    v = vsetq_lane_u32(c, v, 2);
+    return vsetq_lane_u32(d, v, 3);
+}
+
+/* The taps of one output pixel: n_rows x n_cols runs of len bytes, x_row
+ * and x_col apart in the input, w_row and w_col in each channel's weights. */
+typedef struct nk_mve_runs {
+    int32_t len, n_rows, n_cols;
+    size_t x_row, x_col, w_row, w_col;
+} nk_mve_runs;
+
+/* One run of len bytes: a00 += x * w, a10 += x * w1, and for np = 2 the
+ * same for the second pixel x1 (a01, a11); s0, s1 += the weights. */
+#define NK_MVE_RUN(xa, x1, wa, w1, len, np)                                                       \
+    do {                                                                                          \
+        const int8_t *xp_ = (xa), *wp_ = (wa);                                                    \
+        int32_t k_ = (len);                                                                       \
+        for (; k_ >= 16; k_ -= 16, xp_ += 16, wp_ += 16) {                                        \
+            const int8x16_t xv0 = vldrbq_s8(xp_), wv0 = vldrbq_s8(wp_),                           \
+                            wv1 = vldrbq_s8(wp_ + (w1));                                          \
+            a00 = vmladavaq_s8(a00, xv0, wv0);                                                    \
+            a10 = vmladavaq_s8(a10, xv0, wv1);                                                    \
+            if ((np) == 2) {                                                                      \
+                const int8x16_t xv1 = vldrbq_s8(xp_ + (x1));                                      \
+                a01 = vmladavaq_s8(a01, xv1, wv0);                                                \
+                a11 = vmladavaq_s8(a11, xv1, wv1);                                                \
+            }                                                                                     \
+            s0 = vaddvaq_s8(s0, wv0);                                                             \
+            s1 = vaddvaq_s8(s1, wv1);                                                             \
+        }                                                                                         \
+        if (k_ > 0) { /* inactive lanes load as 0 */                                              \
+            const mve_pred16_t p_ = vctp8q((uint32_t)k_);                                         \
+            const int8x16_t xv0 = vldrbq_z_s8(xp_, p_), wv0 = vldrbq_z_s8(wp_, p_),               \
+                            wv1 = vldrbq_z_s8(wp_ + (w1), p_);                                    \
+            a00 = vmladavaq_s8(a00, xv0, wv0);                                                    \
+            a10 = vmladavaq_s8(a10, xv0, wv1);                                                    \
+            if ((np) == 2) {                                                                      \
+                const int8x16_t xv1 = vldrbq_z_s8(xp_ + (x1), p_);                                \
+                a01 = vmladavaq_s8(a01, xv1, wv0);                                                \
+                a11 = vmladavaq_s8(a11, xv1, wv1);                                                \
+            }                                                                                     \
+            s0 = vaddvaq_s8(s0, wv0);                                                             \
+            s1 = vaddvaq_s8(s1, wv1);                                                             \
+        }                                                                                         \
+    } while (0)
+
+/* Every output channel of np pixels (x, x + x1 their first valid taps;
+ * outputs at y, y + y1), w at the first valid tap of channel 0, w_per_out
+ * bytes a channel; channel pairs (the last channel alone when out_c is
+ * odd, its second weight run a repeat of the first). */
+NK_MVE_INLINE void nk_mve_block_np(const int8_t *x, size_t x1, const int np, const int8_t *w,
+                                   size_t w_per_out, const nk_mve_runs *u, const int single,
+                                   int8_t *y, size_t y1, int32_t out_c, const nk_mve_epi *e) {
+    const uint32x4_t ch = nk_mve_u4(0, 1, 0, 1);
+    const uint32x4_t yo = nk_mve_u4(0, 1, (uint32_t)y1, (uint32_t)y1 + 1u);
+    const int32_t len = u->len;
+    int32_t o;
+    for (o = 0; o < out_c; o += 2) {
+        const int nw = o + 1 < out_c ? 2 : 1;
+        const size_t w1 = nw == 2 ? w_per_out : 0;
+        const int8_t *wo = w + (size_t)o * w_per_out;
+        const mve_pred16_t p = (mve_pred16_t)((np == 2 ? 0xFFFFu : 0x00FFu) &
+                                              (nw == 2 ? 0xFFFFu : 0x0F0Fu));
+        int32_t a00 = 0, a10 = 0, a01 = 0, a11 = 0, s0 = 0, s1 = 0;
+        if (single) {
+            NK_MVE_RUN(x, x1, wo, w1, len, np);
+        } else {
+            int32_t i, j;
+            for (i = 0; i < u->n_rows; i++) {
+                const int8_t *xr = x + (size_t)i * u->x_row, *wr = wo + (size_t)i * u->w_row;
+                for (j = 0; j < u->n_cols; j++, xr += u->x_col, wr += u->w_col)
+                    NK_MVE_RUN(xr, x1, wr, w1, len, np);
+            }
+        }
+        nk_mve_out(nk_mve_abcd(a00, a10, a01, a11), nk_mve_ab(s0, s1), p, o, ch, yo, y + o, e);
+    }
+}
+
+static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, const int8_t *w,
+                                         size_t w_per_out, const nk_mve_runs *u, int8_t *y,
+                                         size_t y1, int32_t out_c, const nk_mve_epi *e) {
+    /* one copy of the loops per case, constants folded: one run (dense,
+     * pointwise, windows) or several, two pixels or one */
+    if (u->n_rows == 1 && u->n_cols == 1) {
+        if (np == 2)
+            nk_mve_block_np(x, x1, 2, w, w_per_out, u, 1, y, y1, out_c, e);
+        else
+            nk_mve_block_np(x, 0, 1, w, w_per_out, u, 1, y, 0, out_c, e);
+    } else if (np == 2) {
+        nk_mve_block_np(x, x1, 2, w, w_per_out, u, 0, y, y1, out_c, e);
+    } else {
+        nk_mve_block_np(x, 0, 1, w, w_per_out, u, 0, y, 0, out_c, e);
+    }
+}
+
+/* Pixel p's window (p counts pixels over batch, rows, columns) to win,
+ * k_h * k_w * in_c bytes in the weights' order, in_zp where it is padding. */
+static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
+                                          int32_t in_zp, int8_t *win) {
+    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
+    const int32_t ox = p - b * hw - oy * g->out_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
+    const size_t in_c = (size_t)g->in_c;
+    const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * in_c;
+    const size_t run = (size_t)g->k_w * in_c;
+    int32_t ky, kx, kx_lo, kx_hi;
+    nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+    if (kx_hi < kx_lo)
+        kx_hi = kx_lo;
+    for (ky = 0; ky < g->k_h; ky++, win += run) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        const int8_t *xr;
+        if (iy < 0 || iy >= g->in_h || kx_lo == kx_hi) {
+            memset(win, in_zp, run);
+            continue;
+        }
+        xr = xb + (size_t)iy * (size_t)g->in_w * in_c;
+        if (g->dil_w == 1) { /* the valid taps of the row: one run */
+            const size_t lo = (size_t)kx_lo * in_c, hi = (size_t)kx_hi * in_c;
+            if (lo)
+                memset(win, in_zp, lo);
+            memcpy(win + lo, xr + (size_t)(ix0 + kx_lo) * in_c, hi - lo);
+            if (hi < run)
+                memset(win + hi, in_zp, run - hi);
+            continue;
+        }
+        for (kx = 0; kx < g->k_w; kx++) {
+            int8_t *t = win + (size_t)kx * in_c;
+            if (kx >= kx_lo && kx < kx_hi)
+                memcpy(t, xr + (size_t)(ix0 + kx * g->dil_w) * in_c, in_c);
+            else
+                memset(t, in_zp, in_c);
+        }
+    }
+}
+
+/* The whole conv by windows: k = k_h * k_w * in_c <= NK_MVE_WIN_MAX taps. */
+static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, int8_t *y, const nk_ref_conv_geom *g,
+                                            const nk_mve_epi *e, int32_t k) {
+    int8_t win[2 * NK_MVE_WIN_MAX];
+    const int32_t out_c = g->out_c, n_pix = g->batch * g->out_h * g->out_w;
+    nk_mve_runs u;
+    int32_t p;
+    u.len = k;
+    u.n_rows = u.n_cols = 1;
+    u.x_row = u.x_col = u.w_row = u.w_col = 0;
+    for (p = 0; p < n_pix; p += 2) {
+        const int np = p + 1 < n_pix ? 2 : 1;
+        nk_mve_window(x, g, p, e->q->in_zp, win);
+        if (np == 2)
+            nk_mve_window(x, g, p + 1, e->q->in_zp, win + NK_MVE_WIN_MAX);
+        nk_mve_block(win, NK_MVE_WIN_MAX, np, w, (size_t)k, &u, y + (size_t)p * (size_t)out_c,
+                     (size_t)out_c, out_c, e);
+    }
+}
+
+/* One group; anything else takes the portable kernel. */
+int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                      const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
+    const size_t in_c = (size_t)g->in_c, out_c = (size_t)g->out_c;
+    const size_t row_stride = (size_t)g->in_w * in_c;
+    const size_t w_row = (size_t)g->k_w * in_c;
+    const size_t w_per_out = (size_t)g->k_h * w_row;
+    const int32_t k = g->k_h * g->k_w * g->in_c;
+    nk_mve_epi e;
+    int32_t b, oy, ox, np;
+    if (g->groups != 1)
+        return 0;
+    /* a pointwise conv is a dense layer over all pixels */
+    if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
+        g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w)
+        return nk_fast_dense_i8(x, w, bias, y,
+                                (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, g->in_c,
+                                g->out_c, q);
+    e = nk_mve_epi_make(q, bias, g->out_c);
+    if (k <= NK_MVE_WIN_MAX) {
+        nk_mve_conv_win(x, w, y, g, &e, k);
+        return 1;
+    }
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * out_c;
+            int32_t ky_lo, ky_hi;
+            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox += np) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int8_t *yp = yrow + (size_t)ox * out_c;
+                int32_t kx_lo, kx_hi, lo2 = -1, hi2 = -1;
+                nk_mve_runs u;
+                nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                if (ox + 1 < g->out_w)
+                    nk_i8_tap_range(ix0 + g->stride_w, g->dil_w, g->k_w, g->in_w, &lo2, &hi2);
+                /* two pixels at once when they share the valid taps */
+                np = lo2 == kx_lo && hi2 == kx_hi ? 2 : 1;
+                if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
+                    /* no valid tap: the bias alone */
+                    int32_t o, j;
+                    for (j = 0; j < np; j++)
+                        for (o = 0; o < g->out_c; o++)
+                            yp[(size_t)j * out_c + (size_t)o] = nk_i8_finish(0, bias, o, q);
+                    continue;
+                }
+                u.n_rows = ky_hi - ky_lo;
+                u.x_row = (size_t)g->dil_h * row_stride;
+                u.w_row = w_row;
+                if (g->dil_w == 1) { /* a kernel row's valid taps: one run */
+                    u.len = (kx_hi - kx_lo) * g->in_c;
+                    u.n_cols = 1;
+                } else {
+                    u.len = g->in_c;
+                    u.n_cols = kx_hi - kx_lo;
+                }
+                u.x_col = (size_t)g->dil_w * in_c;
+                u.w_col = in_c;
+                nk_mve_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                                 (size_t)(ix0 + kx_lo * g->dil_w) * in_c,
+                             (size_t)g->stride_w * in_c, np,
+                             w + (size_t)ky_lo * w_row + (size_t)kx_lo * in_c, w_per_out, &u,
+                             yp, out_c, g->out_c, &e);
+            }
+        }
+    }
+    return 1;
+}
+
+int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                     const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y, size_t rows,
+                     int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q) {
+    const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
+    const nk_mve_epi e = nk_mve_epi_make(q, bias, out_features);
+    nk_mve_runs u;
+    size_t r;
+    u.len = in_features;
+    u.n_rows = u.n_cols = 1;
+    u.x_row = u.x_col = u.w_row = u.w_col = 0;
+    for (r = 0; r < rows; r += 2)
+        nk_mve_block(x + r * k_n, k_n, r + 1 < rows ? 2 : 1, w, k_n, &u, y + r * n_out, n_out,
+                     out_features, &e);
+    return 1;
+}
+
+/* acc_e, acc_o += the products of n_rows x n_cols taps of channels
+ * o..o+7 (even channels to acc_e, odd to acc_o): xr the first tap's input
+ * pixel, wr its weights (channel o on). Constants at each call: full (all
+ * eight lanes, no predicate), gather (multiplier above one: input bytes
+ * at xoffs) and offset (add off to every x). */
+NK_MVE_INLINE void nk_mve_dw_taps(const int8_t *xr, const int8_t *wr, int32_t n_rows,
+                                  int32_t n_cols, size_t x_row, size_t x_col, size_t w_row,
+                                  size_t ocs, int32_t o, uint16x8_t xoffs, mve_pred16_t p,
+                                  int16_t off, const int full, const int gather,
+                                  const int offset, int32x4_t *acc_e, int32x4_t *acc_o) {
+    int32x4_t ae = *acc_e, ao = *acc_o;
+    int32_t i, j;
+#define NK_MVE_DW_TAP(xt, wt)                                                                     \
+    do {                                                                                          \
+        int16x8_t xv_, wv_;                                                                       \
+        if (full && !gather) {                                                                    \
+            xv_ = vldrbq_s16((xt) + o);                                                           \
+            wv_ = vldrbq_s16(wt);                                                                 \
+        } else {                                                                                  \
+            xv_ = gather ? vldrbq_gather_offset_z_s16((xt), xoffs, p) : vldrbq_z_s16((xt) + o, p); \
+            wv_ = vldrbq_z_s16((wt), p);                                                          \
+        }                                                                                         \
+        if (offset)                                                                               \
+            xv_ = vaddq_n_s16(xv_, off);                                                          \
+        ae = vaddq_s32(ae, vmullbq_int_s16(xv_, wv_));                                            \
+        ao = vaddq_s32(ao, vmulltq_int_s16(xv_, wv_));                                            \
+    } while (0)
+    /* (unrolling the columns makes GCC 12 spill vector registers) */
+    for (i = 0; i < n_rows; i++, xr += x_row, wr += w_row) {
+        const int8_t *xt = xr, *wt = wr;
+        for (j = 0; j < n_cols; j++, xt += x_col, wt += ocs)
+            NK_MVE_DW_TAP(xt, wt);
+    }
+#undef NK_MVE_DW_TAP
+    *acc_e = ae;
+    *acc_o = ao;
+}
+
+/* Channels o..o+7 of one output row of a depthwise conv (ky_lo, n_rows:
+ * the row's valid kernel rows), as int16 lanes: VMULLB / VMULLT widen the
+ * products of the even and the odd channels to int32 lanes (exact:
+ * |x + off| <= 255, |w| <= 128). The block's bias, bias + off * wsum
+ * (for windows inside the input, which then skip the per-tap offset),
+ * multipliers and shifts are set up once for the row. */
+static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
+                                            int32_t n_rows, const int8_t *w,
+                                            const int32_t *wsum, int8_t *yrow, int32_t o,
+                                            const nk_ref_conv_geom *g, const nk_mve_epi *e) {
+    const nk_ref_i8_quant *q = e->q;
+    const int32_t oc = g->out_c, mult = g->multiplier;
+    const size_t in_c = (size_t)g->in_c, ocs = (size_t)oc;
+    const size_t row_stride = (size_t)g->in_w * in_c, x_row = (size_t)g->dil_h * row_stride;
+    const size_t x_col = (size_t)g->dil_w * in_c, w_row = (size_t)g->k_w * ocs;
+    const int16_t off = (int16_t)e->off;
+    const mve_pred16_t p = vctp16q((uint32_t)(oc - o));
+    const mve_pred16_t pe = vctp32q((uint32_t)(oc - o + 1) / 2u),
+                       po = vctp32q((uint32_t)(oc - o) / 2u);
+    const uint32x4_t ce = nk_mve_u4((uint32_t)o, (uint32_t)o + 2u, (uint32_t)o + 4u,
+                                    (uint32_t)o + 6u),
+                     co = vaddq_n_u32(ce, 1u);
+    const int8_t *xr0 = n_rows ? xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride : xb;
+    const int8_t *wr0 = w + (size_t)ky_lo * w_row + (size_t)o;
+    int32x4_t b_e = vdupq_n_s32(0), b_o = vdupq_n_s32(0), in_e, in_o;
+    int32x4_t m_e = b_e, m_o = b_o, r_e = b_e, r_o = b_o;
+    uint16x8_t xoffs = vdupq_n_u16(0);
+    const int full = oc - o >= 8;
+    int32_t ox;
+    if (e->bias) {
+        b_e = vldrwq_gather_shifted_offset_z_s32(e->bias, ce, pe);
+        b_o = vldrwq_gather_shifted_offset_z_s32(e->bias, co, po);
+    }
+    in_e = b_e;
+    in_o = b_o;
+    if (wsum) {
+        in_e = vmlaq_n_s32(b_e, vldrwq_gather_shifted_offset_z_s32(wsum, ce, pe), e->off);
+        in_o = vmlaq_n_s32(b_o, vldrwq_gather_shifted_offset_z_s32(wsum, co, po), e->off);
+    }
+    if (e->fast) {
+        const uint32x4_t cm = vdupq_n_u32((uint32_t)e->cmask);
+        const uint32x4_t ke = vandq_u32(ce, cm), ko = vandq_u32(co, cm);
+        const int32x4_t zero = vdupq_n_s32(0);
+        m_e = vldrwq_gather_shifted_offset_z_s32(q->mult, ke, pe);
+        m_o = vldrwq_gather_shifted_offset_z_s32(q->mult, ko, po);
+        r_e = vminq_s32(vldrwq_gather_shifted_offset_z_s32(q->shift, ke, pe), zero);
+        r_o = vminq_s32(vldrwq_gather_shifted_offset_z_s32(q->shift, ko, po), zero);
+    }
+    if (mult != 1) { /* output channel c reads input channel c / mult */
+        uint16_t ic[8];
+        int l;
+        for (l = 0; l < 8; l++)
+            ic[l] = (uint16_t)((o + l < oc ? o + l : o) / mult);
+        xoffs = vld1q_u16(ic);
+    }
+    for (ox = 0; ox < g->out_w; ox++) {
+        const int32_t ix0 = ox * g->stride_w - g->pad_left;
+        int8_t *yp = yrow + (size_t)ox * ocs + (size_t)o;
+        int32_t kx_lo, kx_hi, n_cols;
+        int inside;
+        int32x4_t acc_e, acc_o;
+        nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+        n_cols = n_rows && kx_hi > kx_lo ? kx_hi - kx_lo : 0;
+        inside = wsum != NULL && n_rows == g->k_h && n_cols == g->k_w;
+        acc_e = inside ? in_e : b_e;
+        acc_o = inside ? in_o : b_o;
+        if (n_cols) {
+            const int8_t *xr = xr0 + (size_t)(ix0 + kx_lo * g->dil_w) * in_c;
+            const int8_t *wr = wr0 + (size_t)kx_lo * ocs;
+            if (mult != 1)
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               0, 1, !inside, &acc_e, &acc_o);
+            else if (full && inside)
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               1, 0, 0, &acc_e, &acc_o);
+            else if (full)
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               1, 0, 1, &acc_e, &acc_o);
+            else
+                nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
+                               0, 0, !inside, &acc_e, &acc_o);
+        }
+        if (e->fast) { /* even channels to the bottom int16 lanes, odd to the top */
+            int16x8_t r = vdupq_n_s16(0);
+            r = vmovnbq_s32(r, nk_mve_rq_right(acc_e, m_e, r_e, q));
+            r = vmovntq_s32(r, nk_mve_rq_right(acc_o, m_o, r_o, q));
+            vstrbq_p_s16(yp, r, p);
+        } else {
+            const uint32x4_t even = nk_mve_u4(0, 2, 4, 6), odd = vaddq_n_u32(even, 1u);
+            nk_mve_finish_any(acc_e, pe, o, even, even, yp, q);
+            nk_mve_finish_any(acc_o, po, o, odd, odd, yp, q);
+        }
+    }
+}
+
+int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                const int32_t *NK_RESTRICT wsum) {
+    const size_t oc = (size_t)g->out_c;
+    const size_t plane = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
+    const nk_mve_epi e = nk_mve_epi_make(q, bias, g->out_c);
+    int32_t b, oy, o;
+    if (oc > 65535) /* int16 gather offsets */
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * plane;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * oc;
+            int32_t ky_lo, ky_hi;
+            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (o = 0; o < g->out_c; o += 8)
+                nk_mve_dw_block(xb, iy0, ky_hi > ky_lo ? ky_lo : 0,
+                                ky_hi > ky_lo ? ky_hi - ky_lo : 0, w, wsum, yrow, o, g, &e);
+        }
+    }
+    return 1;
+}
+
+/* Average and max pools (dilation 1, the valid taps only, then the
+ * clamp), as the portable nk_i8_pool: max over sixteen channels a vector
+ * (VMAX.S8), averages summed four channels a vector in int32 lanes and
+ * divided per output with the portable rounding (nk_q_round_div). Output
+ * pixel by pixel, front to back. */
+int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+                      const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max, int is_max) {
+    const size_t c_n = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * c_n;
+    const int8x16_t lo8 = vdupq_n_s8((int8_t)act_min), hi8 = vdupq_n_s8((int8_t)act_max);
+    int32_t b, oy, ox, ky, kx;
+    size_t c;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
+                                  (size_t)ox) * c_n;
+                int32_t kx_lo, kx_hi, count;
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
+                if (is_max) {
+                    for (c = 0; c < c_n; c += 16) {
+                        const mve_pred16_t p = vctp8q((uint32_t)(c_n - c));
+                        int8x16_t acc = vdupq_n_s8(-128);
+                        for (ky = ky_lo; ky < ky_hi; ky++) {
+                            const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                               (size_t)(ix0 + kx_lo) * c_n + c;
+                            for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                                acc = vmaxq_s8(acc, vldrbq_z_s8(xp, p));
+                        }
+                        acc = vminq_s8(vmaxq_s8(acc, lo8), hi8);
+                        vstrbq_p_s8(yp + c, acc, p);
+                    }
+                    continue;
+                }
+                for (c = 0; c < c_n; c += 4) {
+                    const mve_pred16_t p = vctp32q((uint32_t)(c_n - c));
+                    int32x4_t acc = vdupq_n_s32(0);
+                    int32_t a[4];
+                    size_t i;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                            acc = vaddq_s32(acc, vldrbq_z_s32(xp, p));
+                    }
+                    vst1q_s32(a, acc);
+                    for (i = 0; i < 4 && c + i < c_n; i++)
+                        yp[c + i] = (int8_t)nk_q_clamp(nk_q_round_div(a[i], count), act_min,
+                                                       act_max);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+#else
+/* ISO C wants a declaration in every translation unit. */
+typedef int nk_mve_i8_not_built;
+#endif

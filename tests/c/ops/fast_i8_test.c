@@ -1,0 +1,310 @@
+/* fast_i8_test.c — the build's fast int8 kernels (kernels/fast_i8.h: the
+ * Helium/MVE set on Cortex-M55, the DSP set on M4F/M7/M33) against the
+ * portable kernels on random one-op cases: conv2d (pointwise, small
+ * windows, general with strides, dilations and arbitrary pads), depthwise
+ * (multiplier 1 and above, with and without the weight sums), dense and,
+ * where the set has them, average and max pools,
+ * with random zero points, clamps, biases (or none) and requantization
+ * pairs per tensor or per channel, including pairs the fast epilogues
+ * hand to the portable one (shift >= 0, multiplier 0). The portable
+ * kernels are the oracle (bit-exact with TFLite, checked elsewhere); every
+ * output byte must match, bytes past the output must stay untouched, and
+ * each kernel must take some cases, so the test cannot pass by refusing.
+ *
+ * The kernels are compiled into this program (not taken from the library),
+ * so the build's NETKIT_SINGLE_ROUNDING picks the rounding mode: the MCU
+ * tests build it in both (cmake/cross/netkit-mcu-tests.cmake). Builds
+ * without a fast set exit 77 (skipped). */
+#include "kernels/ref/ref_i8_conv.c"
+#include "kernels/armv7em/dsp_i8.c"
+#include "kernels/armv7em/dsp_depthwise.c"
+#include "kernels/mve/mve_i8.c"
+
+#include <stdio.h>
+#include <string.h>
+
+#if defined(NK_FAST_I8_MVE)
+#define NKF_SET_NAME "Helium/MVE"
+#else
+#define NKF_SET_NAME "Arm DSP"
+#endif
+
+#ifndef NKF_CASES
+#define NKF_CASES 150 /* per kernel */
+#endif
+#define NKF_BUF 16384
+#define NKF_GUARD 32
+
+#if NK_FAST_I8
+static int8_t nkf_x[NKF_BUF], nkf_w[NKF_BUF];
+static int8_t nkf_y_ref[NKF_BUF + NKF_GUARD], nkf_y_fast[NKF_BUF + NKF_GUARD];
+static int32_t nkf_bias[256], nkf_mult[256], nkf_shift[256], nkf_wsum[256];
+static int nkf_failures;
+
+static uint32_t nkf_rng = 0x6d766531u;
+static uint32_t nkf_next(void) { /* xorshift32 */
+    nkf_rng ^= nkf_rng << 13;
+    nkf_rng ^= nkf_rng >> 17;
+    nkf_rng ^= nkf_rng << 5;
+    return nkf_rng;
+}
+static int32_t nkf_between(int32_t lo, int32_t hi) {
+    return lo + (int32_t)(nkf_next() % (uint32_t)(hi - lo + 1));
+}
+static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
+
+static void nkf_fill(int8_t *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        p[i] = (int8_t)nkf_between(-128, 127);
+}
+
+static int32_t nkf_zp(void) {
+    if (nkf_chance(10))
+        return -128;
+    if (nkf_chance(10))
+        return 127;
+    return nkf_between(-128, 127);
+}
+
+/* Quantization for out_c channels: multipliers in [2^30, 2^31), shifts
+ * that keep most outputs inside the clamp, and now and then the pairs the
+ * vector epilogues do not take. */
+static void nkf_quant(nk_ref_i8_quant *q, int32_t out_c, int32_t depth) {
+    const int32_t n = nkf_chance(50) ? out_c : 1;
+    const int odd = nkf_chance(10);
+    int32_t base = -6, c, span;
+    for (span = 1; span < depth; span *= 4)
+        base--; /* deeper sums, larger accumulators */
+    for (c = 0; c < n; c++) {
+        nkf_mult[c] = (int32_t)(0x40000000u + (nkf_next() & 0x3FFFFFFFu));
+        nkf_shift[c] = nkf_between(base - 3, base + 3);
+        if (nkf_shift[c] > -1)
+            nkf_shift[c] = -1;
+        if (nkf_chance(3))
+            nkf_shift[c] = -31;
+        if (odd && nkf_chance(30)) {
+            nkf_shift[c] = nkf_between(0, 2);
+            if (nkf_chance(30))
+                nkf_mult[c] = 0;
+        }
+    }
+    q->in_zp = nkf_zp();
+    q->out_zp = nkf_zp();
+    q->act_min = nkf_chance(50) ? -128 : nkf_between(-128, 0);
+    q->act_max = nkf_chance(50) ? 127 : nkf_between(q->act_min, 127);
+    q->mult = nkf_mult;
+    q->shift = nkf_shift;
+    q->per_channel = n > 1;
+}
+
+static const int32_t *nkf_make_bias(int32_t out_c) {
+    int32_t c;
+    if (nkf_chance(10))
+        return NULL;
+    for (c = 0; c < out_c; c++) {
+        nkf_bias[c] = nkf_between(-70000, 70000);
+        if (nkf_chance(2))
+            nkf_bias[c] = nkf_chance(50) ? INT32_MAX : INT32_MIN;
+    }
+    return nkf_bias;
+}
+
+/* Pads and output size of one axis: 0 when the window does not fit. */
+static int32_t nkf_axis(int32_t in, int32_t k, int32_t s, int32_t d, int32_t *pad_lo) {
+    const int32_t eff = d * (k - 1) + 1;
+    const int32_t lo = nkf_between(0, k), hi = nkf_between(0, k);
+    *pad_lo = lo;
+    if (in + lo + hi < eff)
+        return 0;
+    return (in + lo + hi - eff) / s + 1;
+}
+
+static void nkf_compare(const char *what, int n_case, size_t n, const nk_ref_conv_geom *g,
+                        const nk_ref_i8_quant *q) {
+    size_t i;
+    for (i = 0; i < n + NKF_GUARD; i++)
+        if (nkf_y_ref[i] != nkf_y_fast[i]) {
+            nkf_failures++;
+            fprintf(stderr,
+                    "%s case %d: byte %u of %u: portable %d, fast %d (in %dx%dx%dx%d out_c %d k "
+                    "%dx%d s %d,%d d %d,%d pad %d,%d mult %d; zp %d/%d clamp %d..%d per_channel "
+                    "%d)\n",
+                    what, n_case, (unsigned)i, (unsigned)n, nkf_y_ref[i], nkf_y_fast[i],
+                    (int)g->batch, (int)g->in_h, (int)g->in_w, (int)g->in_c, (int)g->out_c,
+                    (int)g->k_h, (int)g->k_w, (int)g->stride_h, (int)g->stride_w, (int)g->dil_h,
+                    (int)g->dil_w, (int)g->pad_top, (int)g->pad_left, (int)g->multiplier,
+                    (int)q->in_zp, (int)q->out_zp, (int)q->act_min, (int)q->act_max,
+                    (int)q->per_channel);
+            return;
+        }
+}
+
+static void nkf_clear(size_t n) {
+    memset(nkf_y_ref, 0x5A, n + NKF_GUARD);
+    memset(nkf_y_fast, 0x5A, n + NKF_GUARD);
+}
+
+/* A random conv (depthwise when dw); returns 1 when the fast kernel took it. */
+static int nkf_conv(int dw, int n_case) {
+    nk_ref_conv_geom g;
+    nk_ref_i8_quant q;
+    const int32_t *bias;
+    const int32_t *wsum = NULL;
+    size_t nx, nw, ny;
+    int took;
+    memset(&g, 0, sizeof g);
+    for (;;) {
+        g.batch = nkf_between(1, 2);
+        g.in_h = nkf_between(1, 9);
+        g.in_w = nkf_between(1, 12);
+        g.k_h = nkf_chance(40) ? 3 : nkf_between(1, 5);
+        g.k_w = nkf_chance(40) ? 3 : nkf_between(1, 5);
+        g.stride_h = nkf_between(1, 3);
+        g.stride_w = nkf_between(1, 3);
+        g.dil_h = nkf_chance(20) ? 2 : 1;
+        g.dil_w = nkf_chance(20) ? 2 : 1;
+        g.groups = 1;
+        g.multiplier = 1;
+        if (dw) {
+            g.in_c = nkf_chance(50) ? 4 * nkf_between(1, 6) : nkf_between(1, 21);
+            g.multiplier = nkf_chance(70) ? 1 : nkf_between(2, 3);
+            g.out_c = g.in_c * g.multiplier;
+        } else {
+            g.in_c = nkf_chance(30) ? nkf_between(1, 3) : nkf_between(4, 40);
+            g.out_c = nkf_between(1, 9);
+        }
+        if (!dw && nkf_chance(20)) { /* pointwise */
+            g.k_h = g.k_w = g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
+            g.out_h = g.in_h;
+            g.out_w = g.in_w;
+            g.pad_top = g.pad_left = 0;
+        } else {
+            g.out_h = nkf_axis(g.in_h, g.k_h, g.stride_h, g.dil_h, &g.pad_top);
+            g.out_w = nkf_axis(g.in_w, g.k_w, g.stride_w, g.dil_w, &g.pad_left);
+        }
+        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+        nw = (size_t)g.k_h * (size_t)g.k_w * (size_t)(dw ? g.out_c : g.in_c * g.out_c);
+        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
+        if (g.out_h > 0 && g.out_w > 0 && nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
+            break;
+    }
+    nkf_fill(nkf_x, nx);
+    nkf_fill(nkf_w, nw);
+    nkf_quant(&q, g.out_c, g.k_h * g.k_w * (dw ? 1 : g.in_c));
+    bias = nkf_make_bias(g.out_c);
+    nkf_clear(ny);
+    if (dw) {
+        if (nkf_chance(80)) {
+            nk_ref_depthwise_wsum_i8(nkf_w, g.k_h * g.k_w, g.out_c, nkf_wsum);
+            wsum = nkf_wsum;
+        }
+        nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, wsum);
+        took = nk_fast_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum);
+    } else {
+        nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
+        took = nk_fast_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q);
+    }
+    if (took)
+        nkf_compare(dw ? "depthwise" : "conv2d", n_case, ny, &g, &q);
+    return took;
+}
+
+static int nkf_dense(int n_case) {
+    nk_ref_conv_geom g; /* for the failure message */
+    nk_ref_i8_quant q;
+    const int32_t *bias;
+    const size_t rows = (size_t)nkf_between(1, 5);
+    const int32_t in_f = nkf_between(1, 80), out_f = nkf_between(1, 13);
+    const size_t ny = rows * (size_t)out_f;
+    memset(&g, 0, sizeof g);
+    g.batch = (int32_t)rows;
+    g.in_c = in_f;
+    g.out_c = out_f;
+    nkf_fill(nkf_x, rows * (size_t)in_f);
+    nkf_fill(nkf_w, (size_t)in_f * (size_t)out_f);
+    nkf_quant(&q, out_f, in_f);
+    bias = nkf_make_bias(out_f);
+    nkf_clear(ny);
+    nk_ref_dense_i8(nkf_x, nkf_w, bias, nkf_y_ref, rows, in_f, out_f, &q);
+    if (!nk_fast_dense_i8(nkf_x, nkf_w, bias, nkf_y_fast, rows, in_f, out_f, &q))
+        return 0;
+    nkf_compare("dense", n_case, ny, &g, &q);
+    return 1;
+}
+
+/* A random average or max pool; returns 1 when the fast kernel took it. */
+static int nkf_pool(int n_case) {
+#if NK_FAST_I8_POOL
+    nk_ref_conv_geom g;
+    nk_ref_i8_quant q; /* for the failure message */
+    const int is_max = nkf_chance(50);
+    int32_t act_min, act_max;
+    size_t nx, ny;
+    memset(&g, 0, sizeof g);
+    memset(&q, 0, sizeof q);
+    for (;;) {
+        g.batch = nkf_between(1, 2);
+        g.in_h = nkf_between(1, 9);
+        g.in_w = nkf_between(1, 12);
+        g.in_c = g.out_c = nkf_chance(50) ? 16 * nkf_between(1, 3) : nkf_between(1, 40);
+        g.k_h = nkf_between(1, 4);
+        g.k_w = nkf_between(1, 4);
+        g.stride_h = nkf_between(1, 3);
+        g.stride_w = nkf_between(1, 3);
+        g.dil_h = g.dil_w = 1;
+        /* pads below the kernel: every window holds an input pixel */
+        g.pad_top = nkf_between(0, g.k_h - 1);
+        g.pad_left = nkf_between(0, g.k_w - 1);
+        g.out_h = (g.in_h + 2 * g.pad_top - g.k_h) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_left - g.k_w) / g.stride_w + 1;
+        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
+        if (g.in_h + 2 * g.pad_top >= g.k_h && g.in_w + 2 * g.pad_left >= g.k_w &&
+            nx <= NKF_BUF && ny <= NKF_BUF)
+            break;
+    }
+    act_min = nkf_chance(50) ? -128 : nkf_between(-128, 0);
+    act_max = nkf_chance(50) ? 127 : nkf_between(act_min, 127);
+    q.act_min = act_min;
+    q.act_max = act_max;
+    nkf_fill(nkf_x, nx);
+    nkf_clear(ny);
+    if (is_max)
+        nk_ref_max_pool2d_i8(nkf_x, nkf_y_ref, &g, act_min, act_max);
+    else
+        nk_ref_avg_pool2d_i8(nkf_x, nkf_y_ref, &g, act_min, act_max);
+    if (!nk_fast_pool2d_i8(nkf_x, nkf_y_fast, &g, act_min, act_max, is_max))
+        return 0;
+    nkf_compare(is_max ? "max pool" : "average pool", n_case, ny, &g, &q);
+    return 1;
+#else
+    (void)n_case;
+    return 0;
+#endif
+}
+
+int main(void) {
+    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0;
+    for (i = 0; i < NKF_CASES; i++) {
+        took_conv += nkf_conv(0, i);
+        took_dw += nkf_conv(1, i);
+        took_dense += nkf_dense(i);
+        took_pool += nkf_pool(i);
+    }
+    printf("fast_i8_test (%s, %s rounding): fast kernels took conv2d %d, depthwise %d, dense %d, "
+           "pools %d of %d cases each; %d failures\n",
+           NKF_SET_NAME, NETKIT_SINGLE_ROUNDING ? "single" : "double", took_conv, took_dw,
+           took_dense, took_pool, NKF_CASES, nkf_failures);
+    if (took_conv == 0 || took_dw == 0 || took_dense == 0 || (NK_FAST_I8_POOL && took_pool == 0)) {
+        fprintf(stderr, "a fast kernel took no case\n");
+        return 1;
+    }
+    return nkf_failures ? 1 : 0;
+}
+#else
+int main(void) {
+    printf("fast_i8_test: no fast int8 set in this build (skipped)\n");
+    return 77;
+}
+#endif
