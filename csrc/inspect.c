@@ -64,6 +64,19 @@ static const char *nk_inspect_impl(const nk_model_t *m, const nk_op_rt *op) {
     (void)op;
     return "portable";
 }
+/* The last op reading tensor id (n_ops for a graph output, which lives
+ * past the last op; k when nothing after op k reads it). Inspect only:
+ * a scan over the later ops. */
+static int32_t nk_inspect_last_use(const nk_model_t *m, uint32_t id, uint32_t k) {
+    uint32_t i, j, last = k;
+    for (i = 0; i < m->img.n_outputs; i++)
+        if (nk_format_io_tensor(&m->img, 1, i) == id) return (int32_t)m->n_ops;
+    for (i = k; i < m->n_ops; i++)
+        for (j = 0; j < m->ops[i].n_in; j++)
+            if (m->ops[i].in[j] == id) last = i;
+    return (int32_t)last;
+}
+
 static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     const nk_op_rt *op = &m->ops[k];
     const nk_tensor_rt *out = &m->tensors[op->out[0]];
@@ -88,6 +101,12 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->act_bytes = out->bytes;
     row->workspace_bytes = op->workspace;
     row->in_place = op->in_place;
+    row->last_use = nk_inspect_last_use(m, op->out[0], k);
+    row->in_act_offset = in->is_const ? UINT64_MAX : in->act_offset;
+    row->in_graph_input = -1;
+    for (j = 0; j < m->img.n_inputs; j++)
+        if (nk_format_io_tensor(&m->img, 0, j) == op->in[0]) row->in_graph_input = (int32_t)j;
+    row->in_last_use = nk_inspect_last_use(m, op->in[0], k);
     nk_inspect_copy(row->impl, sizeof row->impl, nk_inspect_impl(m, op));
 }
 

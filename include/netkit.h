@@ -91,7 +91,7 @@ extern "C" {
 /* Bumped whenever a public struct layout or function signature changes or
  * an exported function goes (2: nk_arena_fail_at became test-only); nkc
  * (purego) refuses a library whose nk_abi_version() differs. */
-#define NK_ABI_VERSION 3u
+#define NK_ABI_VERSION 4u
 #define NK_VERSION_STRING "0.1.0"
 
 #define NK_MAX_DIMS 6
@@ -341,11 +341,16 @@ typedef struct nk_op_info_t {
     uint64_t act_bytes;      /* first output's bytes */
     uint64_t workspace_bytes; /* scratch this op asks for */
     int32_t in_place;        /* 1 when the output aliases its input */
-    int32_t reserved;
+    int32_t last_use;        /* last op reading the first output; num_ops for a graph
+                                output (it lives past the last op) */
     char impl[16];           /* what runs it: the build's backend ("xnnpack",
                                 "cmsis-nn"), the host ISA kernel set of a float op
                                 ("avx512", "avx2", "neon"; the portable kernel
                                 for parameters it lacks), or "portable" */
+    /* Input 0, so a picture of the plan can draw graph inputs too: */
+    uint64_t in_act_offset;  /* its offset in the activation block; UINT64_MAX when constant */
+    int32_t in_graph_input;  /* its graph input number, or -1 */
+    int32_t in_last_use;     /* last op reading it; num_ops for a graph output */
 } nk_op_info_t;
 
 typedef struct nk_report_t {

@@ -64,6 +64,14 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
+	// LastUse is the last op reading the first output; the op count for a
+	// graph output, which lives past the last op.
+	LastUse int
+	// InActOffset is input 0's offset in the activation block (-1 when it
+	// is a constant), InGraphInput its graph input number (-1 when it is
+	// none) and InLastUse the last op reading it.
+	InActOffset             int64
+	InGraphInput, InLastUse int
 	// Impl is what runs the op: the build's backend ("xnnpack",
 	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
 	// "neon"), or "portable" (netkit's kernels).

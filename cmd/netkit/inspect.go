@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "inspect",
 		summary: "report the exact arena, workspace and flash a model needs",
-		usage:   "MODEL [--full] [--json]",
+		usage:   "MODEL [--full] [--json] [--svg FILE]",
 		help: `Loads MODEL the way the C core does on a device and reports, from the
 core itself: the arena bytes after load and after a forward pass (the size
 to declare in firmware), the shared kernel workspace, the weight bytes kept
@@ -27,10 +27,16 @@ where each op's output sits in the activation block, whether it runs in
 place, and which implementation runs it: the build's backend (e.g.
 "xnnpack"), the host's SIMD kernel set for a float op ("avx512", "avx2",
 "neon"; NETKIT_HOST_ISA forces one), or "portable" (netkit's C kernels).
---json prints the same as JSON.`,
+--json prints the same as JSON.
+
+--svg FILE also writes the memory map as SVG: each tensor a box over the
+ops it is alive for (x) and the bytes it holds in the activation block
+(y), the workspace above the block, lines at the planned peak and the
+liveness lower bound; hovering a box names its tensor.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			full := fs.Bool("full", false, "add the per-op table")
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			svgPath := fs.String("svg", "", "also write the memory map as SVG to `FILE`")
 			return func(args []string, stdout, _ io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
@@ -38,6 +44,11 @@ place, and which implementation runs it: the build's backend (e.g.
 				r, err := nk.Inspect(args[0])
 				if err != nil {
 					return loadError(args[0], err)
+				}
+				if *svgPath != "" {
+					if err := writeSVGFile(*svgPath, args[0], r); err != nil {
+						return err
+					}
 				}
 				if *asJSON {
 					return writeInspectJSON(stdout, args[0], r, *full)

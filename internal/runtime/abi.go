@@ -12,7 +12,7 @@ import "unsafe"
 const MaxDims = 6
 
 // ABIVersion is the NK_ABI_VERSION these mirrors match.
-const ABIVersion = 3
+const ABIVersion = 4
 
 // CArena mirrors nk_arena_t.
 type CArena struct {
@@ -66,8 +66,11 @@ type COpInfo struct {
 	ActBytes       uint64
 	WorkspaceBytes uint64
 	InPlace        int32
-	Reserved       int32
+	LastUse        int32
 	Impl           [16]byte
+	InActOffset    uint64
+	InGraphInput   int32
+	InLastUse      int32
 }
 
 // CReport mirrors nk_report_t.
@@ -135,9 +138,11 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(o.OutRank), unsafe.Offsetof(o.OutDims), unsafe.Offsetof(o.InRank),
 				unsafe.Offsetof(o.InDims), unsafe.Offsetof(o.MACs), unsafe.Offsetof(o.ParamBytes),
 				unsafe.Offsetof(o.ActOffset), unsafe.Offsetof(o.ActBytes), unsafe.Offsetof(o.WorkspaceBytes),
-				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.Reserved), unsafe.Offsetof(o.Impl)},
+				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.LastUse), unsafe.Offsetof(o.Impl),
+				unsafe.Offsetof(o.InActOffset), unsafe.Offsetof(o.InGraphInput), unsafe.Offsetof(o.InLastUse)},
 			[]string{"op", "name", "index", "out_rank", "out_dims", "in_rank", "in_dims", "macs", "param_bytes",
-				"act_offset", "act_bytes", "workspace_bytes", "in_place", "reserved", "impl"}},
+				"act_offset", "act_bytes", "workspace_bytes", "in_place", "last_use", "impl",
+				"in_act_offset", "in_graph_input", "in_last_use"}},
 		{"nk_report_t", unsafe.Sizeof(r),
 			[]uintptr{unsafe.Offsetof(r.ArenaAfterLoad), unsafe.Offsetof(r.ArenaAfterForward),
 				unsafe.Offsetof(r.ModelBytes), unsafe.Offsetof(r.ContextBytes), unsafe.Offsetof(r.PeakActivations),
