@@ -82,7 +82,7 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     const nk_tensor_rt *out = &m->tensors[op->out[0]];
     const nk_tensor_rt *in = &m->tensors[op->in[0]];
     int folded = (op->def->flags & NK_OPF_ALIAS) && op->def->eval == NULL;
-    uint32_t j, d;
+    uint32_t i, j, r, d;
     memset(row, 0, sizeof *row);
     nk_inspect_copy(row->op, sizeof row->op, op->def->name);
     nk_inspect_copy(row->name, sizeof row->name, op->name);
@@ -102,11 +102,17 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->workspace_bytes = op->workspace;
     row->in_place = op->in_place;
     row->last_use = nk_inspect_last_use(m, op->out[0], k);
-    row->in_act_offset = in->is_const ? UINT64_MAX : in->act_offset;
-    row->in_graph_input = -1;
-    for (j = 0; j < m->img.n_inputs; j++)
-        if (nk_format_io_tensor(&m->img, 0, j) == op->in[0]) row->in_graph_input = (int32_t)j;
-    row->in_last_use = nk_inspect_last_use(m, op->in[0], k);
+    row->input_number = -1;
+    for (i = 0; i < m->img.n_inputs && row->input_number < 0; i++) {
+        uint32_t id = nk_format_io_tensor(&m->img, 0, i), first = m->n_ops;
+        for (r = 0; r < m->n_ops && first == m->n_ops; r++)
+            for (j = 0; j < m->ops[r].n_in; j++)
+                if (m->ops[r].in[j] == id) first = r;
+        if (first != k) continue;
+        row->input_number = (int32_t)i;
+        row->input_offset = m->tensors[id].act_offset;
+        row->input_last_use = nk_inspect_last_use(m, id, k);
+    }
     nk_inspect_copy(row->impl, sizeof row->impl, nk_inspect_impl(m, op));
 }
 

@@ -347,10 +347,11 @@ typedef struct nk_op_info_t {
                                 "cmsis-nn"), the host ISA kernel set of a float op
                                 ("avx512", "avx2", "neon"; the portable kernel
                                 for parameters it lacks), or "portable" */
-    /* Input 0, so a picture of the plan can draw graph inputs too: */
-    uint64_t in_act_offset;  /* its offset in the activation block; UINT64_MAX when constant */
-    int32_t in_graph_input;  /* its graph input number, or -1 */
-    int32_t in_last_use;     /* last op reading it; num_ops for a graph output */
+    /* The lowest-numbered graph input this op is the first reader of (so
+     * a picture of the plan can draw graph inputs, which no op produces): */
+    int32_t input_number;    /* its number, or -1 when this op is no graph input's first reader */
+    int32_t input_last_use;  /* the last op reading it; num_ops when it is a graph output too */
+    uint64_t input_offset;   /* its offset in the activation block */
 } nk_op_info_t;
 
 typedef struct nk_report_t {

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9bbdf9540d4e703b20eba53ad2807e2e90b75e70365dc358c72107f4d636c94f"
+const csrcHash = "df62d1d0fbfaef1e582122888c69cc33afdf0ec2af6a11fce87e44c19fae99ec"

@@ -67,11 +67,12 @@ type OpInfo struct {
 	// LastUse is the last op reading the first output; the op count for a
 	// graph output, which lives past the last op.
 	LastUse int
-	// InActOffset is input 0's offset in the activation block (-1 when it
-	// is a constant), InGraphInput its graph input number (-1 when it is
-	// none) and InLastUse the last op reading it.
-	InActOffset             int64
-	InGraphInput, InLastUse int
+	// InputNumber is the lowest-numbered graph input this op is the
+	// first reader of (-1: none), InputLastUse the last op reading it and
+	// InputOffset its offset in the activation block: graph inputs are
+	// produced by no op, so their placement is reported here.
+	InputNumber, InputLastUse int
+	InputOffset               int64
 	// Impl is what runs the op: the build's backend ("xnnpack",
 	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
 	// "neon"), or "portable" (netkit's kernels).

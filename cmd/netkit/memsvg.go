@@ -46,19 +46,19 @@ func memoryBoxes(r *nk.Report) []svgBox {
 	var boxes []svgBox
 	seen := map[int]bool{}
 	for _, op := range r.Ops {
-		if op.InGraphInput >= 0 && op.InActOffset >= 0 && !seen[op.InGraphInput] {
-			seen[op.InGraphInput] = true
+		if op.InputNumber >= 0 && !seen[op.InputNumber] {
+			seen[op.InputNumber] = true
 			name := ""
-			if op.InGraphInput < len(r.Inputs) {
-				name = r.Inputs[op.InGraphInput].Name
+			if op.InputNumber < len(r.Inputs) {
+				name = r.Inputs[op.InputNumber].Name
 			}
 			var bytes int64
-			if op.InGraphInput < len(r.Inputs) {
-				bytes = int64(r.Inputs[op.InGraphInput].Bytes())
+			if op.InputNumber < len(r.Inputs) {
+				bytes = int64(r.Inputs[op.InputNumber].Bytes())
 			}
 			boxes = append(boxes, svgBox{
-				label:  fmt.Sprintf("graph input %d %q", op.InGraphInput, name),
-				offset: op.InActOffset, bytes: bytes, first: 0, last: op.InLastUse, graphInput: true,
+				label:  fmt.Sprintf("graph input %d %q", op.InputNumber, name),
+				offset: op.InputOffset, bytes: bytes, first: 0, last: op.InputLastUse, graphInput: true,
 			})
 		}
 		label := fmt.Sprintf("output of op %d (%s", op.Index, op.Op)

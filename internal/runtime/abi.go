@@ -68,9 +68,9 @@ type COpInfo struct {
 	InPlace        int32
 	LastUse        int32
 	Impl           [16]byte
-	InActOffset    uint64
-	InGraphInput   int32
-	InLastUse      int32
+	InputNumber    int32
+	InputLastUse   int32
+	InputOffset    uint64
 }
 
 // CReport mirrors nk_report_t.
@@ -139,10 +139,10 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(o.InDims), unsafe.Offsetof(o.MACs), unsafe.Offsetof(o.ParamBytes),
 				unsafe.Offsetof(o.ActOffset), unsafe.Offsetof(o.ActBytes), unsafe.Offsetof(o.WorkspaceBytes),
 				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.LastUse), unsafe.Offsetof(o.Impl),
-				unsafe.Offsetof(o.InActOffset), unsafe.Offsetof(o.InGraphInput), unsafe.Offsetof(o.InLastUse)},
+				unsafe.Offsetof(o.InputNumber), unsafe.Offsetof(o.InputLastUse), unsafe.Offsetof(o.InputOffset)},
 			[]string{"op", "name", "index", "out_rank", "out_dims", "in_rank", "in_dims", "macs", "param_bytes",
 				"act_offset", "act_bytes", "workspace_bytes", "in_place", "last_use", "impl",
-				"in_act_offset", "in_graph_input", "in_last_use"}},
+				"input_number", "input_last_use", "input_offset"}},
 		{"nk_report_t", unsafe.Sizeof(r),
 			[]uintptr{unsafe.Offsetof(r.ArenaAfterLoad), unsafe.Offsetof(r.ArenaAfterForward),
 				unsafe.Offsetof(r.ModelBytes), unsafe.Offsetof(r.ContextBytes), unsafe.Offsetof(r.PeakActivations),

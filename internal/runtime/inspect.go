@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"math"
 	"os"
 )
 
@@ -111,21 +110,13 @@ func (m *Model) Report() (*Report, error) {
 			WorkspaceBytes: int64(c.WorkspaceBytes),
 			InPlace:        c.InPlace != 0,
 			LastUse:        int(c.LastUse),
-			InActOffset:    inActOffset(c.InActOffset),
-			InGraphInput:   int(c.InGraphInput),
-			InLastUse:      int(c.InLastUse),
+			InputOffset:    int64(c.InputOffset),
+			InputNumber:    int(c.InputNumber),
+			InputLastUse:   int(c.InputLastUse),
 			Impl:           cstring(c.Impl[:]),
 		}
 	}
 	return r, nil
-}
-
-// inActOffset maps C's UINT64_MAX (a constant input) to -1.
-func inActOffset(v uint64) int64 {
-	if v > math.MaxInt64 {
-		return -1
-	}
-	return int64(v)
 }
 
 func shape(rank int32, dims *[MaxDims]int32) []int {
