@@ -284,6 +284,40 @@ NK_API nk_status nk_model_invoke(nk_model_t *m, nk_error_t *err);
 NK_API nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes,
                               void *out, size_t out_bytes, nk_error_t *err);
 
+/* SHARED ACTIVATIONS. Models that run one after another, never at the
+ * same time, may share one activation block (activations and workspace):
+ * the arena then holds each model's records plus the largest block, not
+ * one block per model.
+ *
+ *     nk_model_load_buffer_shared(&a, a_nk, a_len, &arena, &err);
+ *     nk_model_load_buffer_shared(&b, b_nk, b_len, &arena, &err);
+ *     size_t n = nk_model_activation_size(a);
+ *     if (nk_model_activation_size(b) > n) n = nk_model_activation_size(b);
+ *     void *block = nk_arena_alloc(&arena, n, 16);
+ *     nk_model_bind_activations(a, block, n, &err);
+ *     nk_model_bind_activations(b, block, n, &err);
+ *     nk_model_run(a, ...); nk_model_run(b, ...);
+ *
+ * A run of one model overwrites the other's activations, inputs and
+ * outputs included: write a model's inputs and read its outputs around its
+ * own invoke. The block must be 16-byte aligned and outlive the models.
+ * Contexts made with nk_context_create still take their own block. */
+
+/* nk_model_load_buffer without the default context's activation block: the
+ * model's calls that run or view tensors return NK_ERR_STATE until
+ * nk_model_bind_activations gives it one. */
+NK_API nk_status nk_model_load_buffer_shared(nk_model_t **out, const void *bytes, size_t len,
+                                             nk_arena_t *arena, nk_error_t *err);
+/* Bytes of the default context's activation block: the planned activations
+ * (16-rounded) then the kernel workspace. 0 for an unloaded model. */
+NK_API size_t nk_model_activation_size(const nk_model_t *m);
+/* Points the default context at `block` (16-byte aligned, at least
+ * nk_model_activation_size bytes; NK_ERR_ALIGN / NK_ERR_ARENA_OVERFLOW
+ * otherwise, with the sizes in the message). May be called again to move
+ * the model to another block. */
+NK_API nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t size,
+                                           nk_error_t *err);
+
 /* A further execution context over the same model: its own activations and
  * workspace from `arena` (which may be another arena, e.g. per thread). */
 NK_API nk_status nk_context_create(nk_context_t **out, const nk_model_t *m,

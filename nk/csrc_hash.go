@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "df62d1d0fbfaef1e582122888c69cc33afdf0ec2af6a11fce87e44c19fae99ec"
+const csrcHash = "89b3ba9b42151327b536a4ca396cc6e72b5488a91c64725eea3ce53063cccbaa"
