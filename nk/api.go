@@ -180,6 +180,26 @@ func LoadBytes(b []byte, opts ...Option) (*Model, error) {
 	return wrapModel(runtime.LoadBytes(open, b, unwrapOptions(opts)...))
 }
 
+// LoadShared loads models that run one after another into one arena over
+// one shared activation block (nk_model_load_buffer_shared): the arena
+// holds each model's records and the largest block instead of a block per
+// model, sized exactly unless WithArenaSize sets it. The images are bound as
+// in LoadBytes. The models run one at a time (a call on one waits for a run
+// of another); each Run writes its inputs and reads its outputs around its
+// own invoke, so results are as if loaded alone. Sessions of them take
+// their own blocks. The arena is freed when the last of them is closed.
+func LoadShared(images [][]byte, opts ...Option) ([]*Model, error) {
+	ms, err := runtime.LoadShared(open, images, unwrapOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Model, len(ms))
+	for i, m := range ms {
+		out[i] = &Model{m}
+	}
+	return out, nil
+}
+
 // Inspect returns the C core's report for a model file loaded as a buffer
 // (the firmware case): exact arena bytes after load and after a forward
 // pass, the breakdown, and a per-op table. It loads the model once; a

@@ -54,6 +54,18 @@ var backend = runtime.Backend{
 		s := C.nk_model_load_buffer(&m, b, C.size_t(n), arena(a), cerr(e))
 		return unsafe.Pointer(m), runtime.Status(s)
 	},
+	LoadBufferShared: func(b unsafe.Pointer, n uint64, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
+		var m *C.nk_model_t
+		s := C.nk_model_load_buffer_shared(&m, b, C.size_t(n), arena(a), cerr(e))
+		return unsafe.Pointer(m), runtime.Status(s)
+	},
+	ActivationSize: func(m unsafe.Pointer) uint64 { return uint64(C.nk_model_activation_size(model(m))) },
+	BindActivations: func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *runtime.CError) runtime.Status {
+		return runtime.Status(C.nk_model_bind_activations(model(m), block, C.size_t(size), cerr(e)))
+	},
+	ArenaAlloc: func(a *runtime.CArena, size, align uint64) unsafe.Pointer {
+		return C.nk_arena_alloc(arena(a), C.size_t(size), C.size_t(align))
+	},
 	LoadFile: func(path string, mode uint32, a *runtime.CArena, e *runtime.CError) (unsafe.Pointer, runtime.Status) {
 		p := C.CString(path)
 		defer C.free(unsafe.Pointer(p))
