@@ -196,6 +196,19 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
         rep->arena_after_forward = nk_arena_high_water(&arena);
         nk_model_unload(m);
     }
+    if (s == NK_OK) {
+        /* the regions load: records (with the planner's scratch) in one
+         * arena, the block in the other; the whole load's arena is room
+         * enough for the records */
+        nk_arena_reset(&arena);
+        arena.high_water = 0;
+        s = nk_model_load_buffer_shared(&m, image, len, &arena, err);
+        if (s == NK_OK) {
+            rep->region_records = nk_arena_high_water(&arena);
+            rep->region_activations = nk_model_activation_size(m);
+            nk_model_unload(m);
+        }
+    }
     nk_arena_free_heap(&arena);
     nk_arena_free_heap(&copy);
     return s;

@@ -793,6 +793,27 @@ nk_status nk_model_load_buffer_shared(nk_model_t **out, const void *bytes, size_
     return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, arena, err);
 }
 
+nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
+                                       nk_arena_t *records, nk_arena_t *activations, nk_error_t *err) {
+    size_t before;
+    void *block;
+    nk_status s;
+    if (out == NULL || records == NULL || activations == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
+    before = nk_arena_mark(records);
+    s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, records, err);
+    if (s != NK_OK) return s;
+    block = nk_core_alloc(activations, nk_model_activation_size(*out),
+                          "the activation block in the activations region", -1, NULL, err);
+    if (block == NULL) {
+        nk_model_unload(*out);
+        nk_arena_rewind(records, before);
+        *out = NULL;
+        return NK_ERR_ARENA_OVERFLOW;
+    }
+    return nk_model_bind_activations(*out, block, nk_model_activation_size(*out), err);
+}
+
 #if !defined(NETKIT_MCU)
 nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mode,
                                 nk_arena_t *arena, nk_error_t *err) {

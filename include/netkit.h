@@ -321,6 +321,18 @@ NK_API size_t nk_model_activation_size(const nk_model_t *m);
 NK_API nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t size,
                                            nk_error_t *err);
 
+/* MEMORY REGIONS. A board with a small fast RAM (SRAM, TCM) and a large
+ * slow one loads with this placement rule: what every invoke reads and
+ * writes (the activation block and the kernel workspace) goes into
+ * `activations` (the fast region), the model's records (model, tensor, op
+ * and context records, the planner's scratch at load) into `records` (the
+ * slow one). `netkit inspect --regions` gives each region's exact need
+ * (nk_report_t.region_*). A failure names the region and leaves both arenas
+ * as they were. */
+NK_API nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
+                                              nk_arena_t *records, nk_arena_t *activations,
+                                              nk_error_t *err);
+
 /* A further execution context over the same model: its own activations and
  * workspace from `arena` (which may be another arena, e.g. per thread). */
 NK_API nk_status nk_context_create(nk_context_t **out, const nk_model_t *m,
@@ -422,6 +434,10 @@ typedef struct nk_report_t {
     uint64_t backend_heap_bytes;  /* host heap a backend's per-op state holds (XNNPACK's
                                      packed weights and operators), outside the arena; 0
                                      without a backend */
+    /* nk_model_load_buffer_regions' needs (nk_inspect_model only; 0 from
+     * nk_model_report): exact for the host's ABI, as arena_after_load. */
+    uint64_t region_records;      /* the records arena */
+    uint64_t region_activations;  /* the activations arena: activation block + workspace */
 } nk_report_t;
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7f30d072e7b1d26c22ff496aaa2b2ee5958b8a13c7986e2ecd390c4ebf88e697"
+const csrcHash = "5cb8c18fcba1eb19b2d1e2d51646be21ace9ef7b936be1b6cf4b28ba8b881faf"

@@ -52,9 +52,14 @@ type Report struct {
 	// BackendHeapBytes is host heap a backend's per-op state holds outside
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
-	NumTensors       int
-	Inputs, Outputs  []TensorInfo
-	Ops              []OpInfo
+	// RegionRecords and RegionActivations are what a load over two arenas
+	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
+	// and the activation block with the workspace (fast RAM). Inspect only;
+	// 0 from Model.Report.
+	RegionRecords, RegionActivations int64
+	NumTensors                       int
+	Inputs, Outputs                  []TensorInfo
+	Ops                              []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -253,6 +258,7 @@ func wrapReport(r *runtime.Report, err error) (*Report, error) {
 		BytesActivations: r.BytesActivations, BytesIO: r.BytesIO, BytesWorkspace: r.BytesWorkspace,
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
+		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations,
 		Inputs: wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}
 	for i, op := range r.Ops {

@@ -98,6 +98,8 @@ type CReport struct {
 	NumInputs            int32
 	NumOutputs           int32
 	BackendHeapBytes     uint64
+	RegionRecords        uint64
+	RegionActivations    uint64
 }
 
 // StructLayout is the size and field offsets of one mirrored struct, in
@@ -151,12 +153,13 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(r.BytesActivations), unsafe.Offsetof(r.BytesIO), unsafe.Offsetof(r.BytesWorkspace),
 				unsafe.Offsetof(r.BytesCopiedWeights), unsafe.Offsetof(r.BytesPadding), unsafe.Offsetof(r.MACs),
 				unsafe.Offsetof(r.ParamBytes), unsafe.Offsetof(r.NumOps), unsafe.Offsetof(r.NumTensors),
-				unsafe.Offsetof(r.NumInputs), unsafe.Offsetof(r.NumOutputs), unsafe.Offsetof(r.BackendHeapBytes)},
+				unsafe.Offsetof(r.NumInputs), unsafe.Offsetof(r.NumOutputs), unsafe.Offsetof(r.BackendHeapBytes),
+				unsafe.Offsetof(r.RegionRecords), unsafe.Offsetof(r.RegionActivations)},
 			[]string{"arena_after_load", "arena_after_forward", "model_bytes", "context_bytes", "peak_activations",
 				"activation_lower_bound", "pingpong_bytes", "workspace", "flash_payload", "file_bytes",
 				"bytes_structs", "bytes_activations", "bytes_io", "bytes_workspace", "bytes_copied_weights",
 				"bytes_padding", "macs", "param_bytes", "num_ops", "num_tensors", "num_inputs", "num_outputs",
-				"backend_heap_bytes"}},
+				"backend_heap_bytes", "region_records", "region_activations"}},
 	}
 }
 

@@ -90,6 +90,8 @@ func (m *Model) Report() (*Report, error) {
 		MACs:                 int64(cr.MACs),
 		ParamBytes:           int64(cr.ParamBytes),
 		BackendHeapBytes:     int64(cr.BackendHeapBytes),
+		RegionRecords:        int64(cr.RegionRecords),
+		RegionActivations:    int64(cr.RegionActivations),
 		NumTensors:           int(cr.NumTensors),
 		Inputs:               cloneInfos(st.inputs),
 		Outputs:              cloneInfos(st.outputs),

@@ -56,9 +56,14 @@ type Report struct {
 	// BackendHeapBytes is host heap a backend's per-op state holds outside
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
-	NumTensors       int
-	Inputs, Outputs  []TensorInfo
-	Ops              []OpInfo
+	// RegionRecords and RegionActivations are what a load over two arenas
+	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
+	// and the activation block with the workspace (fast RAM). Inspect only;
+	// 0 from Model.Report.
+	RegionRecords, RegionActivations int64
+	NumTensors                       int
+	Inputs, Outputs                  []TensorInfo
+	Ops                              []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).

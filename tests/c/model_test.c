@@ -761,6 +761,69 @@ static void test_shared_activations(void) {
     }
 }
 
+/* A load over two arenas (records in one, the activation block in the
+ * other) of exactly inspect's region figures runs as the model alone; one
+ * byte less in either region fails, naming it, and leaves both as they were. */
+static void test_regions(void) {
+    const char *name = "mlperf_kws_ref_model";
+    nk_report_t rep;
+    nk_error_t err;
+    size_t len, k;
+    uint8_t *img = i8_model_bytes(name, &len), *in, *want, got[1024];
+    nk_arena_t alone_arena;
+    nk_model_t *m;
+    nk_tensor_t ti, to;
+    size_t alone;
+    int variant;
+    nkt_rng rng = {777};
+    NKT_CHECK(nk_inspect_model(img, len, &rep, NULL, 0, &err) == NK_OK, "inspect: %s", err.message);
+    NKT_CHECK(rep.region_records > 0 && rep.region_activations > 0, "region figures");
+    NKT_CHECK(nk_model_arena_size(img, len, NK_LOAD_BUFFER, NULL, &alone, &err) == NK_OK, "size");
+    {
+        uint8_t *mem = nkt_alloc_aligned(alone);
+        nk_arena_init(&alone_arena, mem, alone);
+        NKT_CHECK(nk_model_load_buffer(&m, img, len, &alone_arena, &err) == NK_OK, "%s", err.message);
+        nk_model_input(m, 0, &ti);
+        nk_model_output(m, 0, &to);
+        in = (uint8_t *)malloc(ti.bytes);
+        want = (uint8_t *)malloc(to.bytes);
+        for (k = 0; k < ti.bytes; k++) in[k] = (uint8_t)nkt_rand(&rng);
+        NKT_CHECK(run_i8(m, in, want, &err) == NK_OK, "alone: %s", err.message);
+        nk_model_unload(m);
+        free(mem);
+    }
+    /* 0: exact; 1: records one byte short; 2: activations one byte short */
+    for (variant = 0; variant < 3; variant++) {
+        size_t rec = (size_t)rep.region_records - (variant == 1), act = (size_t)rep.region_activations - (variant == 2);
+        uint8_t *rmem = nkt_alloc_aligned(rec), *amem = nkt_alloc_aligned(act);
+        nk_arena_t records, activations;
+        nk_status s;
+        nk_arena_init(&records, rmem, rec);
+        nk_arena_init(&activations, amem, act);
+        s = nk_model_load_buffer_regions(&m, img, len, &records, &activations, &err);
+        if (variant == 0) {
+            NKT_CHECK(s == NK_OK, "regions of %zu + %zu B: %s", rec, act, err.message);
+            NKT_CHECK(s == NK_OK && run_i8(m, in, got, &err) == NK_OK && memcmp(got, want, to.bytes) == 0,
+                      "regions: the output is the model's alone");
+            NKT_CHECK(nk_arena_used(&activations) == act, "the activations region holds the block");
+            if (s == NK_OK) nk_model_unload(m);
+        } else {
+            NKT_CHECK(s == NK_ERR_ARENA_OVERFLOW, "variant %d: one byte short fails", variant);
+            NKT_CHECK(variant == 1 || strstr(err.message, "activations region") != NULL,
+                      "the message names the region: %s", err.message);
+            NKT_CHECK(nk_arena_used(&records) == 0 && nk_arena_used(&activations) == 0,
+                      "a failed load leaves both arenas as they were");
+        }
+        free(rmem);
+        free(amem);
+    }
+    fprintf(stderr, "regions (%s): records %llu B + activations %llu B; one arena %zu B\n", name,
+            (unsigned long long)rep.region_records, (unsigned long long)rep.region_activations, alone);
+    free(img);
+    free(in);
+    free(want);
+}
+
 int main(void) {
     test_outputs("mlp");
     test_outputs("cnn");
@@ -775,6 +838,7 @@ int main(void) {
     test_copy_survives_file_changes();
     test_timed_invoke();
     test_shared_activations();
+    test_regions();
     if (nkt_failures) fprintf(stderr, "model_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
