@@ -455,6 +455,11 @@ NK_API nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_in
  * arena from the caller; a misaligned `bytes` is copied first. */
 NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep,
                                   nk_op_info_t *ops, int32_t max_ops, nk_error_t *err);
+/* What nk_model_load_buffer_regions takes from each arena (16-byte aligned
+ * ones) for `bytes` (16-byte aligned), measured by a load in a private heap
+ * arena: exact for the host's ABI. */
+NK_API nk_status nk_model_region_sizes(const void *bytes, size_t len, size_t *records,
+                                       size_t *activations, nk_error_t *err);
 #endif
 
 /* ------------------------------------------------------------------ */

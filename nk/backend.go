@@ -63,6 +63,11 @@ var backend = runtime.Backend{
 	BindActivations: func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *runtime.CError) runtime.Status {
 		return runtime.Status(C.nk_model_bind_activations(model(m), block, C.size_t(size), cerr(e)))
 	},
+	RegionSizes: func(b unsafe.Pointer, n uint64, e *runtime.CError) (uint64, uint64, runtime.Status) {
+		var rec, act C.size_t
+		s := C.nk_model_region_sizes(b, C.size_t(n), &rec, &act, cerr(e))
+		return uint64(rec), uint64(act), runtime.Status(s)
+	},
 	ArenaAlloc: func(a *runtime.CArena, size, align uint64) unsafe.Pointer {
 		return C.nk_arena_alloc(arena(a), C.size_t(size), C.size_t(align))
 	},

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "5cb8c18fcba1eb19b2d1e2d51646be21ace9ef7b936be1b6cf4b28ba8b881faf"
+const csrcHash = "237c417116f2bc3747943fcf4754744b770c0ba654f12ac4a3016ccf3de13df7"

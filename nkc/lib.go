@@ -118,7 +118,7 @@ type lib struct {
 	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
 	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report,
 	numOps, modelProfile, contextProfile, loadBufferShared, activationSize, bindActivations,
-	arenaAlloc uintptr
+	arenaAlloc, regionSizes uintptr
 }
 
 type symbol struct {
@@ -142,6 +142,7 @@ func (l *lib) symbols() []symbol {
 		{"nk_model_profile", &l.modelProfile}, {"nk_context_profile", &l.contextProfile},
 		{"nk_model_load_buffer_shared", &l.loadBufferShared}, {"nk_model_activation_size", &l.activationSize},
 		{"nk_model_bind_activations", &l.bindActivations}, {"nk_arena_alloc", &l.arenaAlloc},
+		{"nk_model_region_sizes", &l.regionSizes},
 	}
 }
 
@@ -216,6 +217,12 @@ func (l *lib) backend() *nkrt.Backend {
 			r, _, _ := purego.SyscallN(l.bindActivations, uintptr(m), uintptr(block), uintptr(size),
 				uintptr(unsafe.Pointer(e)))
 			return status(r)
+		},
+		RegionSizes: func(b unsafe.Pointer, n uint64, e *nkrt.CError) (uint64, uint64, nkrt.Status) {
+			var rec, act uintptr // size_t
+			r, _, _ := purego.SyscallN(l.regionSizes, uintptr(b), uintptr(n), uintptr(unsafe.Pointer(&rec)),
+				uintptr(unsafe.Pointer(&act)), uintptr(unsafe.Pointer(e)))
+			return uint64(rec), uint64(act), status(r)
 		},
 		ArenaAlloc: func(a *nkrt.CArena, size, align uint64) unsafe.Pointer {
 			r, _, _ := purego.SyscallN(l.arenaAlloc, uintptr(unsafe.Pointer(a)), uintptr(size), uintptr(align))

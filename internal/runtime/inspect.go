@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"os"
+	"unsafe"
 )
 
 // Inspect reads a model file and returns InspectBytes' report.
@@ -44,6 +45,11 @@ func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 		return nil, cError(s, ce)
 	}
 	r.ArenaAfterForward = int64(st.arena.HighWater)
+	rec, act, s := be.RegionSizes(unsafe.Pointer(unsafe.SliceData(st.image)), uint64(len(st.image)), ce)
+	if s != StatusOK {
+		return nil, cError(s, ce)
+	}
+	r.RegionRecords, r.RegionActivations = int64(rec), int64(act)
 	return r, nil
 }
 
