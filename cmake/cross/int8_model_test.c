@@ -114,6 +114,50 @@ static int shared_pair(size_t cap, size_t *need) {
 }
 #endif
 
+#ifdef NK_TEST_SLOW_RAM
+/* The model's records in the slow region, its activation block in the fast
+ * one (nk_model_load_buffer_regions), each arena of `rec` and `act` bytes;
+ * runs every sample against TFLM. Sets the bytes each arena took; returns 0
+ * on a pass, 1 when the load failed, 2 when an output differed. */
+static int regions_run(size_t rec, size_t act, size_t samples, size_t *rec_used, size_t *act_used) {
+    nk_arena_t records, activations;
+    nk_model_t *m;
+    nk_error_t err;
+    nk_arena_init(&records, (void *)NK_TEST_SLOW_RAM, rec);
+    nk_arena_init(&activations, arena_mem, act);
+    if (nk_model_load_buffer_regions(&m, nk_model_image, nk_model_image_len, &records, &activations, &err) !=
+        NK_OK) {
+        printf("regions load in %lu + %lu B: %s\n", (unsigned long)rec, (unsigned long)act, err.message);
+        return 1;
+    }
+    *rec_used = nk_arena_high_water(&records);
+    *act_used = nk_arena_used(&activations);
+    long bad = run_samples(m, nk_input_raw, nk_expected_raw, samples, 0);
+    nk_model_unload(m);
+    return bad != 0 ? 2 : 0;
+}
+
+/* Exactly the measured bytes in each region load and match TFLM; one byte
+ * less in either fails. */
+static int regions_check(size_t samples) {
+    size_t rec = 0, act = 0, r2 = 0, a2 = 0;
+    if (regions_run(1u << 20, sizeof arena_mem, samples, &rec, &act) != 0 ||
+        regions_run(rec, act, samples, &r2, &a2) != 0 || r2 != rec || a2 != act) {
+        printf("FAIL: regions load in its exact sizes\n");
+        return 1;
+    }
+    if (regions_run(rec - 1, act, samples, &r2, &a2) != 1 || regions_run(rec, act - 1, samples, &r2, &a2) != 1) {
+        printf("FAIL: regions load with one byte less in a region\n");
+        return 1;
+    }
+    printf("regions: records %lu B in slow RAM at 0x%lx, activations %lu B in fast RAM\n", (unsigned long)rec,
+           (unsigned long)NK_TEST_SLOW_RAM, (unsigned long)act);
+    printf("nkbench region_records %lu\nnkbench region_activations %lu\n", (unsigned long)rec,
+           (unsigned long)act);
+    return 0;
+}
+#endif
+
 int main(void) {
     nk_arena_t arena;
     nk_model_t *model = NULL;
@@ -166,6 +210,9 @@ int main(void) {
                (unsigned long)need, (unsigned long)alone);
         printf("nkbench shared_arena_bytes %lu\n", (unsigned long)need);
     }
+#endif
+#ifdef NK_TEST_SLOW_RAM
+    if (regions_check(samples) != 0) return 1;
 #endif
     printf("PASS\n");
     return 0;
