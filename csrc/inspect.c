@@ -64,12 +64,25 @@ static const char *nk_inspect_impl(const nk_model_t *m, const nk_op_rt *op) {
     (void)op;
     return "portable";
 }
+/* The last op reading tensor id (n_ops for a graph output, which lives
+ * past the last op; k when nothing after op k reads it). Inspect only:
+ * a scan over the later ops. */
+static int32_t nk_inspect_last_use(const nk_model_t *m, uint32_t id, uint32_t k) {
+    uint32_t i, j, last = k;
+    for (i = 0; i < m->img.n_outputs; i++)
+        if (nk_format_io_tensor(&m->img, 1, i) == id) return (int32_t)m->n_ops;
+    for (i = k; i < m->n_ops; i++)
+        for (j = 0; j < m->ops[i].n_in; j++)
+            if (m->ops[i].in[j] == id) last = i;
+    return (int32_t)last;
+}
+
 static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     const nk_op_rt *op = &m->ops[k];
     const nk_tensor_rt *out = &m->tensors[op->out[0]];
     const nk_tensor_rt *in = &m->tensors[op->in[0]];
     int folded = (op->def->flags & NK_OPF_ALIAS) && op->def->eval == NULL;
-    uint32_t j, d;
+    uint32_t i, j, r, d;
     memset(row, 0, sizeof *row);
     nk_inspect_copy(row->op, sizeof row->op, op->def->name);
     nk_inspect_copy(row->name, sizeof row->name, op->name);
@@ -88,6 +101,18 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->act_bytes = out->bytes;
     row->workspace_bytes = op->workspace;
     row->in_place = op->in_place;
+    row->last_use = nk_inspect_last_use(m, op->out[0], k);
+    row->input_number = -1;
+    for (i = 0; i < m->img.n_inputs && row->input_number < 0; i++) {
+        uint32_t id = nk_format_io_tensor(&m->img, 0, i), first = m->n_ops;
+        for (r = 0; r < m->n_ops && first == m->n_ops; r++)
+            for (j = 0; j < m->ops[r].n_in; j++)
+                if (m->ops[r].in[j] == id) first = r;
+        if (first != k) continue;
+        row->input_number = (int32_t)i;
+        row->input_offset = m->tensors[id].act_offset;
+        row->input_last_use = nk_inspect_last_use(m, id, k);
+    }
     nk_inspect_copy(row->impl, sizeof row->impl, nk_inspect_impl(m, op));
 }
 
@@ -141,6 +166,32 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     return NK_OK;
 }
 
+nk_status nk_model_region_sizes(const void *bytes, size_t len, size_t *records, size_t *activations,
+                                nk_error_t *err) {
+    nk_arena_t arena;
+    nk_model_t *m = NULL;
+    size_t need = 0;
+    nk_status s;
+    if (bytes == NULL || records == NULL || activations == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL argument");
+    *records = *activations = 0;
+    /* a whole load's arena is room enough for the records alone */
+    s = nk_model_arena_size(bytes, len, NK_LOAD_BUFFER, NULL, &need, err);
+    if (s != NK_OK) return s;
+    if (nk_arena_init_heap(&arena, need) != NK_OK)
+        return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "region_sizes: cannot allocate the measuring arena");
+    /* the regions load's records side: the same allocations, the planner's
+     * scratch included, from a 16-byte aligned start */
+    s = nk_model_load_buffer_shared(&m, bytes, len, &arena, err);
+    if (s == NK_OK) {
+        *records = nk_arena_high_water(&arena);
+        *activations = nk_model_activation_size(m);
+        nk_model_unload(m);
+    }
+    nk_arena_free_heap(&arena);
+    return s;
+}
+
 nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_op_info_t *ops,
                            int32_t max_ops, nk_error_t *err) {
     nk_arena_t arena, copy;
@@ -172,6 +223,12 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
         nk_model_unload(m);
     }
     nk_arena_free_heap(&arena);
+    if (s == NK_OK) {
+        size_t records = 0, activations = 0;
+        s = nk_model_region_sizes(image, len, &records, &activations, err);
+        rep->region_records = records;
+        rep->region_activations = activations;
+    }
     nk_arena_free_heap(&copy);
     return s;
 }

@@ -412,16 +412,38 @@ size_t nk_context_size(const nk_model_t *m) {
     return n <= (size_t)-1 ? (size_t)n : (size_t)-1;
 }
 
-nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
-                            nk_error_t *err) {
+/* Bytes of a context's activation block: activations (16-rounded) then the
+ * workspace, as nk_context_bytes lays them out. */
+static uint64_t nk_context_block_bytes(const nk_model_t *m) {
+    return ((m->plan.peak + 15u) & ~(uint64_t)15u) + m->workspace;
+}
+
+size_t nk_model_activation_size(const nk_model_t *m) {
+    uint64_t n = m != NULL && nk_model_ready(m) ? nk_context_block_bytes(m) : 0;
+    return n <= (size_t)-1 ? (size_t)n : (size_t)-1;
+}
+
+/* Points c at an activation block laid out as nk_context_block_bytes says. */
+static void nk_context_bind(nk_context_t *c, uint8_t *block) {
+    const nk_model_t *m = c->model;
+    uint32_t i;
+    c->activations = block;
+    c->workspace = block != NULL ? block + ((m->plan.peak + 15u) & ~(uint64_t)15u) : NULL;
+    for (i = 0; i < m->n_tensors; i++) {
+        const nk_tensor_rt *t = &m->tensors[i];
+        c->data[i] = t->is_const ? (void *)(uintptr_t)t->const_data
+                     : block != NULL ? block + t->act_offset : NULL;
+    }
+}
+
+/* A context's record and data table, and, with own_block, its activation
+ * block from the arena (else it has none until nk_context_bind). */
+static nk_status nk_context_make(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                                 int own_block, nk_error_t *err) {
     nk_context_t *c;
     size_t mark;
-    uint32_t i;
     int32_t peak_op;
-    if (out == NULL || m == NULL || arena == NULL)
-        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
-    *out = NULL;
-    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    uint8_t *block = NULL;
     peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
     mark = nk_arena_mark(arena);
     c = (nk_context_t *)nk_core_alloc(arena, sizeof *c, "context record", -1, NULL, err);
@@ -430,16 +452,16 @@ nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t 
     c->data = (void **)nk_core_alloc(arena, (size_t)m->n_tensors * sizeof(void *),
                                      "tensor data table", -1, NULL, err);
     if (c->data == NULL) goto overflow;
-    c->activations = (uint8_t *)nk_core_alloc(arena, (size_t)m->plan.peak, "activations", peak_op,
-                                              peak_op >= 0 ? &m->ops[peak_op] : NULL, err);
-    if (c->activations == NULL) goto overflow;
-    c->workspace = nk_core_alloc(arena, m->workspace, "workspace", m->workspace_op,
-                                 m->workspace_op >= 0 ? &m->ops[m->workspace_op] : NULL, err);
-    if (c->workspace == NULL) goto overflow;
-    for (i = 0; i < m->n_tensors; i++) {
-        const nk_tensor_rt *t = &m->tensors[i];
-        c->data[i] = t->is_const ? (void *)(uintptr_t)t->const_data : c->activations + t->act_offset;
+    if (own_block) {
+        block = (uint8_t *)nk_core_alloc(arena, (size_t)m->plan.peak, "activations", peak_op,
+                                         peak_op >= 0 ? &m->ops[peak_op] : NULL, err);
+        if (block == NULL) goto overflow;
+        /* the workspace follows the 16-rounded activations: nk_context_bind's layout */
+        if (nk_core_alloc(arena, m->workspace, "workspace", m->workspace_op,
+                          m->workspace_op >= 0 ? &m->ops[m->workspace_op] : NULL, err) == NULL)
+            goto overflow;
     }
+    nk_context_bind(c, block);
     *out = c;
     return NK_OK;
 overflow:
@@ -447,13 +469,49 @@ overflow:
     return NK_ERR_ARENA_OVERFLOW;
 }
 
+nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                            nk_error_t *err) {
+    if (out == NULL || m == NULL || arena == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
+    *out = NULL;
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    return nk_context_make(out, m, arena, 1, err);
+}
+
+nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t size, nk_error_t *err) {
+    uint32_t v[2];
+    if (m == NULL || block == NULL) return nk_fail(err, NK_ERR_ARG, -1, "bind_activations: NULL argument");
+    if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    if (((uintptr_t)block & 15u) != 0)
+        return nk_fail(err, NK_ERR_ALIGN, -1, "bind_activations: the block is not 16-byte aligned");
+    if ((uint64_t)size < nk_context_block_bytes(m)) {
+        /* a size above 32 bits is reported saturated: it is too small either way */
+        v[0] = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+        v[1] = (uint32_t)nk_context_block_bytes(m);
+        nk_fail_f(err, NK_ERR_ARENA_OVERFLOW, -1,
+                  "arena overflow: an activation block of %u B, the model needs %u B", NULL, v);
+        if (err != NULL) {
+            err->requested = nk_context_block_bytes(m);
+            err->capacity = size;
+        }
+        return NK_ERR_ARENA_OVERFLOW;
+    }
+    nk_context_bind(m->ctx, (uint8_t *)block);
+    return NK_OK;
+}
+
+/* A context with no block yet (nk_model_load_buffer_shared before
+ * nk_model_bind_activations) runs and views nothing. */
+#define NK_NO_BLOCK_MSG "the model has no activation block yet (nk_model_bind_activations)"
+static int nk_context_unbound(const nk_context_t *c) { return c->activations == NULL; }
+
 static nk_status nk_context_view(const nk_context_t *c, int is_out, int32_t i, nk_tensor_t *out) {
     const nk_model_t *m;
     const nk_tensor_rt *t;
     uint32_t id, n, d;
     if (c == NULL || out == NULL) return NK_ERR_ARG;
     m = c->model;
-    if (!nk_model_ready(m)) return NK_ERR_STATE;
+    if (!nk_model_ready(m) || nk_context_unbound(c)) return NK_ERR_STATE;
     n = is_out ? m->img.n_outputs : m->img.n_inputs;
     if (i < 0 || (uint32_t)i >= n) return NK_ERR_ARG;
     id = nk_format_io_tensor(&m->img, is_out, (uint32_t)i);
@@ -559,6 +617,7 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
         return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
     m = c->model;
     if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    if (nk_context_unbound(c)) return nk_fail(err, NK_ERR_STATE, -1, NK_NO_BLOCK_MSG);
     for (i = 0; i < m->img.n_inputs + m->img.n_outputs; i++) {
         int is_out = i >= m->img.n_inputs;
         uint32_t j = is_out ? i - m->img.n_inputs : i;
@@ -605,7 +664,7 @@ static int nk_model_records_too_big(size_t count, size_t record) {
  * caller reads the arena and rewinds); else the default context follows
  * and the model is READY. A failure rewinds the arena. */
 static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
-                                uint32_t state, nk_arena_t *arena, nk_error_t *err) {
+                                uint32_t state, int own_block, nk_arena_t *arena, nk_error_t *err) {
     nk_image img;
     nk_model_t *m;
     size_t mark;
@@ -657,7 +716,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
     if (s == NK_OK && state != NK_MODEL_SIZING) {
         m->state = NK_MODEL_READY; /* a failure below discards the record */
-        s = nk_context_create(&m->ctx, m, arena, err);
+        s = nk_context_make(&m->ctx, m, arena, own_block, err);
         m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
 #if NETKIT_BACKEND
         if (s == NK_OK) s = nk_model_prepare_impls(m, err);
@@ -686,7 +745,7 @@ fail_overflow:
  * runs, so the model records the bytes it took; the caller's maximum is
  * restored. */
 static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
-                               const char *path, nk_arena_t *arena, nk_error_t *err) {
+                               const char *path, int own_block, nk_arena_t *arena, nk_error_t *err) {
     size_t mark = arena->used;
     nk_status s = NK_OK;
 #if NK_MODEL_REPORT
@@ -707,7 +766,7 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
 #else
     (void)path;
 #endif
-    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, arena, err);
+    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, own_block, arena, err);
     if (s != NK_OK) nk_arena_rewind(arena, mark); /* a failed read, too */
 #if NK_MODEL_REPORT
     if (s == NK_OK) {
@@ -725,7 +784,34 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
 nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
                                nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
-    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, arena, err);
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, arena, err);
+}
+
+nk_status nk_model_load_buffer_shared(nk_model_t **out, const void *bytes, size_t len,
+                                      nk_arena_t *arena, nk_error_t *err) {
+    if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, arena, err);
+}
+
+nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
+                                       nk_arena_t *records, nk_arena_t *activations, nk_error_t *err) {
+    size_t before;
+    void *block;
+    nk_status s;
+    if (out == NULL || records == NULL || activations == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
+    before = nk_arena_mark(records);
+    s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, records, err);
+    if (s != NK_OK) return s;
+    block = nk_core_alloc(activations, nk_model_activation_size(*out),
+                          "the activation block in the activations region", -1, NULL, err);
+    if (block == NULL) {
+        nk_model_unload(*out);
+        nk_arena_rewind(records, before);
+        *out = NULL;
+        return NK_ERR_ARENA_OVERFLOW;
+    }
+    return nk_model_bind_activations(*out, block, nk_model_activation_size(*out), err);
 }
 
 #if !defined(NETKIT_MCU)
@@ -742,12 +828,12 @@ nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mod
         size_t len = 0;
         nk_status s = nk_platform_map(path, &addr, &len, err);
         if (s != NK_OK) return s;
-        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED, NULL, arena, err);
+        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED, NULL, 1, arena, err);
         if (s != NK_OK) nk_platform_unmap(addr, len);
         return s;
     }
 #endif
-    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED, path, arena, err);
+    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED, path, 1, arena, err);
 }
 
 nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
@@ -811,7 +897,7 @@ nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_a
     mark = scratch->used;
     hw = scratch->high_water;
     scratch->high_water = scratch->used;
-    s = nk_model_build(&m, bytes, len, kind, NK_MODEL_SIZING, scratch, err);
+    s = nk_model_build(&m, bytes, len, kind, NK_MODEL_SIZING, 1, scratch, err);
     if (s == NK_OK) {
         /* the load, from a 16-byte aligned start: the copied image (16-
          * rounded: the model record follows it), the records up to here
@@ -890,6 +976,7 @@ nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes, void *out
     nk_status s;
     if (m == NULL || in == NULL || out == NULL) return nk_fail(err, NK_ERR_ARG, -1, "run: NULL argument");
     if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
+    if (nk_context_unbound(m->ctx)) return nk_fail(err, NK_ERR_STATE, -1, NK_NO_BLOCK_MSG);
     nk_context_view(m->ctx, 0, 0, &vi);
     nk_context_view(m->ctx, 1, 0, &vo);
     if (in_bytes != vi.bytes || out_bytes != vo.bytes) {

@@ -18,8 +18,11 @@
  *     nk_model_run(model, input, sizeof input, output, sizeof output, &err);
  *
  * HOW BIG MUST THE ARENA BE?  Run `netkit inspect model.nk` (or call
- * nk_inspect_model on a host): it reports the exact byte count of a
- * buffer load. At run time nk_model_arena_size gives the exact figure of
+ * nk_inspect_model on a host): it reports the byte count of a buffer load,
+ * exact for the host it runs on; a target with smaller pointers or other
+ * struct layouts (a 32-bit MCU) needs less, and `netkit inspect` does not
+ * give its figure. nk_model_arena_size, built for and run on the target,
+ * is exact there. At run time nk_model_arena_size gives the exact figure of
  * each load mode without loading (a mapped file needs no batch-norm
  * copies, a copied one also holds the image). Loading into an arena of exactly that size succeeds; one byte
  * less fails with NK_ERR_ARENA_OVERFLOW and an error that says how much was
@@ -91,7 +94,7 @@ extern "C" {
 /* Bumped whenever a public struct layout or function signature changes or
  * an exported function goes (2: nk_arena_fail_at became test-only); nkc
  * (purego) refuses a library whose nk_abi_version() differs. */
-#define NK_ABI_VERSION 3u
+#define NK_ABI_VERSION 4u
 #define NK_VERSION_STRING "0.1.0"
 
 #define NK_MAX_DIMS 6
@@ -284,6 +287,52 @@ NK_API nk_status nk_model_invoke(nk_model_t *m, nk_error_t *err);
 NK_API nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes,
                               void *out, size_t out_bytes, nk_error_t *err);
 
+/* SHARED ACTIVATIONS. Models that run one after another, never at the
+ * same time, may share one activation block (activations and workspace):
+ * the arena then holds each model's records plus the largest block, not
+ * one block per model.
+ *
+ *     nk_model_load_buffer_shared(&a, a_nk, a_len, &arena, &err);
+ *     nk_model_load_buffer_shared(&b, b_nk, b_len, &arena, &err);
+ *     size_t n = nk_model_activation_size(a);
+ *     if (nk_model_activation_size(b) > n) n = nk_model_activation_size(b);
+ *     void *block = nk_arena_alloc(&arena, n, 16);
+ *     nk_model_bind_activations(a, block, n, &err);
+ *     nk_model_bind_activations(b, block, n, &err);
+ *     nk_model_run(a, ...); nk_model_run(b, ...);
+ *
+ * A run of one model overwrites the other's activations, inputs and
+ * outputs included: write a model's inputs and read its outputs around its
+ * own invoke. The block must be 16-byte aligned and outlive the models.
+ * Contexts made with nk_context_create still take their own block. */
+
+/* nk_model_load_buffer without the default context's activation block: the
+ * model's calls that run or view tensors return NK_ERR_STATE until
+ * nk_model_bind_activations gives it one. */
+NK_API nk_status nk_model_load_buffer_shared(nk_model_t **out, const void *bytes, size_t len,
+                                             nk_arena_t *arena, nk_error_t *err);
+/* Bytes of the default context's activation block: the planned activations
+ * (16-rounded) then the kernel workspace. 0 for an unloaded model. */
+NK_API size_t nk_model_activation_size(const nk_model_t *m);
+/* Points the default context at `block` (16-byte aligned, at least
+ * nk_model_activation_size bytes; NK_ERR_ALIGN / NK_ERR_ARENA_OVERFLOW
+ * otherwise, with the sizes in the message). May be called again to move
+ * the model to another block. */
+NK_API nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t size,
+                                           nk_error_t *err);
+
+/* MEMORY REGIONS. A board with a small fast RAM (SRAM, TCM) and a large
+ * slow one loads with this placement rule: what every invoke reads and
+ * writes (the activation block and the kernel workspace) goes into
+ * `activations` (the fast region), the model's records (model, tensor, op
+ * and context records, the planner's scratch at load) into `records` (the
+ * slow one). `netkit inspect --regions` gives each region's exact need
+ * (nk_report_t.region_*). A failure names the region and leaves both arenas
+ * as they were. */
+NK_API nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
+                                              nk_arena_t *records, nk_arena_t *activations,
+                                              nk_error_t *err);
+
 /* A further execution context over the same model: its own activations and
  * workspace from `arena` (which may be another arena, e.g. per thread). */
 NK_API nk_status nk_context_create(nk_context_t **out, const nk_model_t *m,
@@ -341,11 +390,17 @@ typedef struct nk_op_info_t {
     uint64_t act_bytes;      /* first output's bytes */
     uint64_t workspace_bytes; /* scratch this op asks for */
     int32_t in_place;        /* 1 when the output aliases its input */
-    int32_t reserved;
+    int32_t last_use;        /* last op reading the first output; num_ops for a graph
+                                output (it lives past the last op) */
     char impl[16];           /* what runs it: the build's backend ("xnnpack",
                                 "cmsis-nn"), the host ISA kernel set of a float op
                                 ("avx512", "avx2", "neon"; the portable kernel
                                 for parameters it lacks), or "portable" */
+    /* The lowest-numbered graph input this op is the first reader of (so
+     * a picture of the plan can draw graph inputs, which no op produces): */
+    int32_t input_number;    /* its number, or -1 when this op is no graph input's first reader */
+    int32_t input_last_use;  /* the last op reading it; num_ops when it is a graph output too */
+    uint64_t input_offset;   /* its offset in the activation block */
 } nk_op_info_t;
 
 typedef struct nk_report_t {
@@ -379,6 +434,10 @@ typedef struct nk_report_t {
     uint64_t backend_heap_bytes;  /* host heap a backend's per-op state holds (XNNPACK's
                                      packed weights and operators), outside the arena; 0
                                      without a backend */
+    /* nk_model_load_buffer_regions' needs (nk_inspect_model only; 0 from
+     * nk_model_report): exact for the host's ABI, as arena_after_load. */
+    uint64_t region_records;      /* the records arena */
+    uint64_t region_activations;  /* the activations arena: activation block + workspace */
 } nk_report_t;
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
@@ -396,6 +455,11 @@ NK_API nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_in
  * arena from the caller; a misaligned `bytes` is copied first. */
 NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep,
                                   nk_op_info_t *ops, int32_t max_ops, nk_error_t *err);
+/* What nk_model_load_buffer_regions takes from each arena (16-byte aligned
+ * ones) for `bytes` (16-byte aligned), measured by a load in a private heap
+ * arena: exact for the host's ABI. */
+NK_API nk_status nk_model_region_sizes(const void *bytes, size_t len, size_t *records,
+                                       size_t *activations, nk_error_t *err);
 #endif
 
 /* ------------------------------------------------------------------ */

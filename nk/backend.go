@@ -54,6 +54,23 @@ var backend = engine.Backend{
 		s := C.nk_model_load_buffer(&m, b, C.size_t(n), arena(a), cerr(e))
 		return unsafe.Pointer(m), engine.Status(s)
 	},
+	LoadBufferShared: func(b unsafe.Pointer, n uint64, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
+		var m *C.nk_model_t
+		s := C.nk_model_load_buffer_shared(&m, b, C.size_t(n), arena(a), cerr(e))
+		return unsafe.Pointer(m), engine.Status(s)
+	},
+	ActivationSize: func(m unsafe.Pointer) uint64 { return uint64(C.nk_model_activation_size(model(m))) },
+	BindActivations: func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *engine.CError) engine.Status {
+		return engine.Status(C.nk_model_bind_activations(model(m), block, C.size_t(size), cerr(e)))
+	},
+	RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, engine.Status) {
+		var rec, act C.size_t
+		s := C.nk_model_region_sizes(b, C.size_t(n), &rec, &act, cerr(e))
+		return uint64(rec), uint64(act), engine.Status(s)
+	},
+	ArenaAlloc: func(a *engine.CArena, size, align uint64) unsafe.Pointer {
+		return C.nk_arena_alloc(arena(a), C.size_t(size), C.size_t(align))
+	},
 	LoadFile: func(path string, mode uint32, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 		p := C.CString(path)
 		defer C.free(unsafe.Pointer(p))

@@ -23,7 +23,9 @@ const size_t nk_go_layout_op_info[] = { sizeof(nk_op_info_t),
 	offsetof(nk_op_info_t, in_dims), offsetof(nk_op_info_t, macs), offsetof(nk_op_info_t, param_bytes),
 	offsetof(nk_op_info_t, act_offset), offsetof(nk_op_info_t, act_bytes),
 	offsetof(nk_op_info_t, workspace_bytes), offsetof(nk_op_info_t, in_place),
-	offsetof(nk_op_info_t, reserved), offsetof(nk_op_info_t, impl) };
+	offsetof(nk_op_info_t, last_use), offsetof(nk_op_info_t, impl),
+	offsetof(nk_op_info_t, input_number), offsetof(nk_op_info_t, input_last_use),
+	offsetof(nk_op_info_t, input_offset) };
 const size_t nk_go_layout_report[] = { sizeof(nk_report_t),
 	offsetof(nk_report_t, arena_after_load), offsetof(nk_report_t, arena_after_forward),
 	offsetof(nk_report_t, model_bytes), offsetof(nk_report_t, context_bytes),
@@ -35,7 +37,8 @@ const size_t nk_go_layout_report[] = { sizeof(nk_report_t),
 	offsetof(nk_report_t, bytes_copied_weights), offsetof(nk_report_t, bytes_padding),
 	offsetof(nk_report_t, macs), offsetof(nk_report_t, param_bytes), offsetof(nk_report_t, num_ops),
 	offsetof(nk_report_t, num_tensors), offsetof(nk_report_t, num_inputs),
-	offsetof(nk_report_t, num_outputs), offsetof(nk_report_t, backend_heap_bytes) };
+	offsetof(nk_report_t, num_outputs), offsetof(nk_report_t, backend_heap_bytes),
+	offsetof(nk_report_t, region_records), offsetof(nk_report_t, region_activations) };
 */
 import "C"
 

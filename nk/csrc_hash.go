@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d22b2a68e7baf973e5e7263f2be0f2a6ea1eab5b03c5d6d71da9c377d0777d9e"
+const csrcHash = "42c44c653c991465e0952b89da8ed19da2739387ccfa2f568566ad6cabdd55d6"

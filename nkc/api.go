@@ -47,9 +47,14 @@ type Report struct {
 	// BackendHeapBytes is host heap a backend's per-op state holds outside
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
-	NumTensors       int
-	Inputs, Outputs  []TensorInfo
-	Ops              []OpInfo
+	// RegionRecords and RegionActivations are what a load over two arenas
+	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
+	// and the activation block with the workspace (fast RAM). Inspect only;
+	// 0 from Model.Report.
+	RegionRecords, RegionActivations int64
+	NumTensors                       int
+	Inputs, Outputs                  []TensorInfo
+	Ops                              []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -59,6 +64,15 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
+	// LastUse is the last op reading the first output; the op count for a
+	// graph output, which lives past the last op.
+	LastUse int
+	// InputNumber is the lowest-numbered graph input this op is the
+	// first reader of (-1: none), InputLastUse the last op reading it and
+	// InputOffset its offset in the activation block: graph inputs are
+	// produced by no op, so their placement is reported here.
+	InputNumber, InputLastUse int
+	InputOffset               int64
 	// Impl is what runs the op: the build's backend ("xnnpack",
 	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
 	// "neon"), or "portable" (netkit's kernels).
@@ -235,6 +249,26 @@ func LoadBytes(b []byte, opts ...Option) (*Model, error) {
 	return wrapModel(engine.LoadBytes(open, b, unwrapOptions(opts)...))
 }
 
+// LoadShared loads models that run one after another into one arena over
+// one shared activation block (nk_model_load_buffer_shared): the arena
+// holds each model's records and the largest block instead of a block per
+// model, sized exactly unless WithArenaSize sets it. The images are bound as
+// in LoadBytes. The models run one at a time (a call on one waits for a run
+// of another); each Run writes its inputs and reads its outputs around its
+// own invoke, so results are as if loaded alone. Sessions of them take
+// their own blocks. The arena is freed when the last of them is closed.
+func LoadShared(images [][]byte, opts ...Option) ([]*Model, error) {
+	ms, err := engine.LoadShared(open, images, unwrapOptions(opts)...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Model, len(ms))
+	for i, m := range ms {
+		out[i] = &Model{m}
+	}
+	return out, nil
+}
+
 // Inspect returns the C core's report for a model file loaded as a buffer
 // (the firmware case): exact arena bytes after load and after a forward
 // pass, the breakdown, and a per-op table. It loads the model once; a
@@ -288,6 +322,7 @@ func wrapReport(r *engine.Report, err error) (*Report, error) {
 		BytesActivations: r.BytesActivations, BytesIO: r.BytesIO, BytesWorkspace: r.BytesWorkspace,
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
+		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations,
 		Inputs: wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}
 	for i, op := range r.Ops {

@@ -117,7 +117,8 @@ type lib struct {
 	abiVersionFn, version, arenaInitHeap, arenaFreeHeap, contextSize, modelUnload,
 	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
 	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report,
-	numOps, modelProfile, contextProfile uintptr
+	numOps, modelProfile, contextProfile, loadBufferShared, activationSize, bindActivations,
+	arenaAlloc, regionSizes uintptr
 }
 
 type symbol struct {
@@ -139,6 +140,9 @@ func (l *lib) symbols() []symbol {
 		{"nk_context_output", &l.contextOutput}, {"nk_context_invoke", &l.contextInvoke},
 		{"nk_model_report", &l.report}, {"nk_model_num_ops", &l.numOps},
 		{"nk_model_profile", &l.modelProfile}, {"nk_context_profile", &l.contextProfile},
+		{"nk_model_load_buffer_shared", &l.loadBufferShared}, {"nk_model_activation_size", &l.activationSize},
+		{"nk_model_bind_activations", &l.bindActivations}, {"nk_arena_alloc", &l.arenaAlloc},
+		{"nk_model_region_sizes", &l.regionSizes},
 	}
 }
 
@@ -198,6 +202,31 @@ func (l *lib) backend() *engine.Backend {
 			r, _, _ := purego.SyscallN(l.loadBuffer, uintptr(unsafe.Pointer(&m)), uintptr(b), uintptr(n),
 				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return m, status(r)
+		},
+		LoadBufferShared: func(b unsafe.Pointer, n uint64, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
+			var m unsafe.Pointer
+			r, _, _ := purego.SyscallN(l.loadBufferShared, uintptr(unsafe.Pointer(&m)), uintptr(b), uintptr(n),
+				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
+			return m, status(r)
+		},
+		ActivationSize: func(m unsafe.Pointer) uint64 {
+			r, _, _ := purego.SyscallN(l.activationSize, uintptr(m))
+			return uint64(r)
+		},
+		BindActivations: func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *engine.CError) engine.Status {
+			r, _, _ := purego.SyscallN(l.bindActivations, uintptr(m), uintptr(block), uintptr(size),
+				uintptr(unsafe.Pointer(e)))
+			return status(r)
+		},
+		RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, engine.Status) {
+			var rec, act uintptr // size_t
+			r, _, _ := purego.SyscallN(l.regionSizes, uintptr(b), uintptr(n), uintptr(unsafe.Pointer(&rec)),
+				uintptr(unsafe.Pointer(&act)), uintptr(unsafe.Pointer(e)))
+			return uint64(rec), uint64(act), status(r)
+		},
+		ArenaAlloc: func(a *engine.CArena, size, align uint64) unsafe.Pointer {
+			r, _, _ := purego.SyscallN(l.arenaAlloc, uintptr(unsafe.Pointer(a)), uintptr(size), uintptr(align))
+			return ptr(r)
 		},
 		LoadFile: func(path string, mode uint32, a *engine.CArena, e *engine.CError) (unsafe.Pointer, engine.Status) {
 			var m unsafe.Pointer

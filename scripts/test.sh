@@ -17,7 +17,8 @@ PKGS=(cmake ninja-build clang libclang-rt-14-dev
       qemu-system-arm qemu-system-misc qemu-user
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
       libonnx-testdata python3-numpy
-      libxnnpack-dev libpthreadpool-dev)
+      libxnnpack-dev libpthreadpool-dev
+      librsvg2-bin)
 
 missing=()
 for p in "${PKGS[@]}"; do

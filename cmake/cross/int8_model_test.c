@@ -28,6 +28,136 @@ extern const size_t nk_expected_raw_len;
 
 static unsigned char arena_mem[NK_TEST_ARENA_BYTES] __attribute__((aligned(16)));
 
+/* Runs every sample of `in` through m (whose tensors x, y are i8) and
+ * counts output bytes that differ from `want`; -1 when an invoke fails. */
+static long run_samples(nk_model_t *m, const unsigned char *in, const unsigned char *want, size_t samples,
+                        int bench) {
+    nk_tensor_t x, y;
+    nk_error_t err;
+    long bad = 0;
+    nk_model_input(m, 0, &x);
+    nk_model_output(m, 0, &y);
+    for (size_t s = 0; s < samples; s++) {
+        memcpy(x.data, in + s * x.bytes, (size_t)x.bytes);
+        if (bench) nk_bench_start();
+        nk_status st = nk_model_invoke(m, &err);
+        if (bench) nk_bench_stop();
+        if (st != NK_OK) {
+            printf("FAIL: invoke of sample %lu: %s\n", (unsigned long)s, err.message);
+            return -1;
+        }
+        const signed char *got = (const signed char *)y.data;
+        const signed char *w = (const signed char *)(want + s * y.bytes);
+        for (size_t i = 0; i < (size_t)y.bytes; i++) {
+            if (got[i] != w[i]) {
+                if (bad < 5)
+                    printf("mismatch: sample %lu output %lu: got %d want %d\n", (unsigned long)s,
+                           (unsigned long)i, got[i], w[i]);
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+
+#if defined(NK_TEST_SHARED_SECOND) && NK_TEST_SHARED_SECOND
+extern const unsigned char nk_model2_image[];
+extern const size_t nk_model2_image_len;
+extern const unsigned char nk_input2_raw[];
+extern const size_t nk_input2_raw_len;
+extern const unsigned char nk_expected2_raw[];
+extern const size_t nk_expected2_raw_len;
+
+/* Both models over one activation block (nk_model_load_buffer_shared), in
+ * an arena of exactly their records plus the larger block: run one, the
+ * other, then the first again, each against TFLM's outputs. Then one byte
+ * less must fail. Returns 0 on a pass. */
+static int shared_pair(size_t cap, size_t *need) {
+    const unsigned char *img[2] = {nk_model_image, nk_model2_image};
+    const size_t len[2] = {nk_model_image_len, nk_model2_image_len};
+    const unsigned char *in[2] = {nk_input_raw, nk_input2_raw};
+    const unsigned char *want[2] = {nk_expected_raw, nk_expected2_raw};
+    const size_t in_len[2] = {nk_input_raw_len, nk_input2_raw_len};
+    nk_arena_t arena;
+    nk_model_t *m[2];
+    nk_error_t err;
+    size_t block = 0;
+    nk_arena_init(&arena, arena_mem, cap);
+    for (int i = 0; i < 2; i++) {
+        if (nk_model_load_buffer_shared(&m[i], img[i], len[i], &arena, &err) != NK_OK) {
+            printf("shared load %d in %lu B: %s\n", i, (unsigned long)cap, err.message);
+            return 1;
+        }
+        if (nk_model_activation_size(m[i]) > block) block = nk_model_activation_size(m[i]);
+    }
+    void *mem = nk_arena_alloc(&arena, block, 16);
+    if (mem == NULL) {
+        printf("shared block of %lu B does not fit %lu B\n", (unsigned long)block, (unsigned long)cap);
+        return 1;
+    }
+    *need = nk_arena_used(&arena);
+    for (int i = 0; i < 2; i++)
+        if (nk_model_bind_activations(m[i], mem, block, &err) != NK_OK) {
+            printf("FAIL: bind %d: %s\n", i, err.message);
+            return 1;
+        }
+    for (int r = 0; r < 3; r++) {
+        int i = r & 1;
+        nk_tensor_t x;
+        nk_model_input(m[i], 0, &x);
+        if (run_samples(m[i], in[i], want[i], in_len[i] / x.bytes, 0) != 0) {
+            printf("FAIL: shared run %d (model %d) differs from TFLite Micro\n", r, i);
+            return 1;
+        }
+    }
+    return 0;
+}
+#endif
+
+#ifdef NK_TEST_SLOW_RAM
+/* The model's records in the slow region, its activation block in the fast
+ * one (nk_model_load_buffer_regions), each arena of `rec` and `act` bytes;
+ * runs every sample against TFLM. Sets the bytes each arena took; returns 0
+ * on a pass, 1 when the load failed, 2 when an output differed. */
+static int regions_run(size_t rec, size_t act, size_t samples, size_t *rec_used, size_t *act_used) {
+    nk_arena_t records, activations;
+    nk_model_t *m;
+    nk_error_t err;
+    nk_arena_init(&records, (void *)NK_TEST_SLOW_RAM, rec);
+    nk_arena_init(&activations, arena_mem, act);
+    if (nk_model_load_buffer_regions(&m, nk_model_image, nk_model_image_len, &records, &activations, &err) !=
+        NK_OK) {
+        printf("regions load in %lu + %lu B: %s\n", (unsigned long)rec, (unsigned long)act, err.message);
+        return 1;
+    }
+    *rec_used = nk_arena_high_water(&records);
+    *act_used = nk_arena_used(&activations);
+    long bad = run_samples(m, nk_input_raw, nk_expected_raw, samples, 0);
+    nk_model_unload(m);
+    return bad != 0 ? 2 : 0;
+}
+
+/* Exactly the measured bytes in each region load and match TFLM; one byte
+ * less in either fails. */
+static int regions_check(size_t samples) {
+    size_t rec = 0, act = 0, r2 = 0, a2 = 0;
+    if (regions_run(1u << 20, sizeof arena_mem, samples, &rec, &act) != 0 ||
+        regions_run(rec, act, samples, &r2, &a2) != 0 || r2 != rec || a2 != act) {
+        printf("FAIL: regions load in its exact sizes\n");
+        return 1;
+    }
+    if (regions_run(rec - 1, act, samples, &r2, &a2) != 1 || regions_run(rec, act - 1, samples, &r2, &a2) != 1) {
+        printf("FAIL: regions load with one byte less in a region\n");
+        return 1;
+    }
+    printf("regions: records %lu B in slow RAM at 0x%lx, activations %lu B in fast RAM\n", (unsigned long)rec,
+           (unsigned long)NK_TEST_SLOW_RAM, (unsigned long)act);
+    printf("nkbench region_records %lu\nnkbench region_activations %lu\n", (unsigned long)rec,
+           (unsigned long)act);
+    return 0;
+}
+#endif
+
 int main(void) {
     nk_arena_t arena;
     nk_model_t *model = NULL;
@@ -53,35 +183,37 @@ int main(void) {
     }
     nk_bench_start();
     nk_bench_stop();
-    unsigned long bad = 0;
-    for (size_t s = 0; s < samples; s++) {
-        memcpy(x.data, nk_input_raw + s * xb, xb);
-        nk_bench_start();
-        nk_status st = nk_model_invoke(model, &err);
-        nk_bench_stop();
-        if (st != NK_OK) {
-            printf("FAIL: invoke of sample %lu: %s\n", (unsigned long)s, err.message);
-            return 1;
-        }
-        const signed char *got = (const signed char *)y.data;
-        const signed char *want = (const signed char *)(nk_expected_raw + s * yb);
-        for (size_t i = 0; i < yb; i++) {
-            if (got[i] != want[i]) {
-                if (bad < 5)
-                    printf("mismatch: sample %lu output %lu: got %d want %d\n", (unsigned long)s,
-                           (unsigned long)i, got[i], want[i]);
-                bad++;
-            }
-        }
-    }
+    long bad = run_samples(model, nk_input_raw, nk_expected_raw, samples, 1);
+    if (bad < 0) return 1;
     printf("%lu samples x %lu int8 outputs, %lu differ from TFLite Micro\n", (unsigned long)samples,
-           (unsigned long)yb, bad);
+           (unsigned long)yb, (unsigned long)bad);
     printf("nkbench arena_bytes %lu\n", (unsigned long)nk_arena_used(&arena));
     printf("nkbench model_bytes %lu\n", (unsigned long)nk_model_image_len);
     if (bad) {
         printf("FAIL\n");
         return 1;
     }
+#if defined(NK_TEST_SHARED_SECOND) && NK_TEST_SHARED_SECOND
+    {
+        size_t alone = nk_arena_used(&arena), need = 0, again = 0;
+        nk_model_unload(model);
+        if (shared_pair(sizeof arena_mem, &need) != 0 || shared_pair(need, &again) != 0 || again != need) {
+            printf("FAIL: shared activations in an exact arena\n");
+            return 1;
+        }
+        if (shared_pair(need - 1, &again) == 0) {
+            printf("FAIL: shared activations loaded in %lu B, one less than needed\n",
+                   (unsigned long)(need - 1));
+            return 1;
+        }
+        printf("shared activations with the second model: arena %lu B (this model alone %lu B)\n",
+               (unsigned long)need, (unsigned long)alone);
+        printf("nkbench shared_arena_bytes %lu\n", (unsigned long)need);
+    }
+#endif
+#ifdef NK_TEST_SLOW_RAM
+    if (regions_check(samples) != 0) return 1;
+#endif
     printf("PASS\n");
     return 0;
 }

@@ -201,6 +201,23 @@ if(NK_INT8_MODELS_DIR)
     nk_embed_file(expected_c "${expected}" nk_expected_raw int8_${id})
     add_executable(nk_int8_test_${id} "${NK_CROSS_DIR}/int8_model_test.c" "${model_c}" "${input_c}" "${expected_c}")
     target_link_libraries(nk_int8_test_${id} PRIVATE ${NK_LIB} m)
+    # AD's run also checks shared activations: AD and KWS loaded over one
+    # activation block, both against TFLM's outputs (int8_model_test.c)
+    set(second "mlperf_kws_ref_model")
+    if(name STREQUAL "mlperf_ad01_int8" AND EXISTS "${NK_INT8_MODELS_DIR}/${second}.nk"
+       AND EXISTS "${NK_INT8_MODELS_DIR}/${second}.in.bin" AND EXISTS "${NK_INT8_MODELS_DIR}/${second}.out.bin")
+      nk_embed_file(model2_c "${NK_INT8_MODELS_DIR}/${second}.nk" nk_model2_image int8_${id})
+      nk_embed_file(input2_c "${NK_INT8_MODELS_DIR}/${second}.in.bin" nk_input2_raw int8_${id})
+      nk_embed_file(expected2_c "${NK_INT8_MODELS_DIR}/${second}.out.bin" nk_expected2_raw int8_${id})
+      target_sources(nk_int8_test_${id} PRIVATE "${model2_c}" "${input2_c}" "${expected2_c}")
+      target_compile_definitions(nk_int8_test_${id} PRIVATE NK_TEST_SHARED_SECOND=1)
+    endif()
+    # ... and a load over two RAM regions where the board has a second one
+    # nothing else uses: mps2-an386's 16 MB PSRAM at 0x21000000 (M4F) holds
+    # the records, the static arena (SSRAM2/3) the activation block
+    if(name STREQUAL "mlperf_ad01_int8" AND NK_TARGET STREQUAL "cortex-m4f")
+      target_compile_definitions(nk_int8_test_${id} PRIVATE NK_TEST_SLOW_RAM=0x21000000u)
+    endif()
     add_test(NAME int8_${id} COMMAND nk_int8_test_${id})
     set_tests_properties(int8_${id} PROPERTIES LABELS "cross;int8" TIMEOUT 900)
   endforeach()

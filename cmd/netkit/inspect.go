@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "inspect",
 		summary: "report the exact arena, workspace and flash a model needs",
-		usage:   "MODEL [--full] [--json]",
+		usage:   "MODEL [--full] [--json] [--regions] [--svg FILE]",
 		help: `Loads MODEL the way the C core does on a device and reports, from the
 core itself: the arena bytes after load and after a forward pass (the size
 to declare in firmware), the shared kernel workspace, the weight bytes kept
@@ -27,10 +27,21 @@ where each op's output sits in the activation block, whether it runs in
 place, and which implementation runs it: the build's backend (e.g.
 "xnnpack"), the host's SIMD kernel set for a float op ("avx512", "avx2",
 "neon"; NETKIT_HOST_ISA forces one), or "portable" (netkit's C kernels).
---json prints the same as JSON.`,
+--json prints the same as JSON.
+
+--regions adds what a board with a fast and a slow RAM needs in each when
+it loads with nk_model_load_buffer_regions: the activation block and the
+workspace in the fast region, the model's records in the slow one.
+
+--svg FILE also writes the memory map as SVG: each tensor a box over the
+ops it is alive for (x) and the bytes it holds in the activation block
+(y), the workspace above the block, lines at the planned peak and the
+liveness lower bound; hovering a box names its tensor.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			full := fs.Bool("full", false, "add the per-op table")
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			svgPath := fs.String("svg", "", "also write the memory map as SVG to `FILE`")
+			regions := fs.Bool("regions", false, "add each memory region's need (fast: activations, slow: records)")
 			return func(args []string, stdout, _ io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
@@ -39,10 +50,15 @@ place, and which implementation runs it: the build's backend (e.g.
 				if err != nil {
 					return loadError(args[0], err)
 				}
-				if *asJSON {
-					return writeInspectJSON(stdout, args[0], r, *full)
+				if *svgPath != "" {
+					if err := writeSVGFile(*svgPath, args[0], r); err != nil {
+						return err
+					}
 				}
-				writeInspectTable(stdout, args[0], r, *full)
+				if *asJSON {
+					return writeInspectJSON(stdout, args[0], r, *full, *regions)
+				}
+				writeInspectTable(stdout, args[0], r, *full, *regions)
 				return nil
 			}
 		},
@@ -54,7 +70,7 @@ func declareLine(r *nk.Report) string {
 	return fmt.Sprintf("static uint8_t arena[%d] __attribute__((aligned(16)));", r.ArenaAfterLoad)
 }
 
-func writeInspectTable(w io.Writer, path string, r *nk.Report, full bool) {
+func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions bool) {
 	// One fixed key column keeps every group aligned.
 	row := func(k, v string) {
 		if k == "" {
@@ -93,6 +109,12 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full bool) {
 	row("activations planned", sz(r.PeakActivations))
 	row("  lower bound", sz(r.ActivationLowerBound))
 	row("  ping-pong design", sz(r.PingPongBytes))
+	if regions {
+		row("", "")
+		row("regions", "(nk_model_load_buffer_regions)")
+		row("  fast: activations", sz(r.RegionActivations)+" activation block and workspace")
+		row("  slow: records", sz(r.RegionRecords)+" model, tensor, op and context records")
+	}
 
 	if full {
 		fmt.Fprintln(w)
@@ -171,6 +193,10 @@ type jsonReport struct {
 		CopiedWeights int64 `json:"copied_weights"`
 		Padding       int64 `json:"padding"`
 	} `json:"breakdown"`
+	Regions *struct {
+		Activations int64 `json:"activations"`
+		Records     int64 `json:"records"`
+	} `json:"regions,omitempty"`
 	Declare string   `json:"declare"`
 	Ops     []jsonOp `json:"ops,omitempty"`
 }
@@ -186,7 +212,7 @@ func jsonTensors(ts []nk.TensorInfo) []jsonTensor {
 	return out
 }
 
-func writeInspectJSON(w io.Writer, path string, r *nk.Report, full bool) error {
+func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool) error {
 	j := jsonReport{
 		Model: path, FileBytes: r.FileBytes, NumOps: len(r.Ops), NumTensors: r.NumTensors,
 		Inputs: jsonTensors(r.Inputs), Outputs: jsonTensors(r.Outputs),
@@ -198,6 +224,12 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full bool) error {
 	}
 	j.Breakdown.Structs, j.Breakdown.Activations, j.Breakdown.IO = r.BytesStructs, r.BytesActivations, r.BytesIO
 	j.Breakdown.Workspace, j.Breakdown.CopiedWeights, j.Breakdown.Padding = r.BytesWorkspace, r.BytesCopiedWeights, r.BytesPadding
+	if regions {
+		j.Regions = &struct {
+			Activations int64 `json:"activations"`
+			Records     int64 `json:"records"`
+		}{r.RegionActivations, r.RegionRecords}
+	}
 	if full {
 		for _, op := range r.Ops {
 			j.Ops = append(j.Ops, jsonOp{op.Index, op.Op, op.Name, op.InShape, op.OutShape, op.MACs,

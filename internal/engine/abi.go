@@ -12,7 +12,7 @@ import "unsafe"
 const MaxDims = 6
 
 // ABIVersion is the NK_ABI_VERSION these mirrors match.
-const ABIVersion = 3
+const ABIVersion = 4
 
 // CArena mirrors nk_arena_t.
 type CArena struct {
@@ -66,8 +66,11 @@ type COpInfo struct {
 	ActBytes       uint64
 	WorkspaceBytes uint64
 	InPlace        int32
-	Reserved       int32
+	LastUse        int32
 	Impl           [16]byte
+	InputNumber    int32
+	InputLastUse   int32
+	InputOffset    uint64
 }
 
 // CReport mirrors nk_report_t.
@@ -95,6 +98,8 @@ type CReport struct {
 	NumInputs            int32
 	NumOutputs           int32
 	BackendHeapBytes     uint64
+	RegionRecords        uint64
+	RegionActivations    uint64
 }
 
 // StructLayout is the size and field offsets of one mirrored struct, in
@@ -135,9 +140,11 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(o.OutRank), unsafe.Offsetof(o.OutDims), unsafe.Offsetof(o.InRank),
 				unsafe.Offsetof(o.InDims), unsafe.Offsetof(o.MACs), unsafe.Offsetof(o.ParamBytes),
 				unsafe.Offsetof(o.ActOffset), unsafe.Offsetof(o.ActBytes), unsafe.Offsetof(o.WorkspaceBytes),
-				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.Reserved), unsafe.Offsetof(o.Impl)},
+				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.LastUse), unsafe.Offsetof(o.Impl),
+				unsafe.Offsetof(o.InputNumber), unsafe.Offsetof(o.InputLastUse), unsafe.Offsetof(o.InputOffset)},
 			[]string{"op", "name", "index", "out_rank", "out_dims", "in_rank", "in_dims", "macs", "param_bytes",
-				"act_offset", "act_bytes", "workspace_bytes", "in_place", "reserved", "impl"}},
+				"act_offset", "act_bytes", "workspace_bytes", "in_place", "last_use", "impl",
+				"input_number", "input_last_use", "input_offset"}},
 		{"nk_report_t", unsafe.Sizeof(r),
 			[]uintptr{unsafe.Offsetof(r.ArenaAfterLoad), unsafe.Offsetof(r.ArenaAfterForward),
 				unsafe.Offsetof(r.ModelBytes), unsafe.Offsetof(r.ContextBytes), unsafe.Offsetof(r.PeakActivations),
@@ -146,12 +153,13 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(r.BytesActivations), unsafe.Offsetof(r.BytesIO), unsafe.Offsetof(r.BytesWorkspace),
 				unsafe.Offsetof(r.BytesCopiedWeights), unsafe.Offsetof(r.BytesPadding), unsafe.Offsetof(r.MACs),
 				unsafe.Offsetof(r.ParamBytes), unsafe.Offsetof(r.NumOps), unsafe.Offsetof(r.NumTensors),
-				unsafe.Offsetof(r.NumInputs), unsafe.Offsetof(r.NumOutputs), unsafe.Offsetof(r.BackendHeapBytes)},
+				unsafe.Offsetof(r.NumInputs), unsafe.Offsetof(r.NumOutputs), unsafe.Offsetof(r.BackendHeapBytes),
+				unsafe.Offsetof(r.RegionRecords), unsafe.Offsetof(r.RegionActivations)},
 			[]string{"arena_after_load", "arena_after_forward", "model_bytes", "context_bytes", "peak_activations",
 				"activation_lower_bound", "pingpong_bytes", "workspace", "flash_payload", "file_bytes",
 				"bytes_structs", "bytes_activations", "bytes_io", "bytes_workspace", "bytes_copied_weights",
 				"bytes_padding", "macs", "param_bytes", "num_ops", "num_tensors", "num_inputs", "num_outputs",
-				"backend_heap_bytes"}},
+				"backend_heap_bytes", "region_records", "region_activations"}},
 	}
 }
 

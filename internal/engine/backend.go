@@ -25,6 +25,14 @@ type Backend struct {
 	ArenaSize func(bytes unsafe.Pointer, n uint64, mode uint32, e *CError) (uint64, Status)
 	// nk_model_load_buffer: bytes must stay valid (pinned) for the model's life.
 	LoadBuffer func(bytes unsafe.Pointer, n uint64, a *CArena, e *CError) (unsafe.Pointer, Status)
+	// nk_model_load_buffer_shared: LoadBuffer without an activation block.
+	LoadBufferShared func(bytes unsafe.Pointer, n uint64, a *CArena, e *CError) (unsafe.Pointer, Status)
+	ActivationSize   func(m unsafe.Pointer) uint64 // nk_model_activation_size
+	// nk_model_bind_activations: block is C memory (from ArenaAlloc).
+	BindActivations func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *CError) Status
+	ArenaAlloc      func(a *CArena, size, align uint64) unsafe.Pointer // nk_arena_alloc; nil when full
+	// nk_model_region_sizes: what nk_model_load_buffer_regions takes from each arena.
+	RegionSizes func(bytes unsafe.Pointer, n uint64, e *CError) (records, activations uint64, s Status)
 	// nk_model_load_file_ex; mode is LoadFile or LoadCopy.
 	LoadFile func(path string, mode uint32, a *CArena, e *CError) (unsafe.Pointer, Status)
 	// nk_model_report; ops may be nil when maxOps is 0.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"os"
+	"unsafe"
 )
 
 // Inspect reads a model file and returns InspectBytes' report.
@@ -44,6 +45,11 @@ func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 		return nil, cError(s, ce)
 	}
 	r.ArenaAfterForward = int64(st.arena.HighWater)
+	rec, act, s := be.RegionSizes(unsafe.Pointer(unsafe.SliceData(st.image)), uint64(len(st.image)), ce)
+	if s != StatusOK {
+		return nil, cError(s, ce)
+	}
+	r.RegionRecords, r.RegionActivations = int64(rec), int64(act)
 	return r, nil
 }
 
@@ -90,6 +96,8 @@ func (m *Model) Report() (*Report, error) {
 		MACs:                 int64(cr.MACs),
 		ParamBytes:           int64(cr.ParamBytes),
 		BackendHeapBytes:     int64(cr.BackendHeapBytes),
+		RegionRecords:        int64(cr.RegionRecords),
+		RegionActivations:    int64(cr.RegionActivations),
 		NumTensors:           int(cr.NumTensors),
 		Inputs:               cloneInfos(st.inputs),
 		Outputs:              cloneInfos(st.outputs),
@@ -109,6 +117,10 @@ func (m *Model) Report() (*Report, error) {
 			ActBytes:       int64(c.ActBytes),
 			WorkspaceBytes: int64(c.WorkspaceBytes),
 			InPlace:        c.InPlace != 0,
+			LastUse:        int(c.LastUse),
+			InputOffset:    int64(c.InputOffset),
+			InputNumber:    int(c.InputNumber),
+			InputLastUse:   int(c.InputLastUse),
 			Impl:           cstring(c.Impl[:]),
 		}
 	}

@@ -20,7 +20,8 @@ type Model struct{ s *modelState }
 // modelState is what the C side depends on. It is separate from Model so a
 // cleanup can release it when a Model is dropped without Close.
 type modelState struct {
-	mu       sync.Mutex
+	mu       *sync.Mutex  // shared by the models of one LoadShared: they run one at a time
+	group    *sharedArena // LoadShared: the arena the models share, else nil
 	b        *Backend
 	closed   bool
 	handle   unsafe.Pointer // nk_model_t *
@@ -143,7 +144,7 @@ func newModelState(b *Backend, size int64) (*modelState, error) {
 		return nil, fmt.Errorf("%w: cannot allocate a %d B arena: beyond this platform's address space",
 			ErrOutOfMemory, size)
 	}
-	st := &modelState{b: b, arena: new(CArena), capacity: size}
+	st := &modelState{mu: new(sync.Mutex), b: b, arena: new(CArena), capacity: size}
 	st.pin.Pin(st.arena)
 	if s := b.ArenaInitHeap(st.arena, uint64(size)); s != StatusOK {
 		st.pin.Unpin()
@@ -176,7 +177,12 @@ func (st *modelState) release() {
 		st.b.ModelUnload(st.handle)
 		st.handle = nil
 	}
-	st.b.ArenaFreeHeap(st.arena)
+	if st.group != nil {
+		st.group.users-- // under the group's shared mu
+	}
+	if st.group == nil || st.group.users == 0 {
+		st.b.ArenaFreeHeap(st.arena)
+	}
 	st.pin.Unpin()
 	st.image = nil
 }

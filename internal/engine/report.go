@@ -25,9 +25,14 @@ type Report struct {
 	// BackendHeapBytes is host heap a backend's per-op state holds outside
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
-	NumTensors       int
-	Inputs, Outputs  []TensorInfo
-	Ops              []OpInfo
+	// RegionRecords and RegionActivations are what a load over two arenas
+	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
+	// and the activation block with the workspace (fast RAM). Inspect only;
+	// 0 from Model.Report.
+	RegionRecords, RegionActivations int64
+	NumTensors                       int
+	Inputs, Outputs                  []TensorInfo
+	Ops                              []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -37,6 +42,15 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
+	// LastUse is the last op reading the first output; the op count for a
+	// graph output, which lives past the last op.
+	LastUse int
+	// InputNumber is the lowest-numbered graph input this op is the
+	// first reader of (-1: none), InputLastUse the last op reading it and
+	// InputOffset its offset in the activation block: graph inputs are
+	// produced by no op, so their placement is reported here.
+	InputNumber, InputLastUse int
+	InputOffset               int64
 	// Impl is what runs the op: the build's backend ("xnnpack",
 	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
 	// "neon"), or "portable" (netkit's kernels).

@@ -644,6 +644,186 @@ static void test_timed_invoke(void) {
     free(img);
 }
 
+/* Two MLPerf Tiny int8 models (AD and KWS) run one after another over one
+ * shared activation block: each output must be the one the model gives
+ * loaded on its own, whichever ran last; the arena is their records plus
+ * the larger block, exactly (one byte less fails). */
+static uint8_t *i8_model_bytes(const char *name, size_t *len) {
+    char path[512];
+    uint8_t *b;
+    snprintf(path, sizeof path, "%s/%s.nk", NK_MODELS_I8_DIR, name);
+    b = nkt_read_file(path, len);
+    if (b == NULL) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    return b;
+}
+
+/* Runs m on the input bytes `in` (its input 0 size) into out (output 0). */
+static nk_status run_i8(nk_model_t *m, const uint8_t *in, uint8_t *out, nk_error_t *err) {
+    nk_tensor_t ti, to;
+    if (nk_model_input(m, 0, &ti) != NK_OK || nk_model_output(m, 0, &to) != NK_OK) return NK_ERR_STATE;
+    return nk_model_run(m, in, ti.bytes, out, to.bytes, err);
+}
+
+/* Loads both shared into an arena of `cap` bytes and runs them; returns the
+ * arena bytes used, or 0 when something did not fit. */
+static size_t shared_pair(uint8_t *const img[2], const size_t len[2], uint8_t *const in[2],
+                          uint8_t *const want[2], size_t cap, size_t *records, size_t *block_bytes) {
+    nk_arena_t arena;
+    nk_model_t *m[2];
+    nk_error_t err;
+    uint8_t *mem = nkt_alloc_aligned(cap), got[1024];
+    void *block;
+    size_t n = 0, used;
+    int i, round;
+    nk_arena_init(&arena, mem, cap);
+    for (i = 0; i < 2; i++) {
+        if (nk_model_load_buffer_shared(&m[i], img[i], len[i], &arena, &err) != NK_OK) {
+            free(mem);
+            return 0;
+        }
+        if (nk_model_activation_size(m[i]) > n) n = nk_model_activation_size(m[i]);
+    }
+    *records = nk_arena_used(&arena);
+    *block_bytes = n;
+    NKT_CHECK(run_i8(m[0], in[0], got, &err) == NK_ERR_STATE, "run before bind: %s", err.message);
+    block = nk_arena_alloc(&arena, n, 16);
+    if (block == NULL) {
+        free(mem);
+        return 0;
+    }
+    for (i = 0; i < 2; i++) {
+        NKT_CHECK(nk_model_bind_activations(m[i], block, nk_model_activation_size(m[i]) - 1, &err) ==
+                          NK_ERR_ARENA_OVERFLOW && strstr(err.message, "activation block") != NULL,
+                  "a block one byte short is refused: %s", err.message);
+        NKT_CHECK(nk_model_bind_activations(m[i], (uint8_t *)block + 1, n - 1, &err) == NK_ERR_ALIGN,
+                  "a misaligned block is refused");
+        NKT_CHECK(nk_model_bind_activations(m[i], block, n, &err) == NK_OK, "bind: %s", err.message);
+    }
+    /* A, B, A, B: each run overwrites the other's activations */
+    for (round = 0; round < 4; round++) {
+        nk_tensor_t to;
+        i = round & 1;
+        NKT_CHECK(run_i8(m[i], in[i], got, &err) == NK_OK, "shared run %d: %s", round, err.message);
+        nk_model_output(m[i], 0, &to);
+        NKT_CHECK(memcmp(got, want[i], to.bytes) == 0, "shared run %d: model %d's output differs", round, i);
+    }
+    used = nk_arena_used(&arena);
+    for (i = 0; i < 2; i++) nk_model_unload(m[i]);
+    free(mem);
+    return used;
+}
+
+static void test_shared_activations(void) {
+    static const char *const names[2] = {"mlperf_ad01_int8", "mlperf_kws_ref_model"};
+    uint8_t *img[2], *in[2], *want[2];
+    size_t len[2], alone[2], records = 0, block = 0, need, k;
+    nkt_rng rng = {12345};
+    int i;
+    for (i = 0; i < 2; i++) {
+        nk_arena_t arena;
+        nk_model_t *m;
+        nk_error_t err;
+        nk_tensor_t ti, to;
+        uint8_t *mem;
+        img[i] = i8_model_bytes(names[i], &len[i]);
+        NKT_CHECK(nk_model_arena_size(img[i], len[i], NK_LOAD_BUFFER, NULL, &alone[i], &err) == NK_OK,
+                  "%s: arena_size: %s", names[i], err.message);
+        mem = nkt_alloc_aligned(alone[i]);
+        nk_arena_init(&arena, mem, alone[i]);
+        NKT_CHECK(nk_model_load_buffer(&m, img[i], len[i], &arena, &err) == NK_OK, "%s: %s", names[i],
+                  err.message);
+        nk_model_input(m, 0, &ti);
+        nk_model_output(m, 0, &to);
+        NKT_CHECK(to.bytes <= 1024, "output fits the test's buffer");
+        in[i] = (uint8_t *)malloc(ti.bytes);
+        want[i] = (uint8_t *)malloc(to.bytes);
+        for (k = 0; k < ti.bytes; k++) in[i][k] = (uint8_t)nkt_rand(&rng);
+        NKT_CHECK(run_i8(m, in[i], want[i], &err) == NK_OK, "%s alone: %s", names[i], err.message);
+        nk_model_unload(m);
+        free(mem);
+    }
+    /* measure in a roomy arena, then the exact figure and one byte less */
+    need = shared_pair(img, len, in, want, alone[0] + alone[1], &records, &block);
+    NKT_CHECK(need == records + block, "the arena holds the records and one block: %zu = %zu + %zu", need,
+              records, block);
+    NKT_CHECK(shared_pair(img, len, in, want, need, &records, &block) == need, "exactly %zu B loads", need);
+    NKT_CHECK(shared_pair(img, len, in, want, need - 1, &records, &block) == 0, "%zu B does not", need - 1);
+    NKT_CHECK(need < alone[0] + alone[1], "shared %zu B < %zu + %zu B alone", need, alone[0], alone[1]);
+    fprintf(stderr, "shared activations (AD + KWS): %zu B (records %zu + block %zu); alone %zu + %zu B\n",
+            need, records, block, alone[0], alone[1]);
+    for (i = 0; i < 2; i++) {
+        free(img[i]);
+        free(in[i]);
+        free(want[i]);
+    }
+}
+
+/* A load over two arenas (records in one, the activation block in the
+ * other) of exactly inspect's region figures runs as the model alone; one
+ * byte less in either region fails, naming it, and leaves both as they were. */
+static void test_regions(void) {
+    const char *name = "mlperf_kws_ref_model";
+    nk_report_t rep;
+    nk_error_t err;
+    size_t len, k;
+    uint8_t *img = i8_model_bytes(name, &len), *in, *want, got[1024];
+    nk_arena_t alone_arena;
+    nk_model_t *m;
+    nk_tensor_t ti, to;
+    size_t alone;
+    int variant;
+    nkt_rng rng = {777};
+    NKT_CHECK(nk_inspect_model(img, len, &rep, NULL, 0, &err) == NK_OK, "inspect: %s", err.message);
+    NKT_CHECK(rep.region_records > 0 && rep.region_activations > 0, "region figures");
+    NKT_CHECK(nk_model_arena_size(img, len, NK_LOAD_BUFFER, NULL, &alone, &err) == NK_OK, "size");
+    {
+        uint8_t *mem = nkt_alloc_aligned(alone);
+        nk_arena_init(&alone_arena, mem, alone);
+        NKT_CHECK(nk_model_load_buffer(&m, img, len, &alone_arena, &err) == NK_OK, "%s", err.message);
+        nk_model_input(m, 0, &ti);
+        nk_model_output(m, 0, &to);
+        in = (uint8_t *)malloc(ti.bytes);
+        want = (uint8_t *)malloc(to.bytes);
+        for (k = 0; k < ti.bytes; k++) in[k] = (uint8_t)nkt_rand(&rng);
+        NKT_CHECK(run_i8(m, in, want, &err) == NK_OK, "alone: %s", err.message);
+        nk_model_unload(m);
+        free(mem);
+    }
+    /* 0: exact; 1: records one byte short; 2: activations one byte short */
+    for (variant = 0; variant < 3; variant++) {
+        size_t rec = (size_t)rep.region_records - (variant == 1), act = (size_t)rep.region_activations - (variant == 2);
+        uint8_t *rmem = nkt_alloc_aligned(rec), *amem = nkt_alloc_aligned(act);
+        nk_arena_t records, activations;
+        nk_status s;
+        nk_arena_init(&records, rmem, rec);
+        nk_arena_init(&activations, amem, act);
+        s = nk_model_load_buffer_regions(&m, img, len, &records, &activations, &err);
+        if (variant == 0) {
+            NKT_CHECK(s == NK_OK, "regions of %zu + %zu B: %s", rec, act, err.message);
+            NKT_CHECK(s == NK_OK && run_i8(m, in, got, &err) == NK_OK && memcmp(got, want, to.bytes) == 0,
+                      "regions: the output is the model's alone");
+            NKT_CHECK(nk_arena_used(&activations) == act, "the activations region holds the block");
+            if (s == NK_OK) nk_model_unload(m);
+        } else {
+            NKT_CHECK(s == NK_ERR_ARENA_OVERFLOW, "variant %d: one byte short fails", variant);
+            NKT_CHECK(variant == 1 || strstr(err.message, "activations region") != NULL,
+                      "the message names the region: %s", err.message);
+            NKT_CHECK(nk_arena_used(&records) == 0 && nk_arena_used(&activations) == 0,
+                      "a failed load leaves both arenas as they were");
+        }
+        free(rmem);
+        free(amem);
+    }
+    fprintf(stderr, "regions (%s): records %llu B + activations %llu B; one arena %zu B\n", name,
+            (unsigned long long)rep.region_records, (unsigned long long)rep.region_activations, alone);
+    free(img);
+    free(in);
+    free(want);
+}
+
 int main(void) {
     test_outputs("mlp");
     test_outputs("cnn");
@@ -657,6 +837,8 @@ int main(void) {
     test_failed_read_rewinds();
     test_copy_survives_file_changes();
     test_timed_invoke();
+    test_shared_activations();
+    test_regions();
     if (nkt_failures) fprintf(stderr, "model_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }

@@ -10,6 +10,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,6 +140,55 @@ func Run(t *testing.T, b Binding) {
 	t.Run("DroppedWithoutClose", func(t *testing.T) { testDropped(t, b) })
 	t.Run("Batch", func(t *testing.T) { testBatch(t, b) })
 	t.Run("Profile", func(t *testing.T) { testProfile(t, b) })
+	t.Run("SharedActivations", func(t *testing.T) { testShared(t, b) })
+}
+
+// testShared: every test model in one arena over one activation block
+// (LoadShared), run in turn twice, each against PyTorch's outputs; the
+// arena is smaller than the models' own arenas together, exactly sized
+// (one byte less fails), and freed only when the last model closes.
+func testShared(t *testing.T, b Binding) {
+	cases := Cases(t)
+	imgs := make([][]byte, len(cases))
+	var alone int64
+	for i, c := range cases {
+		img, err := os.ReadFile(c.Path)
+		require.NoError(t, err)
+		imgs[i] = img
+		r, err := b.InspectBytes(img)
+		require.NoError(t, err)
+		alone += r.ArenaAfterLoad
+	}
+	ms, err := engine.LoadShared(b.Open, imgs)
+	require.NoError(t, err)
+	require.Len(t, ms, len(cases))
+	size := ms[0].ArenaBytes()
+	assert.Less(t, size, alone, "one shared block instead of one per model")
+	for round := range 2 {
+		for i, c := range cases {
+			got := runCase(t, ms[i].RunMulti, ms[i], c.Inputs)
+			for o := range got {
+				assertClose(t, c.Expected[o], got[o], fmt.Sprintf("%s round %d output %d", c.Name, round, o))
+			}
+		}
+	}
+	for _, m := range ms[1:] {
+		require.NoError(t, m.Close())
+	}
+	// the first model still runs on the shared arena the others let go of
+	c := cases[0]
+	got := runCase(t, ms[0].RunMulti, ms[0], c.Inputs)
+	assertClose(t, c.Expected[0], got[0], c.Name+" after the others closed")
+	require.NoError(t, ms[0].Close())
+
+	exact, err := engine.LoadShared(b.Open, imgs, engine.WithArenaSize(size))
+	require.NoError(t, err, "exactly %d B loads", size)
+	for _, m := range exact {
+		require.NoError(t, m.Close())
+	}
+	_, err = engine.LoadShared(b.Open, imgs, engine.WithArenaSize(size-1))
+	require.ErrorIs(t, err, engine.ErrArenaOverflow, "%d B does not", size-1)
+	t.Logf("%d models shared: %d B; alone %d B together", len(cases), size, alone)
 }
 
 // runCase runs every whole input of the batches through run and returns
