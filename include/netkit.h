@@ -396,6 +396,12 @@ NK_API nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_in
  * arena from the caller; a misaligned `bytes` is copied first. */
 NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep,
                                   nk_op_info_t *ops, int32_t max_ops, nk_error_t *err);
+/* The activation plan of a loaded model: offsets[i] is tensor i's byte
+ * offset in the activation block (the planner's, as invoke uses it), or
+ * UINT64_MAX for a constant (bound to its payload). Fills the first
+ * min(n, tensor count) entries; `netkit aot --lower` lays out its static
+ * buffer with them. NK_ERR_STATE on an unloaded model. */
+NK_API nk_status nk_model_tensor_offsets(const nk_model_t *m, uint64_t *offsets, int32_t n);
 #endif
 
 /* ------------------------------------------------------------------ */

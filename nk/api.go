@@ -53,8 +53,11 @@ type Report struct {
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
 	NumTensors       int
-	Inputs, Outputs  []TensorInfo
-	Ops              []OpInfo
+	// TensorOffsets is the activation plan: tensor i's byte offset in
+	// the activation block, -1 for a constant (nk_model_tensor_offsets).
+	TensorOffsets   []int64
+	Inputs, Outputs []TensorInfo
+	Ops             []OpInfo
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -224,7 +227,8 @@ func wrapReport(r *runtime.Report, err error) (*Report, error) {
 		BytesActivations: r.BytesActivations, BytesIO: r.BytesIO, BytesWorkspace: r.BytesWorkspace,
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
-		Inputs: wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
+		TensorOffsets: r.TensorOffsets,
+		Inputs:        wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}
 	for i, op := range r.Ops {
 		out.Ops[i] = OpInfo(op)

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7a573af49a0951c03291ddfb132e6bfded207e97152c4663bd7901fe2dacc623"
+const csrcHash = "e44ca9165801936aa859d6d65cdf7920ce7c9cb60d5a4e894e81e0d8fa1d7498"

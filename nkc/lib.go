@@ -117,7 +117,7 @@ type lib struct {
 	abiVersionFn, version, arenaInitHeap, arenaFreeHeap, contextSize, modelUnload,
 	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
 	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report,
-	numOps, modelProfile, contextProfile uintptr
+	tensorOffsets, numOps, modelProfile, contextProfile uintptr
 }
 
 type symbol struct {
@@ -138,6 +138,7 @@ func (l *lib) symbols() []symbol {
 		{"nk_context_create", &l.contextCreate}, {"nk_context_input", &l.contextInput},
 		{"nk_context_output", &l.contextOutput}, {"nk_context_invoke", &l.contextInvoke},
 		{"nk_model_report", &l.report}, {"nk_model_num_ops", &l.numOps},
+		{"nk_model_tensor_offsets", &l.tensorOffsets},
 		{"nk_model_profile", &l.modelProfile}, {"nk_context_profile", &l.contextProfile},
 	}
 }
@@ -215,6 +216,10 @@ func (l *lib) backend() *nkrt.Backend {
 		Report: func(m unsafe.Pointer, rep *nkrt.CReport, ops *nkrt.COpInfo, maxOps int32) nkrt.Status {
 			r, _, _ := purego.SyscallN(l.report, uintptr(m), uintptr(unsafe.Pointer(rep)),
 				uintptr(unsafe.Pointer(ops)), uintptr(maxOps))
+			return status(r)
+		},
+		TensorOffsets: func(m unsafe.Pointer, offs *uint64, n int32) nkrt.Status {
+			r, _, _ := purego.SyscallN(l.tensorOffsets, uintptr(m), uintptr(unsafe.Pointer(offs)), uintptr(n))
 			return status(r)
 		},
 		ModelInput:  l.tensorCall(l.modelInput),
