@@ -28,15 +28,21 @@ CF=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -std=c99 -Os -DNE
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
 
-# libnetkit.a as the MCU build has it (no hosted platform layer, no inspect)
-objs=()
-for src in csrc/*.c csrc/ops/*.c csrc/kernels/ref/*.c csrc/kernels/armv7em/*.c; do
-    case $(basename "$src") in *_test.c | netkit_unity.c | inspect.c) continue ;; esac
-    o=$OUT/lib/$(echo "$src" | tr / _).o
-    "$P-gcc" "${CF[@]}" -c "$src" -o "$o"
-    objs+=("$o")
+# libnetkit.a as the MCU build has it (no hosted platform layer, no
+# inspect): with the Arm DSP int8 set (fast) and with NETKIT_PORTABLE_KERNELS
+for kind in fast portable; do
+    objs=()
+    mkdir -p "$OUT/lib-$kind"
+    extra=()
+    [[ $kind == portable ]] && extra=(-DNETKIT_PORTABLE_KERNELS=1)
+    for src in csrc/*.c csrc/ops/*.c csrc/kernels/ref/*.c csrc/kernels/armv7em/*.c; do
+        case $(basename "$src") in *_test.c | netkit_unity.c | inspect.c) continue ;; esac
+        o=$OUT/lib-$kind/$(echo "$src" | tr / _).o
+        "$P-gcc" "${CF[@]}" "${extra[@]}" -c "$src" -o "$o"
+        objs+=("$o")
+    done
+    "$P-ar" rcs "$OUT/lib-$kind/libnetkit.a" "${objs[@]}"
 done
-"$P-ar" rcs "$OUT/libnetkit.a" "${objs[@]}"
 go build -o "$OUT/netkit" ./cmd/netkit
 
 declare -a NAMES=() FILES=()
@@ -100,34 +106,40 @@ print(code, wts)
 PY
 }
 
-link() { # link <dir> <name> <main> <srcs...>
-    local dir=$1 name=$2 main=$3
-    shift 3
+link() { # link <lib> <dir> <name> <main> <srcs...>
+    local lib=$1 dir=$2 name=$3 main=$4
+    shift 4
     printf '%s\n' "$main" >"$dir/$name-main.c"
     local objs=()
     for s in "$dir/$name-main.c" "$@"; do
         "$P-gcc" "${CF[@]}" -I"$dir" -c "$s" -o "${s%.c}.o"
         objs+=("${s%.c}.o")
     done
-    "$P-gcc" "${CF[@]}" "${objs[@]}" "$OUT/libnetkit.a" --specs=nosys.specs -Wl,--gc-sections \
+    "$P-gcc" "${CF[@]}" "${objs[@]}" "$lib" --specs=nosys.specs -Wl,--gc-sections \
         -Wl,-Map="$dir/$name.map" -lm -o "$dir/$name.elf"
 }
 
-echo "| model | interpreter, all kernels: code + consts | interpreter, model's kernels: code + consts | model image (weights + graph) | lowered: code + consts | lowered weights | interpreter arena B | lowered RAM B |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for i in "${!NAMES[@]}"; do
-    name=${NAMES[$i]} file=${FILES[$i]}
-    d=$OUT/$(echo "$name" | tr ' ' _)
-    mkdir -p "$d/interp" "$d/lowered"
-    "$OUT/netkit" aot "$file" -o "$d/interp" --name m >/dev/null
-    "$OUT/netkit" aot --lower "$file" -o "$d/lowered" --name m >/dev/null
-    link "$d/interp" all "$interp_main" "$d/interp/m.c"
-    link "$d/interp" own "$interp_main" "$d/interp/m.c" "$d/interp/m_ops.c"
-    link "$d/lowered" lowered "$lowered_main" "$d/lowered/m.c"
-    read -r all_code img <<<"$(netkit_bytes "$d/interp/all.map" '^\.rodata\.m_nk$')"
-    read -r own_code _ <<<"$(netkit_bytes "$d/interp/own.map" '^\.rodata\.m_nk$')"
-    read -r low_code low_w <<<"$(netkit_bytes "$d/lowered/lowered.map" '^\.rodata\.m_w[0-9]+$')"
-    arena=$(awk '$2 == "M_ARENA_SIZE" { print $3 + 0 }' "$d/interp/m.h")
-    ramb=$(awk '$2 == "M_RAM_SIZE" { print $3 + 0 }' "$d/lowered/m.h")
-    echo "| $name | $all_code | $own_code | $img | $low_code | $low_w | $arena | $ramb |"
+for kind in fast portable; do
+    lib=$OUT/lib-$kind/libnetkit.a
+    echo
+    echo "Kernels: $kind ($([[ $kind == fast ]] && echo 'the Arm DSP int8 set, with the portable ones it falls back to' || echo 'NETKIT_PORTABLE_KERNELS=1'))"
+    echo
+    echo "| model | interpreter, all kernels: code + consts | interpreter, model's kernels: code + consts | model image (weights + graph) | lowered: code + consts | lowered weights | interpreter arena B | lowered RAM B |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    for i in "${!NAMES[@]}"; do
+        name=${NAMES[$i]} file=${FILES[$i]}
+        d=$OUT/$kind-$(echo "$name" | tr ' ' _)
+        mkdir -p "$d/interp" "$d/lowered"
+        "$OUT/netkit" aot "$file" -o "$d/interp" --name m >/dev/null
+        "$OUT/netkit" aot --lower "$file" -o "$d/lowered" --name m >/dev/null
+        link "$lib" "$d/interp" all "$interp_main" "$d/interp/m.c"
+        link "$lib" "$d/interp" own "$interp_main" "$d/interp/m.c" "$d/interp/m_ops.c"
+        link "$lib" "$d/lowered" lowered "$lowered_main" "$d/lowered/m.c"
+        read -r all_code img <<<"$(netkit_bytes "$d/interp/all.map" '^\.rodata\.m_nk$')"
+        read -r own_code _ <<<"$(netkit_bytes "$d/interp/own.map" '^\.rodata\.m_nk$')"
+        read -r low_code low_w <<<"$(netkit_bytes "$d/lowered/lowered.map" '^\.rodata\.m_w[0-9]+$')"
+        arena=$(awk '$2 == "M_ARENA_SIZE" { print $3 + 0 }' "$d/interp/m.h")
+        ramb=$(awk '$2 == "M_RAM_SIZE" { print $3 + 0 }' "$d/lowered/m.h")
+        echo "| $name | $all_code | $own_code | $img | $low_code | $low_w | $arena | $ramb |"
+    done
 done
