@@ -53,11 +53,11 @@ type Report struct {
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
 	NumTensors       int
+	Inputs, Outputs  []TensorInfo
+	Ops              []OpInfo
 	// TensorOffsets is the activation plan: tensor i's byte offset in
 	// the activation block, -1 for a constant (nk_model_tensor_offsets).
-	TensorOffsets   []int64
-	Inputs, Outputs []TensorInfo
-	Ops             []OpInfo
+	TensorOffsets []int64
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
