@@ -36,6 +36,7 @@ bench-mcu:
 # .text/.rodata/.data/.bss of libnetkit per target.
 size-report:
 	scripts/size-report.sh
+	scripts/size-models.sh
 
 clean:
 	rm -rf build

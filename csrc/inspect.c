@@ -116,6 +116,15 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     nk_inspect_copy(row->impl, sizeof row->impl, nk_inspect_impl(m, op));
 }
 
+nk_status nk_model_tensor_offsets(const nk_model_t *m, uint64_t *offsets, int32_t n) {
+    uint32_t i;
+    if (m == NULL || (offsets == NULL && n > 0) || n < 0) return NK_ERR_ARG;
+    if (m->state != NK_MODEL_READY) return NK_ERR_STATE;
+    for (i = 0; i < m->n_tensors && i < (uint32_t)n; i++)
+        offsets[i] = m->tensors[i].is_const ? UINT64_MAX : m->tensors[i].act_offset;
+    return NK_OK;
+}
+
 nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *ops,
                           int32_t max_ops) {
     uint64_t sum, in_image = 0;

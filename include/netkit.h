@@ -460,6 +460,13 @@ NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *re
  * arena: exact for the host's ABI. */
 NK_API nk_status nk_model_region_sizes(const void *bytes, size_t len, size_t *records,
                                        size_t *activations, nk_error_t *err);
+
+/* The activation plan of a loaded model: offsets[i] is tensor i's byte
+ * offset in the activation block (the planner's, as invoke uses it), or
+ * UINT64_MAX for a constant (bound to its payload). Fills the first
+ * min(n, tensor count) entries; `netkit aot --lower` lays out its static
+ * buffer with them. NK_ERR_STATE on an unloaded model. */
+NK_API nk_status nk_model_tensor_offsets(const nk_model_t *m, uint64_t *offsets, int32_t n);
 #endif
 
 /* ------------------------------------------------------------------ */

@@ -87,6 +87,9 @@ var backend = engine.Backend{
 		return engine.Status(C.nk_model_report(model(m), (*C.nk_report_t)(unsafe.Pointer(r)),
 			(*C.nk_op_info_t)(unsafe.Pointer(ops)), C.int32_t(maxOps)))
 	},
+	TensorOffsets: func(m unsafe.Pointer, offs *uint64, n int32) engine.Status {
+		return engine.Status(C.nk_model_tensor_offsets(model(m), (*C.uint64_t)(unsafe.Pointer(offs)), C.int32_t(n)))
+	},
 	ModelInput: func(m unsafe.Pointer, i int32, t *engine.CTensor) engine.Status {
 		return engine.Status(C.nk_model_input(model(m), C.int32_t(i), tensor(t)))
 	},

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "42c44c653c991465e0952b89da8ed19da2739387ccfa2f568566ad6cabdd55d6"
+const csrcHash = "76abd3c5509ce51ce57955a4ab73c8465348b176d3b8e878be77fb6967b66733"

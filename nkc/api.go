@@ -55,6 +55,9 @@ type Report struct {
 	NumTensors                       int
 	Inputs, Outputs                  []TensorInfo
 	Ops                              []OpInfo
+	// TensorOffsets is the activation plan: tensor i's byte offset in
+	// the activation block, -1 for a constant (nk_model_tensor_offsets).
+	TensorOffsets []int64
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).
@@ -323,7 +326,8 @@ func wrapReport(r *engine.Report, err error) (*Report, error) {
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
 		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations,
-		Inputs: wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
+		TensorOffsets: r.TensorOffsets,
+		Inputs:        wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}
 	for i, op := range r.Ops {
 		out.Ops[i] = OpInfo(op)

@@ -118,7 +118,7 @@ type lib struct {
 	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
 	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report,
 	numOps, modelProfile, contextProfile, loadBufferShared, activationSize, bindActivations,
-	arenaAlloc, regionSizes uintptr
+	arenaAlloc, regionSizes, tensorOffsets uintptr
 }
 
 type symbol struct {
@@ -139,6 +139,7 @@ func (l *lib) symbols() []symbol {
 		{"nk_context_create", &l.contextCreate}, {"nk_context_input", &l.contextInput},
 		{"nk_context_output", &l.contextOutput}, {"nk_context_invoke", &l.contextInvoke},
 		{"nk_model_report", &l.report}, {"nk_model_num_ops", &l.numOps},
+		{"nk_model_tensor_offsets", &l.tensorOffsets},
 		{"nk_model_profile", &l.modelProfile}, {"nk_context_profile", &l.contextProfile},
 		{"nk_model_load_buffer_shared", &l.loadBufferShared}, {"nk_model_activation_size", &l.activationSize},
 		{"nk_model_bind_activations", &l.bindActivations}, {"nk_arena_alloc", &l.arenaAlloc},
@@ -244,6 +245,10 @@ func (l *lib) backend() *engine.Backend {
 		Report: func(m unsafe.Pointer, rep *engine.CReport, ops *engine.COpInfo, maxOps int32) engine.Status {
 			r, _, _ := purego.SyscallN(l.report, uintptr(m), uintptr(unsafe.Pointer(rep)),
 				uintptr(unsafe.Pointer(ops)), uintptr(maxOps))
+			return status(r)
+		},
+		TensorOffsets: func(m unsafe.Pointer, offs *uint64, n int32) engine.Status {
+			r, _, _ := purego.SyscallN(l.tensorOffsets, uintptr(m), uintptr(unsafe.Pointer(offs)), uintptr(n))
 			return status(r)
 		},
 		ModelInput:  l.tensorCall(l.modelInput),

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds netkit and its C tests for every cross target and runs them under
 # QEMU with ctest (toolchains/qemu-run.sh is each build's emulator), then
-# runs the Go package nk on arm64 and armv7 Linux under qemu-user.
+# runs the Go package nk on arm64 and armv7 Linux under qemu-user. With Go
+# on the host, cortex-m4f, cortex-m55 and rv32imac also run lowered models
+# (netkit aot --lower) against the interpreter (lowered_<name> tests).
 #
 #   scripts/cross-test.sh                 every target
 #   scripts/cross-test.sh cortex-m4f ...  only these (names of toolchains/*.cmake)
@@ -66,13 +68,17 @@ run_target() {
     echo "== cross: $t"
     # --fresh: a changed toolchain file takes effect (object files stay).
     cmake --fresh -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON >"$dir.configure.log" 2>&1 ||
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON ${NETKIT_CLI:+-DNK_NETKIT_CLI="$NETKIT_CLI"} \
+        >"$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log"; return 1; }
     cmake --build "$dir" -j"$JOBS" || return 1
     ctest --test-dir "$dir" --output-on-failure -j"$JOBS" || return 1
     summary+=("$t: passed in $((SECONDS - t0)) s")
 }
 mkdir -p "$BUILD"
+# the CLI for the lowered-model tests (netkit aot --lower), when Go is here
+NETKIT_CLI=""
+if command -v go >/dev/null && go build -o "$BUILD/netkit" ./cmd/netkit; then NETKIT_CLI=$PWD/$BUILD/netkit; fi
 for t in "${TARGETS[@]}"; do
     if ! run_target "$t"; then
         failed+=("$t")

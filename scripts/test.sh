@@ -131,8 +131,11 @@ step "libFuzzer on the loader (60 s, float and int8 seeds)"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON "$EXTRA_ARG" >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 
-step "cross targets under QEMU (C suites, bundled models, Go on arm64/armv7)"
+step "cross targets under QEMU (C suites, bundled models, lowered models on M4F/M55/rv32imac, Go on arm64/armv7)"
 scripts/cross-test.sh
+
+step "examples/ built from outside the tree against an installed netkit (Cortex-M4F firmware under QEMU, Go program)"
+JOBS=$JOBS scripts/examples-test.sh
 
 step "int8 TFLite models on Cortex-M4F, M7, M33 and M55 (fast and portable kernels) and Xtensa lx106: output bytes equal TFLite Micro's"
 scripts/int8-cross.sh cortex-m4f cortex-m7 cortex-m33 cortex-m55 xtensa-lx106

@@ -13,6 +13,11 @@
 #   bench_<name>       (not a test) the instruction-count benchmark program
 #                      scripts/bench-mcu.sh runs with the nkinsn plugin
 
+#   lowered_<name>     with NK_NETKIT_CLI (scripts/cross-test.sh), on
+#                      cortex-m4f, cortex-m55 and rv32imac: a model lowered
+#                      by `netkit aot --lower` against the interpreter in one
+#                      firmware, output bytes equal
+
 # The static libnetkit of the top-level CMakeLists.
 set(NK_LIB netkit_static)
 if(NOT TARGET ${NK_LIB})
@@ -220,5 +225,28 @@ if(NK_INT8_MODELS_DIR)
     endif()
     add_test(NAME int8_${id} COMMAND nk_int8_test_${id})
     set_tests_properties(int8_${id} PROPERTIES LABELS "cross;int8" TIMEOUT 900)
+  endforeach()
+endif()
+
+# Lowered models against the interpreter (cmake/cross/lowered_model_test.c):
+# int8 KWS and AD and the float two-input branch model, on one target of
+# each kernel set (Arm DSP, Helium-class M55, RISC-V portable).
+set(NK_NETKIT_CLI "" CACHE FILEPATH "the netkit CLI, for the lowered-model tests (netkit aot --lower)")
+if(NK_NETKIT_CLI AND NK_TARGET MATCHES "^(cortex-m4f|cortex-m55|rv32imac)$")
+  foreach(model IN ITEMS "${NK_ROOT}/testdata/models_i8/mlperf_kws_ref_model.nk"
+                         "${NK_ROOT}/testdata/models_i8/mlperf_ad01_int8.nk"
+                         "${NK_ROOT}/testdata/models/branch.nk")
+    get_filename_component(name "${model}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${name}" id)
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/lowered_${id}")
+    add_custom_command(OUTPUT "${dir}/m.c" "${dir}/m.h"
+      COMMAND "${NK_NETKIT_CLI}" aot --lower "${model}" -o "${dir}" --name m
+      DEPENDS "${model}" "${NK_NETKIT_CLI}" VERBATIM)
+    nk_embed_file(model_c "${model}" nk_model_image lowered_${id})
+    add_executable(nk_lowered_test_${id} "${NK_CROSS_DIR}/lowered_model_test.c" "${dir}/m.c" "${model_c}")
+    target_include_directories(nk_lowered_test_${id} PRIVATE "${dir}" "${NK_ROOT}/csrc")
+    target_link_libraries(nk_lowered_test_${id} PRIVATE ${NK_LIB} m)
+    add_test(NAME lowered_${id} COMMAND nk_lowered_test_${id})
+    set_tests_properties(lowered_${id} PROPERTIES LABELS cross PASS_REGULAR_EXPRESSION "PASS" TIMEOUT 600)
   endforeach()
 endif()

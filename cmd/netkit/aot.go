@@ -10,6 +10,7 @@ import (
 
 	"github.com/netkit/netkit/internal/aot"
 	"github.com/netkit/netkit/internal/cliutil"
+	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/nk"
 )
 
@@ -17,20 +18,34 @@ func init() {
 	register(&command{
 		name:    "aot",
 		summary: "embed a model in firmware as C source with its exact arena size",
-		usage:   "MODEL [-o DIR|-] [--name IDENT]",
+		usage:   "MODEL [-o DIR|-] [--name IDENT] [--lower]",
 		help: `Writes IDENT.c, the model image as a 16-byte aligned const array (it stays
 in flash: the core binds the weights in place, nothing is copied to RAM),
 and IDENT.h with IDENT_nk / IDENT_nk_len, IDENT_ARENA_SIZE (the exact arena
 nk_model_load_buffer needs for this image, from inspect) and the byte size
 of each input and output, with IDENT_INPUT0_SCALE and IDENT_INPUT0_ZERO_POINT
 (and so on) for a quantized one. IDENT defaults to the model's file name.
+It also writes IDENT_ops.c, the op table of this model's ops only: linked
+with libnetkit.a it replaces the library's table, so the firmware carries
+only these ops' kernels (one such file per firmware).
+
+With --lower there is no interpreter: IDENT.c holds the weights and op
+parameters as const data and IDENT_run(ram), which calls the op kernels in
+order over the planner's offsets in one buffer of IDENT_RAM_SIZE bytes
+(activations, then workspace; the same on every target). IDENT.h has that
+size and, per input and output, its offset in the buffer (IDENT_INPUT0(ram)
+points at it), byte size, and scale and zero point when quantized. It
+needs netkit's headers (csrc/, installed as include/netkit/internal/) and
+libnetkit.a for the kernels; no parser, loader or planner is linked.
+Outputs are byte for byte the interpreter's with the same kernels.
 Each file is written beside its final name and renamed into place;
-neither may be MODEL itself. With -o - the header and the array go to
-standard output as one C file (for a build that takes a single source)
-and the summary to standard error.`,
+none may be MODEL itself. With -o - (not with --lower) the header and the
+image array go to standard output as one C file (for a build that takes a
+single source; no op table) and the summary to standard error.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			dir := fs.String("o", ".", "output `DIR`ectory, or - for one C file on standard output")
 			name := fs.String("name", "", "C identifier prefix `IDENT` (default: from MODEL's file name)")
+			lower := fs.Bool("lower", false, "lower the model to C: a static plan calling the kernels, no interpreter")
 			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
@@ -42,20 +57,49 @@ and the summary to standard error.`,
 					}
 					ident = *name
 				}
+				if *lower {
+					if *dir == stdoutName {
+						return usagef("--lower writes several files: give -o a directory")
+					}
+					return writeLowered(stdout, args[0], *dir, ident)
+				}
 				return writeAot(stdout, stderr, args[0], *dir, ident)
 			}
 		},
 	})
 }
 
-// writeAot writes IDENT.h and IDENT.c into dir, or with dir "-" both as one
-// file to stdout (the summary then goes to stderr).
-func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
-	h, c := filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c")
-	for _, out := range []string{h, c} {
-		if dir != stdoutName && cliutil.SameFile(out, path) {
-			return usagef("output %q is the input file; choose another -o or --name", out)
+// aotOutputs are the files `aot` writes for ident in dir: header, source, op table.
+func aotOutputs(path, dir, ident string) (h, c, ops string, err error) {
+	h, c, ops = filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c"), filepath.Join(dir, ident+"_ops.c")
+	for _, out := range []string{h, c, ops} {
+		if cliutil.SameFile(out, path) {
+			return "", "", "", usagef("output %q is the input file; choose another -o or --name", out)
 		}
+	}
+	return h, c, ops, nil
+}
+
+// writeOpTable writes IDENT_ops.c for the decoded image.
+func writeOpTable(out, path, ident string, img []byte) (*nkfile.Model, error) {
+	m, err := nkfile.Decode(img)
+	if err != nil {
+		return nil, loadError(path, err)
+	}
+	src, err := aot.OpTable(ident, filepath.Base(path), m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, cliutil.WriteFile(out, src)
+}
+
+// writeAot writes IDENT.h, IDENT.c and IDENT_ops.c into dir, or with dir
+// "-" the header and the array as one file to stdout (the summary then
+// goes to stderr).
+func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
+	h, c, ops, err := aotOutputs(path, dir, ident)
+	if err != nil {
+		return err
 	}
 	img, err := os.ReadFile(path)
 	if err != nil {
@@ -95,7 +139,65 @@ func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
 	if err := cliutil.WriteFile(c, e.Source()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
+	if _, err := writeOpTable(ops, path, ident, img); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, ops, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
+	return nil
+}
+
+// writeLowered is `aot --lower`: the plan comes from the C core (a buffer
+// load with the device's kernels), the ops and weights from the file.
+func writeLowered(w io.Writer, path, dir, ident string) error {
+	h, c, _, err := aotOutputs(path, dir, ident)
+	if err != nil {
+		return err
+	}
+	img, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	m, err := nkfile.Decode(img)
+	if err != nil {
+		return loadError(path, err)
+	}
+	for _, op := range m.Ops {
+		if op.Type == nkfile.OpBatchNorm {
+			// a host load folds it into the conv before planning; the file's graph would not match that plan
+			return fmt.Errorf("%s: --lower needs batch-norms folded (op %q): run netkit convert on it first", path, op.Name)
+		}
+	}
+	restore := deviceKernels()
+	r, err := nk.InspectBytes(img)
+	restore()
+	if err != nil {
+		return loadError(path, err)
+	}
+	l := &aot.Lowered{Ident: ident, ModelFile: filepath.Base(path), Model: m, Plan: aot.Plan{
+		TensorOffsets: r.TensorOffsets, Activations: r.PeakActivations, Workspace: r.Workspace,
+		InPlace: make([]bool, len(r.Ops))}}
+	for k, op := range r.Ops {
+		l.Plan.InPlace[k] = op.InPlace
+	}
+	hdr, err := l.Header()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	src, err := l.Source()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := cliutil.WriteFile(h, hdr); err != nil {
+		return err
+	}
+	if err := cliutil.WriteFile(c, src); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s and %s: lowered, %d ops, RAM %d B (%s_RAM_SIZE), interpreter arena %d B\n",
+		h, c, len(m.Ops), l.RAMBytes(), strings.ToUpper(ident), r.ArenaAfterLoad)
 	return nil
 }
 

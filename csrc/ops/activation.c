@@ -29,7 +29,7 @@ static size_t nk_unary_n(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_relu_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     return nk_unary_validate(op, t, "relu", 0, err);
 }
-static nk_status nk_relu_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_relu_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_relu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
     return NK_OK;
 }
@@ -41,7 +41,7 @@ static nk_status nk_clip_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_
         return s;
     return nk_ops_check_act(op, 0, "clip", err);
 }
-static nk_status nk_clip_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_clip_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_clip_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
                     nk_param_f32(op, 0), nk_param_f32(op, 1));
     return NK_OK;
@@ -56,7 +56,7 @@ static nk_status nk_leaky_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "leaky_relu", "alpha must be finite");
     return NK_OK;
 }
-static nk_status nk_leaky_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_leaky_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_leaky_relu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
                           nk_param_f32(op, 0));
     return NK_OK;
@@ -67,7 +67,7 @@ static nk_status nk_sigmoid_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                      nk_error_t *err) {
     return nk_unary_validate(op, t, "sigmoid", 0, err);
 }
-static nk_status nk_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
 #if NETKIT_HOST_KERNELS
     if (NK_HOST_VMATH(x, sigmoid_f32) != NULL) {
         NK_EXEC_HOST(x)->sigmoid_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
@@ -81,7 +81,7 @@ static nk_status nk_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_tanh_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     return nk_unary_validate(op, t, "tanh", 0, err);
 }
-static nk_status nk_tanh_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_tanh_eval(const nk_op_rt *op, const nk_exec *x) {
 #if NETKIT_HOST_KERNELS
     if (NK_HOST_VMATH(x, tanh_f32) != NULL) {
         NK_EXEC_HOST(x)->tanh_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
@@ -108,7 +108,7 @@ static nk_status nk_gelu_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_
     }
     return NK_OK;
 }
-static nk_status nk_gelu_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_gelu_eval(const nk_op_rt *op, const nk_exec *x) {
 #if NETKIT_HOST_KERNELS
     if (NK_HOST_VMATH(x, gelu_f32) != NULL) {
         NK_EXEC_HOST(x)->gelu_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),
@@ -133,7 +133,7 @@ static nk_status nk_softmax_validate(const nk_op_rt *op, const nk_tensor_rt *t,
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "softmax", "beta must be finite");
     return NK_OK;
 }
-static nk_status nk_softmax_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_softmax_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     const size_t cols = (size_t)in->dims[in->rank - 1];
 #if NETKIT_HOST_KERNELS
@@ -183,7 +183,7 @@ static nk_status nk_bn_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_er
                            "epsilon must be finite and >= 0");
     return NK_OK;
 }
-static nk_status nk_bn_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_bn_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     const int32_t c = in->dims[in->rank - 1];
     nk_ref_batch_norm_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x),

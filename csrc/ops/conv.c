@@ -110,7 +110,7 @@ static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * per_out;
 }
 
-static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_conv_geom(op, x->tensors, &g);
 #if NETKIT_HOST_KERNELS
@@ -126,7 +126,7 @@ static nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-static nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_conv_geom(op, x->tensors, &g);
 #if NETKIT_HOST_KERNELS

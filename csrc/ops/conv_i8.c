@@ -100,7 +100,7 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
     q->per_channel = nk_ops_tin(op, x, 3)->dims[0] > 1;
 }
 
-static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     nk_ref_conv_geom g;
     nk_ref_i8_quant q;
@@ -190,7 +190,7 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
-static nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     nk_ref_i8_quant q;
     nk_i8_quant_params(op, x, 0, &q);

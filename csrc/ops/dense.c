@@ -41,7 +41,7 @@ static uint64_t nk_dense_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)w->dims[1];
 }
 
-static nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     const int32_t k = w->dims[1], n = w->dims[0];
 #if NETKIT_HOST_KERNELS

@@ -43,7 +43,7 @@ static nk_status nk_mul_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_e
     return nk_binary_validate(op, t, "mul", err);
 }
 
-static nk_status nk_add_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_add_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
     const nk_tensor_rt *y = nk_ops_tout(op, x);
 #if NETKIT_HOST_KERNELS
@@ -59,7 +59,7 @@ static nk_status nk_add_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-static nk_status nk_mul_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_mul_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
     const nk_tensor_rt *y = nk_ops_tout(op, x);
 #if NETKIT_HOST_KERNELS

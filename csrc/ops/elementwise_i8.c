@@ -46,7 +46,7 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
-static nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_window win;
     nk_ops_pool_window(op, &win);
@@ -117,7 +117,7 @@ static nk_status nk_binary_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t
     return nk_ops_check_same_shape(op, t, name, err);
 }
 
-static nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_add_i8_params p;
     p.in1_zp = nk_param_i32(op, 0);
     p.in2_zp = nk_param_i32(op, 1);
@@ -136,7 +136,7 @@ static nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-static nk_status nk_mul_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_mul_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_mul_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
                   nk_ops_tout(op, x)->elems, nk_param_i32(op, 0), nk_param_i32(op, 1),
                   nk_param_i32(op, 2), nk_param_i32(op, 3), nk_param_i32(op, 4),
@@ -173,7 +173,7 @@ static nk_status nk_softmax_i8_validate(const nk_op_rt *op, const nk_tensor_rt *
     return nk_ops_check_same_shape(op, t, name, err);
 }
 
-static nk_status nk_softmax_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_softmax_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     const size_t cols = (size_t)in->dims[in->rank - 1];
     nk_ref_softmax_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), in->elems / cols, cols,
@@ -203,7 +203,7 @@ static size_t nk_actfn_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return t[op->out[0]].elems > 256u ? 256u : 0u;
 }
 
-static nk_status nk_actfn_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_actfn_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const uint32_t n = nk_ops_tout(op, x)->elems;
     nk_ref_logistic_tanh_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), n, op->type == NK_OP_TANH_I8,
                             nk_param_i32(op, 0), nk_param_i32(op, 1), nk_param_i32(op, 2),

@@ -1,5 +1,7 @@
 /* op_table.c — the op table: one entry per (op type, dtype of input 0).
- * Looked up once per op at load, so a linear scan is fine. */
+ * Looked up once per op at load, so a linear scan is fine. Alone in its
+ * file: a firmware that links a per-model table (`netkit aot`, IDENT_ops.c,
+ * which defines nk_op_lookup) never pulls this object from libnetkit.a. */
 #include "ops_i8.h"
 
 static const nk_op_def *const nk_op_table[] = {
@@ -20,9 +22,5 @@ static const nk_op_def *const nk_op_table[] = {
 };
 
 const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {
-    size_t i;
-    for (i = 0; i < sizeof nk_op_table / sizeof nk_op_table[0]; i++)
-        if (nk_op_table[i]->type == type && nk_op_table[i]->dtype == dtype)
-            return nk_op_table[i];
-    return NULL;
+    return nk_op_lookup_in(nk_op_table, sizeof nk_op_table / sizeof nk_op_table[0], type, dtype);
 }

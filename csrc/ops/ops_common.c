@@ -417,3 +417,12 @@ void nk_ops_msg_weights_misfit(nk_msg *m, const char *name, const nk_tensor_rt *
     nk_msg_s(m, " ");
     nk_msg_i(m, k);
 }
+
+const nk_op_def *nk_op_lookup_in(const nk_op_def *const *table, size_t n, uint32_t type,
+                                 uint32_t dtype) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (table[i]->type == type && table[i]->dtype == dtype)
+            return table[i];
+    return NULL;
+}

@@ -137,11 +137,9 @@ NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);
 /* One op per output element. */
 NK_HIDDEN uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t);
 
-/* Evals of the data-movement ops (shape_ops.c), for any dtype. */
-NK_HIDDEN nk_status nk_ops_concat_eval(const nk_op_rt *op, const nk_exec *x);
-NK_HIDDEN nk_status nk_ops_reshape_eval(const nk_op_rt *op, const nk_exec *x);
-NK_HIDDEN nk_status nk_ops_pad_eval(const nk_op_rt *op, const nk_exec *x);
-NK_HIDDEN nk_status nk_ops_transpose_eval(const nk_op_rt *op, const nk_exec *x);
+/* Every op's eval by name (the data-movement ones serve any dtype), and
+ * nk_op_lookup_in. */
+#include "../nk_lowered.h"
 
 /* Bytes per element of a tensor. */
 static inline size_t nk_ops_elem_size(const nk_tensor_rt *t) {

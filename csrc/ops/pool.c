@@ -71,7 +71,7 @@ static void nk_pool_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom 
     g->act_max = nk_param_f32(op, act + 1);
 }
 
-static nk_status nk_max_pool_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_max_pool_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_pool_geom(op, x, &g);
 #if NETKIT_HOST_KERNELS
@@ -83,7 +83,7 @@ static nk_status nk_max_pool_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-static nk_status nk_avg_pool_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_avg_pool_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_pool_geom(op, x, &g);
 #if NETKIT_HOST_KERNELS
@@ -118,7 +118,7 @@ static uint64_t nk_gap_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return t[op->in[0]].elems;
 }
 
-static nk_status nk_gap_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_gap_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL &&

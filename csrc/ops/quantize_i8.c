@@ -51,7 +51,7 @@ static void nk_i8_quant_of(const nk_exec *x, const nk_tensor_rt *tt, nk_quant_rt
             *inner *= (size_t)tt->dims[d];
 }
 
-static nk_status nk_quantize_f32_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_quantize_f32_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *out = nk_ops_tout(op, x);
     nk_quant_rt q;
     size_t inner;
@@ -61,14 +61,14 @@ static nk_status nk_quantize_f32_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-static nk_status nk_quantize_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_quantize_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_requantize_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), nk_ops_tout(op, x)->elems,
                          nk_param_i32(op, 0), nk_param_i32(op, 1), nk_param_i32(op, 2),
                          nk_param_i32(op, 3));
     return NK_OK;
 }
 
-static nk_status nk_dequantize_eval(const nk_op_rt *op, const nk_exec *x) {
+nk_status nk_dequantize_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     nk_quant_rt q;
     size_t inner;

@@ -37,6 +37,8 @@ type Backend struct {
 	LoadFile func(path string, mode uint32, a *CArena, e *CError) (unsafe.Pointer, Status)
 	// nk_model_report; ops may be nil when maxOps is 0.
 	Report func(m unsafe.Pointer, r *CReport, ops *COpInfo, maxOps int32) Status
+	// nk_model_tensor_offsets: n entries of offs (nil when n is 0).
+	TensorOffsets func(m unsafe.Pointer, offs *uint64, n int32) Status
 
 	ModelInput    func(m unsafe.Pointer, i int32, t *CTensor) Status // nk_model_input
 	ModelOutput   func(m unsafe.Pointer, i int32, t *CTensor) Status // nk_model_output

@@ -76,6 +76,12 @@ func (m *Model) Report() (*Report, error) {
 			return nil, errorf(s, "netkit: report: "+s.Error())
 		}
 	}
+	offs := make([]uint64, cr.NumTensors)
+	if len(offs) > 0 {
+		if s := b.TensorOffsets(st.handle, &offs[0], int32(len(offs))); s != StatusOK {
+			return nil, errorf(s, "netkit: tensor offsets: "+s.Error())
+		}
+	}
 	r := &Report{
 		ArenaAfterLoad:       int64(cr.ArenaAfterLoad),
 		ArenaAfterForward:    int64(cr.ArenaAfterForward),
@@ -102,6 +108,10 @@ func (m *Model) Report() (*Report, error) {
 		Inputs:               cloneInfos(st.inputs),
 		Outputs:              cloneInfos(st.outputs),
 		Ops:                  make([]OpInfo, len(rows)),
+		TensorOffsets:        make([]int64, len(offs)),
+	}
+	for i, o := range offs {
+		r.TensorOffsets[i] = int64(o) // a constant's UINT64_MAX is -1
 	}
 	for i := range rows {
 		c := &rows[i]

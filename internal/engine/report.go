@@ -33,6 +33,9 @@ type Report struct {
 	NumTensors                       int
 	Inputs, Outputs                  []TensorInfo
 	Ops                              []OpInfo
+	// TensorOffsets is the activation plan: tensor i's byte offset in
+	// the activation block, -1 for a constant (nk_model_tensor_offsets).
+	TensorOffsets []int64
 }
 
 // OpInfo is one row of the per-op table (nk_op_info_t).

@@ -1,0 +1,388 @@
+package aot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/netkit/netkit/internal/nkfile"
+)
+
+// evalOf names the eval (nk_op_def.eval) of each op table entry in
+// csrc/ops/; lower.go's test checks it against the C sources.
+var evalOf = map[string]string{
+	"nk_op_dense_f32":            "nk_dense_eval",
+	"nk_op_conv2d_f32":           "nk_conv2d_eval",
+	"nk_op_depthwise_conv2d_f32": "nk_depthwise_eval",
+	"nk_op_max_pool2d_f32":       "nk_max_pool_eval",
+	"nk_op_avg_pool2d_f32":       "nk_avg_pool_eval",
+	"nk_op_global_avg_pool_f32":  "nk_gap_eval",
+	"nk_op_batch_norm_f32":       "nk_bn_eval",
+	"nk_op_relu_f32":             "nk_relu_eval",
+	"nk_op_clip_f32":             "nk_clip_eval",
+	"nk_op_leaky_relu_f32":       "nk_leaky_eval",
+	"nk_op_sigmoid_f32":          "nk_sigmoid_eval",
+	"nk_op_tanh_f32":             "nk_tanh_eval",
+	"nk_op_gelu_f32":             "nk_gelu_eval",
+	"nk_op_softmax_f32":          "nk_softmax_eval",
+	"nk_op_add_f32":              "nk_add_eval",
+	"nk_op_mul_f32":              "nk_mul_eval",
+	"nk_op_concat_f32":           "nk_ops_concat_eval",
+	"nk_op_reshape_f32":          "nk_ops_reshape_eval",
+	"nk_op_pad_f32":              "nk_ops_pad_eval",
+	"nk_op_transpose_f32":        "nk_ops_transpose_eval",
+	"nk_op_conv2d_i8":            "nk_conv_i8_eval",
+	"nk_op_depthwise_conv2d_i8":  "nk_conv_i8_eval",
+	"nk_op_dense_i8":             "nk_dense_i8_eval",
+	"nk_op_avg_pool2d_i8":        "nk_pool_i8_eval",
+	"nk_op_max_pool2d_i8":        "nk_pool_i8_eval",
+	"nk_op_add_i8":               "nk_add_i8_eval",
+	"nk_op_mul_i8":               "nk_mul_i8_eval",
+	"nk_op_softmax_i8":           "nk_softmax_i8_eval",
+	"nk_op_logistic_i8":          "nk_actfn_i8_eval",
+	"nk_op_tanh_i8":              "nk_actfn_i8_eval",
+	"nk_op_quantize_f32":         "nk_quantize_f32_eval",
+	"nk_op_quantize_i8":          "nk_quantize_i8_eval",
+	"nk_op_dequantize_i8":        "nk_dequantize_eval",
+	"nk_op_concat_i8":            "nk_ops_concat_eval",
+	"nk_op_reshape_i8":           "nk_ops_reshape_eval",
+	"nk_op_pad_i8":               "nk_ops_pad_eval",
+	"nk_op_transpose_i8":         "nk_ops_transpose_eval",
+}
+
+// defOf is the C symbol of the op table entry that runs op (the core picks
+// it by op type and input 0's dtype).
+func defOf(m *nkfile.Model, op *nkfile.Op) (string, error) {
+	name := op.Type.String()
+	sym := "nk_op_" + name
+	if !strings.HasSuffix(name, "_i8") {
+		if len(op.Inputs) == 0 || op.Inputs[0] < 0 || op.Inputs[0] >= len(m.Tensors) {
+			return "", fmt.Errorf("op %s %q has no input 0", name, op.Name)
+		}
+		sym += "_" + m.Tensors[op.Inputs[0]].DType.String()
+	}
+	if _, ok := evalOf[sym]; !ok {
+		return "", fmt.Errorf("op %s %q on %s: no kernel in this netkit", name, op.Name, sym)
+	}
+	return sym, nil
+}
+
+// OpTable returns IDENT_ops.c: nk_op_lookup over the op table entries m
+// uses (and, for the int8 shape ops, the float entries whose validation
+// they reuse), so a firmware linking libnetkit.a carries only those ops'
+// code. One per firmware: it defines the library's nk_op_lookup.
+func OpTable(ident, modelFile string, m *nkfile.Model) ([]byte, error) {
+	seen := map[string]bool{}
+	for i := range m.Ops {
+		sym, err := defOf(m, &m.Ops[i])
+		if err != nil {
+			return nil, err
+		}
+		seen[sym] = true
+		switch m.Ops[i].Type {
+		case nkfile.OpConcat, nkfile.OpReshape, nkfile.OpPad, nkfile.OpTranspose:
+			// shape_i8.c validates the int8 ones with the f32 entry
+			if twin, ok := strings.CutSuffix(sym, "_i8"); ok {
+				seen[twin+"_f32"] = true
+			}
+		}
+	}
+	syms := make([]string, 0, len(seen))
+	for s := range seen {
+		syms = append(syms, s)
+	}
+	sort.Strings(syms)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "/* %s_ops.c: the op table for %s, by `netkit aot`. Generated; do not edit.\n", ident, modelFile)
+	b.WriteString(" * It defines nk_op_lookup, so the linker takes this table instead of\n")
+	b.WriteString(" * libnetkit's full one and links only these ops' kernels. One per firmware:\n")
+	b.WriteString(" * a firmware running other models needs their ops here too. */\n")
+	b.WriteString("#include \"nk_lowered.h\"\n\n")
+	for _, s := range syms {
+		fmt.Fprintf(&b, "NK_HIDDEN extern const nk_op_def %s;\n", s)
+	}
+	fmt.Fprintf(&b, "\nstatic const nk_op_def *const %s_op_table[] = {\n", ident)
+	for _, s := range syms {
+		fmt.Fprintf(&b, "    &%s,\n", s)
+	}
+	b.WriteString("};\n\nconst nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {\n")
+	fmt.Fprintf(&b, "    return nk_op_lookup_in(%s_op_table, sizeof %s_op_table / sizeof %s_op_table[0], type, dtype);\n}\n",
+		ident, ident, ident)
+	return b.Bytes(), nil
+}
+
+// Plan is what the loaded model's C core says about m, as data: the
+// activation offset of every tensor (-1 for constants), the activation
+// block and the shared workspace, and which ops run in place.
+type Plan struct {
+	TensorOffsets []int64
+	Activations   int64
+	Workspace     int64
+	InPlace       []bool // per op
+}
+
+// Lowered is everything `netkit aot --lower` writes.
+type Lowered struct {
+	Ident     string
+	ModelFile string
+	Model     *nkfile.Model
+	Plan      Plan
+}
+
+// RAMBytes is the one buffer the lowered model runs in: the activation
+// block, then the workspace at the next 16-byte boundary.
+func (l *Lowered) RAMBytes() int64 { return l.workspaceOffset() + l.Plan.Workspace }
+
+func (l *Lowered) workspaceOffset() int64 { return (l.Plan.Activations + 15) &^ 15 }
+
+func (l *Lowered) check() error {
+	m, p := l.Model, &l.Plan
+	if len(p.TensorOffsets) != len(m.Tensors) {
+		return fmt.Errorf("plan has %d tensor offsets, model %d tensors", len(p.TensorOffsets), len(m.Tensors))
+	}
+	if len(p.InPlace) != len(m.Ops) {
+		return fmt.Errorf("plan has %d ops, model %d", len(p.InPlace), len(m.Ops))
+	}
+	for i := range m.Tensors {
+		t := &m.Tensors[i]
+		if t.Const() != (p.TensorOffsets[i] < 0) {
+			return fmt.Errorf("tensor %d %q: plan and model disagree on whether it is constant", i, t.Name)
+		}
+		if len(t.Shape) > nkfile.MaxRank {
+			return fmt.Errorf("tensor %d %q: rank %d", i, t.Name, len(t.Shape))
+		}
+		if !t.Const() && p.TensorOffsets[i]+int64(t.Bytes()) > p.Activations {
+			return fmt.Errorf("tensor %d %q: offset %d + %d B is past the %d B activation block",
+				i, t.Name, p.TensorOffsets[i], t.Bytes(), p.Activations)
+		}
+	}
+	for k := range m.Ops {
+		if _, err := defOf(m, &m.Ops[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var cTypes = map[nkfile.DType]string{nkfile.F32: "float", nkfile.I8: "int8_t", nkfile.I16: "int16_t", nkfile.I32: "int32_t"}
+
+// Header returns <ident>.h of the lowered model.
+func (l *Lowered) Header() ([]byte, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	up := strings.ToUpper(l.Ident)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "/* %s.h: the netkit model %s lowered to C by `netkit aot --lower`. Generated; do not edit.\n", l.Ident, l.ModelFile)
+	fmt.Fprintf(&b, " *\n *     static uint8_t ram[%s_RAM_SIZE] __attribute__((aligned(16)));\n", up)
+	fmt.Fprintf(&b, " *     memcpy(%s_INPUT0(ram), features, %s_INPUT0_BYTES);\n", up, up)
+	fmt.Fprintf(&b, " *     %s_run(ram);   (NK_OK)\n", l.Ident)
+	fmt.Fprintf(&b, " *     ... read %s_OUTPUT0(ram) ...\n", up)
+	b.WriteString(" *\n * The weights and op parameters are const data (flash); the RAM is the buffer\n")
+	b.WriteString(" * alone (activations at the planner's offsets, then the kernel workspace), the\n")
+	b.WriteString(" * same on every target (no structs live in it). _run also takes one pointer per\n")
+	fmt.Fprintf(&b, " * tensor on the stack (%d here). Inputs and outputs are in the layout the model\n", len(l.Model.Tensors))
+	b.WriteString(" * stores them (NHWC), without the interpreter's NCHW conversion.\n */\n")
+	fmt.Fprintf(&b, "#ifndef NETKIT_LOWERED_%s_H\n#define NETKIT_LOWERED_%s_H\n\n#include <stdint.h>\n#include \"netkit.h\"\n\n", up, up)
+	fmt.Fprintf(&b, "/* Bytes of the buffer %s_run works in (16-byte aligned). */\n#define %s_RAM_SIZE %du\n", l.Ident, up, l.RAMBytes())
+	fmt.Fprintf(&b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", up, len(l.Model.Inputs), up, len(l.Model.Outputs))
+	io := func(kind string, ios []nkfile.IO) {
+		for i, g := range ios {
+			t := &l.Model.Tensors[g.Tensor]
+			fmt.Fprintf(&b, "/* %s %d \"%s\": %s %v */\n", strings.ToLower(kind), i, cComment(t.Name), t.DType, t.Shape)
+			fmt.Fprintf(&b, "#define %s_%s%d_OFFSET %du\n", up, kind, i, l.Plan.TensorOffsets[g.Tensor])
+			fmt.Fprintf(&b, "#define %s_%s%d_BYTES %du\n", up, kind, i, t.Bytes())
+			fmt.Fprintf(&b, "#define %s_%s%d(ram) ((%s *)(void *)((uint8_t *)(ram) + %s_%s%d_OFFSET))\n",
+				up, kind, i, cTypes[t.DType], up, kind, i)
+			if q := t.Quant; q != nil && len(q.Scale) == 1 && q.Scale[0] > 0 {
+				fmt.Fprintf(&b, "/* real = %s_%s%d_SCALE * (q - %s_%s%d_ZERO_POINT) */\n", up, kind, i, up, kind, i)
+				fmt.Fprintf(&b, "#define %s_%s%d_SCALE %sf\n", up, kind, i, cFloat(q.Scale[0]))
+				fmt.Fprintf(&b, "#define %s_%s%d_ZERO_POINT (%d)\n", up, kind, i, q.ZeroPoint[0])
+			}
+		}
+	}
+	io("INPUT", l.Model.Inputs)
+	io("OUTPUT", l.Model.Outputs)
+	b.WriteString("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n")
+	fmt.Fprintf(&b, "/* One inference in ram (%s_RAM_SIZE bytes, 16-byte aligned): reads the\n", up)
+	b.WriteString(" * inputs and writes the outputs there. NK_OK, or a kernel's status. */\n")
+	fmt.Fprintf(&b, "nk_status %s_run(void *ram);\n", l.Ident)
+	b.WriteString("#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
+	return b.Bytes(), nil
+}
+
+const alignMacro = "#if defined(__GNUC__) || defined(__clang__)\n#define NK_LOWERED_ALIGN16 __attribute__((aligned(16)))\n" +
+	"#else\n#error \"netkit aot --lower: no way to align the weights to 16 bytes on this compiler\"\n#endif\n\n"
+
+// Source returns <ident>.c of the lowered model: the weights, the tensor
+// and op records as const data, and <ident>_run calling each op's eval.
+func (l *Lowered) Source() ([]byte, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	m, id := l.Model, l.Ident
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "/* %s.c: the netkit model %s lowered to C by `netkit aot --lower`. Generated; do not edit.\n", id, l.ModelFile)
+	b.WriteString(" * The ops run in the interpreter's order through the same evals its op table\n")
+	b.WriteString(" * points at, over the planner's offsets: the outputs are its bytes. */\n")
+	fmt.Fprintf(&b, "#include \"nk_lowered.h\"\n#include \"%s.h\"\n\n", id)
+	b.WriteString(alignMacro)
+
+	// Weights: each constant's payload, 16-byte aligned like in a .nk image.
+	for i := range m.Tensors {
+		t := &m.Tensors[i]
+		if !t.Const() {
+			continue
+		}
+		fmt.Fprintf(&b, "/* tensor %d \"%s\": %s %v */\n", i, cComment(t.Name), t.DType, t.Shape)
+		fmt.Fprintf(&b, "static const uint8_t %s_w%d[%d] NK_LOWERED_ALIGN16 = {", id, i, max(len(t.Data), 1))
+		writeBytes(&b, t.Data)
+		b.WriteString("};\n")
+	}
+
+	// QUANT records for QUANTIZE/DEQUANTIZE (nk_format_quant's layout).
+	quantOff := make([]int64, len(m.Tensors))
+	for i := range quantOff {
+		quantOff[i] = -1
+	}
+	var quant []byte
+	for k := range m.Ops {
+		if ty := m.Ops[k].Type; ty != nkfile.OpQuantize && ty != nkfile.OpDequantize {
+			continue
+		}
+		for _, ti := range append(append([]int{}, m.Ops[k].Inputs...), m.Ops[k].Outputs...) {
+			if ti < 0 || quantOff[ti] >= 0 || m.Tensors[ti].Quant == nil {
+				continue
+			}
+			q := m.Tensors[ti].Quant
+			quantOff[ti] = int64(len(quant))
+			quant = binary.LittleEndian.AppendUint32(quant, uint32(int32(q.Axis)))
+			quant = binary.LittleEndian.AppendUint32(quant, uint32(len(q.Scale)))
+			for _, s := range q.Scale {
+				quant = binary.LittleEndian.AppendUint32(quant, math.Float32bits(s))
+			}
+			for _, z := range q.ZeroPoint {
+				quant = binary.LittleEndian.AppendUint32(quant, uint32(z))
+			}
+		}
+	}
+	if len(quant) > 0 {
+		fmt.Fprintf(&b, "/* QUANT records of the quantize/dequantize tensors */\nstatic const uint8_t %s_quant[%d] NK_LOWERED_ALIGN16 = {", id, len(quant))
+		writeBytes(&b, quant)
+		b.WriteString("};\n")
+		fmt.Fprintf(&b, "static const nk_image %s_img = {.base = %s_quant, .size = %d, .sec = {[NK_SECTION_QUANT] = {0, %d, 1}}};\n",
+			id, id, len(quant), len(quant))
+	}
+
+	// Tensor records.
+	isIO := make([]int, len(m.Tensors))
+	for _, g := range m.Inputs {
+		isIO[g.Tensor] |= 1
+	}
+	for _, g := range m.Outputs {
+		isIO[g.Tensor] |= 2
+	}
+	fmt.Fprintf(&b, "\nstatic const nk_tensor_rt %s_tensors[%d] = {\n", id, len(m.Tensors))
+	for i := range m.Tensors {
+		t := &m.Tensors[i]
+		dims := make([]string, len(t.Shape))
+		for d, v := range t.Shape {
+			dims[d] = fmt.Sprint(v)
+		}
+		data, off, q := "NULL", int64(0), "NK_NONE"
+		if t.Const() {
+			data = fmt.Sprintf("%s_w%d", id, i)
+		} else {
+			off = l.Plan.TensorOffsets[i]
+		}
+		if quantOff[i] >= 0 {
+			q = fmt.Sprint(quantOff[i])
+		}
+		fmt.Fprintf(&b, "    {.name = \"\", .dtype = %d, .rank = %d, .is_const = %d, .is_io = %d, .dims = {%s}, .elems = %du, "+
+			".bytes = %du, .const_data = %s, .act_offset = %du, .quant = %s},\n", t.DType, len(t.Shape), b2i(t.Const()),
+			isIO[i], strings.Join(dims, ", "), t.Elems(), t.Bytes(), data, off, q)
+	}
+	b.WriteString("};\n\n")
+
+	// Op records: tensor ids and parameter words.
+	for k := range m.Ops {
+		op := &m.Ops[k]
+		words := make([]string, 0, len(op.Inputs)+len(op.Outputs)+len(op.Params))
+		for _, v := range op.Inputs {
+			words = append(words, tensorID(v))
+		}
+		for _, v := range op.Outputs {
+			words = append(words, tensorID(v))
+		}
+		for _, v := range op.Params {
+			words = append(words, fmt.Sprintf("0x%xu", v))
+		}
+		fmt.Fprintf(&b, "static const uint32_t %s_op%d[] = {%s};\n", id, k, strings.Join(words, ", "))
+	}
+	fmt.Fprintf(&b, "\nstatic const nk_op_rt %s_ops[%d] = {\n", id, len(m.Ops))
+	for k := range m.Ops {
+		op := &m.Ops[k]
+		nIn, nOut := len(op.Inputs), len(op.Outputs)
+		params := "NULL"
+		if len(op.Params) > 0 {
+			params = fmt.Sprintf("%s_op%d + %d", id, k, nIn+nOut)
+		}
+		fmt.Fprintf(&b, "    {.type = %d, .n_in = %d, .n_out = %d, .n_params = %d, .act = %d, .in_place = %d, .name = \"\", "+
+			".in = %s_op%d, .out = %s_op%d + %d, .params = %s}, /* %s */\n", op.Type, nIn, nOut,
+			len(op.Params), op.Act, b2i(l.Plan.InPlace[k]), id, k, id, k, nIn, params, op.Type)
+	}
+	b.WriteString("};\n\n")
+
+	fmt.Fprintf(&b, "nk_status %s_run(void *ram) {\n", id)
+	fmt.Fprintf(&b, "    uint8_t *act = (uint8_t *)ram;\n    void *data[%d];\n    nk_exec x;\n    nk_status s;\n    uint32_t i;\n", len(m.Tensors))
+	fmt.Fprintf(&b, "    for (i = 0; i < %d; i++)\n", len(m.Tensors))
+	fmt.Fprintf(&b, "        data[i] = %s_tensors[i].is_const ? (void *)(uintptr_t)%s_tensors[i].const_data\n", id, id)
+	fmt.Fprintf(&b, "                                        : act + %s_tensors[i].act_offset;\n", id)
+	b.WriteString("    memset(&x, 0, sizeof x); /* x.host NULL: the portable and fast kernels, as on a device */\n")
+	if len(quant) > 0 {
+		fmt.Fprintf(&b, "    x.img = &%s_img;\n", id)
+	}
+	fmt.Fprintf(&b, "    x.tensors = %s_tensors;\n    x.data = data;\n", id)
+	fmt.Fprintf(&b, "    x.workspace = act + %du;\n    x.workspace_size = %du;\n", l.workspaceOffset(), l.Plan.Workspace)
+	for k := range m.Ops {
+		op := &m.Ops[k]
+		sym, _ := defOf(m, op)
+		if (op.Type == nkfile.OpReshape) && l.Plan.InPlace[k] {
+			fmt.Fprintf(&b, "    /* op %d %s: its output is its input's bytes */\n", k, op.Type)
+			continue
+		}
+		fmt.Fprintf(&b, "    if ((s = %s(&%s_ops[%d], &x)) != NK_OK) return s; /* %s */\n", evalOf[sym], id, k, op.Type)
+	}
+	b.WriteString("    return NK_OK;\n}\n")
+	return b.Bytes(), nil
+}
+
+func tensorID(v int) string {
+	if v < 0 {
+		return "NK_NONE"
+	}
+	return fmt.Sprint(v)
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func writeBytes(b *bytes.Buffer, p []byte) {
+	for i, c := range p {
+		if i%24 == 0 {
+			b.WriteString("\n   ")
+		}
+		fmt.Fprintf(b, " %d,", c)
+	}
+	if len(p) == 0 {
+		b.WriteString("0")
+	}
+	b.WriteString("\n")
+}
