@@ -175,19 +175,28 @@ func checkLabels(labels string, outs []nk.TensorInfo) error {
 	return nil
 }
 
-func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {
+// onnxToNK reads and converts an ONNX model to a .nk model.
+func onnxToNK(src, labels string, batch int) (*graph.Graph, *nkfile.Model, error) {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	opts := graph.Options{Source: filepath.Base(src), Labels: labels, Batch: batch}
 	g, err := graph.Convert(m, opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
 	}
 	model, err := g.ToNK()
 	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
+	}
+	return g, model, nil
+}
+
+func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {
+	g, model, err := onnxToNK(src, labels, batch)
+	if err != nil {
+		return err
 	}
 	addPreprocess(model, pre)
 	img, err := nkfile.Encode(model)
