@@ -56,9 +56,9 @@ func ParseMethod(s string) (Method, error) {
 // Range is the real interval an activation tensor is quantized over, with
 // the extremes actually observed.
 type Range struct {
-	Lo, Hi           float32 // chosen
-	SeenLo, SeenHi   float32 // observed
-	Count            int64   // values observed
+	Lo, Hi         float32 // chosen
+	SeenLo, SeenHi float32 // observed
+	Count          int64   // values observed
 }
 
 // Probe is a copy of the float model whose graph outputs are some of its
