@@ -48,7 +48,8 @@ shape or dtype, an empty file, or a NaN or infinite value is an error.
 --method picks how each activation's range is chosen: minmax (the extremes
 seen) or percentile (the --percentile P and 100-P percentiles of all values
 seen, default 99.99, which ignores rare outliers; two passes over the
-calibration inputs). Every range includes 0.
+calibration inputs). Every range includes 0. Calibration runs the portable
+C kernels, so the file is the same whatever the host's SIMD.
 
 The model takes and returns float32 by default (it quantizes its input and
 dequantizes its outputs itself), so 'netkit run' takes the same inputs as
@@ -253,6 +254,10 @@ func checkFinite(v []float32, per int) error {
 // calibrate runs every probe model over the calibration inputs, as many
 // passes as the range method needs.
 func (q *quantizeJob) calibrate(fm *nkfile.Model, samples []byte, n int, in nk.TensorInfo) error {
+	// the portable kernels, as on a device: the host's SIMD float kernels
+	// round differently in the last bits, which would make the ranges, and
+	// the file, depend on the machine that quantized
+	defer deviceKernels()()
 	probes := ptq.Probes(fm)
 	loaded := make([]*nk.Model, len(probes))
 	for i, p := range probes {

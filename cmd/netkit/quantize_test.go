@@ -1,11 +1,14 @@
 package main
 
 import (
+	"compress/gzip"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -157,4 +160,50 @@ func TestQuantizeBadCalibration(t *testing.T) {
 	code, _, stderr = cli(t, "quantize", mlp, "--calib", empty, "--method", "entropy")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `range method "entropy": want minmax or percentile`)
+}
+
+// fashionData is Debian's dataset-fashion-mnist (testdata/gen/fashion_npy.py).
+const fashionData = "/usr/share/datasets/fashion-mnist"
+
+// fashionImages reads the first n images of an idx file of the dataset,
+// normalized in float32 as testdata/gen/fashion_npy.py does with numpy.
+func fashionImages(t *testing.T, name string, n int) []float32 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(fashionData, name))
+	if os.IsNotExist(err) {
+		t.Skip("no " + fashionData + " (Debian's dataset-fashion-mnist)")
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	raw, err := io.ReadAll(z)
+	require.NoError(t, err)
+	require.Equal(t, byte(3), raw[3], "idx rank")
+	pix := raw[16 : 16+n*784]
+	out := make([]float32, len(pix))
+	for i, p := range pix {
+		out[i] = (float32(p)/255 - float32(0.2860)) / float32(0.3530)
+	}
+	return out
+}
+
+// testdata/fashion_i8 is what testdata/gen/fashion_i8.sh makes today: each
+// model re-quantized from the same 500 images has the committed bytes, and
+// its expected outputs are the host's (portable kernels, as on a device).
+func TestFashionI8IsFresh(t *testing.T) {
+	dir := t.TempDir()
+	calib := npyIn(t, dir, "calib.npy", npy.FromF32([]int{500, 1, 28, 28}, fashionImages(t, "train-images-idx3-ubyte.gz", 500)))
+	t.Setenv("NETKIT_HOST_ISA", "portable")
+	for _, name := range []string{"mlp", "cnn_bn", "cnn_dw"} {
+		committed := filepath.Join("..", "..", "testdata", "fashion_i8", name+".nk")
+		dst := filepath.Join(dir, name+".nk")
+		code, _, stderr := cli(t, "quantize", filepath.Join(fashion, name+".onnx"), "--calib", calib, "-o", dst)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, mustRead(t, committed), mustRead(t, dst), "%s: run testdata/gen/fashion_i8.sh", committed)
+		out := filepath.Join(dir, name+".out.npy")
+		code, _, stderr = cli(t, "run", committed, "--input", strings.TrimSuffix(committed, ".nk")+".input.npy", "--output", out)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, mustRead(t, strings.TrimSuffix(committed, ".nk")+".expected.npy"), mustRead(t, out), name)
+	}
 }
