@@ -207,3 +207,46 @@ func TestFashionI8IsFresh(t *testing.T) {
 		assert.Equal(t, mustRead(t, strings.TrimSuffix(committed, ".nk")+".expected.npy"), mustRead(t, out), name)
 	}
 }
+
+// layout_mix (normalization by constants, transposes, pad, concat, leaky
+// ReLU, batch norm, pools, softmax, sigmoid, tanh, two outputs) takes every
+// path: int8 ops, fixed output quantization, float ops between
+// dequantize/quantize. Calibrated on its one reference input, both outputs
+// are within a few output steps of PyTorch's.
+func TestQuantizeLayoutMixAgreesWithTorch(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(fashion, "layout_mix_input.npy")
+	dst := filepath.Join(dir, "lm.nk")
+	code, stdout, stderr := cli(t, "quantize", filepath.Join(fashion, "layout_mix.onnx"), "--calib", in, "-o", dst)
+	require.Equal(t, 0, code, stderr)
+	for _, op := range []string{"softmax_i8", "logistic_i8", "tanh_i8", "conv2d_i8", "dense_i8", "avg_pool2d_i8", "max_pool2d_i8"} {
+		assert.Contains(t, summaryValue(t, stdout, "int8 ops"), op)
+	}
+	assert.Contains(t, summaryValue(t, stdout, "float ops"), "/Concat (concat): no int8 kernel")
+	outs := []string{filepath.Join(dir, "out0.npy"), filepath.Join(dir, "out1.npy")}
+	code, _, stderr = cli(t, "run", dst, "--input", in, "--output", outs[0], "--output", outs[1])
+	require.Equal(t, 0, code, stderr)
+	file, err := nkfile.Decode(mustRead(t, dst))
+	require.NoError(t, err)
+	require.Len(t, file.Outputs, 2)
+	for k := range outs {
+		name := file.Tensors[file.Outputs[k].Tensor].Name
+		// the int8 tensor the output's DEQUANTIZE reads
+		var scale float32
+		for _, op := range file.Ops {
+			if op.Type == nkfile.OpDequantize && op.Outputs[0] == file.Outputs[k].Tensor {
+				scale = file.Tensors[op.Inputs[0]].Quant.Scale[0]
+			}
+		}
+		require.Greater(t, scale, float32(0), name)
+		want := f32(t, readNpy(t, filepath.Join(fashion, "layout_mix_"+name+".npy")))
+		got := f32(t, readNpy(t, outs[k]))
+		require.Len(t, got, len(want))
+		worst := 0.0
+		for i := range want {
+			worst = max(worst, math.Abs(float64(want[i]-got[i]))/float64(scale))
+		}
+		t.Logf("%s: worst error %.2f output steps (step %g)", name, worst, scale)
+		assert.Less(t, worst, 3.0, name)
+	}
+}
