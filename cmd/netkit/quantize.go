@@ -62,9 +62,11 @@ reports how often their top-1 classes agree; with --labels FILE (a .npy of
 integer class indices, or one index a line) it also reports both
 accuracies.
 
-A progress bar is drawn on standard error when it is a terminal.`,
+-o defaults to MODEL with the extension .int8.nk; -o - writes the .nk to
+standard output and the summary to standard error. A progress bar is drawn
+on standard error when it is a terminal.`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
-			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .int8.nk)")
+			out := fs.String("o", "", "output `FILE` (default: MODEL with extension .int8.nk; - for standard output)")
 			var calib listFlag
 			fs.Var(&calib, "calib", "calibration inputs `FILE` (.npy or raw float32; repeatable)")
 			method := fs.String("method", "minmax", "activation range `METHOD`: minmax or percentile")
@@ -110,7 +112,11 @@ A progress bar is drawn on standard error when it is a terminal.`,
 				q := quantizeJob{src: args[0], dst: dst, calib: calib, obs: obs, method: m,
 					opts: ptq.Options{Int8IO: *int8IO, Rounding: r}, eval: *eval, labels: *labels,
 					progress: terminal(stderr)}
-				return q.run(stdout)
+				report := stdout
+				if dst == stdoutName {
+					report = stderr
+				}
+				return q.run(stdout, report)
 			}
 		},
 	})
@@ -142,7 +148,9 @@ type quantizeJob struct {
 // the memory the probe outputs take.
 const calibBatch = 32
 
-func (q *quantizeJob) run(stdout io.Writer) error {
+// run writes the model to q.dst (standard output is data) and the summary
+// to report.
+func (q *quantizeJob) run(data, report io.Writer) error {
 	fm, err := q.floatModel()
 	if err != nil {
 		return err
@@ -193,10 +201,10 @@ func (q *quantizeJob) run(stdout io.Writer) error {
 			return err
 		}
 	}
-	if err := writeOutput(q.dst, img, stdout); err != nil {
+	if err := writeOutput(q.dst, img, data); err != nil {
 		return err
 	}
-	q.summary(stdout, n, sum, len(img), len(floatImg), rep, floatRep, ev)
+	q.summary(report, n, sum, len(img), len(floatImg), rep, floatRep, ev)
 	return nil
 }
 

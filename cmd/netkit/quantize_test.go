@@ -125,6 +125,16 @@ func TestQuantizeInt8IO(t *testing.T) {
 	}
 }
 
+// -o - writes the model to standard output and the summary to standard error.
+func TestQuantizeToStdout(t *testing.T) {
+	code, stdout, stderr := cli(t, "quantize", filepath.Join(fashion, "mlp.nk"), "--calib", filepath.Join(fashion, "input.npy"), "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "int8 ops            dense_i8 x3, reshape x1")
+	m, err := nkfile.Decode([]byte(stdout))
+	require.NoError(t, err)
+	assert.Equal(t, nkfile.OpQuantize, m.Ops[0].Type)
+}
+
 // Bad calibration input is a clear error naming the file and the fault.
 func TestQuantizeBadCalibration(t *testing.T) {
 	dir := t.TempDir()
