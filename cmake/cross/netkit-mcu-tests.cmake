@@ -8,7 +8,8 @@
 #                      MCU and run under QEMU; test files are read from the
 #                      host over semihosting
 #   model_<name>       end to end: every bundled model in testdata/models
-#                      (and testdata/fashion_i8, as model_fashion_i8_<name>)
+#                      (and on M4F/M55 testdata/fashion_i8, as
+#                      model_fashion_i8_<name>)
 #                      with test vectors, embedded in flash, run from a
 #                      static arena, outputs against the host's reference
 #   bench_<name>       (not a test) the instruction-count benchmark program
@@ -128,12 +129,17 @@ endfunction()
 
 # The Fashion models quantized by netkit quantize (testdata/fashion_i8,
 # float I/O, expected = the host's output) run the same way, named
-# fashion_i8_<name>.
+# fashion_i8_<name>, on the targets with a fast int8 set that issue 12
+# names (the others run the portable kernels the host tests check): a few
+# seconds of make test per target.
 # NK_BENCH_MODELS_DIR adds models with inputs and no expected outputs as
 # benchmark programs only (scripts/bench-mcu.sh: the float Fashion models).
 set(NK_MODELS_DIR "${NK_ROOT}/testdata/models")
 set(NK_BENCH_MODELS_DIR "" CACHE PATH "directory of extra .nk models with <name>.input.npy, benchmarked only")
-set(nk_model_globs "${NK_MODELS_DIR}/*.nk" "${NK_ROOT}/testdata/fashion_i8/*.nk")
+set(nk_model_globs "${NK_MODELS_DIR}/*.nk")
+if(NK_TARGET MATCHES "^cortex-m(4f|55)$" OR NK_BENCH_MODELS_DIR)
+  list(APPEND nk_model_globs "${NK_ROOT}/testdata/fashion_i8/*.nk")
+endif()
 if(NK_BENCH_MODELS_DIR)
   list(APPEND nk_model_globs "${NK_BENCH_MODELS_DIR}/*.nk")
 endif()

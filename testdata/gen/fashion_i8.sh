@@ -2,7 +2,7 @@
 # Writes testdata/fashion_i8: the bundled Fashion models (testdata/fashion)
 # quantized by `netkit quantize` (minmax ranges from the first 500 training
 # images of Debian's dataset-fashion-mnist, float I/O), each with test
-# vectors the cross tests run on every target (cmake/cross/
+# vectors the cross tests run on Cortex-M4F and M55 (cmake/cross/
 # netkit-mcu-tests.cmake, model_fashion_i8_<name>):
 #   <name>.nk            the int8 model
 #   <name>.input.npy     the first 4 of testdata/fashion/input.npy
