@@ -119,3 +119,59 @@ func TestProbes(t *testing.T) {
 	assert.Equal(t, 17, p[1].Model.Outputs[0].Tensor)
 	assert.Equal(t, []nkfile.IO{{Tensor: 20}}, m.Outputs)
 }
+
+// A one-dense float model: the int8 model quantizes its input, runs
+// DENSE_I8 with the weights, bias, multipliers and clamp worked out by
+// hand, and dequantizes the output; the float I/O keeps its names.
+func TestQuantizeDenseByHand(t *testing.T) {
+	m := &nkfile.Model{
+		Tensors: []nkfile.Tensor{
+			{Name: "x", DType: nkfile.F32, Shape: []int{1, 3}},
+			{Name: "w", DType: nkfile.F32, Shape: []int{2, 3}, Data: nkfile.F32Bytes([]float32{0.5, -1.27, 0.004, 0, 0.127, 0})},
+			{Name: "b", DType: nkfile.F32, Shape: []int{2}, Data: nkfile.F32Bytes([]float32{0.1, -0.2})},
+			{Name: "y", DType: nkfile.F32, Shape: []int{1, 2}},
+		},
+		Ops: []nkfile.Op{{Type: nkfile.OpDense, Name: "fc", Inputs: []int{0, 1, 2}, Outputs: []int{3},
+			Params: nkfile.ClampWords(nkfile.ClampOf(nkfile.ActRelu)), Act: nkfile.ActRelu}},
+		Inputs:  []nkfile.IO{{Tensor: 0}},
+		Outputs: []nkfile.IO{{Tensor: 3}},
+	}
+	ranges := map[int]Range{0: {Lo: -1, Hi: 1.55}, 3: {Lo: 0, Hi: 25.5}}
+	q, sum, err := Quantize(m, ranges, Options{})
+	require.NoError(t, err)
+	require.Len(t, q.Ops, 3)
+	assert.Equal(t, []nkfile.OpType{nkfile.OpQuantize, nkfile.OpDenseI8, nkfile.OpDequantize},
+		[]nkfile.OpType{q.Ops[0].Type, q.Ops[1].Type, q.Ops[2].Type})
+	assert.Equal(t, "x", q.Tensors[q.Inputs[0].Tensor].Name)
+	assert.Equal(t, "y", q.Tensors[q.Outputs[0].Tensor].Name)
+	assert.Equal(t, nkfile.F32, q.Tensors[q.Inputs[0].Tensor].DType)
+
+	d := q.Ops[1]
+	// input: scale 0.01, zp -28; output: scale 0.1, zp -128; ReLU clamps at
+	// the zero point
+	assert.Equal(t, nkfile.DenseI8Words(-28, nkfile.QOut{ZeroPoint: -128, ActMin: -128, ActMax: 127}), d.Params)
+	w := q.Tensors[d.Inputs[1]]
+	assert.Equal(t, nkfile.I8Bytes([]int8{50, -127, 0, 0, 127, 0}), w.Data)
+	assert.Equal(t, []float32{0.01, 0.001}, w.Quant.Scale)
+	// bias / (0.01 * s_w): 0.1 / 1e-4 = 1000, -0.2 / 1e-5 = -20000
+	assert.Equal(t, []int32{1000, -20000}, nkfile.BytesI32(q.Tensors[d.Inputs[2]].Data))
+	// multipliers 0.01*0.01/0.1 = 1e-3 and 1e-4, as Q0.31 and shift
+	ms := nkfile.BytesI32(q.Tensors[d.Inputs[3]].Data)
+	sh := nkfile.BytesI32(q.Tensors[d.Inputs[4]].Data)
+	for c, want := range []float64{1e-3, 1e-4} {
+		got := math.Ldexp(float64(ms[c]), int(sh[c])-31)
+		assert.InDelta(t, want, got, want*1e-6, "channel %d", c)
+		assert.GreaterOrEqual(t, ms[c], int32(1<<30))
+	}
+	assert.Empty(t, sum.FloatOps)
+	assert.Equal(t, 1, sum.Quantize)
+	assert.Equal(t, 1, sum.Dequant)
+
+	// an int8-I/O model has no conversions; a missing range is an error
+	q, _, err = Quantize(m, ranges, Options{Int8IO: true})
+	require.NoError(t, err)
+	require.Len(t, q.Ops, 1)
+	assert.Equal(t, nkfile.I8, q.Tensors[q.Inputs[0].Tensor].DType)
+	_, _, err = Quantize(m, map[int]Range{0: ranges[0]}, Options{})
+	assert.ErrorContains(t, err, `no calibration range for tensor "y"`)
+}
