@@ -17,6 +17,16 @@ type Options struct {
 	Int8IO bool
 	// Rounding is the requantization rounding of the target runtime.
 	Rounding quant.Rounding
+	// Given, if set, fixes the quantization instead of calibration ranges
+	// (an ONNX QDQ model: the exporter chose it).
+	Given *Given
+}
+
+// Given is the quantization a pre-quantized model fixes, by source tensor id.
+type Given struct {
+	Act     map[int]QParams   // activations
+	Weights map[int][]float32 // weight scales per output channel (one: per tensor), zero point 0
+	Source  string            // what the summary says they came from
 }
 
 // QParams is a per-tensor int8 quantization: real = Scale * (q - ZeroPoint).
@@ -194,6 +204,14 @@ func (b *builder) setQuant(src, dst int, q QParams, r *Range, source string) {
 
 // calibrated quantizes int8 tensor dst from the observed range of src.
 func (b *builder) calibrated(src, dst int) error {
+	if g := b.opts.Given; g != nil {
+		q, ok := g.Act[src]
+		if !ok {
+			return fmt.Errorf("tensor %q has no quantization (%s)", b.src.Tensors[src].Name, g.Source)
+		}
+		b.setQuant(src, dst, q, nil, g.Source)
+		return nil
+	}
 	r, ok := b.ranges[src]
 	if !ok {
 		return fmt.Errorf("no calibration range for tensor %q", b.src.Tensors[src].Name)
@@ -375,8 +393,23 @@ func (b *builder) inherit(op *nkfile.Op, t nkfile.OpType, params func(QParams) [
 	if err != nil {
 		return err
 	}
+	if err := b.checkGiven(op.Outputs[0], q); err != nil {
+		return err
+	}
 	b.setQuant(op.Outputs[0], id, q, nil, "as input of "+op.Type.String())
 	b.emit(op, t, []int{in}, params(q))
+	return nil
+}
+
+// checkGiven refuses a given output quantization that differs from the one
+// the int8 op fixes (its input's, or TFLite's for softmax and friends).
+func (b *builder) checkGiven(src int, q QParams) error {
+	if b.opts.Given == nil {
+		return nil
+	}
+	if g, ok := b.opts.Given.Act[src]; ok && g != q {
+		return fmt.Errorf("output %q is quantized as %+v; the int8 op writes %+v", b.src.Tensors[src].Name, g, q)
+	}
 	return nil
 }
 
@@ -461,6 +494,9 @@ func (b *builder) fixedOut(op *nkfile.Op) error {
 	if err != nil {
 		return err
 	}
+	if err := b.checkGiven(op.Outputs[0], out); err != nil {
+		return err
+	}
 	b.setQuant(op.Outputs[0], id, out, nil, "fixed by "+t.String())
 	b.emit(op, t, []int{in}, params)
 	return nil
@@ -479,7 +515,13 @@ func (b *builder) weighted(op *nkfile.Op) error {
 	if op.Type == nkfile.OpDepthwiseConv2D {
 		axis = len(w.Shape) - 1
 	}
-	wq, ws, err := quantizeWeights(nkfile.BytesF32(w.Data), w.Shape, axis)
+	var wq []int8
+	var ws []float32
+	if b.opts.Given != nil {
+		wq, ws, err = givenWeights(nkfile.BytesF32(w.Data), w.Shape, axis, b.opts.Given.Weights[op.Inputs[1]])
+	} else {
+		wq, ws, err = quantizeWeights(nkfile.BytesF32(w.Data), w.Shape, axis)
+	}
 	if err != nil {
 		return fmt.Errorf("weights %q: %w", w.Name, err)
 	}
@@ -568,6 +610,37 @@ func quantizeWeights(w []float32, shape []int, axis int) ([]int8, []float32, err
 		q[i] = int8(max(-127, min(127, math.Round(float64(v)/float64(s)))))
 	}
 	return q, scales, nil
+}
+
+// givenWeights quantizes w with the scales a pre-quantized model gave it
+// (per channel along axis, or one), and checks every value lands on the
+// grid: anything else means the scales belong to another axis or the
+// weights were changed after quantization (a BatchNorm folded in).
+func givenWeights(w []float32, shape []int, axis int, scales []float32) ([]int8, []float32, error) {
+	channels, stride := shape[axis], 1
+	for _, d := range shape[axis+1:] {
+		stride *= d
+	}
+	switch len(scales) {
+	case channels:
+	case 1:
+		scales = slices.Repeat(scales, channels)
+	case 0:
+		return nil, nil, fmt.Errorf("no quantization given (weights must come through DequantizeLinear)")
+	default:
+		return nil, nil, fmt.Errorf("%d scales for %d output channels", len(scales), channels)
+	}
+	q := make([]int8, len(w))
+	for i, v := range w {
+		s := float64(scales[(i/stride)%channels])
+		x := float64(v) / s
+		r := math.Round(x)
+		if math.Abs(x-r) > 1e-3 || r < -128 || r > 127 {
+			return nil, nil, fmt.Errorf("element %d (%v) is not an int8 multiple of its output channel's scale %v", i, v, s)
+		}
+		q[i] = int8(r)
+	}
+	return q, slices.Clone(scales), nil
 }
 
 // quantizeBias is the int32 bias of an int8 op: b / (s_in * s_w[c]),
