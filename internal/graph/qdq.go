@@ -30,7 +30,9 @@ func qdqParams(n *Node, rank int) (*QDQ, error) {
 	}
 	q := &QDQ{Scale: slices.Clone(s.F), Axis: -1}
 	zp := make([]int64, len(q.Scale))
-	u8 := true // the default zero point is uint8 0
+	// an absent zero point is 0 of the integer type: x's for
+	// DequantizeLinear, uint8 for QuantizeLinear
+	u8 := n.Op == "QuantizeLinear" || n.In[0].U8
 	if len(n.In) > 2 && n.In[2] != nil {
 		z := n.In[2]
 		if !z.Const || !z.Int || len(z.I) != len(q.Scale) {
