@@ -13,18 +13,19 @@ import (
 	"github.com/netkit/netkit/nk"
 )
 
-// The Fashion MLP (per-tensor weights) and CNN (per-channel) quantized by
-// PyTorch (qnnpack, uint8 activations) and exported as QDQ ONNX
-// (testdata/gen/fashion_qdq.py) convert to int8 models that agree with
+// The Fashion MLP and CNN quantized by PyTorch (qnnpack, uint8
+// activations) and exported as QDQ ONNX by torch.onnx (MLP per-tensor, CNN
+// per-channel weights) and as QLinear ONNX (QLinearConv, QGemm; MLP
+// per-channel, CNN per-tensor) by testdata/gen/fashion_qdq.py convert to int8 models that agree with
 // PyTorch's own quantized outputs on the 100 images: the same top-1 class
 // on >= 98, every logit within 2 steps of the output scale.
 func TestConvertQDQAgreesWithTorch(t *testing.T) {
 	dir := t.TempDir()
 	in := f32(t, readNpy(t, filepath.Join(fashion, "input.npy")))
-	for _, name := range []string{"mlp", "cnn"} {
+	for _, name := range []string{"mlp_qdq", "cnn_qdq", "mlp_qlinear", "cnn_qlinear"} {
 		t.Run(name, func(t *testing.T) {
 			dst := filepath.Join(dir, name+".nk")
-			code, stdout, stderr := cli(t, "convert", filepath.Join(fashion, name+"_qdq.onnx"), "-o", dst)
+			code, stdout, stderr := cli(t, "convert", filepath.Join(fashion, name+".onnx"), "-o", dst)
 			require.Equal(t, 0, code, stderr)
 			file, err := nkfile.Decode(mustRead(t, dst))
 			require.NoError(t, err)
@@ -37,7 +38,7 @@ func TestConvertQDQAgreesWithTorch(t *testing.T) {
 			}
 			var scale float64
 			var zp int32
-			_, err = fmt.Sscan(string(mustRead(t, filepath.Join(fashion, name+"_qdq_scale.txt"))), &scale, &zp)
+			_, err = fmt.Sscan(string(mustRead(t, filepath.Join(fashion, name+"_scale.txt"))), &scale, &zp)
 			require.NoError(t, err)
 			q := file.Tensors[file.Ops[len(file.Ops)-1].Inputs[0]].Quant
 			assert.InDelta(t, scale, q.Scale[0], 1e-6*scale, "the output scale is PyTorch's")
@@ -48,7 +49,7 @@ func TestConvertQDQAgreesWithTorch(t *testing.T) {
 			defer m.Close()
 			got := make([]float32, 100*10)
 			require.NoError(t, m.RunBatch(in, got))
-			want := f32(t, readNpy(t, filepath.Join(fashion, name+"_qdq_logits.npy")))
+			want := f32(t, readNpy(t, filepath.Join(fashion, name+"_logits.npy")))
 			same, worst, off := 0, 0.0, 0
 			for i := range 100 {
 				if argmaxF32(want[i*10:(i+1)*10]) == argmaxF32(got[i*10:(i+1)*10]) {

@@ -51,6 +51,20 @@ func (g *Graph) lowerNodes() error {
 	var out []*Node
 	for _, n := range g.Nodes {
 		broken := false
+		for _, t := range n.In {
+			broken = broken || t != nil && t.broken
+		}
+		if fn, err := g.floatOfQLinear(n); err != nil {
+			if !broken { // else the refused node upstream is the cause
+				issues = append(issues, Issue{n.Name, n.Op, err.Error()})
+			}
+			for _, t := range n.Out {
+				t.broken = true
+			}
+			continue
+		} else {
+			n = fn
+		}
 		allConst := true
 		for _, t := range n.In {
 			if t != nil {

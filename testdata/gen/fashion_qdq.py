@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Quantize the Fashion MLP and CNN with PyTorch and export them as QDQ ONNX.
+"""Quantize the Fashion MLP and CNN with PyTorch; export them as QDQ and QLinear ONNX.
 
 Run with Debian's torch: /usr/bin/python3 testdata/gen/fashion_qdq.py
 Needs the apt packages python3-torch, python3-onnx, dataset-fashion-mnist.
@@ -13,6 +13,14 @@ around float ops. Writes to testdata/fashion/:
   <model>_qdq_logits.npy    PyTorch's quantized outputs (dequantized) on
                             input.npy [100,10]
   <model>_qdq_scale.txt     the output scale and zero point
+  <model>_qlinear.onnx, _qlinear_logits.npy, _qlinear_scale.txt
+                            the same for a second quantization (every
+                            Linear+ReLU fused, the MLP per-channel, the CNN
+                            per-tensor), written here from the quantized
+                            modules' integer weights and scales in the
+                            QOperator form (QLinearConv, com.microsoft.QGemm,
+                            MaxPool/Flatten on uint8): torch.onnx exports
+                            only QDQ and no fused Linear+ReLU
 The Go tests read only these files.
 """
 import os
@@ -46,6 +54,8 @@ class QMLP(nn.Module):
         return self.dequant(self.fc3(x))
 
     fuse = []  # torch.onnx cannot export quantized::linear_relu
+    fuse_linear = [["fc1", "relu1"], ["fc2", "relu2"]]
+    order = ["flatten", "fc1", "fc2", "fc3"]
     weights = {"fc1": "net.1", "fc2": "net.4", "fc3": "net.6"}
 
 
@@ -68,8 +78,64 @@ class QCNN(nn.Module):
         return self.dequant(self.fc2(x))
 
     fuse = [["conv1", "bn1", "relu1"], ["conv2", "bn2", "relu2"]]
+    fuse_linear = [["fc1", "relu3"]]
+    order = ["conv1", "pool1", "conv2", "pool2", "flatten", "fc1", "fc2"]
     weights = {"conv1": "features.0", "bn1": "features.1", "conv2": "features.4", "bn2": "features.5",
                "fc1": "head.1", "fc2": "head.3"}
+
+
+def qlinear_export(qmodel, order, path):
+    """Write qmodel (run as the modules in order) as a QOperator ONNX model."""
+    from onnx import TensorProto, helper
+
+    inits, nodes = [], []
+
+    def const(name, arr):
+        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        return name
+
+    def qparams(prefix, scale, zp):
+        return [const(prefix + "_scale", np.float32(scale)), const(prefix + "_zp", np.uint8(zp))]
+
+    x = "image"
+    in_scale = qmodel.quant.scale.item()  # the scale of x
+    act = qparams("image", in_scale, qmodel.quant.zero_point.item())
+    nodes.append(helper.make_node("QuantizeLinear", [x] + act, ["image_q"]))
+    x = "image_q"
+    for name in order:
+        mod = getattr(qmodel, name)
+        out = name + "_q"
+        if name.startswith(("conv", "fc")):
+            w = mod.weight()
+            if w.qscheme() == torch.per_channel_symmetric or w.qscheme() == torch.per_channel_affine:
+                ws = w.q_per_channel_scales().numpy().astype(np.float32)
+                wz = w.q_per_channel_zero_points().numpy().astype(np.int8)
+            else:
+                ws, wz = np.float32(w.q_scale()), np.int8(w.q_zero_point())
+            bias = np.round(mod.bias().detach().numpy().astype(np.float64) /
+                            (in_scale * np.asarray(ws, np.float64))).astype(np.int32)
+            wq = [const(name + "_w", w.int_repr().numpy()), const(name + "_w_scale", ws), const(name + "_w_zp", wz)]
+            yq = qparams(name + "_y", mod.scale, mod.zero_point)
+            b = const(name + "_b", bias)
+            if name.startswith("conv"):
+                nodes.append(helper.make_node("QLinearConv", [x] + act + wq + yq + [b], [out], name=name,
+                                              kernel_shape=list(mod.kernel_size), pads=list(mod.padding) * 2,
+                                              strides=list(mod.stride)))
+            else:
+                nodes.append(helper.make_node("QGemm", [x] + act + wq + [b] + yq, [out], name=name,
+                                              domain="com.microsoft", transB=1))
+            act, in_scale = yq, mod.scale
+        elif name.startswith("pool"):
+            nodes.append(helper.make_node("MaxPool", [x], [out], name=name, kernel_shape=[2, 2], strides=[2, 2]))
+        elif name == "flatten":
+            nodes.append(helper.make_node("Flatten", [x], [out], name=name))
+        x = out
+    nodes.append(helper.make_node("DequantizeLinear", [x] + act, ["logits"]))
+    graph = helper.make_graph(nodes, "fashion", [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 28, 28])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
 
 
 def load_onnx_weights(model, path):
@@ -104,6 +170,18 @@ def main():
             dtype=torch.qint8, qscheme=torch.per_channel_symmetric))
     for name, cls, src, qconfig in [("mlp", QMLP, "mlp.onnx", per_tensor),
                                     ("cnn", QCNN, "cnn_bn.onnx", per_channel)]:
+        model = cls()
+        model.fuse = cls.fuse + cls.fuse_linear
+        load_onnx_weights(model, os.path.join(OUT, src))
+        qmodel = quantize(model, per_tensor if qconfig is per_channel else per_channel, calib)
+        with torch.no_grad():
+            logits = qmodel(images).numpy().astype(np.float32)
+        np.save(os.path.join(OUT, name + "_qlinear_logits.npy"), logits)
+        last = qmodel.fc3 if name == "mlp" else qmodel.fc2
+        with open(os.path.join(OUT, name + "_qlinear_scale.txt"), "w") as f:
+            f.write("%.9g %d\n" % (last.scale, last.zero_point))
+        qlinear_export(qmodel, cls.order, os.path.join(OUT, name + "_qlinear.onnx"))
+
         model = cls()
         load_onnx_weights(model, os.path.join(OUT, src))
         qmodel = quantize(model, qconfig, calib)
