@@ -53,6 +53,14 @@ map to the float ops; models with int8 weights under float activations
 (hybrid) become float models with dequantized weights. Operators netkit
 does not run (SVDF, int16 activations, ...) fail the conversion, named.
 
+Quantized ONNX: QuantizeLinear/DequantizeLinear pairs (QDQ, as torch.onnx
+and onnxruntime's quantizer write them) and QLinearConv, QLinearMatMul,
+QGemm and QLinearAdd (QOperator) become netkit's int8 ops with the scales
+and zero points the model gives (per-tensor or per-channel int8 weights,
+int8 or uint8 activations, uint8 shifted to int8) and float input and
+output; requantization rounds as TFLite does (docs/INT8.md measures the
+difference from onnxruntime and PyTorch).
+
 -o defaults to MODEL with the extension .nk and may not be MODEL itself;
 -o - writes the .nk to standard output and the summary to standard error.
 The file is written beside its final name and renamed into place, so a
