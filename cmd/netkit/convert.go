@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
-	"github.com/netkit/netkit/internal/ptq"
 	"github.com/netkit/netkit/internal/quant"
 	"github.com/netkit/netkit/internal/tflite"
 	"github.com/netkit/netkit/internal/tfliteimport"
@@ -203,37 +201,11 @@ func onnxToNK(src, labels string, batch int) (*graph.Graph, *nkfile.Model, error
 		}
 		return g, model, nil
 	}
-	model, qdq, err := g.ToNKQDQ()
-	if err == nil {
-		model, err = qdqToInt8(model, qdq)
-	}
+	model, err := g.ToInt8NK()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", src, err)
 	}
 	return g, model, nil
-}
-
-// qdqToInt8 builds the int8 model of a QDQ ONNX model from its float
-// lowering and the quantization the QuantizeLinear/DequantizeLinear pairs
-// gave (float I/O, as the ONNX model has).
-func qdqToInt8(m *nkfile.Model, qdq map[int]*graph.QDQ) (*nkfile.Model, error) {
-	given := &ptq.Given{Act: map[int]ptq.QParams{}, Weights: map[int][]float32{}, Source: "the model has no QuantizeLinear/DequantizeLinear for it"}
-	for id, q := range qdq {
-		t := m.Tensors[id]
-		if !t.Const() {
-			if len(q.Scale) != 1 {
-				return nil, fmt.Errorf("activation %q is quantized per axis; netkit's int8 activations are per tensor", t.Name)
-			}
-			given.Act[id] = ptq.QParams{Scale: q.Scale[0], ZeroPoint: q.ZeroPoint[0]}
-			continue
-		}
-		if slices.ContainsFunc(q.ZeroPoint, func(z int32) bool { return z != 0 }) {
-			continue // a bias (re-quantized from the input and weight scales) or asymmetric weights (refused when used)
-		}
-		given.Weights[id] = q.Scale
-	}
-	out, _, err := ptq.Quantize(m, nil, ptq.Options{Given: given})
-	return out, err
 }
 
 func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {

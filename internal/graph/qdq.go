@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/ptq"
 )
 
 // QDQ is the quantization an ONNX QDQ model gives a tensor: real =
@@ -346,4 +347,31 @@ func (g *Graph) floatOfQLinear(n *Node) (*Node, error) {
 	yf := &Tensor{Name: out.Name, Q: yq}
 	out.quantOf, out.Q, out.U8 = yf, yq, yz != nil && yz.U8 || yz == nil && u8
 	return &Node{Op: op, Name: n.Name, In: ins, Out: []*Tensor{yf}, src: n.src}, nil
+}
+
+// ToInt8NK lowers a converted QDQ or QLinear graph to an int8 .nk model:
+// the float lowering, quantized by ptq with the scales and zero points the
+// model gave (float I/O, as the ONNX model has).
+func (g *Graph) ToInt8NK() (*nkfile.Model, error) {
+	m, qdq, err := g.ToNKQDQ()
+	if err != nil {
+		return nil, err
+	}
+	given := &ptq.Given{Act: map[int]ptq.QParams{}, Weights: map[int][]float32{}, Source: "the model has no QuantizeLinear/DequantizeLinear for it"}
+	for id, q := range qdq {
+		t := m.Tensors[id]
+		if !t.Const() {
+			if len(q.Scale) != 1 {
+				return nil, fmt.Errorf("activation %q is quantized per axis; netkit's int8 activations are per tensor", t.Name)
+			}
+			given.Act[id] = ptq.QParams{Scale: q.Scale[0], ZeroPoint: q.ZeroPoint[0]}
+			continue
+		}
+		if slices.ContainsFunc(q.ZeroPoint, func(z int32) bool { return z != 0 }) {
+			continue // a bias (re-quantized from the input and weight scales) or asymmetric weights (refused when used)
+		}
+		given.Weights[id] = q.Scale
+	}
+	out, _, err := ptq.Quantize(m, nil, ptq.Options{Given: given})
+	return out, err
 }
