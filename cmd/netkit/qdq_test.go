@@ -69,3 +69,12 @@ func TestConvertQDQAgreesWithTorch(t *testing.T) {
 		})
 	}
 }
+
+// netkit quantize refuses an already quantized model and says what to do.
+func TestQuantizeRefusesQDQ(t *testing.T) {
+	src := filepath.Join(fashion, "mlp_qdq.onnx")
+	code, _, stderr := cli(t, "quantize", src, "--calib", filepath.Join(fashion, "input.npy"), "-o", filepath.Join(t.TempDir(), "x.nk"))
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, stderr, "already quantized")
+	assert.Contains(t, stderr, "'netkit convert' it as it is")
+}

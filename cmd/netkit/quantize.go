@@ -223,7 +223,10 @@ func (q *quantizeJob) floatModel() (*nkfile.Model, error) {
 		}
 		return m, nil
 	case formatONNX:
-		_, m, err := onnxToNK(q.src, "", 1)
+		g, m, err := onnxToNK(q.src, "", 1)
+		if err == nil && g.HasQDQ() {
+			return nil, fmt.Errorf("%s is already quantized (QuantizeLinear/DequantizeLinear or QLinear ops): 'netkit convert' it as it is", q.src)
+		}
 		return m, err
 	case formatTFLite:
 		return nil, fmt.Errorf("%s is a TFLite model: quantize it with TFLite's converter and 'netkit convert' it, or give the float ONNX model", q.src)

@@ -47,6 +47,9 @@ func qparamsOf(s, z *Tensor, u8 bool, axis int) (*QDQ, error) {
 	if s == nil || !s.Const || s.Int {
 		return nil, fmt.Errorf("a scale is not a float constant")
 	}
+	if len(s.F) == 0 {
+		return nil, fmt.Errorf("a scale is empty")
+	}
 	q := &QDQ{Scale: slices.Clone(s.F), Axis: -1}
 	zp := make([]int64, len(q.Scale))
 	if z != nil {
