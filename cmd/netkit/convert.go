@@ -329,6 +329,13 @@ func writeConvertSummary(w io.Writer, src, dst string, g *graph.Graph, m *nkfile
 	row("fused", fmt.Sprintf("%d activations, %d GELUs; removed %d Identity/Dropout; folded %d constant nodes",
 		s.FusedActivations, s.FusedGelus, s.RemovedNodes, s.FoldedConstants))
 	row("layout transposes", fmt.Sprint(s.Transposes))
+	if g.HasQDQ() {
+		float := "none"
+		if len(s.FloatOps) > 0 {
+			float = strings.Join(s.FloatOps, "; ")
+		}
+		row("float ops", float)
+	}
 	row("inputs", describeInfos(r.Inputs))
 	row("outputs", describeInfos(r.Outputs))
 	row("arena after load", sz(r.ArenaAfterLoad))

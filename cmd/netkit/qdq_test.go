@@ -27,6 +27,7 @@ func TestConvertQDQAgreesWithTorch(t *testing.T) {
 			dst := filepath.Join(dir, name+".nk")
 			code, stdout, stderr := cli(t, "convert", filepath.Join(fashion, name+".onnx"), "-o", dst)
 			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, "none", summaryValue(t, stdout, "float ops"))
 			file, err := nkfile.Decode(mustRead(t, dst))
 			require.NoError(t, err)
 			for _, op := range file.Ops {

@@ -83,6 +83,9 @@ type Stats struct {
 	FoldedConstants  int
 	RemovedNodes     int // Identity and Dropout
 	Transposes       int // layout transposes inserted
+	// FloatOps lists the ops of a quantized (QDQ, QLinear) model that stay
+	// float between DEQUANTIZE and QUANTIZE, each with why (ToInt8NK).
+	FloatOps []string
 }
 
 // Graph is a whole model.

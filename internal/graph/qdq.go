@@ -375,6 +375,10 @@ func (g *Graph) ToInt8NK() (*nkfile.Model, error) {
 		}
 		given.Weights[id] = q.Scale
 	}
-	out, _, err := ptq.Quantize(m, nil, ptq.Options{Given: given})
-	return out, err
+	out, sum, err := ptq.Quantize(m, nil, ptq.Options{Given: given})
+	if err != nil {
+		return nil, err
+	}
+	g.Stats.FloatOps = sum.FloatOps
+	return out, nil
 }

@@ -63,3 +63,26 @@ func TestQDQRefusals(t *testing.T) {
 	_, err = Convert(m, Options{})
 	assert.ErrorContains(t, err, `node "qx" (QuantizeLinear): per-axis activation quantization`)
 }
+
+// An op with no int8 kernel between QDQ pairs runs float after a
+// DEQUANTIZE (a float graph output is not rounded to its QDQ grid), and
+// the stats say so.
+func TestQDQFloatOpBetweenPairs(t *testing.T) {
+	m := qdqGemm("sy")
+	m.Graph.Nodes = append(m.Graph.Nodes,
+		node("LeakyRelu", "leaky", []string{"y"}, []string{"l"}),
+		node("QuantizeLinear", "ql", []string{"l", "sy", "zy"}, []string{"lq"}),
+		node("DequantizeLinear", "dql", []string{"lq", "sy", "zy"}, []string{"out"}))
+	m.Graph.Outputs[0].Name = "out"
+	g, err := Convert(m, Options{})
+	require.NoError(t, err)
+	nm, err := g.ToInt8NK()
+	require.NoError(t, err)
+	var kinds []string
+	for _, op := range nm.Ops {
+		kinds = append(kinds, op.Type.String())
+	}
+	assert.Equal(t, []string{"quantize", "dense_i8", "dequantize", "leaky_relu"}, kinds)
+	require.Len(t, g.Stats.FloatOps, 1)
+	assert.Contains(t, g.Stats.FloatOps[0], "no int8 kernel")
+}
