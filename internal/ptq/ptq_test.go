@@ -175,3 +175,23 @@ func TestQuantizeDenseByHand(t *testing.T) {
 	_, _, err = Quantize(m, map[int]Range{0: ranges[0]}, Options{})
 	assert.ErrorContains(t, err, `no calibration range for tensor "y"`)
 }
+
+// Given weight scales (a QDQ model's) quantize exactly, per channel or one
+// for all, and a value off its channel's grid is refused.
+func TestGivenWeights(t *testing.T) {
+	w := []float32{0.5, -1, 0.25, -32}
+	q, s, err := givenWeights(w, []int{2, 2}, 0, []float32{0.5, 0.25})
+	require.NoError(t, err)
+	assert.Equal(t, []int8{1, -2, 1, -128}, q)
+	assert.Equal(t, []float32{0.5, 0.25}, s)
+
+	q, s, err = givenWeights(w[:2], []int{2, 1}, 0, []float32{0.5})
+	require.NoError(t, err)
+	assert.Equal(t, []int8{1, -2}, q)
+	assert.Equal(t, []float32{0.5, 0.5}, s)
+
+	_, _, err = givenWeights(w, []int{2, 2}, 0, []float32{0.25, 0.5})
+	assert.ErrorContains(t, err, "element 2 (0.25) is not an int8 multiple of its output channel's scale 0.5")
+	_, _, err = givenWeights(w, []int{2, 2}, 0, nil)
+	assert.ErrorContains(t, err, "no quantization given")
+}
