@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per inference of every bundled model on Cortex-M4F and
+# Instructions per inference of every bundled model (and of the Fashion
+# models, float and int8 from netkit quantize) on Cortex-M4F and
 # Cortex-M55 under QEMU, counted exactly by our nkinsn TCG plugin
 # (tools/qemu-plugin), with instructions per MAC, the arena the model took
 # on the target and the flash it used.
@@ -24,11 +25,30 @@ mkdir -p "$BUILD"
 : >"$BUILD/funcs.txt"
 
 models=()
+declare -A model_file=()
 for m in testdata/models/*.nk; do
     [[ -e $m ]] || continue
     name=$(basename "$m" .nk)
-    [[ -e testdata/models/$name.input.npy || -e testdata/models/$name.input0.npy ]] && models+=("$name")
+    if [[ -e testdata/models/$name.input.npy || -e testdata/models/$name.input0.npy ]]; then
+        models+=("$name")
+        model_file[$name]=$m
+    fi
 done
+# The Fashion models, float (testdata/fashion, benchmarked from a copy in
+# the build tree) and quantized by netkit quantize (testdata/fashion_i8),
+# on the same 4 input images; compared in a second table.
+FLOAT_DIR=$BUILD/fashion_f32
+mkdir -p "$FLOAT_DIR"
+FASHION=(mlp cnn_bn cnn_dw)
+for m in "${FASHION[@]}"; do
+    cp "testdata/fashion/$m.nk" "$FLOAT_DIR/$m.nk"
+    cp "testdata/fashion_i8/$m.input.npy" "$FLOAT_DIR/$m.input.npy"
+    models+=("fashion_f32_$m" "fashion_i8_$m")
+    model_file[fashion_f32_$m]=$FLOAT_DIR/$m.nk
+    model_file[fashion_i8_$m]=testdata/fashion_i8/$m.nk
+done
+FLOAT_DIR=$(cd "$FLOAT_DIR" && pwd)
+declare -A fashion_insns=() fashion_arena=()
 if ((${#models[@]} == 0)); then
     echo "bench-mcu: no testdata/models/<name>.nk with <name>.input.npy (or .input0.npy)" >&2
     exit 1
@@ -63,7 +83,7 @@ echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${TARGETS[@]}"; do
     dir=$BUILD/$t
     cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON >"$dir.configure.log" 2>&1 ||
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_BENCH_MODELS_DIR="$FLOAT_DIR" >"$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log" >&2; exit 1; }
     case $t in
         cortex-m*) prefix=arm-none-eabi ;;
@@ -88,7 +108,7 @@ for t in "${TARGETS[@]}"; do
         if [[ $spread != 0 ]]; then
             echo "bench-mcu: $t $name: runs differ by $spread instructions" >&2
         fi
-        macs=$("$BUILD/host_inspect" "testdata/models/$name.nk" | awk '$1 == "macs" { print $2 }')
+        macs=$("$BUILD/host_inspect" "${model_file[$name]}" | awk '$1 == "macs" { print $2 }')
         arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
         model_bytes=$(awk '$1 == "nkbench" && $2 == "model_bytes" { print $3 }' "$dir/$id.log")
         # Flash the program occupies (code, constants, .data image), less the
@@ -102,10 +122,24 @@ for t in "${TARGETS[@]}"; do
         lib=$(netkit_flash "$elf.map")
         ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
         echo "| $t | $name | $insns | $macs | $ipm | $arena | $model_bytes | $lib | $code |"
+        fashion_insns[$t/$name]=$insns fashion_arena[$t/$name]=$arena
         # Per function, per inference (the runs are identical).
         echo "$out" | awk -v t="$t" -v m="$name" '
             $2 == "region" && $3 > 0 { runs++ }
             $2 == "func" { print t, m, $3, int($4 / (runs ? runs : 1)) }' >>"$BUILD/funcs.txt"
+    done
+done
+echo
+echo "| target | Fashion model | instructions float | int8 | float / int8 | activations B float | int8 | int8 / float | arena B float | int8 |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for t in "${TARGETS[@]}"; do
+    for m in "${FASHION[@]}"; do
+        f=fashion_f32_$m q=fashion_i8_$m
+        fa=$("$BUILD/host_inspect" "${model_file[$f]}" | awk '$1 == "peak_activations" { print $2 }')
+        qa=$("$BUILD/host_inspect" "${model_file[$q]}" | awk '$1 == "peak_activations" { print $2 }')
+        awk -v t="$t" -v m="$m" -v fi="${fashion_insns[$t/$f]}" -v qi="${fashion_insns[$t/$q]}" -v fa="$fa" -v qa="$qa" \
+            -v far="${fashion_arena[$t/$f]}" -v qar="${fashion_arena[$t/$q]}" \
+            'BEGIN { printf "| %s | %s | %d | %d | %.2f | %d | %d | %.2f | %d | %d |\n", t, m, fi, qi, fi / qi, fa, qa, qa / fa, far, qar }'
     done
 done
 if [[ ${NK_BENCH_FUNCS:-0} -gt 0 ]]; then

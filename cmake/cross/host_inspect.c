@@ -41,6 +41,7 @@ int main(int argc, char **argv) {
     printf("flash_payload %llu\n", (unsigned long long)rep.flash_payload);
     printf("file_bytes %llu\n", (unsigned long long)rep.file_bytes);
     printf("num_ops %d\n", (int)rep.num_ops);
+    printf("peak_activations %llu\n", (unsigned long long)rep.peak_activations);
     free(buf);
     return 0;
 }

@@ -8,6 +8,8 @@
 #                      MCU and run under QEMU; test files are read from the
 #                      host over semihosting
 #   model_<name>       end to end: every bundled model in testdata/models
+#                      (and on M4F/M55 testdata/fashion_i8, as
+#                      model_fashion_i8_<name>)
 #                      with test vectors, embedded in flash, run from a
 #                      static arena, outputs against the host's reference
 #   bench_<name>       (not a test) the instruction-count benchmark program
@@ -145,14 +147,34 @@ function(nk_model_vectors dir name kind out_var)
   set(${out_var} "${files}" PARENT_SCOPE)
 endfunction()
 
+# The Fashion models quantized by netkit quantize (testdata/fashion_i8,
+# float I/O, expected = the host's output) run the same way, named
+# fashion_i8_<name>, on the targets with a fast int8 set that issue 12
+# names (the others run the portable kernels the host tests check): a few
+# seconds of make test per target.
+# NK_BENCH_MODELS_DIR adds models with inputs and no expected outputs as
+# benchmark programs only (scripts/bench-mcu.sh: the float Fashion models).
 set(NK_MODELS_DIR "${NK_ROOT}/testdata/models")
-file(GLOB nk_models "${NK_MODELS_DIR}/*.nk")
+set(NK_BENCH_MODELS_DIR "" CACHE PATH "directory of extra .nk models with <name>.input.npy, benchmarked only")
+set(nk_model_globs "${NK_MODELS_DIR}/*.nk")
+if(NK_TARGET MATCHES "^cortex-m(4f|55)$" OR NK_BENCH_MODELS_DIR)
+  list(APPEND nk_model_globs "${NK_ROOT}/testdata/fashion_i8/*.nk")
+endif()
+if(NK_BENCH_MODELS_DIR)
+  list(APPEND nk_model_globs "${NK_BENCH_MODELS_DIR}/*.nk")
+endif()
+file(GLOB nk_models ${nk_model_globs})
 foreach(model IN LISTS nk_models)
   get_filename_component(name "${model}" NAME_WE)
-  nk_model_vectors("${NK_MODELS_DIR}" "${name}" input inputs)
-  nk_model_vectors("${NK_MODELS_DIR}" "${name}" expected outputs)
-  if(NOT inputs OR NOT outputs)
+  get_filename_component(dir "${model}" DIRECTORY)
+  nk_model_vectors("${dir}" "${name}" input inputs)
+  nk_model_vectors("${dir}" "${name}" expected outputs)
+  if(NOT inputs OR (NOT outputs AND NOT dir STREQUAL NK_BENCH_MODELS_DIR))
     continue()
+  endif()
+  if(NOT dir STREQUAL NK_MODELS_DIR)
+    get_filename_component(set_name "${dir}" NAME)
+    set(name "${set_name}_${name}")
   endif()
   string(MAKE_C_IDENTIFIER "${name}" id)
   nk_embed_file(model_c "${model}" nk_model_image ${id})
@@ -171,12 +193,20 @@ foreach(model IN LISTS nk_models)
     math(EXPR k "${k} + 1")
   endforeach()
 
-  add_executable(nk_model_test_${id} "${NK_CROSS_DIR}/model_test.c" "${model_c}" ${in_srcs} ${out_srcs})
-  target_link_libraries(nk_model_test_${id} PRIVATE ${NK_LIB} m)
-  add_test(NAME model_${id} COMMAND nk_model_test_${id})
-  set_tests_properties(model_${id} PROPERTIES LABELS cross TIMEOUT 600)
+  if(outputs)
+    add_executable(nk_model_test_${id} "${NK_CROSS_DIR}/model_test.c" "${model_c}" ${in_srcs} ${out_srcs})
+    target_link_libraries(nk_model_test_${id} PRIVATE ${NK_LIB} m)
+    add_test(NAME model_${id} COMMAND nk_model_test_${id})
+    set_tests_properties(model_${id} PROPERTIES LABELS cross TIMEOUT 600)
+  endif()
 
-  add_executable(nk_bench_${id} "${NK_CROSS_DIR}/bench.c" "${model_c}" ${in_srcs})
+  # Outside testdata/models, scripts/bench-mcu.sh builds the benchmark by
+  # name; the cross tests (cmake --build) do not.
+  set(bench_all "")
+  if(NOT dir STREQUAL NK_MODELS_DIR)
+    set(bench_all EXCLUDE_FROM_ALL)
+  endif()
+  add_executable(nk_bench_${id} ${bench_all} "${NK_CROSS_DIR}/bench.c" "${model_c}" ${in_srcs})
   target_link_libraries(nk_bench_${id} PRIVATE ${NK_LIB} m)
   # The map tells scripts/bench-mcu.sh how much flash libnetkit takes.
   target_link_options(nk_bench_${id} PRIVATE "-Wl,-Map=$<TARGET_FILE:nk_bench_${id}>.map")

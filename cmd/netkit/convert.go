@@ -51,6 +51,14 @@ map to the float ops; models with int8 weights under float activations
 (hybrid) become float models with dequantized weights. Operators netkit
 does not run (SVDF, int16 activations, ...) fail the conversion, named.
 
+Quantized ONNX: QuantizeLinear/DequantizeLinear pairs (QDQ, as torch.onnx
+and onnxruntime's quantizer write them) and QLinearConv, QLinearMatMul,
+QGemm and QLinearAdd (QOperator) become netkit's int8 ops with the scales
+and zero points the model gives (per-tensor or per-channel int8 weights,
+int8 or uint8 activations, uint8 shifted to int8) and float input and
+output; requantization rounds as TFLite does (docs/INT8.md measures the
+difference from onnxruntime and PyTorch).
+
 -o defaults to MODEL with the extension .nk and may not be MODEL itself;
 -o - writes the .nk to standard output and the summary to standard error.
 The file is written beside its final name and renamed into place, so a
@@ -175,19 +183,35 @@ func checkLabels(labels string, outs []nk.TensorInfo) error {
 	return nil
 }
 
-func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {
+// onnxToNK reads and converts an ONNX model to a .nk model.
+func onnxToNK(src, labels string, batch int) (*graph.Graph, *nkfile.Model, error) {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	opts := graph.Options{Source: filepath.Base(src), Labels: labels, Batch: batch}
 	g, err := graph.Convert(m, opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
 	}
-	model, err := g.ToNK()
+	if !g.HasQDQ() {
+		model, err := g.ToNK()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", src, err)
+		}
+		return g, model, nil
+	}
+	model, err := g.ToInt8NK()
 	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return nil, nil, fmt.Errorf("%s: %w", src, err)
+	}
+	return g, model, nil
+}
+
+func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {
+	g, model, err := onnxToNK(src, labels, batch)
+	if err != nil {
+		return err
 	}
 	addPreprocess(model, pre)
 	img, err := nkfile.Encode(model)
@@ -305,6 +329,13 @@ func writeConvertSummary(w io.Writer, src, dst string, g *graph.Graph, m *nkfile
 	row("fused", fmt.Sprintf("%d activations, %d GELUs; removed %d Identity/Dropout; folded %d constant nodes",
 		s.FusedActivations, s.FusedGelus, s.RemovedNodes, s.FoldedConstants))
 	row("layout transposes", fmt.Sprint(s.Transposes))
+	if g.HasQDQ() {
+		float := "none"
+		if len(s.FloatOps) > 0 {
+			float = strings.Join(s.FloatOps, "; ")
+		}
+		row("float ops", float)
+	}
 	row("inputs", describeInfos(r.Inputs))
 	row("outputs", describeInfos(r.Outputs))
 	row("arena after load", sz(r.ArenaAfterLoad))

@@ -217,7 +217,7 @@ func (g *Graph) fold(n *Node) ([]*Tensor, error) {
 		case 1, 11: // float, double
 			out.F = slices.Clone(floats(x))
 		case 2, 3, 4, 5, 6, 7, 9, 12, 13:
-			out.Int, out.I = true, slices.Clone(ints(x))
+			out.Int, out.I, out.U8 = true, slices.Clone(ints(x)), to == 2
 		default:
 			return nil, fmt.Errorf("Cast to type %d", to)
 		}

@@ -13,7 +13,7 @@ import (
 // writer: a hostile file must end in an error, never a panic. Large seeds
 // make the fuzzer's minimizer slow; run with -fuzzminimizetime 50x.
 func FuzzConvert(f *testing.F) {
-	seeds, _ := filepath.Glob("../../testdata/fashion/cnn_dw.onnx")
+	seeds, _ := filepath.Glob("../../testdata/fashion/cnn_[dq]*.onnx") // cnn_dw, cnn_qdq, cnn_qlinear
 	more, _ := filepath.Glob("/usr/share/libonnx-testdata/data/node/test_*conv*/model.onnx")
 	for _, p := range append(seeds, more...) {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
@@ -29,7 +29,11 @@ func FuzzConvert(f *testing.F) {
 		if err != nil {
 			return
 		}
-		nm, err := g.ToNK()
+		toNK := g.ToNK
+		if g.HasQDQ() {
+			toNK = g.ToInt8NK
+		}
+		nm, err := toNK()
 		if err != nil {
 			return
 		}

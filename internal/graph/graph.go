@@ -30,6 +30,16 @@ type Tensor struct {
 	Int bool
 	F   []float32
 	I   []int64
+	// U8 marks an integer constant of ONNX type uint8 (a QDQ zero point:
+	// uint8 activations become int8 with the zero point shifted by 128).
+	U8 bool
+	// Q is the quantization a QDQ model gives this tensor: an activation
+	// read through QuantizeLinear/DequantizeLinear, or a constant dequantized
+	// from int8 (see qdq.go).
+	Q *QDQ
+	// quantOf is set on the integer output of a runtime QuantizeLinear: the
+	// float tensor it quantizes (the pair is folded away).
+	quantOf *Tensor
 	// Perm is the physical order chosen by the layout pass: physical dim k
 	// holds logical dim Perm[k]. nil means the logical order.
 	Perm []int
@@ -73,6 +83,9 @@ type Stats struct {
 	FoldedConstants  int
 	RemovedNodes     int // Identity and Dropout
 	Transposes       int // layout transposes inserted
+	// FloatOps lists the ops of a quantized (QDQ, QLinear) model that stay
+	// float between DEQUANTIZE and QUANTIZE, each with why (ToInt8NK).
+	FloatOps []string
 }
 
 // Graph is a whole model.

@@ -89,7 +89,7 @@ func tensorFromONNX(name string, t *onnx.Tensor) (*Tensor, error) {
 	case onnx.Float, onnx.Double:
 		c.F, err = t.Float32s()
 	case onnx.Int64, onnx.Int32, onnx.Int16, onnx.Int8, onnx.Uint8, onnx.Uint16, onnx.Uint32, onnx.Uint64, onnx.Bool:
-		c.Int = true
+		c.Int, c.U8 = true, t.DataType == onnx.Uint8
 		c.I, err = t.Int64s()
 	default:
 		err = fmt.Errorf("constant %q has type %s; netkit supports float and integer constants", name, t.DataType)

@@ -260,7 +260,7 @@ func (l *layouter) flattenIntoDense(n *Node, cons map[*Tensor][]*Node) bool {
 	for _, r := range readers {
 		w := r.In[1]
 		nOut, k := w.Shape[0], w.Shape[1]
-		nw := &Tensor{Name: w.Name, Shape: slices.Clone(w.Shape), Const: true, F: make([]float32, len(w.F))}
+		nw := &Tensor{Name: w.Name, Shape: slices.Clone(w.Shape), Const: true, F: make([]float32, len(w.F)), Q: w.Q}
 		for o := range nOut {
 			for j := range k {
 				nw.F[o*k+j] = w.F[o*k+order[j]]

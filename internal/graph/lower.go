@@ -39,6 +39,8 @@ var allowedAttrs = map[string][]string{
 	"Transpose":          {"perm"},
 	"Identity":           {},
 	"Dropout":            {"seed", "ratio", "is_test"},
+	"QuantizeLinear":     {"axis", "saturate"},
+	"DequantizeLinear":   {"axis"},
 }
 
 // lowerNodes walks the graph in order, folding constant nodes, inferring
@@ -49,6 +51,20 @@ func (g *Graph) lowerNodes() error {
 	var out []*Node
 	for _, n := range g.Nodes {
 		broken := false
+		for _, t := range n.In {
+			broken = broken || t != nil && t.broken
+		}
+		if fn, err := g.floatOfQLinear(n); err != nil {
+			if !broken { // else the refused node upstream is the cause
+				issues = append(issues, Issue{n.Name, n.Op, err.Error()})
+			}
+			for _, t := range n.Out {
+				t.broken = true
+			}
+			continue
+		} else {
+			n = fn
+		}
 		allConst := true
 		for _, t := range n.In {
 			if t != nil {
@@ -73,6 +89,13 @@ func (g *Graph) lowerNodes() error {
 		if need := minInputs(n.Op); len(n.In) < need || slices.Contains(n.In[:need], nil) {
 			issues = append(issues, Issue{n.Name, n.Op, fmt.Sprintf("needs %d inputs", need)})
 			markBroken()
+			continue
+		}
+		if handled, err := g.lowerQDQ(n); handled || err != nil {
+			if err != nil {
+				issues = append(issues, Issue{n.Name, n.Op, err.Error()})
+				markBroken()
+			}
 			continue
 		}
 		if n.Op == "Shape" && len(n.In) == 1 && n.src.attr("start") == nil && n.src.attr("end") == nil {
@@ -142,7 +165,7 @@ func (g *Graph) lowerNodes() error {
 // minInputs is the number of leading inputs an op cannot do without.
 func minInputs(op string) int {
 	switch op {
-	case "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Gather":
+	case "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Gather", "QuantizeLinear", "DequantizeLinear":
 		return 2
 	case "BatchNormalization":
 		return 5
@@ -485,7 +508,7 @@ func (g *Graph) lowerConv(n *Node) ([]*Node, error) {
 	}
 	n.Out[0].Shape = []int{x.Shape[0], o, oh, ow}
 	kind, last := nkfile.OpConv2D, group
-	wt := &Tensor{Name: w.Name, Shape: slices.Clone(w.Shape), Const: true, F: floats(w)}
+	wt := &Tensor{Name: w.Name, Shape: slices.Clone(w.Shape), Const: true, F: floats(w), Q: w.Q}
 	if group == c && c > 1 && w.Shape[1] == 1 {
 		kind, last = nkfile.OpDepthwiseConv2D, o/c
 	}
@@ -593,7 +616,7 @@ func (g *Graph) lowerDense(n *Node) ([]*Node, error) {
 	} else if len(a.Shape) < 2 {
 		return nil, fmt.Errorf("input 0 %v must have rank 2 or more", a.Shape)
 	}
-	w := &Tensor{Name: bm.Name, Const: true}
+	w := &Tensor{Name: bm.Name, Const: true, Q: bm.Q}
 	if transB {
 		k, nOut = nOut, k
 		w.F = slices.Clone(wf)
@@ -753,7 +776,7 @@ func (g *Graph) lift1D(n *Node, lower func(*Node) ([]*Node, error)) ([]*Node, er
 		if !w.Const || len(w.Shape) != 3 {
 			return nil, fmt.Errorf("weights (input 1) must be a rank-3 constant")
 		}
-		in = append(in, &Tensor{Name: w.Name, Shape: []int{w.Shape[0], w.Shape[1], 1, w.Shape[2]}, Const: true, F: floats(w)})
+		in = append(in, &Tensor{Name: w.Name, Shape: []int{w.Shape[0], w.Shape[1], 1, w.Shape[2]}, Const: true, F: floats(w), Q: w.Q})
 		in = append(in, n.In[2:]...)
 	}
 	out4 := &Tensor{Name: out.Name + "_2d"}

@@ -9,6 +9,12 @@ import (
 // ToNK lowers a converted graph to a .nk model: physical shapes, payloads
 // in physical order, and op params as the format lists them.
 func (g *Graph) ToNK() (*nkfile.Model, error) {
+	m, _, err := g.toNK()
+	return m, err
+}
+
+// toNK is ToNK, also returning the tensor id of each graph tensor.
+func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 	m := &nkfile.Model{Meta: g.Meta}
 	ids := map[*Tensor]int{}
 	id := func(t *Tensor) (int, error) {
@@ -32,7 +38,7 @@ func (g *Graph) ToNK() (*nkfile.Model, error) {
 	for i, t := range g.Inputs {
 		j, err := id(t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m.Inputs = append(m.Inputs, nkfile.IO{Tensor: j, Layout: g.InputLayouts[i]})
 	}
@@ -41,14 +47,14 @@ func (g *Graph) ToNK() (*nkfile.Model, error) {
 		for _, t := range n.In {
 			j, err := id(t)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			op.Inputs = append(op.Inputs, j)
 		}
 		for _, t := range n.Out {
 			j, err := id(t)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			op.Outputs = append(op.Outputs, j)
 		}
@@ -78,7 +84,7 @@ func (g *Graph) ToNK() (*nkfile.Model, error) {
 	for _, t := range g.Outputs {
 		j, err := id(t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		layout := nkfile.LayoutNative
 		if len(t.Shape) == 4 {
@@ -87,9 +93,9 @@ func (g *Graph) ToNK() (*nkfile.Model, error) {
 		m.Outputs = append(m.Outputs, nkfile.IO{Tensor: j, Layout: layout})
 	}
 	if err := m.CheckShapes(); err != nil {
-		return nil, fmt.Errorf("internal error: lowered model is inconsistent: %w", err)
+		return nil, nil, fmt.Errorf("internal error: lowered model is inconsistent: %w", err)
 	}
-	return m, nil
+	return m, ids, nil
 }
 
 // Params counts the constant elements (weights and biases) the graph keeps.
