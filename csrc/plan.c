@@ -28,6 +28,15 @@ typedef struct nk_plan_ws {
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
     uint32_t *off_two;
+    uint32_t *off_size_ov;  /* layout c: greedy by size with overlaps */
+    uint32_t *off_late_ov;  /* layout d: latest born first, with overlaps */
+    /* Overlap pairs (plan.h, 2b), at roots: pin[y] is the buffer y's
+     * producer reads (and kills) as input 0, pout[x] the reverse, shift[y]
+     * the op's out_shift in 16-byte units (floored); NK_NONE when unpaired. */
+    uint32_t *pin;
+    uint32_t *pout;
+    int32_t *shift;
+    int use_pairs;   /* the current layout honours pairs (else classic) */
     /* per step: units born minus units that died the step before, mod 2^32
      * (see the lower bound in nk_plan_activations) */
     uint32_t *diff;
@@ -41,6 +50,9 @@ typedef struct nk_plan_list {
     uint32_t top; /* highest end placed: the layout's height */
 } nk_plan_list;
 
+/* Offset of a buffer a layout with pairs has not placed yet. */
+#define NK_PLAN_UNPLACED UINT32_MAX
+
 /* 16-byte units holding `bytes` (no wrap at 2^32 - 1). */
 static uint32_t nk_plan_units(uint32_t bytes) { return (bytes >> 4) + ((bytes & 15u) != 0); }
 
@@ -52,6 +64,21 @@ static int nk_plan_is_runtime(const nk_plan_ws *w, uint32_t id) {
 
 static int nk_plan_alive_together(const nk_plan_ws *w, uint32_t a, uint32_t b) {
     return w->first[a] <= w->last[b] && w->first[b] <= w->last[a];
+}
+
+/* Offsets x may not take next to its placed pair p: the open interval
+ * (*lo, *hi). Output y over its input x is safe when y starts at most
+ * shift above x's start (the kernels' order, plan.h 2b) or clear of x. */
+static void nk_plan_pair_gap(const nk_plan_ws *w, uint32_t x, uint32_t p, const uint32_t *off,
+                             int64_t *lo, int64_t *hi) {
+    const int64_t op = off[p], sx = w->size[x], sp = w->size[p];
+    if (w->pin[x] == p) { /* x is the output */
+        *lo = op - sx > op + w->shift[x] ? op - sx : op + w->shift[x];
+        *hi = op + sp;
+    } else { /* x is the input, p its output */
+        *lo = op - sx;
+        *hi = op - w->shift[p] < op + sp ? op - w->shift[p] : op + sp;
+    }
 }
 
 /* Sort order of the greedy layout: larger first, then earlier born, then id. */
@@ -72,13 +99,21 @@ static int nk_plan_before(const void *ctx, uint32_t a, uint32_t b) {
 static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32_t *off,
                               uint32_t drop) {
     uint32_t *ids = l->ids, n = l->count, limit = n < w->budget ? n : w->budget;
-    uint32_t cand = 0, i, j = 0, end, steps;
+    uint32_t cand = 0, i, j = 0, end, steps, pair[2] = {NK_NONE, NK_NONE}, from = 0, k;
     int fits = 0;
+    if (w->use_pairs) {
+        pair[0] = w->pin[x];
+        pair[1] = w->pout[x];
+    }
+rescan:
+    cand = from;
+    fits = 0;
+    j = 0;
     for (i = 0; i < limit && !fits; i++) {
         uint32_t p = ids[i];
         if (w->last[p] < drop) continue;
         ids[j++] = p;
-        if (!nk_plan_alive_together(w, x, p)) continue;
+        if (!nk_plan_alive_together(w, x, p) || p == pair[0] || p == pair[1]) continue;
         end = nk_plan_add(off[p], w->size[p]);
         if (off[p] >= nk_plan_add(cand, w->size[x])) fits = 1; /* the gap below p fits x */
         else if (end > cand) cand = end;
@@ -89,7 +124,23 @@ static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32
         memmove(ids + j, ids + i, (size_t)(n - i) * sizeof *ids);
         steps += n - i;
         n -= i - j;
+        l->count = n;
     }
+    w->budget = w->budget > steps ? w->budget - steps : 0u;
+    limit = n < w->budget ? n : w->budget;
+    /* A pair placed already was skipped: if cand falls in its gap, scan
+     * again from the gap's end (each pair at most once: cand only rises). */
+    for (k = 0; k < 2; k++) {
+        int64_t lo, hi;
+        uint32_t p = pair[k];
+        if (p == NK_NONE || off[p] == NK_PLAN_UNPLACED) continue;
+        nk_plan_pair_gap(w, x, p, off, &lo, &hi);
+        if (lo < (int64_t)cand && (int64_t)cand < hi) {
+            from = hi > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)hi;
+            goto rescan;
+        }
+    }
+    steps = 0;
     off[x] = cand;
     for (j = n; j > 0 && off[ids[j - 1]] > cand; j--) ids[j] = ids[j - 1];
     ids[j] = x;
@@ -107,10 +158,10 @@ static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
     size_t n = w->n, steps = (size_t)n_ops + 2u, lists = n > n_ops ? n : steps - 1u, bytes;
     uint8_t *p;
-    if (n > (size_t)-1 / 64u || steps > (size_t)-1 / 64u - n)
+    if (n > (size_t)-1 / 128u || steps > (size_t)-1 / 128u - n)
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: planner scratch exceeds the address space");
-    bytes = n * (7u * sizeof(uint32_t) + 1u) + (2u * lists + steps) * sizeof(uint32_t);
+    bytes = n * (12u * sizeof(uint32_t) + 1u) + (2u * lists + steps) * sizeof(uint32_t);
     p = (uint8_t *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err);
     if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
     w->diff = (uint32_t *)(void *)p;
@@ -123,12 +174,19 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
     w->order = w->root + n;
     w->list = w->order + n;
     w->list2 = w->list + lists;
-    w->side = (uint8_t *)(w->list2 + lists);
+    w->off_size_ov = w->list2 + lists;
+    w->off_late_ov = w->off_size_ov + n;
+    w->pin = w->off_late_ov + n;
+    w->pout = w->pin + n;
+    w->shift = (int32_t *)(void *)(w->pout + n);
+    w->side = (uint8_t *)(w->shift + n);
     return NK_OK;
 }
 
-/* Steps 1 and 2 of plan.h: lifetimes, then aliasing and in-place merges. */
-static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
+/* Steps 1 and 2 of plan.h: lifetimes, aliasing and in-place merges, then
+ * overlap pairs. */
+static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, int overlap,
+                             nk_plan_stats *st) {
     uint32_t i, k, j;
     for (i = 0; i < w->n; i++) {
         w->first[i] = (w->t[i].is_io & 1u) && !w->t[i].is_const ? 0u : NK_NONE;
@@ -174,7 +232,44 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         op->in_place = 1;
         st->n_in_place++;
     }
-    for (i = 0; i < w->n; i++) w->size[i] = nk_plan_units(w->size[i]);
+    for (i = 0; i < w->n; i++) {
+        w->size[i] = nk_plan_units(w->size[i]);
+        w->pin[i] = w->pout[i] = NK_NONE;
+        w->shift[i] = 0;
+    }
+    if (!overlap) return;
+    /* Overlap pairs (plan.h, 2b): input 0's buffer dies here, no other
+     * input lives in it, the output starts a buffer, and the op states how
+     * far its output may start above input 0's start. */
+    for (k = 0; k < n_ops; k++) {
+        nk_op_rt *op = &ops[k];
+        uint32_t x, y;
+        int64_t shift;
+        if (op->def == NULL || op->def->out_shift == NULL || op->in_place || op->n_out != 1 ||
+            op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0]))
+            continue;
+#if NETKIT_BACKEND
+        if (op->impl != NULL) continue; /* a vendor kernel's order is not ours to prove */
+#endif
+        x = w->root[op->in[0]];
+        y = op->out[0];
+        if (w->last[x] != k || w->root[y] != y || w->pout[x] != NK_NONE) continue;
+        for (j = 1; j < op->n_in; j++)
+            if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == x) break;
+        if (j < op->n_in) continue;
+        shift = op->def->out_shift(op, w->t);
+        if (shift == NK_SHIFT_NONE) continue;
+        /* floor to units; at or below -size the output sits clear below:
+         * no pair needed */
+        shift = shift >= 0 ? shift / 16 : -((-shift + 15) / 16);
+        if (shift <= -(int64_t)w->size[y]) continue;
+        if (shift > (int64_t)w->size[x]) shift = (int64_t)w->size[x];
+        w->pin[y] = x;
+        w->pout[x] = y;
+        w->shift[y] = (int32_t)shift;
+        op->in_place = 2;
+        st->n_overlap++;
+    }
 }
 
 /* The highest end, at each step s, among the buffers of one end of the
@@ -202,7 +297,8 @@ static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t 
 }
 
 /* Layout b of plan.h. Returns the block height. */
-static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops) {
+static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops,
+                                  uint32_t *n_out) {
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n; i++)
@@ -247,18 +343,35 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
         uint32_t t = w->order[i];
         if (w->side[t]) w->off_two[t] = height - w->off_two[t] - w->size[t];
     }
+    *n_out = n_order;
     return height;
 }
 
+/* A first-fit layout honouring the overlap pairs, of the buffers in
+ * order[0..n) (reversed when `backwards`). Returns its height. */
+static uint32_t nk_plan_pairs_layout(nk_plan_ws *w, uint32_t n, int backwards, uint32_t *off) {
+    nk_plan_list placed = {0, 0, 0};
+    uint32_t i;
+    for (i = 0; i < n; i++) off[w->order[i]] = NK_PLAN_UNPLACED;
+    placed.ids = w->list;
+    w->budget = NK_PLAN_BUDGET;
+    w->use_pairs = 1;
+    for (i = 0; i < n; i++)
+        nk_plan_first_fit(w, w->order[backwards ? n - 1u - i : i], &placed, off, 0u);
+    w->use_pairs = 0;
+    return placed.top;
+}
+
 nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
-                              uint32_t n_ops, nk_arena_t *scratch, nk_plan_stats *stats,
-                              nk_error_t *err) {
+                              uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                              nk_plan_stats *stats, nk_error_t *err) {
     size_t mark = nk_arena_mark(scratch);
     nk_plan_ws w;
     nk_plan_stats st;
     nk_status s;
     nk_plan_list placed = {0, 0, 0};
     uint32_t i, n_buf = 0, largest = 0, greedy, two, peak, live = 0, lower = 0;
+    uint32_t size_ov = UINT32_MAX, late_ov = UINT32_MAX, n_two;
     const uint32_t *off;
 
     memset(&w, 0, sizeof w);
@@ -270,7 +383,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
         nk_arena_rewind(scratch, mark);
         return s;
     }
-    nk_plan_liveness(&w, ops, n_ops, &st);
+    nk_plan_liveness(&w, ops, n_ops, overlap, &st);
 
     /* buffers, lower bound and ping-pong */
     for (i = 0; i < n_tensors; i++) {
@@ -301,11 +414,31 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     w.budget = NK_PLAN_BUDGET;
     for (i = 0; i < n_buf; i++) nk_plan_first_fit(&w, w.order[i], &placed, w.off_greedy, 0u);
     greedy = placed.top;
-    /* layout b: two-ended */
-    two = nk_plan_two_ended(&w, ops, n_ops);
+    /* layout c: the same order, with overlap pairs */
+    if (st.n_overlap > 0) size_ov = nk_plan_pairs_layout(&w, n_buf, 0, w.off_size_ov);
+    /* layout b: two-ended (leaves the buffers in birth order in w.order) */
+    two = nk_plan_two_ended(&w, ops, n_ops, &n_two);
+    /* layout d: latest born first, with overlap pairs: an output placed
+     * before its input lets the input sit just `-shift` above it */
+    if (st.n_overlap > 0) late_ov = nk_plan_pairs_layout(&w, n_two, 1, w.off_late_ov);
 
     off = two < greedy ? w.off_two : w.off_greedy;
     peak = two < greedy ? two : greedy;
+    st.classic_peak = (uint64_t)peak * 16u;
+    if (size_ov < peak) {
+        off = w.off_size_ov;
+        peak = size_ov;
+    }
+    if (late_ov < peak) {
+        off = w.off_late_ov;
+        peak = late_ov;
+    }
+    /* a classic layout kept: no output overlaps its input after all */
+    if (off == w.off_two || off == w.off_greedy) {
+        for (i = 0; i < n_ops; i++)
+            if (ops[i].in_place == 2) ops[i].in_place = 0;
+        st.n_overlap = 0;
+    }
     st.greedy_peak = (uint64_t)greedy * 16u;
     st.two_ended_peak = (uint64_t)two * 16u;
     st.peak = (uint64_t)peak * 16u;

@@ -84,14 +84,18 @@ typedef struct nk_plan_stats {
     uint32_t n_buffers;      /* distinct buffers after aliasing */
     uint32_t n_in_place;     /* ops whose output shares input 0's buffer */
     uint32_t peak_step;      /* first op where live bytes reach the lower bound */
+    uint64_t classic_peak;   /* best of layouts a and b: no output over its input */
+    uint32_t n_overlap;      /* ops whose output overlaps input 0 (in_place 2) */
 } nk_plan_stats;
 
 /* Plans t[0..n_tensors) for ops[0..n_ops) in order: sets act_offset of each
- * runtime tensor and in_place of each op. Reads op->def->flags (a NULL def
- * has none) and t->is_io. Scratch comes from `scratch` and is rewound before
+ * runtime tensor and in_place of each op (1: output aliases input 0; 2:
+ * output overlaps input 0 as the op's out_shift allows). Reads
+ * op->def->flags and out_shift (a NULL def has none) and t->is_io; with
+ * `overlap` 0 no output overlaps its input (the classic plan). Scratch comes from `scratch` and is rewound before
  * returning. Fails with NK_ERR_ARENA_OVERFLOW when scratch does not fit. */
 NK_HIDDEN nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
-                                        uint32_t n_ops, nk_arena_t *scratch,
+                                        uint32_t n_ops, int overlap, nk_arena_t *scratch,
                                         nk_plan_stats *stats, nk_error_t *err);
 
 #endif /* NK_PLAN_H */

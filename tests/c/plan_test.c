@@ -12,11 +12,11 @@
 #include "plan.h"
 #include "testutil.h"
 
-static const nk_op_def def_plain = {"plain", 1, NK_F32, 0, 1, 8, 1, 0, NULL, NULL, NULL, NULL};
+static const nk_op_def def_plain = {"plain", 1, NK_F32, 0, 1, 8, 1, 0, NULL, NULL, NULL, NULL, NULL};
 static const nk_op_def def_ew = {"ew", 2, NK_F32, NK_OPF_ELEMENTWISE, 1, 8, 1, 0,
-                                 NULL, NULL, NULL, NULL};
+                                 NULL, NULL, NULL, NULL, NULL};
 static const nk_op_def def_alias = {"alias", 3, NK_F32, NK_OPF_ALIAS, 1, 1, 1, 0,
-                                    NULL, NULL, NULL, NULL};
+                                    NULL, NULL, NULL, NULL, NULL};
 
 #define G_MAX_T 64
 #define G_MAX_OPS 48
@@ -65,7 +65,7 @@ static nk_status g_plan(graph *g, nk_plan_stats *st) {
     nk_error_t err;
     nk_status s;
     nk_arena_init(&a, scratch_mem, sizeof scratch_mem);
-    s = nk_plan_activations(g->t, g->nt, g->ops, g->nops, &a, st, &err);
+    s = nk_plan_activations(g->t, g->nt, g->ops, g->nops, 1, &a, st, &err);
     NKT_CHECK(s == NK_OK, "plan failed: %s", err.message);
     NKT_CHECK(nk_arena_used(&a) == 0, "scratch rewound");
     NKT_CHECK(nk_arena_high_water(&a) > 0, "scratch came from the arena");
@@ -318,7 +318,7 @@ static void test_scratch_overflow(void) {
     y = g_tensor(&g, 100, 2);
     g_op(&g, &def_plain, 1, &x, y);
     nk_arena_init(&a, scratch_mem, 40);
-    NKT_CHECK(nk_plan_activations(g.t, g.nt, g.ops, g.nops, &a, NULL, &err) == NK_ERR_ARENA_OVERFLOW,
+    NKT_CHECK(nk_plan_activations(g.t, g.nt, g.ops, g.nops, 1, &a, NULL, &err) == NK_ERR_ARENA_OVERFLOW,
               "scratch does not fit 40 B");
     NKT_CHECK(strstr(err.message, "planner scratch") != NULL && err.requested > err.free_bytes,
               "message: %s", err.message);
