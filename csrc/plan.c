@@ -28,11 +28,12 @@ typedef struct nk_plan_ws {
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
     uint32_t *off_two;
-    uint32_t *off_size_ov;  /* layout c: greedy by size with overlaps */
-    uint32_t *off_late_ov;  /* layout d: latest born first, with overlaps */
-    /* Overlap pairs (plan.h, 2b), at roots: pin[y] is the buffer y's
+    /* Overlap pairs (allocated only when some op may overlap): a spare
+     * offset array for layouts c, d and e, and the pairs.
+     * Overlap pairs (plan.h, 2b), at roots: pin[y] is the buffer y's
      * producer reads (and kills) as input 0, pout[x] the reverse, shift[y]
      * the op's out_shift in 16-byte units (floored); NK_NONE when unpaired. */
+    uint32_t *spare;
     uint32_t *pin;
     uint32_t *pout;
     int32_t *shift;
@@ -161,7 +162,7 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
     if (n > (size_t)-1 / 128u || steps > (size_t)-1 / 128u - n)
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: planner scratch exceeds the address space");
-    bytes = n * (12u * sizeof(uint32_t) + 1u) + (2u * lists + steps) * sizeof(uint32_t);
+    bytes = n * (7u * sizeof(uint32_t) + 1u) + (2u * lists + steps) * sizeof(uint32_t);
     p = (uint8_t *)nk_core_alloc(a, bytes, "planner scratch", -1, NULL, err);
     if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
     w->diff = (uint32_t *)(void *)p;
@@ -174,19 +175,12 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
     w->order = w->root + n;
     w->list = w->order + n;
     w->list2 = w->list + lists;
-    w->off_size_ov = w->list2 + lists;
-    w->off_late_ov = w->off_size_ov + n;
-    w->pin = w->off_late_ov + n;
-    w->pout = w->pin + n;
-    w->shift = (int32_t *)(void *)(w->pout + n);
-    w->side = (uint8_t *)(w->shift + n);
+    w->side = (uint8_t *)(w->list2 + lists);
     return NK_OK;
 }
 
-/* Steps 1 and 2 of plan.h: lifetimes, aliasing and in-place merges, then
- * overlap pairs. */
-static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, int overlap,
-                             nk_plan_stats *st) {
+/* Steps 1 and 2 of plan.h: lifetimes, then aliasing and in-place merges. */
+static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
     uint32_t i, k, j;
     for (i = 0; i < w->n; i++) {
         w->first[i] = (w->t[i].is_io & 1u) && !w->t[i].is_const ? 0u : NK_NONE;
@@ -232,35 +226,54 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, int o
         op->in_place = 1;
         st->n_in_place++;
     }
+    for (i = 0; i < w->n; i++) w->size[i] = nk_plan_units(w->size[i]);
+}
+
+/* The buffer op k's output may overlap (plan.h, 2b), or NK_NONE: input 0's
+ * buffer dies at k, no other input lives in it, the output starts a buffer
+ * and the op has an overlap rule its kernels honour. */
+static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint32_t k) {
+    uint32_t x, j;
+    if (op->def == NULL || op->def->out_shift == NULL || op->in_place || op->n_out != 1 ||
+        op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0]))
+        return NK_NONE;
+#if NETKIT_BACKEND
+    if (op->impl != NULL) return NK_NONE; /* a vendor kernel's order is not ours to prove */
+#endif
+    x = w->root[op->in[0]];
+    if (w->last[x] != k || w->root[op->out[0]] != op->out[0]) return NK_NONE;
+    for (j = 1; j < op->n_in; j++)
+        if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == x) return NK_NONE;
+    return x;
+}
+
+/* Step 2b of plan.h: the overlap pairs, and their scratch from `a` (only
+ * when some op qualifies: a model without pairs plans in the classic
+ * scratch). Returns NK_OK; w->spare stays NULL when there are no pairs. */
+static nk_status nk_plan_pairs(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_arena_t *a,
+                               nk_plan_stats *st, nk_error_t *err) {
+    uint32_t i, k;
+    for (k = 0; k < n_ops && nk_plan_pair_input(w, &ops[k], k) == NK_NONE; k++) {}
+    if (k == n_ops) return NK_OK;
+    w->spare = (uint32_t *)nk_core_alloc(a, (size_t)w->n * 4u * sizeof(uint32_t),
+                                         "planner scratch", -1, NULL, err);
+    if (w->spare == NULL) return NK_ERR_ARENA_OVERFLOW;
+    w->pin = w->spare + w->n;
+    w->pout = w->pin + w->n;
+    w->shift = (int32_t *)(void *)(w->pout + w->n);
     for (i = 0; i < w->n; i++) {
-        w->size[i] = nk_plan_units(w->size[i]);
         w->pin[i] = w->pout[i] = NK_NONE;
         w->shift[i] = 0;
     }
-    if (!overlap) return;
-    /* Overlap pairs (plan.h, 2b): input 0's buffer dies here, no other
-     * input lives in it, the output starts a buffer, and the op states how
-     * far its output may start above input 0's start. */
-    for (k = 0; k < n_ops; k++) {
+    for (; k < n_ops; k++) {
         nk_op_rt *op = &ops[k];
-        uint32_t x, y;
+        const uint32_t x = nk_plan_pair_input(w, op, k), y = op->out[0];
         int64_t shift;
-        if (op->def == NULL || op->def->out_shift == NULL || op->in_place || op->n_out != 1 ||
-            op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0]))
-            continue;
-#if NETKIT_BACKEND
-        if (op->impl != NULL) continue; /* a vendor kernel's order is not ours to prove */
-#endif
-        x = w->root[op->in[0]];
-        y = op->out[0];
-        if (w->last[x] != k || w->root[y] != y || w->pout[x] != NK_NONE) continue;
-        for (j = 1; j < op->n_in; j++)
-            if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == x) break;
-        if (j < op->n_in) continue;
+        if (x == NK_NONE || w->pout[x] != NK_NONE) continue;
         shift = op->def->out_shift(op, w->t);
         if (shift == NK_SHIFT_NONE) continue;
-        /* floor to units; at or below -size the output sits clear below:
-         * no pair needed */
+        /* floor to units; at or below -size the output sits clear below
+         * anyway: no pair */
         shift = shift >= 0 ? shift / 16 : -((-shift + 15) / 16);
         if (shift <= -(int64_t)w->size[y]) continue;
         if (shift > (int64_t)w->size[x]) shift = (int64_t)w->size[x];
@@ -270,6 +283,7 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, int o
         op->in_place = 2;
         st->n_overlap++;
     }
+    return NK_OK;
 }
 
 /* The highest end, at each step s, among the buffers of one end of the
@@ -347,6 +361,13 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
     return height;
 }
 
+/* The layout of `height` just made in `off` becomes the best when lower. */
+static void nk_plan_keep(uint32_t **best, uint32_t *off, uint32_t *peak, uint32_t height) {
+    if (height >= *peak) return;
+    *peak = height;
+    *best = off;
+}
+
 /* A first-fit layout honouring the overlap pairs, of the buffers in
  * order[0..n) (reversed when `backwards`). Returns its height. */
 static uint32_t nk_plan_pairs_layout(nk_plan_ws *w, uint32_t n, int backwards, uint32_t *off) {
@@ -362,6 +383,80 @@ static uint32_t nk_plan_pairs_layout(nk_plan_ws *w, uint32_t n, int backwards, u
     return placed.top;
 }
 
+/* Layout e, for a chain: buffers c[0..n) in birth order where only
+ * neighbours are ever alive together (plan.h, 4e). Offsets o[j] in
+ * [0, H - size] with, for neighbours alive together, c[j+1] either at
+ * most lim[j+1] above c[j] (its pair shift, or -size: clear below) or
+ * clear above (o[j+1] >= o[j] + size[j]). The offsets c[j] may take form
+ * [0, a[j]] u [b[j], H - size]: only the highest and lowest reach the
+ * next buffer. Returns 1 and sets off[] when height H fits. */
+static int nk_plan_chain_fits(nk_plan_ws *w, const uint32_t *c, uint32_t n, int64_t H,
+                              int32_t *a, int32_t *b, uint32_t *off) {
+    uint32_t j;
+    for (j = 0; j < n; j++) {
+        const int64_t top = H - (int64_t)w->size[c[j]];
+        int64_t lim, hi, lo;
+        if (top < 0) return 0;
+        if (j == 0 || w->first[c[j]] > w->last[c[j - 1]]) {
+            a[j] = (int32_t)top; /* free of its neighbour: anywhere */
+            b[j] = (int32_t)top + 1;
+            continue;
+        }
+        lim = w->pin[c[j]] == c[j - 1] ? w->shift[c[j]] : -(int64_t)w->size[c[j]];
+        hi = a[j - 1] >= 0 ? a[j - 1] : -1;             /* highest offset of c[j-1] ... */
+        if (b[j - 1] <= H - (int64_t)w->size[c[j - 1]]) hi = H - (int64_t)w->size[c[j - 1]];
+        lo = a[j - 1] >= 0 ? 0 : b[j - 1];              /* ... and lowest */
+        a[j] = (int32_t)(hi + lim < top ? hi + lim : top);
+        b[j] = (int32_t)(lo + (int64_t)w->size[c[j - 1]]);
+        if (a[j] < 0 && b[j] > top) return 0;
+    }
+    /* back from the last: each offset fits the one after it */
+    for (j = n; j-- > 0;) {
+        const int64_t top = H - (int64_t)w->size[c[j]];
+        int64_t o;
+        if (j + 1 == n || w->first[c[j + 1]] > w->last[c[j]]) {
+            o = a[j] >= 0 ? 0 : b[j];
+        } else {
+            const int64_t next = off[c[j + 1]];
+            const int64_t lim = w->pin[c[j + 1]] == c[j] ? w->shift[c[j + 1]] : -(int64_t)w->size[c[j + 1]];
+            /* c[j+1] at most lim above: c[j] at or above next - lim; or
+             * c[j+1] clear above: c[j] at or below next - size */
+            const int64_t need = next - lim, below = next - (int64_t)w->size[c[j]];
+            if (a[j] >= 0 && need <= a[j]) o = need < 0 ? 0 : need;
+            else if (b[j] <= top && need <= top) o = need > b[j] ? need : b[j];
+            else if (below >= 0 && a[j] >= 0) o = below < a[j] ? below : a[j];
+            else o = b[j] <= top && b[j] <= below ? b[j] : -1;
+            if (o < 0) return 0;
+        }
+        off[c[j]] = (uint32_t)o;
+    }
+    return 1;
+}
+
+/* Layout e: the lowest height the chain fits, by bisection between the
+ * largest buffer and `high` (a height known to fit a chain: the classic
+ * peak). Returns UINT32_MAX when the buffers are not a chain. */
+static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t *off) {
+    uint32_t *c = w->order, j, lo = 0;
+    /* list and list2 (n entries each at least) are free by now; heights
+     * stay below 2^28 units (checked), so the bounds fit an int32 */
+    int32_t *a = (int32_t *)(void *)w->list, *b = (int32_t *)(void *)w->list2;
+    if (high >= (1u << 28)) return UINT32_MAX;
+    for (j = 0; j < n; j++) {
+        if (w->size[c[j]] > lo) lo = w->size[c[j]];
+        if (j >= 2 && w->first[c[j]] <= w->last[c[j - 2]]) return UINT32_MAX;
+        if (w->pout[c[j]] != NK_NONE && (j + 1 == n || w->pout[c[j]] != c[j + 1])) return UINT32_MAX;
+    }
+    if (n == 0 || !nk_plan_chain_fits(w, c, n, high, a, b, off)) return UINT32_MAX;
+    while (lo < high) { /* fits(high), and the answer is in [lo, high] */
+        uint32_t mid = lo + (high - lo) / 2u;
+        if (nk_plan_chain_fits(w, c, n, mid, a, b, off)) high = mid;
+        else lo = mid + 1u;
+    }
+    nk_plan_chain_fits(w, c, n, high, a, b, off);
+    return high;
+}
+
 nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
                               uint32_t n_ops, int overlap, nk_arena_t *scratch,
                               nk_plan_stats *stats, nk_error_t *err) {
@@ -371,7 +466,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     nk_status s;
     nk_plan_list placed = {0, 0, 0};
     uint32_t i, n_buf = 0, largest = 0, greedy, two, peak, live = 0, lower = 0;
-    uint32_t size_ov = UINT32_MAX, late_ov = UINT32_MAX, n_two;
+    uint32_t classic, n_two, *best;
     const uint32_t *off;
 
     memset(&w, 0, sizeof w);
@@ -383,7 +478,12 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
         nk_arena_rewind(scratch, mark);
         return s;
     }
-    nk_plan_liveness(&w, ops, n_ops, overlap, &st);
+    nk_plan_liveness(&w, ops, n_ops, &st);
+    if (overlap) s = nk_plan_pairs(&w, ops, n_ops, scratch, &st, err);
+    if (s != NK_OK) {
+        nk_arena_rewind(scratch, mark);
+        return s;
+    }
 
     /* buffers, lower bound and ping-pong */
     for (i = 0; i < n_tensors; i++) {
@@ -414,27 +514,28 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     w.budget = NK_PLAN_BUDGET;
     for (i = 0; i < n_buf; i++) nk_plan_first_fit(&w, w.order[i], &placed, w.off_greedy, 0u);
     greedy = placed.top;
+    best = w.off_greedy;
+    peak = greedy;
     /* layout c: the same order, with overlap pairs */
-    if (st.n_overlap > 0) size_ov = nk_plan_pairs_layout(&w, n_buf, 0, w.off_size_ov);
+    if (w.spare != NULL) nk_plan_keep(&best, w.spare, &peak, nk_plan_pairs_layout(&w, n_buf, 0, w.spare));
     /* layout b: two-ended (leaves the buffers in birth order in w.order) */
     two = nk_plan_two_ended(&w, ops, n_ops, &n_two);
-    /* layout d: latest born first, with overlap pairs: an output placed
-     * before its input lets the input sit just `-shift` above it */
-    if (st.n_overlap > 0) late_ov = nk_plan_pairs_layout(&w, n_two, 1, w.off_late_ov);
-
-    off = two < greedy ? w.off_two : w.off_greedy;
-    peak = two < greedy ? two : greedy;
-    st.classic_peak = (uint64_t)peak * 16u;
-    if (size_ov < peak) {
-        off = w.off_size_ov;
-        peak = size_ov;
+    nk_plan_keep(&best, w.off_two, &peak, two);
+    classic = two < greedy ? two : greedy;
+    st.classic_peak = (uint64_t)classic * 16u;
+    if (w.spare != NULL) {
+        /* layout d: latest born first, with overlap pairs (an output placed
+         * before its input lets the input sit just -shift above it), then
+         * layout e, a chain, exactly; each in an array not holding the best */
+        uint32_t *free_off = best != w.spare ? w.spare : w.off_greedy;
+        nk_plan_keep(&best, free_off, &peak, nk_plan_pairs_layout(&w, n_two, 1, free_off));
+        free_off = best != w.spare ? w.spare : w.off_greedy;
+        nk_plan_keep(&best, free_off, &peak, nk_plan_chain(&w, n_two, classic, free_off));
     }
-    if (late_ov < peak) {
-        off = w.off_late_ov;
-        peak = late_ov;
-    }
+    off = best;
     /* a classic layout kept: no output overlaps its input after all */
-    if (off == w.off_two || off == w.off_greedy) {
+    if (peak == classic) {
+        off = two < greedy ? w.off_two : w.off_greedy;
         for (i = 0; i < n_ops; i++)
             if (ops[i].in_place == 2) ops[i].in_place = 0;
         st.n_overlap = 0;
