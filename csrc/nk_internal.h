@@ -153,7 +153,9 @@ typedef struct nk_op_def {
 
 /* Output pixels a kernel may write before it has done reading the first of
  * them: the largest pixel block of any kernel for the op (docs/MEMORY.md).
- * A kernel with a larger block must raise its figure here. */
+ * A kernel with a larger block must raise its figure here. The op-level
+ * kernels of these ops take input and output without restrict: with
+ * overlap they point into one block. */
 #define NK_OVERLAP_BLOCK_CONV_F32 8 /* kernels/host/host_conv.c: NK_HCONV_MR */
 #define NK_OVERLAP_BLOCK_DW_F32 4   /* kernels/host/host_conv.c: four pixels */
 #define NK_OVERLAP_BLOCK_CONV_I8 2  /* kernels/armv7em/dsp_i8.c: pixel pairs */

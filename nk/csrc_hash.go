@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "59098e9cbe8618d12f561dc4b5441e0dd3559078516b1a5f6e32ff90690c1fbc"
+const csrcHash = "c304d3f8fec397387750c3b868aa9a60d5ca79b142aedf6584835320e1864590"
