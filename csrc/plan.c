@@ -522,7 +522,6 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     two = nk_plan_two_ended(&w, ops, n_ops, &n_two);
     nk_plan_keep(&best, w.off_two, &peak, two);
     classic = two < greedy ? two : greedy;
-    st.classic_peak = (uint64_t)classic * 16u;
     if (w.spare != NULL) {
         /* layout d: latest born first, with overlap pairs (an output placed
          * before its input lets the input sit just -shift above it), then

@@ -112,8 +112,8 @@ typedef struct nk_plan_stats {
     uint32_t n_buffers;      /* distinct buffers after aliasing */
     uint32_t n_in_place;     /* ops whose output shares input 0's buffer */
     uint32_t peak_step;      /* first op where live bytes reach the lower bound */
-    uint64_t classic_peak;   /* best of layouts a and b: no output over its input */
-    uint32_t n_overlap;      /* ops whose output overlaps input 0 (in_place 2) */
+    uint32_t n_overlap;      /* ops whose output overlaps input 0 (in_place 2); the
+                              * classic plan is the one NK_LOAD_NO_OVERLAP gives */
 } nk_plan_stats;
 
 /* Plans t[0..n_tensors) for ops[0..n_ops) in order: sets act_offset of each

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c304d3f8fec397387750c3b868aa9a60d5ca79b142aedf6584835320e1864590"
+const csrcHash = "825b904c664aa7a1316d36fba5ec79288515f257f6e1e8d749ef7687121d6422"
