@@ -180,7 +180,7 @@ static nk_status nk_model_check_rounding(const nk_image *img, nk_error_t *err) {
 /* A folded batch-norm stays in the op list (inspect shows it) but is a
  * view of its input: the planner aliases it and invoke skips it. */
 static const nk_op_def nk_folded_bn_def = {
-    "batch_norm", NK_OP_BATCH_NORM, NK_F32, NK_OPF_ALIAS, 5, 5, 1, 1, NULL, NULL, NULL, NULL};
+    "batch_norm", NK_OP_BATCH_NORM, NK_F32, NK_OPF_ALIAS, 5, 5, 1, 1, NULL, NULL, NULL, NULL, NULL};
 
 typedef struct nk_fold {
     uint32_t prod; /* op index of the conv/dense */
@@ -670,7 +670,9 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     size_t mark;
     nk_status s;
 
+    const int overlap = (kind & NK_LOAD_NO_OVERLAP) == 0u;
     *out = NULL;
+    kind &= ~NK_LOAD_NO_OVERLAP;
     s = nk_format_open(&img, bytes, len, err);
     if (s != NK_OK) return s;
     mark = nk_arena_mark(arena);
@@ -713,7 +715,8 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     if (s == NK_OK) s = nk_model_host_prepare(m, arena, err);
 #endif
     if (s == NK_OK)
-        s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, arena, &m->plan, err);
+        s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, overlap, arena,
+                                &m->plan, err);
     if (s == NK_OK && state != NK_MODEL_SIZING) {
         m->state = NK_MODEL_READY; /* a failure below discards the record */
         s = nk_context_make(&m->ctx, m, arena, own_block, err);
@@ -819,7 +822,9 @@ nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mod
                                 nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || path == NULL || arena == NULL)
         return nk_fail(err, NK_ERR_ARG, -1, "load_file: NULL argument");
+    const uint32_t flags = mode & NK_LOAD_NO_OVERLAP;
     *out = NULL;
+    mode &= ~NK_LOAD_NO_OVERLAP;
     if (mode != NK_LOAD_FILE && mode != NK_LOAD_COPY)
         return nk_fail(err, NK_ERR_ARG, -1, "load_file: mode is not NK_LOAD_FILE or NK_LOAD_COPY");
 #if NETKIT_MMAP
@@ -828,12 +833,12 @@ nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mod
         size_t len = 0;
         nk_status s = nk_platform_map(path, &addr, &len, err);
         if (s != NK_OK) return s;
-        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED, NULL, 1, arena, err);
+        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED | flags, NULL, 1, arena, err);
         if (s != NK_OK) nk_platform_unmap(addr, len);
         return s;
     }
 #endif
-    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED, path, 1, arena, err);
+    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED | flags, path, 1, arena, err);
 }
 
 nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
@@ -882,7 +887,8 @@ nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_a
     nk_status s;
     if (need == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL argument");
     *need = 0;
-    if (mode > NK_LOAD_COPY) return nk_fail(err, NK_ERR_ARG, -1, "arena_size: unknown load mode");
+    if ((mode & ~NK_LOAD_NO_OVERLAP) > NK_LOAD_COPY)
+        return nk_fail(err, NK_ERR_ARG, -1, "arena_size: unknown load mode");
     if (scratch == NULL) {
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
         return nk_model_arena_size_heap(bytes, len, mode, need, err);
@@ -890,14 +896,15 @@ nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_a
         return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL scratch arena");
 #endif
     }
-    if (mode != NK_LOAD_BUFFER) kind = NK_IMAGE_OWNED;
+    if ((mode & ~NK_LOAD_NO_OVERLAP) != NK_LOAD_BUFFER) kind = NK_IMAGE_OWNED;
 #if !defined(NETKIT_MCU) && NETKIT_MMAP
-    if (mode == NK_LOAD_FILE) kind = NK_IMAGE_MAPPED;
+    if ((mode & ~NK_LOAD_NO_OVERLAP) == NK_LOAD_FILE) kind = NK_IMAGE_MAPPED;
 #endif
     mark = scratch->used;
     hw = scratch->high_water;
     scratch->high_water = scratch->used;
-    s = nk_model_build(&m, bytes, len, kind, NK_MODEL_SIZING, 1, scratch, err);
+    s = nk_model_build(&m, bytes, len, kind | (mode & NK_LOAD_NO_OVERLAP), NK_MODEL_SIZING, 1,
+                       scratch, err);
     if (s == NK_OK) {
         /* the load, from a 16-byte aligned start: the copied image (16-
          * rounded: the model record follows it), the records up to here

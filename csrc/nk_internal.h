@@ -141,7 +141,26 @@ typedef struct nk_op_def {
     uint64_t (*macs)(const nk_op_rt *op, const nk_tensor_rt *t);
     /* Runs the op; shapes were validated at load, so it cannot fail on them. */
     nk_status (*eval)(const nk_op_rt *op, const nk_exec *x);
+    /* Overlap rule (NULL: none), docs/MEMORY.md: the highest offset, in
+     * bytes from input 0's start (negative: below it), at which the output
+     * may start when input 0 dies at this op, such that every kernel that
+     * runs the op (portable and fast) writes no byte of input 0 before its
+     * last read; NK_SHIFT_NONE when the op cannot overlap. */
+    int64_t (*out_shift)(const nk_op_rt *op, const nk_tensor_rt *t);
 } nk_op_def;
+
+#define NK_SHIFT_NONE INT64_MIN
+
+/* Output pixels a kernel may write before it has done reading the first of
+ * them: the largest pixel block of any kernel for the op (docs/MEMORY.md).
+ * A kernel with a larger block must raise its figure here. The op-level
+ * kernels of these ops take input and output without restrict: with
+ * overlap they point into one block. */
+#define NK_OVERLAP_BLOCK_CONV_F32 8 /* kernels/host/host_conv.c: NK_HCONV_MR */
+#define NK_OVERLAP_BLOCK_DW_F32 4   /* kernels/host/host_conv.c: four pixels */
+#define NK_OVERLAP_BLOCK_CONV_I8 2  /* kernels/armv7em/dsp_i8.c: pixel pairs */
+#define NK_OVERLAP_BLOCK_DW_I8 3    /* kernels/armv7em/dsp_depthwise.c: three 3x3 windows */
+#define NK_OVERLAP_BLOCK_POOL 1     /* ref and host pools: one pixel at a time */
 
 /* The op table lookup (csrc/ops/op_table.c): NULL when unsupported. */
 NK_HIDDEN const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype);

@@ -28,6 +28,16 @@ typedef struct nk_plan_ws {
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
     uint32_t *off_two;
+    /* Overlap pairs (allocated only when some op may overlap): a spare
+     * offset array for layouts c, d and e, and the pairs.
+     * Overlap pairs (plan.h, 2b), at roots: pin[y] is the buffer y's
+     * producer reads (and kills) as input 0, pout[x] the reverse, shift[y]
+     * the op's out_shift in 16-byte units (floored); NK_NONE when unpaired. */
+    uint32_t *spare;
+    uint32_t *pin;
+    uint32_t *pout;
+    int32_t *shift;
+    int use_pairs;   /* the current layout honours pairs (else classic) */
     /* per step: units born minus units that died the step before, mod 2^32
      * (see the lower bound in nk_plan_activations) */
     uint32_t *diff;
@@ -41,6 +51,9 @@ typedef struct nk_plan_list {
     uint32_t top; /* highest end placed: the layout's height */
 } nk_plan_list;
 
+/* Offset of a buffer a layout with pairs has not placed yet. */
+#define NK_PLAN_UNPLACED UINT32_MAX
+
 /* 16-byte units holding `bytes` (no wrap at 2^32 - 1). */
 static uint32_t nk_plan_units(uint32_t bytes) { return (bytes >> 4) + ((bytes & 15u) != 0); }
 
@@ -52,6 +65,21 @@ static int nk_plan_is_runtime(const nk_plan_ws *w, uint32_t id) {
 
 static int nk_plan_alive_together(const nk_plan_ws *w, uint32_t a, uint32_t b) {
     return w->first[a] <= w->last[b] && w->first[b] <= w->last[a];
+}
+
+/* Offsets x may not take next to its placed pair p: the open interval
+ * (*lo, *hi). Output y over its input x is safe when y starts at most
+ * shift above x's start (the kernels' order, plan.h 2b) or clear of x. */
+static void nk_plan_pair_gap(const nk_plan_ws *w, uint32_t x, uint32_t p, const uint32_t *off,
+                             int64_t *lo, int64_t *hi) {
+    const int64_t op = off[p], sx = w->size[x], sp = w->size[p];
+    if (w->pin[x] == p) { /* x is the output */
+        *lo = op - sx > op + w->shift[x] ? op - sx : op + w->shift[x];
+        *hi = op + sp;
+    } else { /* x is the input, p its output */
+        *lo = op - sx;
+        *hi = op - w->shift[p] < op + sp ? op - w->shift[p] : op + sp;
+    }
 }
 
 /* Sort order of the greedy layout: larger first, then earlier born, then id. */
@@ -72,13 +100,21 @@ static int nk_plan_before(const void *ctx, uint32_t a, uint32_t b) {
 static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32_t *off,
                               uint32_t drop) {
     uint32_t *ids = l->ids, n = l->count, limit = n < w->budget ? n : w->budget;
-    uint32_t cand = 0, i, j = 0, end, steps;
+    uint32_t cand = 0, i, j = 0, end, steps, pair[2] = {NK_NONE, NK_NONE}, from = 0, k;
     int fits = 0;
+    if (w->use_pairs) {
+        pair[0] = w->pin[x];
+        pair[1] = w->pout[x];
+    }
+rescan:
+    cand = from;
+    fits = 0;
+    j = 0;
     for (i = 0; i < limit && !fits; i++) {
         uint32_t p = ids[i];
         if (w->last[p] < drop) continue;
         ids[j++] = p;
-        if (!nk_plan_alive_together(w, x, p)) continue;
+        if (!nk_plan_alive_together(w, x, p) || p == pair[0] || p == pair[1]) continue;
         end = nk_plan_add(off[p], w->size[p]);
         if (off[p] >= nk_plan_add(cand, w->size[x])) fits = 1; /* the gap below p fits x */
         else if (end > cand) cand = end;
@@ -89,7 +125,23 @@ static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32
         memmove(ids + j, ids + i, (size_t)(n - i) * sizeof *ids);
         steps += n - i;
         n -= i - j;
+        l->count = n;
     }
+    w->budget = w->budget > steps ? w->budget - steps : 0u;
+    limit = n < w->budget ? n : w->budget;
+    /* A pair placed already was skipped: if cand falls in its gap, scan
+     * again from the gap's end (each pair at most once: cand only rises). */
+    for (k = 0; k < 2; k++) {
+        int64_t lo, hi;
+        uint32_t p = pair[k];
+        if (p == NK_NONE || off[p] == NK_PLAN_UNPLACED) continue;
+        nk_plan_pair_gap(w, x, p, off, &lo, &hi);
+        if (lo < (int64_t)cand && (int64_t)cand < hi) {
+            from = hi > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)hi;
+            goto rescan;
+        }
+    }
+    steps = 0;
     off[x] = cand;
     for (j = n; j > 0 && off[ids[j - 1]] > cand; j--) ids[j] = ids[j - 1];
     ids[j] = x;
@@ -107,7 +159,7 @@ static void nk_plan_first_fit(nk_plan_ws *w, uint32_t x, nk_plan_list *l, uint32
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
     size_t n = w->n, steps = (size_t)n_ops + 2u, lists = n > n_ops ? n : steps - 1u, bytes;
     uint8_t *p;
-    if (n > (size_t)-1 / 64u || steps > (size_t)-1 / 64u - n)
+    if (n > (size_t)-1 / 128u || steps > (size_t)-1 / 128u - n)
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: planner scratch exceeds the address space");
     bytes = n * (7u * sizeof(uint32_t) + 1u) + (2u * lists + steps) * sizeof(uint32_t);
@@ -177,6 +229,63 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
     for (i = 0; i < w->n; i++) w->size[i] = nk_plan_units(w->size[i]);
 }
 
+/* The buffer op k's output may overlap (plan.h, 2b), or NK_NONE: input 0's
+ * buffer dies at k, no other input lives in it, the output starts a buffer
+ * and the op has an overlap rule its kernels honour. */
+static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint32_t k) {
+    uint32_t x, j;
+    if (op->def == NULL || op->def->out_shift == NULL || op->in_place || op->n_out != 1 ||
+        op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0]))
+        return NK_NONE;
+#if NETKIT_BACKEND
+    if (op->impl != NULL) return NK_NONE; /* a vendor kernel's order is not ours to prove */
+#endif
+    x = w->root[op->in[0]];
+    if (w->last[x] != k || w->root[op->out[0]] != op->out[0]) return NK_NONE;
+    for (j = 1; j < op->n_in; j++)
+        if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == x) return NK_NONE;
+    return x;
+}
+
+/* Step 2b of plan.h: the overlap pairs, and their scratch from `a` (only
+ * when some op qualifies: a model without pairs plans in the classic
+ * scratch). Returns NK_OK; w->spare stays NULL when there are no pairs. */
+static nk_status nk_plan_pairs(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_arena_t *a,
+                               nk_plan_stats *st, nk_error_t *err) {
+    uint32_t i, k;
+    for (k = 0; k < n_ops && nk_plan_pair_input(w, &ops[k], k) == NK_NONE; k++) {}
+    if (k == n_ops) return NK_OK;
+    w->spare = (uint32_t *)nk_core_alloc(a, (size_t)w->n * 4u * sizeof(uint32_t),
+                                         "planner scratch", -1, NULL, err);
+    if (w->spare == NULL) return NK_ERR_ARENA_OVERFLOW;
+    w->pin = w->spare + w->n;
+    w->pout = w->pin + w->n;
+    w->shift = (int32_t *)(void *)(w->pout + w->n);
+    for (i = 0; i < w->n; i++) {
+        w->pin[i] = w->pout[i] = NK_NONE;
+        w->shift[i] = 0;
+    }
+    for (; k < n_ops; k++) {
+        nk_op_rt *op = &ops[k];
+        const uint32_t x = nk_plan_pair_input(w, op, k), y = op->out[0];
+        int64_t shift;
+        if (x == NK_NONE || w->pout[x] != NK_NONE) continue;
+        shift = op->def->out_shift(op, w->t);
+        if (shift == NK_SHIFT_NONE) continue;
+        /* floor to units; at or below -size the output sits clear below
+         * anyway: no pair */
+        shift = shift >= 0 ? shift / 16 : -((-shift + 15) / 16);
+        if (shift <= -(int64_t)w->size[y]) continue;
+        if (shift > (int64_t)w->size[x]) shift = (int64_t)w->size[x];
+        w->pin[y] = x;
+        w->pout[x] = y;
+        w->shift[y] = (int32_t)shift;
+        op->in_place = 2;
+        st->n_overlap++;
+    }
+    return NK_OK;
+}
+
 /* The highest end, at each step s, among the buffers of one end of the
  * two-ended layout alive at s, in tree[S + s] for the S steps: each buffer
  * raises the O(log S) tree nodes covering its lifetime to its end, then
@@ -202,7 +311,8 @@ static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t 
 }
 
 /* Layout b of plan.h. Returns the block height. */
-static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops) {
+static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops,
+                                  uint32_t *n_out) {
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n; i++)
@@ -247,18 +357,116 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
         uint32_t t = w->order[i];
         if (w->side[t]) w->off_two[t] = height - w->off_two[t] - w->size[t];
     }
+    *n_out = n_order;
     return height;
 }
 
+/* The layout of `height` just made in `off` becomes the best when lower. */
+static void nk_plan_keep(uint32_t **best, uint32_t *off, uint32_t *peak, uint32_t height) {
+    if (height >= *peak) return;
+    *peak = height;
+    *best = off;
+}
+
+/* A first-fit layout honouring the overlap pairs, of the buffers in
+ * order[0..n) (reversed when `backwards`). Returns its height. */
+static uint32_t nk_plan_pairs_layout(nk_plan_ws *w, uint32_t n, int backwards, uint32_t *off) {
+    nk_plan_list placed = {0, 0, 0};
+    uint32_t i;
+    for (i = 0; i < n; i++) off[w->order[i]] = NK_PLAN_UNPLACED;
+    placed.ids = w->list;
+    w->budget = NK_PLAN_BUDGET;
+    w->use_pairs = 1;
+    for (i = 0; i < n; i++)
+        nk_plan_first_fit(w, w->order[backwards ? n - 1u - i : i], &placed, off, 0u);
+    w->use_pairs = 0;
+    return placed.top;
+}
+
+/* Layout e, for a chain: buffers c[0..n) in birth order where only
+ * neighbours are ever alive together (plan.h, 4e). Offsets o[j] in
+ * [0, H - size] with, for neighbours alive together, c[j+1] either at
+ * most lim[j+1] above c[j] (its pair shift, or -size: clear below) or
+ * clear above (o[j+1] >= o[j] + size[j]). The offsets c[j] may take form
+ * [0, a[j]] u [b[j], H - size]: only the highest and lowest reach the
+ * next buffer. Returns 1 and sets off[] when height H fits. */
+static int nk_plan_chain_fits(nk_plan_ws *w, const uint32_t *c, uint32_t n, int64_t H,
+                              int32_t *a, int32_t *b, uint32_t *off) {
+    uint32_t j;
+    for (j = 0; j < n; j++) {
+        const int64_t top = H - (int64_t)w->size[c[j]];
+        int64_t lim, hi, lo;
+        if (top < 0) return 0;
+        if (j == 0 || w->first[c[j]] > w->last[c[j - 1]]) {
+            a[j] = (int32_t)top; /* free of its neighbour: anywhere */
+            b[j] = (int32_t)top + 1;
+            continue;
+        }
+        lim = w->pin[c[j]] == c[j - 1] ? w->shift[c[j]] : -(int64_t)w->size[c[j]];
+        hi = a[j - 1] >= 0 ? a[j - 1] : -1;             /* highest offset of c[j-1] ... */
+        if (b[j - 1] <= H - (int64_t)w->size[c[j - 1]]) hi = H - (int64_t)w->size[c[j - 1]];
+        lo = a[j - 1] >= 0 ? 0 : b[j - 1];              /* ... and lowest */
+        a[j] = (int32_t)(hi + lim < top ? hi + lim : top);
+        b[j] = (int32_t)(lo + (int64_t)w->size[c[j - 1]]);
+        if (a[j] < 0 && b[j] > top) return 0;
+    }
+    /* back from the last: each offset fits the one after it */
+    for (j = n; j-- > 0;) {
+        const int64_t top = H - (int64_t)w->size[c[j]];
+        int64_t o;
+        if (j + 1 == n || w->first[c[j + 1]] > w->last[c[j]]) {
+            o = a[j] >= 0 ? 0 : b[j];
+        } else {
+            const int64_t next = off[c[j + 1]];
+            const int64_t lim = w->pin[c[j + 1]] == c[j] ? w->shift[c[j + 1]] : -(int64_t)w->size[c[j + 1]];
+            /* c[j+1] at most lim above: c[j] at or above next - lim; or
+             * c[j+1] clear above: c[j] at or below next - size */
+            const int64_t need = next - lim, below = next - (int64_t)w->size[c[j]];
+            if (a[j] >= 0 && need <= a[j]) o = need < 0 ? 0 : need;
+            else if (b[j] <= top && need <= top) o = need > b[j] ? need : b[j];
+            else if (below >= 0 && a[j] >= 0) o = below < a[j] ? below : a[j];
+            else o = b[j] <= top && b[j] <= below ? b[j] : -1;
+            if (o < 0) return 0;
+        }
+        off[c[j]] = (uint32_t)o;
+    }
+    return 1;
+}
+
+/* Layout e: the lowest height the chain fits, by bisection between the
+ * largest buffer and `high` (a height known to fit a chain: the classic
+ * peak). Returns UINT32_MAX when the buffers are not a chain. */
+static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t *off) {
+    uint32_t *c = w->order, j, lo = 0;
+    /* list and list2 (n entries each at least) are free by now; heights
+     * stay below 2^28 units (checked), so the bounds fit an int32 */
+    int32_t *a = (int32_t *)(void *)w->list, *b = (int32_t *)(void *)w->list2;
+    if (high >= (1u << 28)) return UINT32_MAX;
+    for (j = 0; j < n; j++) {
+        if (w->size[c[j]] > lo) lo = w->size[c[j]];
+        if (j >= 2 && w->first[c[j]] <= w->last[c[j - 2]]) return UINT32_MAX;
+        if (w->pout[c[j]] != NK_NONE && (j + 1 == n || w->pout[c[j]] != c[j + 1])) return UINT32_MAX;
+    }
+    if (n == 0 || !nk_plan_chain_fits(w, c, n, high, a, b, off)) return UINT32_MAX;
+    while (lo < high) { /* fits(high), and the answer is in [lo, high] */
+        uint32_t mid = lo + (high - lo) / 2u;
+        if (nk_plan_chain_fits(w, c, n, mid, a, b, off)) high = mid;
+        else lo = mid + 1u;
+    }
+    nk_plan_chain_fits(w, c, n, high, a, b, off);
+    return high;
+}
+
 nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
-                              uint32_t n_ops, nk_arena_t *scratch, nk_plan_stats *stats,
-                              nk_error_t *err) {
+                              uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                              nk_plan_stats *stats, nk_error_t *err) {
     size_t mark = nk_arena_mark(scratch);
     nk_plan_ws w;
     nk_plan_stats st;
     nk_status s;
     nk_plan_list placed = {0, 0, 0};
     uint32_t i, n_buf = 0, largest = 0, greedy, two, peak, live = 0, lower = 0;
+    uint32_t classic, n_two, *best;
     const uint32_t *off;
 
     memset(&w, 0, sizeof w);
@@ -271,6 +479,11 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
         return s;
     }
     nk_plan_liveness(&w, ops, n_ops, &st);
+    if (overlap) s = nk_plan_pairs(&w, ops, n_ops, scratch, &st, err);
+    if (s != NK_OK) {
+        nk_arena_rewind(scratch, mark);
+        return s;
+    }
 
     /* buffers, lower bound and ping-pong */
     for (i = 0; i < n_tensors; i++) {
@@ -301,11 +514,31 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     w.budget = NK_PLAN_BUDGET;
     for (i = 0; i < n_buf; i++) nk_plan_first_fit(&w, w.order[i], &placed, w.off_greedy, 0u);
     greedy = placed.top;
-    /* layout b: two-ended */
-    two = nk_plan_two_ended(&w, ops, n_ops);
-
-    off = two < greedy ? w.off_two : w.off_greedy;
-    peak = two < greedy ? two : greedy;
+    best = w.off_greedy;
+    peak = greedy;
+    /* layout c: the same order, with overlap pairs */
+    if (w.spare != NULL) nk_plan_keep(&best, w.spare, &peak, nk_plan_pairs_layout(&w, n_buf, 0, w.spare));
+    /* layout b: two-ended (leaves the buffers in birth order in w.order) */
+    two = nk_plan_two_ended(&w, ops, n_ops, &n_two);
+    nk_plan_keep(&best, w.off_two, &peak, two);
+    classic = two < greedy ? two : greedy;
+    if (w.spare != NULL) {
+        /* layout d: latest born first, with overlap pairs (an output placed
+         * before its input lets the input sit just -shift above it), then
+         * layout e, a chain, exactly; each in an array not holding the best */
+        uint32_t *free_off = best != w.spare ? w.spare : w.off_greedy;
+        nk_plan_keep(&best, free_off, &peak, nk_plan_pairs_layout(&w, n_two, 1, free_off));
+        free_off = best != w.spare ? w.spare : w.off_greedy;
+        nk_plan_keep(&best, free_off, &peak, nk_plan_chain(&w, n_two, classic, free_off));
+    }
+    off = best;
+    /* a classic layout kept: no output overlaps its input after all */
+    if (peak == classic) {
+        off = two < greedy ? w.off_two : w.off_greedy;
+        for (i = 0; i < n_ops; i++)
+            if (ops[i].in_place == 2) ops[i].in_place = 0;
+        st.n_overlap = 0;
+    }
     st.greedy_peak = (uint64_t)greedy * 16u;
     st.two_ended_peak = (uint64_t)two * 16u;
     st.peak = (uint64_t)peak * 16u;

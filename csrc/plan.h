@@ -26,6 +26,17 @@
  *    ran, their bytes may be reused or written in place. That is why an
  *    input's contents are not preserved across invoke.
  *
+ * 2b. Overlap pairs (docs/MEMORY.md). An op whose input 0's buffer dies at
+ *    it, with no other input in that buffer, whose output starts a buffer
+ *    and which runs on netkit's kernels (not a vendor backend's) may state
+ *    an overlap rule (nk_op_def.out_shift): its output may start at most
+ *    `shift` bytes above input 0's start (negative: below), because every
+ *    kernel for the op writes output pixels in raster order no faster than
+ *    it has done reading input 0's bytes below that point. The pair (input
+ *    buffer, output buffer) may then share bytes at step k, provided
+ *        out_offset <= in_offset + shift   (floored to 16 bytes)
+ *    or the two are disjoint. Off (NK_LOAD_NO_OVERLAP), there are no pairs.
+ *
  * 3. Lower bound. For each step, the bytes of all buffers alive at that
  *    step (sizes rounded up to 16). No layout can be smaller than the
  *    largest such sum for this order: it is the target.
@@ -44,6 +55,21 @@
  *       On a chain (each op reads only the previous op's output) every
  *       step has one buffer at each end, so the height is the largest sum
  *       of two neighbours, which is exactly the lower bound.
+ *    With overlap pairs, three more layouts that honour them (first-fit
+ *    treats a placed pair partner as forbidding only the offsets the rule
+ *    forbids) and the lowest of all five is kept; only they can go below
+ *    the lower bound of 3:
+ *    c. greedy by size, with pairs;
+ *    d. latest born first, with pairs: an output placed before its input
+ *       lets the input sit just -shift above it;
+ *    e. on a chain (only neighbours in birth order are ever alive
+ *       together), exactly: for a height H the offsets each buffer may take
+ *       given its predecessor are [0, a] u [b, H - size], where a = the
+ *       predecessor's highest offset + its rule (or -size: clear below)
+ *       and b = its lowest offset + its size (clear above); only those two
+ *       extremes reach the next buffer, so a forward pass decides H and a
+ *       backward pass picks offsets. The lowest H is found by bisection
+ *       between the largest buffer and the classic height.
  *
  * 5. Ping-pong, for reference: the seed design kept two buffers of the
  *    largest runtime tensor. A chain never needs more; a graph with a skip
@@ -61,7 +87,9 @@
  *
  * Cost, once per load, for T tensors, O ops with I inputs and outputs each
  * (at most 12), B buffers and S = O + 1 steps:
- *     O(T + O*I + B log B + B log S + S) + 2 * NK_PLAN_BUDGET steps.
+ *     O(T + O*I + B log B + B log S + S) + 2 * NK_PLAN_BUDGET steps;
+ * with overlap pairs, plus 2 * NK_PLAN_BUDGET for layouts c and d, O(B
+ * log(height)) for e, and each op's rule (O(its output pixels)).
  *
  * Scratch memory comes from the arena between a mark and a rewind, so it is
  * counted in the arena's high-water mark and the size reported by inspect
@@ -84,14 +112,18 @@ typedef struct nk_plan_stats {
     uint32_t n_buffers;      /* distinct buffers after aliasing */
     uint32_t n_in_place;     /* ops whose output shares input 0's buffer */
     uint32_t peak_step;      /* first op where live bytes reach the lower bound */
+    uint32_t n_overlap;      /* ops whose output overlaps input 0 (in_place 2); the
+                              * classic plan is the one NK_LOAD_NO_OVERLAP gives */
 } nk_plan_stats;
 
 /* Plans t[0..n_tensors) for ops[0..n_ops) in order: sets act_offset of each
- * runtime tensor and in_place of each op. Reads op->def->flags (a NULL def
- * has none) and t->is_io. Scratch comes from `scratch` and is rewound before
+ * runtime tensor and in_place of each op (1: output aliases input 0; 2:
+ * output overlaps input 0 as the op's out_shift allows). Reads
+ * op->def->flags and out_shift (a NULL def has none) and t->is_io; with
+ * `overlap` 0 no output overlaps its input (the classic plan). Scratch comes from `scratch` and is rewound before
  * returning. Fails with NK_ERR_ARENA_OVERFLOW when scratch does not fit. */
 NK_HIDDEN nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
-                                        uint32_t n_ops, nk_arena_t *scratch,
+                                        uint32_t n_ops, int overlap, nk_arena_t *scratch,
                                         nk_plan_stats *stats, nk_error_t *err);
 
 #endif /* NK_PLAN_H */

@@ -235,6 +235,11 @@ NK_API nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_
                              (folded in the private pages), else NK_LOAD_COPY */
 #define NK_LOAD_COPY 2u   /* the file is read into the arena (len bytes, 16-
                              rounded): the model never touches the file again */
+/* OR-ed into a mode: plan no op's output over the input it consumes (the
+ * classic liveness plan, for comparison; docs/MEMORY.md). By default a
+ * conv, depthwise or pool whose input dies with it may write its output
+ * over the input bytes its kernels have done reading. */
+#define NK_LOAD_NO_OVERLAP 0x100u
 
 #if !defined(NETKIT_MCU)
 /* Loads a file: a private read-only-by-default mmap where NETKIT_MMAP (the

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "76abd3c5509ce51ce57955a4ab73c8465348b176d3b8e878be77fb6967b66733"
+const csrcHash = "a6355b79cf28877ddec43f645cf33b08f6349ade24eca5381b1b0275ce5ea594"

@@ -42,17 +42,17 @@
 #endif
 
 #if NK_FAST_I8
-NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                    const int32_t *NK_RESTRICT bias, int8_t *y,
                                     const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
-NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                                   const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                   const int32_t *NK_RESTRICT bias, int8_t *y,
                                    size_t rows, int32_t in_features, int32_t out_features,
                                    const nk_ref_i8_quant *q);
-NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
+NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,
-                                              int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
+                                              int8_t *y, const nk_ref_conv_geom *g,
                                               const nk_ref_i8_quant *q,
                                               const int32_t *NK_RESTRICT wsum);
 #endif

@@ -140,12 +140,23 @@ nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
+/* docs/MEMORY.md: raster order, blocks of up to NK_OVERLAP_BLOCK_* pixels. */
+static int64_t nk_conv_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
+    nk_ops_window win;
+    nk_ops_conv_window(op, &t[op->in[1]], &win);
+    return nk_ops_raster_shift(op, t, &win,
+                               op->type == NK_OP_CONV2D ? NK_OVERLAP_BLOCK_CONV_F32
+                                                        : NK_OVERLAP_BLOCK_DW_F32);
+}
+
 const nk_op_def nk_op_conv2d_f32 = {
     "conv2d", NK_OP_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
     nk_conv2d_validate, nk_ops_no_workspace, nk_conv_macs, nk_conv2d_eval,
+    nk_conv_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_f32 = {
     "depthwise_conv2d", NK_OP_DEPTHWISE_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
     nk_depthwise_validate, nk_ops_no_workspace, nk_conv_macs, nk_depthwise_eval,
+    nk_conv_out_shift,
 };

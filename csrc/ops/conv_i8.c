@@ -210,17 +210,34 @@ static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)t[op->in[1]].dims[1];
 }
 
+/* docs/MEMORY.md: raster order, blocks of up to NK_OVERLAP_BLOCK_* pixels. */
+static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
+    nk_ops_window win;
+    nk_ops_conv_window(op, &t[op->in[1]], &win);
+    /* Helium depthwise (kernels/mve) writes a whole output row for 8
+     * channels before it reads that row's windows for the next 8: a block
+     * of one row. Taken on every target, so a plan (and `aot --lower`)
+     * holds whichever kernel set runs it. */
+    int32_t dw_block = t[op->out[0]].dims[2];
+    if (dw_block < NK_OVERLAP_BLOCK_DW_I8) dw_block = NK_OVERLAP_BLOCK_DW_I8;
+    return nk_ops_raster_shift(op, t, &win,
+                               op->type == NK_OP_CONV2D_I8 ? NK_OVERLAP_BLOCK_CONV_I8 : dw_block);
+}
+
 const nk_op_def nk_op_conv2d_i8 = {
     "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
     nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
     "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
     nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_dense_i8 = {
     "dense_i8", NK_OP_DENSE_I8, NK_I8, 0, 5, 5, 1, NK_DENSE_I8_PARAMS,
     nk_dense_i8_validate, nk_ops_no_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
+    NULL,
 };

@@ -131,6 +131,13 @@ NK_HIDDEN void nk_ops_msg_weights_misfit(nk_msg *m, const char *name, const nk_t
 NK_HIDDEN nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_rt *x,
                                       int32_t rank, nk_error_t *err);
 
+/* The out_shift of a windowed op (conv, depthwise, pool) whose kernels
+ * visit output pixels in NHWC raster order, reading only the window's taps
+ * and writing at most `block` pixels ahead of the first pixel whose window
+ * they still read (docs/MEMORY.md). */
+NK_HIDDEN int64_t nk_ops_raster_shift(const nk_op_rt *op, const nk_tensor_rt *t,
+                                      const nk_ops_window *win, int32_t block);
+
 /* Shared op_def callbacks. */
 NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);
 NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);

@@ -53,21 +53,23 @@ func TestInt8ModelsRunInNK(t *testing.T) {
 // the file's order, a byte per int8 element; issue 6's figures, which
 // internal/tflite TestActivationLowerBound recomputes from the .tflite
 // files) and TFLite Micro's arena_used_bytes on a 32-bit target (issue 6).
-// gap says why netkit's arena is over TFLM's where it is today.
+// gap says why netkit's arena is over TFLM's where it is today. overlap is
+// the activation block netkit plans below the bound, with outputs over the
+// input bytes their kernels are done with (docs/MEMORY.md).
 var mlperfTiny = []struct {
-	name, label   string
-	lower, tflm32 int64
-	gap           string
+	name, label            string
+	lower, overlap, tflm32 int64
+	gap                    string
 }{
-	{"mlperf_kws_ref_model", "KWS", 16000, 22820, ""},
-	{"mlperf_vww_96_int8", "VWW", 55296, 100708, ""},
-	{"mlperf_pretrainedResnet_quant", "IC ResNet-8", 49152, 54996, ""},
-	{"mlperf_ad01_int8", "AD", 768, 2580, "known gap, issue 10: the run-time records of " +
+	{"mlperf_kws_ref_model", "KWS", 16000, 10816, 22820, ""},
+	{"mlperf_vww_96_int8", "VWW", 55296, 36928, 100708, ""},
+	{"mlperf_pretrainedResnet_quant", "IC ResNet-8", 49152, 33328, 54996, ""},
+	{"mlperf_ad01_int8", "AD", 768, 768, 2580, "known gap, issue 10: the run-time records of " +
 		"AD's tensors and ops outweigh its 768 B of activations (docs/INT8.md)"},
 }
 
-// TestMLPerfTinyArena: netkit plans each model's activations at exactly the
-// lower bound, and its whole arena after load is at most TFLite Micro's,
+// TestMLPerfTinyArena: netkit plans each model's activations at the
+// figure above (below the lower bound where ops overlap), and its whole arena after load is at most TFLite Micro's,
 // compared like with like: record sizes follow the pointer size, so a
 // 64-bit build compares with the figure of the x86-64 TFLM build that made
 // tflm_golden.json and a 32-bit build with the issue's 32-bit figure
@@ -85,7 +87,7 @@ func TestMLPerfTinyArena(t *testing.T) {
 			require.NoError(t, err)
 			st, err := os.Stat(path)
 			require.NoError(t, err)
-			assert.Equal(t, c.lower, r.PeakActivations, "planned activations vs the lower bound")
+			assert.Equal(t, c.overlap, r.PeakActivations, "planned activations (overlap planning)")
 			assert.Equal(t, c.lower, r.ActivationLowerBound, "the C core's lower bound vs the independent one")
 
 			tflm, bits := int64(gold.Models[c.name].ArenaUsedBytes), "64-bit"

@@ -5,6 +5,13 @@
  * for mlp.nk and tiny_relu.nk; nk_model_arena_size's exactness for every
  * load mode and every committed model. Every arena here is an exact-size
  * heap block, so an overrun is an ASan report.
+ *
+ * The overlap check (check_overlap): every model is loaded with overlap
+ * planning on and off; each plan is simulated byte by byte (an owner per
+ * activation byte; for each op, in its kernels' write order, no byte of a
+ * tensor still to be read is overwritten), and both plans' outputs are
+ * compared byte for byte on the same random inputs. Extra model
+ * directories may be given as arguments (scripts/int8-cross.sh's models).
  */
 #define _POSIX_C_SOURCE 200809L /* opendir */
 #include <dirent.h>
@@ -12,6 +19,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "ops/ops_common.h" /* window params of the ops the overlap check walks */
 #if NETKIT_HOST_KERNELS
 #include "kernels/host/host.h"
 #endif
@@ -57,7 +65,7 @@ static void check_model(const char *name, int sequential) {
     nk_arena_t arena;
     nk_model_t *m;
     uint64_t sum, need;
-    int32_t k;
+    int32_t k, overlaps;
 
     NKT_CHECK(nk_inspect_model(img, len, &rep, rows, 64, &err) == NK_OK, "%s: %s", name, err.message);
     need = rep.arena_after_load;
@@ -82,9 +90,14 @@ static void check_model(const char *name, int sequential) {
                   need - (rep.model_bytes + rep.context_bytes) <= rep.bytes_padding,
               "%s: model + context vs total", name);
     NKT_CHECK(rep.bytes_activations + rep.bytes_io == rep.peak_activations, "%s: activation split", name);
-    NKT_CHECK(rep.peak_activations >= rep.activation_lower_bound, "%s: below the lower bound?", name);
+    overlaps = 0;
+    for (k = 0; k < rep.num_ops && k < 64; k++) overlaps += rows[k].in_place == 2;
+    /* only an output over its dying input goes below the bound */
+    NKT_CHECK(rep.peak_activations >= rep.activation_lower_bound || overlaps > 0,
+              "%s: below the lower bound?", name);
     if (sequential) {
-        NKT_CHECK(rep.peak_activations == rep.activation_lower_bound, "%s: sequential model misses LB", name);
+        NKT_CHECK(rep.peak_activations == rep.activation_lower_bound || overlaps > 0,
+                  "%s: sequential model misses LB", name);
         NKT_CHECK(rep.peak_activations <= rep.pingpong_bytes, "%s: above ping-pong", name);
     }
     NKT_CHECK(rep.file_bytes == len, "%s: file bytes", name);
@@ -280,7 +293,254 @@ static void test_tiny_relu_hand(void) {
     free(img);
 }
 
-int main(void) {
+/* ---- overlap: a byte-by-byte simulation of the plan ---- */
+
+typedef struct sim {
+    const nk_model_t *m;
+    uint32_t *owner;  /* per activation byte: storage group, NK_NONE when free */
+    uint32_t *group;  /* per tensor: its storage group (aliases and in-place share one) */
+    uint32_t *death;  /* per group: last op reading it (n_ops for graph outputs) */
+    const char *path;
+    int bad;          /* failures reported for this model (capped) */
+} sim;
+
+static int sim_runtime(const sim *s, uint32_t id) {
+    return id != NK_NONE && id < s->m->n_tensors && !s->m->tensors[id].is_const;
+}
+
+static void sim_fail(sim *s, uint32_t k, const char *what, uint64_t byte) {
+    if (s->bad++ < 5)
+        NKT_CHECK(0, "%s: op %u (%s): %s at activation byte %llu", s->path, k,
+                  s->m->ops[k].def ? s->m->ops[k].def->name : "?", what, (unsigned long long)byte);
+    else
+        nkt_failures++;
+}
+
+/* A read of tensor id's bytes [from, to): each must still hold id's group. */
+static void sim_read(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to) {
+    const uint64_t base = s->m->tensors[id].act_offset;
+    uint64_t b;
+    for (b = from; b < to; b++)
+        if (s->owner[base + b] != s->group[id]) {
+            sim_fail(s, k, "reads a byte overwritten before its last read", base + b);
+            return;
+        }
+}
+
+/* Op k writes tensor id's bytes [from, to): none may belong to a group read
+ * later, nor to one of op k's inputs other than `streamed` (whose order
+ * sim_read checks). */
+static void sim_write(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to, uint32_t streamed) {
+    const nk_op_rt *op = &s->m->ops[k];
+    const uint64_t base = s->m->tensors[id].act_offset;
+    uint64_t b;
+    uint32_t j;
+    for (b = from; b < to; b++) {
+        const uint32_t o = s->owner[base + b];
+        if (o != NK_NONE && o != s->group[id]) {
+            if (s->death[o] > k) {
+                sim_fail(s, k, "overwrites a live tensor", base + b);
+                return;
+            }
+            for (j = 0; j < op->n_in; j++)
+                if (sim_runtime(s, op->in[j]) && s->group[op->in[j]] == o && o != streamed) {
+                    sim_fail(s, k, "overwrites an input it reads", base + b);
+                    return;
+                }
+        }
+        s->owner[base + b] = s->group[id];
+    }
+}
+
+/* Output pixels a kernel may write ahead of the first pixel it still reads
+ * (the op's NK_OVERLAP_BLOCK_*), and its window. */
+static int32_t sim_block(const nk_op_rt *op, const nk_tensor_rt *t, nk_ops_window *win) {
+    switch (op->type) {
+    case NK_OP_CONV2D: nk_ops_conv_window(op, &t[op->in[1]], win); return NK_OVERLAP_BLOCK_CONV_F32;
+    case NK_OP_DEPTHWISE_CONV2D: nk_ops_conv_window(op, &t[op->in[1]], win); return NK_OVERLAP_BLOCK_DW_F32;
+    case NK_OP_CONV2D_I8: nk_ops_conv_window(op, &t[op->in[1]], win); return NK_OVERLAP_BLOCK_CONV_I8;
+    case NK_OP_DEPTHWISE_CONV2D_I8: nk_ops_conv_window(op, &t[op->in[1]], win); return NK_OVERLAP_BLOCK_DW_I8;
+    case NK_OP_MAX_POOL2D: case NK_OP_AVG_POOL2D: case NK_OP_MAX_POOL2D_I8: case NK_OP_AVG_POOL2D_I8:
+        nk_ops_pool_window(op, win);
+        return NK_OVERLAP_BLOCK_POOL;
+    default: return 0;
+    }
+}
+
+/* An op whose output overlaps input 0: raster order over the output
+ * pixels; while pixel q's window is read, pixels up to q + block - 1 may
+ * be written already (all their channels, the worst case for any order
+ * inside a block). Every tap pixel read is read whole (all channels). */
+static void sim_streamed(sim *s, uint32_t k) {
+    const nk_op_rt *op = &s->m->ops[k];
+    const nk_tensor_rt *t = s->m->tensors, *in = &t[op->in[0]], *out = &t[op->out[0]];
+    nk_ops_window win;
+    const int32_t block = sim_block(op, t, &win);
+    const uint64_t in_px = in->bytes / ((uint64_t)in->dims[0] * in->dims[1] * in->dims[2]);
+    const uint64_t out_px = out->bytes / ((uint64_t)out->dims[0] * out->dims[1] * out->dims[2]);
+    const uint64_t n = (uint64_t)out->dims[0] * out->dims[1] * out->dims[2];
+    uint64_t q, written = 0;
+    NKT_CHECK(block > 0 && in->rank == 4 && out->rank == 4, "%s: op %u overlaps but has no raster order",
+              s->path, k);
+    if (block <= 0) return;
+    for (q = 0; q < n; q++) {
+        const uint64_t upto = q + (uint64_t)block < n ? q + (uint64_t)block : n;
+        const int64_t b = (int64_t)(q / ((uint64_t)out->dims[1] * out->dims[2]));
+        const int64_t oy = (int64_t)(q / (uint64_t)out->dims[2] % (uint64_t)out->dims[1]);
+        const int64_t ox = (int64_t)(q % (uint64_t)out->dims[2]);
+        int64_t ky, kx;
+        if (upto > written) {
+            sim_write(s, k, op->out[0], written * out_px, upto * out_px, s->group[op->in[0]]);
+            written = upto;
+        }
+        for (ky = 0; ky < win.k_h; ky++)
+            for (kx = 0; kx < win.k_w; kx++) {
+                const int64_t iy = oy * win.stride_h - win.pad_top + ky * win.dil_h;
+                const int64_t ix = ox * win.stride_w - win.pad_left + kx * win.dil_w;
+                uint64_t at;
+                if (iy < 0 || iy >= in->dims[1] || ix < 0 || ix >= in->dims[2]) continue;
+                at = (((uint64_t)b * in->dims[1] + (uint64_t)iy) * in->dims[2] + (uint64_t)ix) * in_px;
+                sim_read(s, k, op->in[0], at, at + in_px);
+            }
+    }
+}
+
+static void sim_plan(const nk_model_t *m, const char *path) {
+    sim s;
+    uint32_t i, j, k;
+    memset(&s, 0, sizeof s);
+    s.m = m;
+    s.path = path;
+    s.owner = (uint32_t *)malloc((size_t)(m->plan.peak + 1u) * sizeof *s.owner);
+    s.group = (uint32_t *)malloc((size_t)m->n_tensors * sizeof *s.group);
+    s.death = (uint32_t *)calloc((size_t)m->n_tensors, sizeof *s.death);
+    for (i = 0; i < m->plan.peak; i++) s.owner[i] = NK_NONE;
+    for (i = 0; i < m->n_tensors; i++) s.group[i] = i;
+    for (k = 0; k < m->n_ops; k++)
+        if (m->ops[k].in_place == 1) {
+            NKT_CHECK(m->tensors[m->ops[k].out[0]].act_offset == m->tensors[m->ops[k].in[0]].act_offset,
+                      "%s: op %u in place at another offset", path, k);
+            s.group[m->ops[k].out[0]] = s.group[m->ops[k].in[0]];
+        }
+    for (k = 0; k < m->n_ops; k++)
+        for (j = 0; j < m->ops[k].n_in; j++)
+            if (sim_runtime(&s, m->ops[k].in[j]) && s.death[s.group[m->ops[k].in[j]]] < k)
+                s.death[s.group[m->ops[k].in[j]]] = k;
+    for (i = 0; i < m->n_tensors; i++) {
+        if (m->tensors[i].is_const) continue;
+        NKT_CHECK(m->tensors[i].act_offset + (uint64_t)m->tensors[i].bytes <= m->plan.peak ||
+                      m->tensors[i].bytes == 0,
+                  "%s: tensor %u ends past the block", path, i);
+        if (m->tensors[i].is_io & 2) s.death[s.group[i]] = m->n_ops;
+        if (m->tensors[i].is_io & 1) sim_write(&s, 0, i, 0, m->tensors[i].bytes, NK_NONE);
+    }
+    for (k = 0; k < m->n_ops && s.bad == 0; k++) {
+        const nk_op_rt *op = &m->ops[k];
+        for (j = 0; j < op->n_in; j++)
+            if (sim_runtime(&s, op->in[j]) && (op->in_place != 2 || j > 0))
+                sim_read(&s, k, op->in[j], 0, m->tensors[op->in[j]].bytes);
+        if (op->in_place == 2) {
+            sim_streamed(&s, k);
+            continue;
+        }
+        for (j = 0; j < op->n_out; j++)
+            if (op->in_place != 1 || j > 0)
+                sim_write(&s, k, op->out[j], 0, m->tensors[op->out[j]].bytes, NK_NONE);
+    }
+    for (i = 0; i < m->n_tensors && s.bad == 0; i++)
+        if ((m->tensors[i].is_io & 2) && !m->tensors[i].is_const)
+            sim_read(&s, m->n_ops - 1u, i, 0, m->tensors[i].bytes);
+    free(s.owner);
+    free(s.group);
+    free(s.death);
+}
+
+/* Loads `path` into a heap arena of the exact size, overlap on or off. */
+static nk_model_t *load_overlap(const char *path, uint32_t flags, uint8_t **mem) {
+    nk_model_t *m = NULL;
+    nk_arena_t arena;
+    nk_error_t err;
+    size_t len, need = 0;
+    uint8_t *img = nkt_read_file(path, &len);
+    *mem = NULL;
+    if (img == NULL) return NULL;
+    NKT_CHECK(nk_model_arena_size(img, len, NK_LOAD_COPY | flags, NULL, &need, &err) == NK_OK, "%s: %s",
+              path, err.message);
+    free(img);
+    *mem = nkt_alloc_aligned(need);
+    nk_arena_init(&arena, *mem, need);
+    NKT_CHECK(nk_model_load_file_ex(&m, path, NK_LOAD_COPY | flags, &arena, &err) == NK_OK, "%s: %s", path,
+              err.message);
+    return m;
+}
+
+/* Overlap on and off: both plans simulate clean, the overlap plan is never
+ * taller, and the outputs agree byte for byte on random inputs. Returns
+ * the activation block with overlap (0 on a load failure). */
+static uint64_t check_overlap(const char *path) {
+    uint8_t *mem_on, *mem_off;
+    nk_model_t *on = load_overlap(path, 0, &mem_on), *off = load_overlap(path, NK_LOAD_NO_OVERLAP, &mem_off);
+    nkt_rng rng = {0x6f7665726c6170ull};
+    uint64_t peak = 0;
+    nk_error_t err;
+    int32_t i;
+    if (on != NULL && off != NULL) {
+        peak = on->plan.peak;
+        sim_plan(on, path);
+        sim_plan(off, path);
+        NKT_CHECK(off->plan.n_overlap == 0,
+                  "%s: overlap off still overlaps", path);
+        NKT_CHECK(on->plan.peak <= off->plan.peak,
+                  "%s: overlap %llu vs classic %llu", path, (unsigned long long)on->plan.peak,
+                  (unsigned long long)off->plan.peak);
+        nkt_fill_inputs(on, &rng);
+        rng.s = 0x6f7665726c6170ull;
+        nkt_fill_inputs(off, &rng);
+        NKT_CHECK(nk_model_invoke(on, &err) == NK_OK, "%s: invoke: %s", path, err.message);
+        NKT_CHECK(nk_model_invoke(off, &err) == NK_OK, "%s: invoke: %s", path, err.message);
+        for (i = 0; i < nk_model_num_outputs(on); i++) {
+            nk_tensor_t a, b;
+            nk_model_output(on, i, &a);
+            nk_model_output(off, i, &b);
+            NKT_CHECK(a.bytes == b.bytes && memcmp(a.data, b.data, (size_t)a.bytes) == 0,
+                      "%s: output %d differs with overlap planning", path, (int)i);
+        }
+        fprintf(stderr, "%s: activations %llu B with overlap (%u ops), %llu classic, lower bound %llu\n",
+                path, (unsigned long long)on->plan.peak, on->plan.n_overlap,
+                (unsigned long long)off->plan.peak, (unsigned long long)on->plan.lower_bound);
+    }
+    if (on != NULL) nk_model_unload(on);
+    if (off != NULL) nk_model_unload(off);
+    free(mem_on);
+    free(mem_off);
+    return peak;
+}
+
+/* check_overlap over every .nk file of a directory; returns how many. */
+static int check_overlap_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        char path[1024];
+        size_t l = strlen(e->d_name);
+        if (l < 4 || strcmp(e->d_name + l - 3, ".nk") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        check_overlap(path);
+        n++;
+    }
+    if (d != NULL) closedir(d);
+    NKT_CHECK(d != NULL, "cannot open %s", dir);
+    return n;
+}
+
+int main(int argc, char **argv) {
+    int a;
+    if (argc > 1) { /* extra model directories: the overlap check only */
+        for (a = 1; a < argc; a++) check_overlap_dir(argv[a]);
+        if (nkt_failures) fprintf(stderr, "inspect_test: %d failures\n", nkt_failures);
+        return nkt_failures ? 1 : 0;
+    }
     check_model("mlp", 1);
     check_model("tiny_relu", 1);
     check_model("cnn", 0);
@@ -296,6 +556,7 @@ int main(void) {
             char path[512];
             snprintf(path, sizeof path, "%s/../%s.nk", NK_MODELS_DIR, models[i]);
             check_arena_size(path);
+            check_overlap(path);
         }
     }
     { /* the int8 models, converted from TFLite */
@@ -308,6 +569,7 @@ int main(void) {
             if (l < 4 || strcmp(e->d_name + l - 3, ".nk") != 0) continue;
             snprintf(path, sizeof path, "%s/../models_i8/%s", NK_MODELS_DIR, e->d_name);
             check_arena_size(path);
+            check_overlap(path);
             n++;
         }
         if (d != NULL) closedir(d);

@@ -12,11 +12,21 @@
 #include "plan.h"
 #include "testutil.h"
 
-static const nk_op_def def_plain = {"plain", 1, NK_F32, 0, 1, 8, 1, 0, NULL, NULL, NULL, NULL};
+static const nk_op_def def_plain = {"plain", 1, NK_F32, 0, 1, 8, 1, 0, NULL, NULL, NULL, NULL, NULL};
 static const nk_op_def def_ew = {"ew", 2, NK_F32, NK_OPF_ELEMENTWISE, 1, 8, 1, 0,
-                                 NULL, NULL, NULL, NULL};
+                                 NULL, NULL, NULL, NULL, NULL};
 static const nk_op_def def_alias = {"alias", 3, NK_F32, NK_OPF_ALIAS, 1, 1, 1, 0,
-                                    NULL, NULL, NULL, NULL};
+                                    NULL, NULL, NULL, NULL, NULL};
+
+/* An op with an overlap rule: its output may start shift_of[output id]
+ * bytes above its input's start (plan.h, 2b). */
+static int64_t shift_of[64];
+static int64_t test_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
+    (void)t;
+    return shift_of[op->out[0]];
+}
+static const nk_op_def def_shift = {"shift", 4, NK_F32, 0, 1, 8, 1, 0,
+                                    NULL, NULL, NULL, NULL, test_out_shift};
 
 #define G_MAX_T 64
 #define G_MAX_OPS 48
@@ -60,17 +70,19 @@ static uint32_t g_op(graph *g, const nk_op_def *def, uint32_t n_in, const uint32
     return g->nops++;
 }
 
-static nk_status g_plan(graph *g, nk_plan_stats *st) {
+static nk_status g_plan_overlap(graph *g, nk_plan_stats *st, int overlap) {
     nk_arena_t a;
     nk_error_t err;
     nk_status s;
     nk_arena_init(&a, scratch_mem, sizeof scratch_mem);
-    s = nk_plan_activations(g->t, g->nt, g->ops, g->nops, &a, st, &err);
+    s = nk_plan_activations(g->t, g->nt, g->ops, g->nops, overlap, &a, st, &err);
     NKT_CHECK(s == NK_OK, "plan failed: %s", err.message);
     NKT_CHECK(nk_arena_used(&a) == 0, "scratch rewound");
     NKT_CHECK(nk_arena_high_water(&a) > 0, "scratch came from the arena");
     return s;
 }
+
+static nk_status g_plan(graph *g, nk_plan_stats *st) { return g_plan_overlap(g, st, 1); }
 
 static uint64_t r16(uint64_t v) { return (v + 15u) & ~(uint64_t)15u; }
 
@@ -101,13 +113,25 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
             if (!used[j] || g->t[j].is_const) continue;
             if (!(birth[i] <= death[j] && birth[j] <= death[i])) continue;
             for (k = 0; k < g->nops; k++)
-                if (g->ops[k].in_place && ((g->ops[k].in[0] == i && g->ops[k].out[0] == j) ||
+                if (g->ops[k].in_place == 1 && ((g->ops[k].in[0] == i && g->ops[k].out[0] == j) ||
                                            (g->ops[k].in[0] == j && g->ops[k].out[0] == i)))
                     shared = 1;
             if (shared) {
                 NKT_CHECK(g->t[i].act_offset == g->t[j].act_offset, "%s: in-place pair %u/%u", what, i, j);
                 continue;
             }
+            for (k = 0; k < g->nops; k++)
+                if (g->ops[k].in_place == 2 && g->ops[k].in[0] == i && g->ops[k].out[0] == j) {
+                    /* the output may start at most the rule's shift (16-byte floored) above */
+                    int64_t sh = shift_of[j] >= 0 ? shift_of[j] / 16 * 16 : -((-shift_of[j] + 15) / 16 * 16);
+                    shared = (int64_t)g->t[j].act_offset <= (int64_t)g->t[i].act_offset + sh;
+                    NKT_CHECK(shared || g->t[j].act_offset >= g->t[i].act_offset + g->t[i].bytes ||
+                                  g->t[j].act_offset + g->t[j].bytes <= g->t[i].act_offset,
+                              "%s: overlap pair %u [%u] -> %u [%u] beyond shift %lld", what, i,
+                              g->t[i].act_offset, j, g->t[j].act_offset, (long long)shift_of[j]);
+                    shared = 1;
+                }
+            if (shared) continue;
             NKT_CHECK(g->t[i].act_offset + (uint64_t)g->t[i].bytes <= g->t[j].act_offset ||
                           g->t[j].act_offset + (uint64_t)g->t[j].bytes <= g->t[i].act_offset,
                       "%s: tensors %u [%u,+%u) and %u [%u,+%u) are alive together and overlap", what,
@@ -318,11 +342,113 @@ static void test_scratch_overflow(void) {
     y = g_tensor(&g, 100, 2);
     g_op(&g, &def_plain, 1, &x, y);
     nk_arena_init(&a, scratch_mem, 40);
-    NKT_CHECK(nk_plan_activations(g.t, g.nt, g.ops, g.nops, &a, NULL, &err) == NK_ERR_ARENA_OVERFLOW,
+    NKT_CHECK(nk_plan_activations(g.t, g.nt, g.ops, g.nops, 1, &a, NULL, &err) == NK_ERR_ARENA_OVERFLOW,
               "scratch does not fit 40 B");
     NKT_CHECK(strstr(err.message, "planner scratch") != NULL && err.requested > err.free_bytes,
               "message: %s", err.message);
     NKT_CHECK(nk_arena_used(&a) == 0, "rewound after failure");
+}
+
+/* 160 -> 800 -(shift -96)-> 800 -> 64. Classic: 800 + 800 at op 1.
+ * With the pair: op 0 needs 160 + 800 = 960, op 1 800 + 96 = 896, op 2
+ * 800 + 64: 960. */
+static void test_overlap_hand(void) {
+    graph g;
+    nk_plan_stats st;
+    uint32_t a, b, c, d;
+    g_init(&g);
+    a = g_tensor(&g, 160, 1);
+    b = g_tensor(&g, 800, 0);
+    c = g_tensor(&g, 800, 0);
+    d = g_tensor(&g, 64, 2);
+    shift_of[c] = -90; /* floored to -96 */
+    g_op(&g, &def_plain, 1, &a, b);
+    g_op(&g, &def_shift, 1, &b, c);
+    g_op(&g, &def_plain, 1, &c, d);
+    g_plan_overlap(&g, &st, 0);
+    NKT_CHECK(st.peak == 1600 && st.n_overlap == 0 && g.ops[1].in_place == 0, "classic %llu",
+              (unsigned long long)st.peak);
+    g_check_safe(&g, &st, "overlap_hand classic");
+    g_plan(&g, &st);
+    NKT_CHECK(st.lower_bound == 1600, "LB %llu", (unsigned long long)st.lower_bound);
+    NKT_CHECK(st.peak == 960, "peak %llu, expected 960", (unsigned long long)st.peak);
+    NKT_CHECK(st.n_overlap == 1 && g.ops[1].in_place == 2, "op 1 overlaps");
+    NKT_CHECK(g.t[c].act_offset + 96u <= g.t[b].act_offset, "output %u, input %u", g.t[c].act_offset,
+              g.t[b].act_offset);
+    g_check_safe(&g, &st, "overlap_hand");
+    shift_of[c] = 0; /* an in-place rule: 800 then */
+    g_plan(&g, &st);
+    NKT_CHECK(st.peak == 960 && g.t[c].act_offset <= g.t[b].act_offset, "in place: peak %llu",
+              (unsigned long long)st.peak);
+    g_check_safe(&g, &st, "overlap_hand in place");
+    memset(shift_of, 0, sizeof shift_of);
+}
+
+/* The lowest height of a chain of buffers (16-byte units) with per-step
+ * pair rules, by explicit reachable offset sets: o[j+1] <= o[j] + lim[j+1]
+ * (lim: the pair's shift, or -size: clear below) or o[j+1] >= o[j] + size[j]. */
+static uint32_t brute_chain(const uint32_t *size, const int32_t *lim, uint32_t n) {
+    uint32_t H, j, o, p;
+    static uint8_t reach[G_MAX_T][256];
+    for (H = 1; H < 256; H++) {
+        int ok = 1;
+        for (j = 0; j < n && ok; j++) {
+            ok = 0;
+            for (o = 0; o + size[j] <= H; o++) {
+                reach[j][o] = j == 0;
+                for (p = 0; j > 0 && p + size[j - 1] <= H && !reach[j][o]; p++)
+                    reach[j][o] = reach[j - 1][p] &&
+                                  ((int64_t)o <= (int64_t)p + lim[j] || o >= p + size[j - 1]);
+                ok |= reach[j][o];
+            }
+        }
+        if (ok) return H;
+    }
+    return 0;
+}
+
+/* Random chains with random overlap rules: safe, never above the classic
+ * plan, and exactly the lowest height (by brute_chain). */
+static void test_random_overlap_chains(void) {
+    nkt_rng rng = {424242};
+    int iter;
+    for (iter = 0; iter < 300; iter++) {
+        graph g;
+        nk_plan_stats st, classic;
+        uint32_t n = 2 + nkt_rand_below(&rng, 8), i, prev, cur, size[G_MAX_T];
+        int32_t lim[G_MAX_T];
+        g_init(&g);
+        memset(shift_of, 0, sizeof shift_of);
+        size[0] = 1 + nkt_rand_below(&rng, 12);
+        prev = g_tensor(&g, size[0] * 16u, 1);
+        for (i = 1; i < n; i++) {
+            size[i] = 1 + nkt_rand_below(&rng, 12);
+            cur = g_tensor(&g, size[i] * 16u, i == n - 1 ? 2 : 0);
+            lim[i] = -(int32_t)size[i];
+            if (nkt_rand_below(&rng, 4) != 0) {
+                /* a rule between clear below and the input's end */
+                int32_t sh = (int32_t)nkt_rand_below(&rng, size[i - 1] + size[i]) - (int32_t)size[i] + 1;
+                shift_of[cur] = (int64_t)sh * 16 - (int64_t)nkt_rand_below(&rng, 16);
+                lim[i] = shift_of[cur] >= 0 ? (int32_t)(shift_of[cur] / 16)
+                                            : -(int32_t)((-shift_of[cur] + 15) / 16);
+                if (lim[i] > (int32_t)size[i - 1]) lim[i] = (int32_t)size[i - 1];
+                if (lim[i] <= -(int32_t)size[i]) lim[i] = -(int32_t)size[i];
+                g_op(&g, &def_shift, 1, &prev, cur);
+            } else {
+                g_op(&g, &def_plain, 1, &prev, cur);
+            }
+            prev = cur;
+        }
+        g_plan_overlap(&g, &classic, 0);
+        g_plan(&g, &st);
+        NKT_CHECK(st.peak <= classic.peak, "chain %d: %llu above %llu",
+                  iter, (unsigned long long)st.peak, (unsigned long long)classic.peak);
+        NKT_CHECK(st.peak == 16u * brute_chain(size, lim, n), "chain %d: peak %llu, lowest %u", iter,
+                  (unsigned long long)st.peak, 16u * brute_chain(size, lim, n));
+        g_check_safe(&g, &st, "random overlap chain");
+        if (nkt_failures) break;
+    }
+    memset(shift_of, 0, sizeof shift_of);
 }
 
 int main(void) {
@@ -333,6 +459,8 @@ int main(void) {
     test_alias();
     test_io_rules();
     test_scratch_overflow();
+    test_overlap_hand();
+    test_random_overlap_chains();
     if (nkt_failures) fprintf(stderr, "plan_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }

@@ -363,8 +363,8 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
  * multipliers in particular) takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
  * or NULL, which leaves out the 3x3 path. */
-int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                                const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                const int32_t *NK_RESTRICT bias, int8_t *y,
                                 const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                                 const int32_t *NK_RESTRICT wsum) {
     const size_t ch = (size_t)g->in_c; /* = out_c with multiplier 1 */

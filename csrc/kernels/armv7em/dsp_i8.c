@@ -577,8 +577,8 @@ static NK_DSP_NOINLINE void nk_dsp_conv_win(const int8_t *x, const int8_t *w,
 
 /* One group, no horizontal dilation: a kernel row's valid taps are one
  * run of bytes in x and in w. Other convs take the portable kernel. */
-int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                      const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                      const int32_t *NK_RESTRICT bias, int8_t *y,
                       const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
     const size_t in_c = (size_t)g->in_c;
     const size_t row_stride = (size_t)g->in_w * in_c;
@@ -642,8 +642,8 @@ int nk_fast_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     return 1;
 }
 
-int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                     const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y, size_t rows,
+int nk_fast_dense_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                     const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
                      int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q) {
     const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);

@@ -53,16 +53,16 @@ typedef struct nk_host_kernels {
     void (*conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_conv_geom *g,
                         float *NK_RESTRICT packed);
     size_t (*conv2d_workspace)(const nk_ref_conv_geom *g);
-    void (*conv2d_f32)(const float *NK_RESTRICT x, const float *NK_RESTRICT packed,
-                       const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+    void (*conv2d_f32)(const float *x, const float *NK_RESTRICT packed,
+                       const float *NK_RESTRICT bias, float *y,
                        const nk_ref_conv_geom *g, float *NK_RESTRICT workspace);
 
-    int (*depthwise_conv2d_f32)(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
-                                const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+    int (*depthwise_conv2d_f32)(const float *x, const float *NK_RESTRICT w,
+                                const float *NK_RESTRICT bias, float *y,
                                 const nk_ref_conv_geom *g);
-    int (*max_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+    int (*max_pool2d_f32)(const float *x, float *y,
                           const nk_ref_conv_geom *g);
-    int (*avg_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+    int (*avg_pool2d_f32)(const float *x, float *y,
                           const nk_ref_conv_geom *g);
     int (*global_avg_pool_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y, int32_t batch,
                                size_t hw, int32_t c);

@@ -129,8 +129,8 @@ nk_hconv_tile(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw, size_t p
                            p == np - 1 ? n : NK_VL, lo, hi);
 }
 
-void NK_HOST_FN(nk_host_conv2d_f32)(const float *NK_RESTRICT x, const float *NK_RESTRICT packed,
-                                    const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+void NK_HOST_FN(nk_host_conv2d_f32)(const float *x, const float *NK_RESTRICT packed,
+                                    const float *NK_RESTRICT bias, float *y,
                                     const nk_ref_conv_geom *g, float *NK_RESTRICT workspace) {
     const size_t O = (size_t)g->out_c, panels = (O + NK_VL - 1) / NK_VL;
     const size_t taps = (size_t)g->k_h * (size_t)g->k_w * (size_t)g->in_c;
@@ -239,9 +239,9 @@ nk_hconv_dw_px(const float *NK_RESTRICT xb, const float *NK_RESTRICT w, nk_vf bi
  * C is not a multiple of NK_VL), four pixels at a time where their taps are
  * all inside the input columns, one at a time at the borders, taps in the
  * padding skipped. Other multipliers run the portable kernel. */
-int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *NK_RESTRICT x,
+int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *x,
                                              const float *NK_RESTRICT w,
-                                             const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+                                             const float *NK_RESTRICT bias, float *y,
                                              const nk_ref_conv_geom *g) {
     const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);

@@ -40,7 +40,7 @@ nk_hpool_vec(const float *NK_RESTRICT x0, size_t row, size_t C, int32_t nky, int
         nk_vstore_n(yp, acc, n);
 }
 
-static void nk_hpool2d(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+static void nk_hpool2d(const float *x, float *y,
                        const nk_ref_conv_geom *g, int is_max) {
     const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
@@ -81,13 +81,13 @@ static void nk_hpool2d(const float *NK_RESTRICT x, float *NK_RESTRICT y,
     }
 }
 
-int NK_HOST_FN(nk_host_max_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+int NK_HOST_FN(nk_host_max_pool2d_f32)(const float *x, float *y,
                                        const nk_ref_conv_geom *g) {
     nk_hpool2d(x, y, g, 1);
     return 1;
 }
 
-int NK_HOST_FN(nk_host_avg_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+int NK_HOST_FN(nk_host_avg_pool2d_f32)(const float *x, float *y,
                                        const nk_ref_conv_geom *g) {
     nk_hpool2d(x, y, g, 0);
     return 1;

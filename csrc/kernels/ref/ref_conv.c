@@ -38,8 +38,8 @@ static inline void nk_ref_mac4x4(const float *NK_RESTRICT x, const float *NK_RES
     }
 }
 
-void nk_ref_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
-                       const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+void nk_ref_conv2d_f32(const float *x, const float *NK_RESTRICT w,
+                       const float *NK_RESTRICT bias, float *y,
                        const nk_ref_conv_geom *g) {
     const int32_t cg = g->in_c / g->groups;  /* input channels per group */
     const int32_t og = g->out_c / g->groups; /* output channels per group */
@@ -137,8 +137,8 @@ void nk_ref_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
     }
 }
 
-void nk_ref_depthwise_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
-                                 const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+void nk_ref_depthwise_conv2d_f32(const float *x, const float *NK_RESTRICT w,
+                                 const float *NK_RESTRICT bias, float *y,
                                  const nk_ref_conv_geom *g) {
     const int32_t m = g->multiplier;
     const int32_t oc = g->out_c; /* in_c * m: also the weights' channel stride */

@@ -10,7 +10,7 @@ static inline int32_t nk_i8_wrap_add(int32_t a, int32_t b) {
     return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 
-static void nk_i8_pool(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+static void nk_i8_pool(const int8_t *x, int8_t *y,
                        const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max, int is_max) {
     const size_t c_n = (size_t)g->in_c;
     const size_t row_stride = (size_t)g->in_w * c_n;
@@ -47,12 +47,12 @@ static void nk_i8_pool(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
     }
 }
 
-void nk_ref_avg_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+void nk_ref_avg_pool2d_i8(const int8_t *x, int8_t *y,
                           const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max) {
     nk_i8_pool(x, y, g, act_min, act_max, 0);
 }
 
-void nk_ref_max_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+void nk_ref_max_pool2d_i8(const int8_t *x, int8_t *y,
                           const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max) {
     nk_i8_pool(x, y, g, act_min, act_max, 1);
 }

@@ -67,8 +67,8 @@ static inline int8_t nk_i8_finish(int32_t acc, const int32_t *bias, int32_t c,
  * NULL for none) holds each output channel's sum of weights
  * (nk_ref_conv_wsum_i8): with it, windows inside the input add the input
  * offset term once per output instead of offsetting every x. */
-NK_REF_HIDDEN void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                                    const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+NK_REF_HIDDEN void nk_ref_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                    const int32_t *NK_RESTRICT bias, int8_t *y,
                                     const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                                     const int32_t *NK_RESTRICT wsum);
 /* wsum[o] = sum of the per_out weights of output channel o (w is [out_c, per_out]). */
@@ -78,10 +78,10 @@ NK_REF_HIDDEN void nk_ref_conv_wsum_i8(const int8_t *NK_RESTRICT w, int32_t out_
  * input channel c. wsum (optional, NULL for none) holds each output
  * channel's sum of weights over all taps (nk_ref_depthwise_wsum_i8): with it,
  * windows inside the input skip the per-tap input offset. */
-NK_REF_HIDDEN void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x,
+NK_REF_HIDDEN void nk_ref_depthwise_conv2d_i8(const int8_t *x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,
-                                              int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
+                                              int8_t *y, const nk_ref_conv_geom *g,
                                               const nk_ref_i8_quant *q,
                                               const int32_t *NK_RESTRICT wsum);
 /* wsum[c] = sum over the taps of w[tap][c]; w is [taps, oc]. */
@@ -95,10 +95,10 @@ NK_REF_HIDDEN void nk_ref_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK
 
 /* Pools over the valid taps only (dilation 1), then the clamp
  * [act_min, act_max]; no requantization. */
-NK_REF_HIDDEN void nk_ref_avg_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+NK_REF_HIDDEN void nk_ref_avg_pool2d_i8(const int8_t *x, int8_t *y,
                                         const nk_ref_conv_geom *g, int32_t act_min,
                                         int32_t act_max);
-NK_REF_HIDDEN void nk_ref_max_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
+NK_REF_HIDDEN void nk_ref_max_pool2d_i8(const int8_t *x, int8_t *y,
                                         const nk_ref_conv_geom *g, int32_t act_min,
                                         int32_t act_max);
 

@@ -26,8 +26,8 @@ void nk_ref_conv_wsum_i8(const int8_t *NK_RESTRICT w, int32_t out_c, size_t per_
     }
 }
 
-void nk_ref_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                      const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+void nk_ref_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                      const int32_t *NK_RESTRICT bias, int8_t *y,
                       const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                       const int32_t *NK_RESTRICT wsum) {
     const int32_t cg = g->in_c / g->groups;  /* input channels per group */
@@ -160,8 +160,8 @@ void nk_ref_depthwise_wsum_i8(const int8_t *NK_RESTRICT w, int32_t taps, int32_t
             wsum[c] += w[(size_t)t * (size_t)oc + (size_t)c];
 }
 
-void nk_ref_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
-                                const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
+void nk_ref_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                const int32_t *NK_RESTRICT bias, int8_t *y,
                                 const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                                 const int32_t *NK_RESTRICT wsum) {
     const int32_t m = g->multiplier;

@@ -91,20 +91,20 @@ typedef struct nk_ref_conv_geom {
 } nk_ref_conv_geom;
 
 /* w is [out_c, k_h, k_w, in_c/groups]; bias [out_c] or NULL. */
-NK_REF_HIDDEN void nk_ref_conv2d_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
-                                     const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+NK_REF_HIDDEN void nk_ref_conv2d_f32(const float *x, const float *NK_RESTRICT w,
+                                     const float *NK_RESTRICT bias, float *y,
                                      const nk_ref_conv_geom *g);
 /* w is [1, k_h, k_w, in_c*multiplier]; output channel c*multiplier+m reads
  * input channel c. bias [out_c] or NULL. */
-NK_REF_HIDDEN void nk_ref_depthwise_conv2d_f32(const float *NK_RESTRICT x,
+NK_REF_HIDDEN void nk_ref_depthwise_conv2d_f32(const float *x,
                                                const float *NK_RESTRICT w,
                                                const float *NK_RESTRICT bias,
-                                               float *NK_RESTRICT y, const nk_ref_conv_geom *g);
+                                               float *y, const nk_ref_conv_geom *g);
 /* Pools use k_h, k_w, strides, pads (dilation 1); out_c == in_c. Every
  * window must hold at least one input pixel (pads < kernel). */
-NK_REF_HIDDEN void nk_ref_max_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+NK_REF_HIDDEN void nk_ref_max_pool2d_f32(const float *x, float *y,
                                          const nk_ref_conv_geom *g);
-NK_REF_HIDDEN void nk_ref_avg_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+NK_REF_HIDDEN void nk_ref_avg_pool2d_f32(const float *x, float *y,
                                          const nk_ref_conv_geom *g);
 /* [batch, hw, c] -> [batch, c]: mean over hw. */
 NK_REF_HIDDEN void nk_ref_global_avg_pool_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,

@@ -3,7 +3,7 @@
 
 /* Max or average over the window taps inside the input; the average
  * divides by the taps inside or, with count_include_pad, by all k_h*k_w. */
-static inline void nk_ref_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+static inline void nk_ref_pool2d_f32(const float *x, float *y,
                                      const nk_ref_conv_geom *g, int is_max) {
     const int32_t ch = g->in_c;
     const size_t row_stride = (size_t)g->in_w * (size_t)ch;
@@ -53,12 +53,12 @@ static inline void nk_ref_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTR
     }
 }
 
-void nk_ref_max_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+void nk_ref_max_pool2d_f32(const float *x, float *y,
                            const nk_ref_conv_geom *g) {
     nk_ref_pool2d_f32(x, y, g, 1);
 }
 
-void nk_ref_avg_pool2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+void nk_ref_avg_pool2d_f32(const float *x, float *y,
                            const nk_ref_conv_geom *g) {
     nk_ref_pool2d_f32(x, y, g, 0);
 }

@@ -317,7 +317,15 @@ func testInspect(t *testing.T, b Binding) {
 			assert.Equal(t, r.ArenaAfterLoad, r.ArenaAfterForward, "invoke never allocates")
 			assert.Equal(t, r.ArenaAfterLoad, r.BytesStructs+r.BytesActivations+r.BytesIO+
 				r.BytesWorkspace+r.BytesCopiedWeights+r.BytesPadding, "the breakdown sums to the total")
-			assert.LessOrEqual(t, r.ActivationLowerBound, r.PeakActivations)
+			// only an op whose output overlaps its dying input (in place 2,
+			// docs/MEMORY.md) takes the plan below the lower bound
+			overlaps := false
+			for _, op := range r.Ops {
+				overlaps = overlaps || op.InPlace
+			}
+			if !overlaps {
+				assert.LessOrEqual(t, r.ActivationLowerBound, r.PeakActivations)
+			}
 			// One row per op of the file, in its order, named as the file
 			// names it, with the writer's op kind.
 			nm, err := nkfile.Decode(img)
