@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c9fcbf39ef3382517552de862bda48d7e5e96502c6f44ba9fd563cfec5703040"
+const csrcHash = "27d6d57608e3143c8a031ecba68a843ec6ae7573605a77347308148af219e947"

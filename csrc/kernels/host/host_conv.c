@@ -19,6 +19,7 @@
 #define nk_hconv_ld NK_HOST_FN(nk_hconv_ld)
 #define nk_hconv_dw_px NK_HOST_FN(nk_hconv_dw_px)
 #define nk_hconv_padded_row NK_HOST_FN(nk_hconv_padded_row)
+#define nk_hconv_pick_mr NK_HOST_FN(nk_hconv_pick_mr)
 #define nk_hconv_ptile NK_HOST_FN(nk_hconv_ptile)
 #define nk_hconv_rows NK_HOST_FN(nk_hconv_rows)
 #define nk_hconv_padded NK_HOST_FN(nk_hconv_padded)
@@ -55,14 +56,27 @@ void NK_HOST_FN(nk_host_conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_co
             }
 }
 
+/* Pixels per tile of the padded-rows path: NK_HCONV_MR, or 7 where that
+ * wastes fewer lanes of a row (14 and 28 wide rows: 8 would leave a tile
+ * half empty); a single panel on a 32-register ISA takes twice as many
+ * pixels (16 or 14) in the registers the second panel would use. */
+static int nk_hconv_pick_mr(const nk_ref_conv_geom *g) {
+    const int wide = NK_HCONV_NP > 1 && g->out_c <= NK_VL;
+    const int big = wide ? 2 * NK_HCONV_MR : NK_HCONV_MR, alt = big - big / 8;
+    const int32_t w = g->out_w;
+    const int32_t waste_big = (w + big - 1) / big * big - w, waste_alt = (w + alt - 1) / alt * alt - w;
+    return waste_alt < waste_big ? alt : big;
+}
+
 /* Padded rows: floats per row of the padded copy, or 0 when the conv takes
  * the in-place path (dilated columns, or rows too wide for the budget).
  * Columns: pad_left zeros, the input row, zeros out to the last column any
  * tile reads (a tail tile computes all NK_HCONV_MR pixels, stores m). */
 #define NK_HCONV_PAD_BUDGET (64u * 1024u) /* bytes of workspace for k_h rows */
 static size_t nk_hconv_padded_row(const nk_ref_conv_geom *g) {
-    const size_t tiles = ((size_t)g->out_w + NK_HCONV_MR - 1) / NK_HCONV_MR;
-    const size_t reach = (tiles * NK_HCONV_MR - 1) * (size_t)g->stride_w + (size_t)g->k_w;
+    const size_t mr = (size_t)nk_hconv_pick_mr(g);
+    const size_t tiles = ((size_t)g->out_w + mr - 1) / mr;
+    const size_t reach = (tiles * mr - 1) * (size_t)g->stride_w + (size_t)g->k_w;
     const size_t used = (size_t)g->pad_left + (size_t)g->in_w;
     const size_t row = (reach > used ? reach : used) * (size_t)g->in_c;
     if (g->dil_w != 1 || g->k_h > NK_HCONV_KH_MAX || row * (size_t)g->k_h * sizeof(float) > NK_HCONV_PAD_BUDGET) return 0;
@@ -178,22 +192,25 @@ static void nk_hconv_rows(const float *NK_RESTRICT xb, const nk_ref_conv_geom *g
     }
 }
 
-/* The padded-rows tile: NK_HCONV_MR pixels (m of them stored) against np
- * panels. xr[ky] is pixel ox0's window start in padded row ky, NULL where
- * the row is padding; with undilated columns a window row is jn = k_w*in_c
- * contiguous floats, in the packed weights' (kx, c) order, so one flat loop
- * covers it (the stem's in_c = 1 included). */
+/* The padded-rows tile: mr pixels (m of them stored) against np panels;
+ * np * mr <= NK_HCONV_NP * NK_HCONV_MR accumulators, all in registers as
+ * np and mr are constants where it is inlined. xr[ky] is pixel ox0's
+ * window start in padded row ky, NULL where the row is padding; with
+ * undilated columns a window row is jn = k_w*in_c contiguous floats, in the
+ * packed weights' (kx, c) order, so one flat loop covers it (the stem's
+ * in_c = 1 included). */
 static inline __attribute__((always_inline)) void
 nk_hconv_ptile(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
                const float *NK_RESTRICT pw, size_t panel_stride, const nk_vf *bias, const int np,
-               float *NK_RESTRICT y, size_t O, size_t n, int32_t m, nk_vf lo, nk_vf hi) {
-    nk_vf acc[NK_HCONV_NP][NK_HCONV_MR];
+               const int mr, float *NK_RESTRICT y, size_t O, size_t n, int32_t m, nk_vf lo,
+               nk_vf hi) {
+    nk_vf acc[NK_HCONV_NP * NK_HCONV_MR];
     int32_t ky, i, p;
     size_t j;
-#pragma GCC unroll 8
-    for (i = 0; i < NK_HCONV_MR; i++) {
-        acc[0][i] = bias[0];
-        if (np > 1) acc[np - 1][i] = bias[np - 1];
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        acc[i] = bias[0];
+        if (np > 1) acc[mr + i] = bias[1];
     }
     for (ky = 0; ky < k_h; ky++) {
         const float *x0 = xr[ky];
@@ -202,17 +219,17 @@ nk_hconv_ptile(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
         for (j = 0; j < jn; j++) {
             const nk_vf w0 = nk_vload(wp + j * NK_VL);
             const nk_vf w1 = np > 1 ? nk_vload(wp + panel_stride + j * NK_VL) : w0;
-#pragma GCC unroll 8
-            for (i = 0; i < NK_HCONV_MR; i++) {
+#pragma GCC unroll 16
+            for (i = 0; i < mr; i++) {
                 const nk_vf xv = nk_vdup(x0[(size_t)i * sx + j]);
-                acc[0][i] = nk_vfma(xv, w0, acc[0][i]);
-                if (np > 1) acc[np - 1][i] = nk_vfma(xv, w1, acc[np - 1][i]);
+                acc[i] = nk_vfma(xv, w0, acc[i]);
+                if (np > 1) acc[mr + i] = nk_vfma(xv, w1, acc[mr + i]);
             }
         }
     }
     for (i = 0; i < m; i++)
         for (p = 0; p < np; p++)
-            nk_hconv_store(y + (size_t)i * O + (size_t)p * NK_VL, acc[p][i],
+            nk_hconv_store(y + (size_t)i * O + (size_t)p * NK_VL, acc[p * mr + i],
                            p == np - 1 ? n : NK_VL, lo, hi);
 }
 
@@ -229,6 +246,7 @@ static void nk_hconv_padded(const float *NK_RESTRICT x, const float *NK_RESTRICT
     const size_t sx = (size_t)g->stride_w * C, left = (size_t)g->pad_left * C;
     const size_t in_row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+    const int mr = nk_hconv_pick_mr(g);
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
     int32_t b, oy, ox, ky;
@@ -245,8 +263,8 @@ static void nk_hconv_padded(const float *NK_RESTRICT x, const float *NK_RESTRICT
         for (ky = 0; ky < g->k_h; ky++) held[ky] = -1;
         for (oy = 0; oy < g->out_h; oy++) {
             nk_hconv_rows(xb, g, oy, workspace, prow, left, held, xr);
-            for (ox = 0; ox < g->out_w; ox += NK_HCONV_MR) {
-                const int32_t m = g->out_w - ox < NK_HCONV_MR ? g->out_w - ox : NK_HCONV_MR;
+            for (ox = 0; ox < g->out_w; ox += mr) {
+                const int32_t m = g->out_w - ox < mr ? g->out_w - ox : mr;
                 const float *xt[NK_HCONV_KH_MAX];
                 float *yt = yb + ((size_t)oy * (size_t)g->out_w + (size_t)ox) * O;
                 for (ky = 0; ky < g->k_h; ky++)
@@ -256,6 +274,7 @@ static void nk_hconv_padded(const float *NK_RESTRICT x, const float *NK_RESTRICT
                     const int np = panels - p < NK_HCONV_NP ? (int)(panels - p) : NK_HCONV_NP;
                     const size_t last = o + (size_t)(np - 1) * NK_VL;
                     const size_t n = O - last < NK_VL ? O - last : NK_VL;
+                    const float *pp = packed + p * stride;
                     nk_vf bv[NK_HCONV_NP];
                     int q;
                     for (q = 0; q < np; q++) {
@@ -263,13 +282,24 @@ static void nk_hconv_padded(const float *NK_RESTRICT x, const float *NK_RESTRICT
                         bv[q] = bias == NULL ? nk_vdup(0.0f)
                                 : nq == NK_VL ? nk_vload(bias + oq) : nk_vload_n(bias + oq, nq);
                     }
-                    /* constant np: two specialized copies */
-                    if (np == NK_HCONV_NP)
-                        nk_hconv_ptile(xt, g->k_h, jn, sx, packed + p * stride, stride, bv,
-                                       NK_HCONV_NP, yt + o, O, n, m, lo, hi);
+                    /* constant np and mr: specialized copies */
+#define NK_HCONV_PT(NP_, MR_)                                                                \
+    nk_hconv_ptile(xt, g->k_h, jn, sx, pp, stride, bv, NP_, MR_, yt + o, O, n, m, lo, hi)
+                    if (np == NK_HCONV_NP && mr == NK_HCONV_MR)
+                        NK_HCONV_PT(NK_HCONV_NP, NK_HCONV_MR);
+                    else if (np == NK_HCONV_NP)
+                        NK_HCONV_PT(NK_HCONV_NP, NK_HCONV_MR - 1);
+#if NK_HCONV_NP > 1
+                    else if (mr == 2 * NK_HCONV_MR)
+                        NK_HCONV_PT(1, 2 * NK_HCONV_MR);
+                    else if (mr == 2 * NK_HCONV_MR - 2)
+                        NK_HCONV_PT(1, 2 * NK_HCONV_MR - 2);
+                    else if (mr == NK_HCONV_MR)
+                        NK_HCONV_PT(1, NK_HCONV_MR);
                     else
-                        nk_hconv_ptile(xt, g->k_h, jn, sx, packed + p * stride, stride, bv, 1,
-                                       yt + o, O, n, m, lo, hi);
+                        NK_HCONV_PT(1, NK_HCONV_MR - 1);
+#endif
+#undef NK_HCONV_PT
                 }
             }
         }
