@@ -109,8 +109,8 @@ static void compare(const char *isa, const char *what, int iter, const float *go
 static void test_dense(const nk_host_kernels *h, int iters) {
     int it;
     for (it = 0; it < iters; it++) {
-        const size_t rows = (size_t)rint_(1, 9);
-        const int32_t k = rint_(1, 80), n = rint_(1, 50);
+        const size_t rows = (size_t)rint_(1, 14);
+        const int32_t k = rint_(1, 80), n = rint_(1, 70);
         float lo, hi, *x = rand_buf(rows * (size_t)k), *w = rand_buf((size_t)n * (size_t)k);
         float *b = (rnd() & 1u) ? rand_buf((size_t)n) : NULL;
         float *want = out_buf(rows * (size_t)n), *got = out_buf(rows * (size_t)n);
