@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7b8c86d9e6b5ac4e5d22632d624a14361e7639b792baf90b4f09c7e0082f8eb0"
+const csrcHash = "59dd4d5b640c43c9965197428e0a2a57ae1d67fbe19bb74f2453a0d8904e6397"
