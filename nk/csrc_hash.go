@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "59dd4d5b640c43c9965197428e0a2a57ae1d67fbe19bb74f2453a0d8904e6397"
+const csrcHash = "696a344fbf12084e890923f6ccc8b7a0a5afd6f1a0822744e5356a5d3ba36de5"

@@ -22,9 +22,10 @@
  * not handle the parameters (the eval then runs the portable kernel). Dense
  * and conv2d read weights packed at load by their *_pack function into the
  * arena (counted by inspect as copied weights); a pack size of 0 means the
- * op runs the portable kernel. Depthwise with few channels packs too; other
- * depthwise convs, pools and add/mul read the tensors as they are. Float results equal the portable kernels' within 1e-5
- * relative (sums are reassociated and fused).
+ * op runs the portable kernel. Depthwise packs too where its flat-row kernel
+ * applies; other depthwise convs, pools and add/mul read the tensors as they
+ * are. Float results equal the portable kernels' within 1e-5 relative (sums
+ * are reassociated and fused).
  *
  * Extending: add a member here, its function in a .c file of csrc/kernels/host/
  * (named with NK_HOST_FN), list a new file in host_sources.inc, fill the

@@ -2,13 +2,20 @@
  *
  * conv2d reads weights packed once at load into panels of NK_VL output
  * channels: packed[p][ky][kx][c][j] = w[p*NK_VL + j][ky][kx][c] (zero past
- * out_c), i.e. a GEMM whose A rows are the output pixels' input windows,
- * read in place (no im2col copy). A register tile is eight output pixels of
- * a row by one or two panels; taps that fall in the padding read a row of
- * zeros from the workspace, so border pixels run the same code. 1x1 and
- * 3x3 kernels, strides, padding and dilation all go through it.
+ * out_c), i.e. a GEMM whose A rows are the output pixels' input windows.
+ * Undilated columns (nearly every conv) take the padded-rows path: the k_h
+ * input rows an output row reads are copied once per image into workspace
+ * rows with the horizontal padding as zeros, so every tile, border ones
+ * included, runs one straight loop over the window's contiguous (kx, c)
+ * floats; a register tile is mr output pixels (7 or 8, chosen from the row
+ * width; 14 or 16 for a single panel on AVX-512) by one or two panels.
+ * Dilated columns (or rows too wide for the workspace budget) read the
+ * input in place, eight pixels by one or two panels, taps in the padding
+ * reading a row of zeros.
  * Depthwise reads the weights as stored ([1, k_h, k_w, C], contiguous over
- * channels) and vectorizes over channels. Compiled once per ISA level. */
+ * channels) and vectorizes over channels; with a channel count that is not
+ * a multiple of the vector (stride_w 1) it runs vectors over the flat output
+ * row instead, weights packed at load (see below). Compiled once per ISA level. */
 #include "host_isa.h"
 #include "host.h"
 
@@ -64,7 +71,8 @@ static int nk_hconv_pick_mr(const nk_ref_conv_geom *g) {
     const int wide = NK_HCONV_NP > 1 && g->out_c <= NK_VL;
     const int big = wide ? 2 * NK_HCONV_MR : NK_HCONV_MR, alt = big - big / 8;
     const int32_t w = g->out_w;
-    const int32_t waste_big = (w + big - 1) / big * big - w, waste_alt = (w + alt - 1) / alt * alt - w;
+    const int32_t waste_big = (w + big - 1) / big * big - w;
+    const int32_t waste_alt = (w + alt - 1) / alt * alt - w;
     return waste_alt < waste_big ? alt : big;
 }
 
@@ -79,7 +87,9 @@ static size_t nk_hconv_padded_row(const nk_ref_conv_geom *g) {
     const size_t reach = (tiles * mr - 1) * (size_t)g->stride_w + (size_t)g->k_w;
     const size_t used = (size_t)g->pad_left + (size_t)g->in_w;
     const size_t row = (reach > used ? reach : used) * (size_t)g->in_c;
-    if (g->dil_w != 1 || g->k_h > NK_HCONV_KH_MAX || row * (size_t)g->k_h * sizeof(float) > NK_HCONV_PAD_BUDGET) return 0;
+    if (g->dil_w != 1 || g->k_h > NK_HCONV_KH_MAX ||
+        row * (size_t)g->k_h * sizeof(float) > NK_HCONV_PAD_BUDGET)
+        return 0;
     return row;
 }
 
@@ -476,16 +486,16 @@ int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *NK_RESTRICT x,
 /* ---- depthwise over flat rows (few channels) ----
  * With multiplier 1 and stride_w 1, output row element f = ox*C + c reads
  * padded input row element f + kx*dil_w*C: vectors can run over the flat
- * row, every lane busy, where vectors over channels would leave C % NK_VL
- * lanes idle (the 6-channel depthwise of a small CNN fills 6 of 16). The
- * weight a lane needs repeats every C floats, so each tap's weights are
+ * row, every lane busy, where vectors over channels leave the last one
+ * partly idle (24 channels on AVX-512: 8 of 32 lanes idle). The weight a
+ * lane needs repeats every C floats, so each tap's weights are
  * packed at load as L = lcm(C, NK_VL) floats (L / NK_VL vectors, one per
  * phase): packed[t][i] = w[t][i % C]. The workspace holds the periodic bias
  * (L floats) and k_h padded input rows. */
 #define NK_HCONV_DW_U 4 /* output vectors per step */
 
 /* L = lcm(C, NK_VL) floats (at most NK_VL vectors), or 0 when the flat
- * path does not apply: it is for C < NK_VL */
+ * path does not apply */
 static size_t nk_hconv_dw_period(const nk_ref_conv_geom *g) {
     size_t a = (size_t)g->in_c, b = NK_VL;
     if (g->multiplier != 1 || g->stride_w != 1 || g->k_h > NK_HCONV_KH_MAX || g->in_c % NK_VL == 0)
@@ -542,7 +552,8 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *NK_RESTRICT x,
     int32_t held[NK_HCONV_KH_MAX];
     int32_t b, oy, ky, kx;
     size_t i, f, c;
-    for (i = 0, c = 0; i < l; i++, c = c + 1 == C ? 0 : c + 1) pbias[i] = bias != NULL ? bias[c] : 0.0f;
+    for (i = 0, c = 0; i < l; i++, c = c + 1 == C ? 0 : c + 1)
+        pbias[i] = bias != NULL ? bias[c] : 0.0f;
     for (ky = 0; ky < g->k_h; ky++) {
         float *r = rows + (size_t)ky * prow;
         memset(r, 0, left * sizeof(float));
