@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "696a344fbf12084e890923f6ccc8b7a0a5afd6f1a0822744e5356a5d3ba36de5"
+const csrcHash = "189933c44bf19347e0f64f8f7e16984e538edfa46f0f3ad3e98731495d9adf03"

@@ -237,10 +237,15 @@ nk_hconv_ptile(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
             }
         }
     }
-    for (i = 0; i < m; i++)
+    /* unrolled with a bound check, so acc[] is indexed by constants and
+     * stays in registers */
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        if (i >= m) break;
         for (p = 0; p < np; p++)
             nk_hconv_store(y + (size_t)i * O + (size_t)p * NK_VL, acc[p * mr + i],
                            p == np - 1 ? n : NK_VL, lo, hi);
+    }
 }
 
 /* conv2d over padded copies of the k_h input rows an output row reads
@@ -300,6 +305,17 @@ static void nk_hconv_padded(const float *NK_RESTRICT x, const float *NK_RESTRICT
                     else if (np == NK_HCONV_NP)
                         NK_HCONV_PT(NK_HCONV_NP, NK_HCONV_MR - 1);
 #if NK_HCONV_NP > 1
+                    /* one-channel stems: the pixel stride a constant too, so
+                     * the 16 pixels' offsets are displacements */
+                    else if (mr == 2 * NK_HCONV_MR && sx == 1)
+                        nk_hconv_ptile(xt, g->k_h, jn, 1, pp, stride, bv, 1, 2 * NK_HCONV_MR,
+                                       yt + o, O, n, m, lo, hi);
+                    else if (mr == 2 * NK_HCONV_MR - 2 && sx == 1)
+                        nk_hconv_ptile(xt, g->k_h, jn, 1, pp, stride, bv, 1, 2 * NK_HCONV_MR - 2,
+                                       yt + o, O, n, m, lo, hi);
+                    else if (mr == 2 * NK_HCONV_MR - 2 && sx == 2)
+                        nk_hconv_ptile(xt, g->k_h, jn, 2, pp, stride, bv, 1, 2 * NK_HCONV_MR - 2,
+                                       yt + o, O, n, m, lo, hi);
                     else if (mr == 2 * NK_HCONV_MR)
                         NK_HCONV_PT(1, 2 * NK_HCONV_MR);
                     else if (mr == 2 * NK_HCONV_MR - 2)
