@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "189933c44bf19347e0f64f8f7e16984e538edfa46f0f3ad3e98731495d9adf03"
+const csrcHash = "fb00e0c5e189fa82eabd13eadd1a0bdbe707cd7e60a2b37fb012c8d0e83a02e3"

@@ -292,9 +292,10 @@ static void nk_hconv_padded(const float *NK_RESTRICT x, const float *NK_RESTRICT
                     const float *pp = packed + p * stride;
                     nk_vf bv[NK_HCONV_NP];
                     int q;
-                    for (q = 0; q < np; q++) {
+                    /* every entry set, so gcc sees bv initialized */
+                    for (q = 0; q < NK_HCONV_NP; q++) {
                         const size_t oq = o + (size_t)q * NK_VL, nq = q == np - 1 ? n : NK_VL;
-                        bv[q] = bias == NULL ? nk_vdup(0.0f)
+                        bv[q] = bias == NULL || q >= np ? nk_vdup(0.0f)
                                 : nq == NK_VL ? nk_vload(bias + oq) : nk_vload_n(bias + oq, nq);
                     }
                     /* constant np and mr: specialized copies */
