@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a6355b79cf28877ddec43f645cf33b08f6349ade24eca5381b1b0275ce5ea594"
+const csrcHash = "0dbbd07e06cbdd2a318759dda42a3779aafc516ed7f8bf87914d4577505cae7a"

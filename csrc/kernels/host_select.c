@@ -86,11 +86,13 @@ nk_status nk_host_select(const nk_host_kernels **out, nk_error_t *err) {
     return NK_OK;
 }
 
-/* Packed kernels exist for float dense and conv2d with constant weights. */
+/* Packed kernels exist for float dense, conv2d and depthwise with
+ * constant weights. */
 static int nk_host_packs(const nk_op_rt *op, const nk_tensor_rt *t) {
     if (op->n_in < 2 || op->in[1] == NK_NONE || !t[op->in[1]].is_const) return 0;
     if (t[op->in[0]].dtype != NK_F32 || t[op->in[1]].dtype != NK_F32) return 0;
-    return op->type == NK_OP_DENSE || op->type == NK_OP_CONV2D;
+    return op->type == NK_OP_DENSE || op->type == NK_OP_CONV2D ||
+           op->type == NK_OP_DEPTHWISE_CONV2D;
 }
 
 size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -101,6 +103,8 @@ size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_
         return h->dense_pack_size != NULL ? h->dense_pack_size(w->dims[1], w->dims[0]) : 0;
     }
     nk_ops_conv_geom(op, t, &g);
+    if (op->type == NK_OP_DEPTHWISE_CONV2D)
+        return h->depthwise_pack_size != NULL ? h->depthwise_pack_size(&g) : 0;
     return h->conv2d_pack_size != NULL ? h->conv2d_pack_size(&g) : 0;
 }
 
@@ -112,13 +116,18 @@ void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_
         return;
     }
     nk_ops_conv_geom(op, t, &g);
-    h->conv2d_pack((const float *)w->const_data, &g, (float *)dst);
+    if (op->type == NK_OP_DEPTHWISE_CONV2D)
+        h->depthwise_pack((const float *)w->const_data, &g, (float *)dst);
+    else
+        h->conv2d_pack((const float *)w->const_data, &g, (float *)dst);
 }
 
 size_t nk_host_workspace(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_ref_conv_geom g;
-    if (h == NULL || op->type != NK_OP_CONV2D || !nk_host_packs(op, t)) return 0;
+    if (h == NULL || op->type == NK_OP_DENSE || !nk_host_packs(op, t)) return 0;
     nk_ops_conv_geom(op, t, &g);
+    if (op->type == NK_OP_DEPTHWISE_CONV2D)
+        return h->depthwise_workspace != NULL ? h->depthwise_workspace(&g) : 0;
     return h->conv2d_workspace != NULL ? h->conv2d_workspace(&g) : 0;
 }
 

@@ -22,9 +22,10 @@
  * not handle the parameters (the eval then runs the portable kernel). Dense
  * and conv2d read weights packed at load by their *_pack function into the
  * arena (counted by inspect as copied weights); a pack size of 0 means the
- * op runs the portable kernel. Depthwise, pools and add/mul read the tensors
- * as they are. Float results equal the portable kernels' within 1e-5
- * relative (sums are reassociated and fused).
+ * op runs the portable kernel. Depthwise packs too where its flat-row kernel
+ * applies; other depthwise convs, pools and add/mul read the tensors as they
+ * are. Float results equal the portable kernels' within 1e-5 relative (sums
+ * are reassociated and fused).
  *
  * Extending: add a member here, its function in a .c file of csrc/kernels/host/
  * (named with NK_HOST_FN), list a new file in host_sources.inc, fill the
@@ -60,6 +61,17 @@ typedef struct nk_host_kernels {
     int (*depthwise_conv2d_f32)(const float *x, const float *NK_RESTRICT w,
                                 const float *NK_RESTRICT bias, float *y,
                                 const nk_ref_conv_geom *g);
+    /* Depthwise with few channels (multiplier 1, stride_w 1, in_c not a
+     * multiple of the vector; else pack size 0): vectors over the flat
+     * output row, weights packed once at load, depthwise_workspace(g) bytes
+     * of scratch. */
+    size_t (*depthwise_pack_size)(const nk_ref_conv_geom *g);
+    void (*depthwise_pack)(const float *NK_RESTRICT w, const nk_ref_conv_geom *g,
+                           float *NK_RESTRICT packed);
+    size_t (*depthwise_workspace)(const nk_ref_conv_geom *g);
+    void (*depthwise_packed_f32)(const float *x, const float *NK_RESTRICT packed,
+                                 const float *NK_RESTRICT bias, float *y,
+                                 const nk_ref_conv_geom *g, float *NK_RESTRICT workspace);
     int (*max_pool2d_f32)(const float *x, float *y,
                           const nk_ref_conv_geom *g);
     int (*avg_pool2d_f32)(const float *x, float *y,

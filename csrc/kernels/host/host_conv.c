@@ -2,13 +2,20 @@
  *
  * conv2d reads weights packed once at load into panels of NK_VL output
  * channels: packed[p][ky][kx][c][j] = w[p*NK_VL + j][ky][kx][c] (zero past
- * out_c), i.e. a GEMM whose A rows are the output pixels' input windows,
- * read in place (no im2col copy). A register tile is eight output pixels of
- * a row by one or two panels; taps that fall in the padding read a row of
- * zeros from the workspace, so border pixels run the same code. 1x1 and
- * 3x3 kernels, strides, padding and dilation all go through it.
+ * out_c), i.e. a GEMM whose A rows are the output pixels' input windows.
+ * Undilated columns (nearly every conv) take the padded-rows path: the k_h
+ * input rows an output row reads are copied once per image into workspace
+ * rows with the horizontal padding as zeros, so every tile, border ones
+ * included, runs one straight loop over the window's contiguous (kx, c)
+ * floats; a register tile is mr output pixels (7 or 8, chosen from the row
+ * width; 14 or 16 for a single panel on AVX-512) by one or two panels.
+ * Dilated columns (or rows too wide for the workspace budget) read the
+ * input in place, eight pixels by one or two panels, taps in the padding
+ * reading a row of zeros.
  * Depthwise reads the weights as stored ([1, k_h, k_w, C], contiguous over
- * channels) and vectorizes over channels. Compiled once per ISA level. */
+ * channels) and vectorizes over channels; with a channel count that is not
+ * a multiple of the vector (stride_w 1) it runs vectors over the flat output
+ * row instead, weights packed at load (see below). Compiled once per ISA level. */
 #include "host_isa.h"
 #include "host.h"
 
@@ -18,8 +25,16 @@
 #define nk_hconv_taps NK_HOST_FN(nk_hconv_taps)
 #define nk_hconv_ld NK_HOST_FN(nk_hconv_ld)
 #define nk_hconv_dw_px NK_HOST_FN(nk_hconv_dw_px)
+#define nk_hconv_padded_row NK_HOST_FN(nk_hconv_padded_row)
+#define nk_hconv_pick_mr NK_HOST_FN(nk_hconv_pick_mr)
+#define nk_hconv_ptile NK_HOST_FN(nk_hconv_ptile)
+#define nk_hconv_rows NK_HOST_FN(nk_hconv_rows)
+#define nk_hconv_padded NK_HOST_FN(nk_hconv_padded)
+#define nk_hconv_dw_period NK_HOST_FN(nk_hconv_dw_period)
+#define nk_hconv_dw_row NK_HOST_FN(nk_hconv_dw_row)
 
 #define NK_HCONV_MR 8 /* output pixels per register tile */
+#define NK_HCONV_KH_MAX 16 /* padded-rows path: kernel heights up to this */
 /* panels per tile: two where the ISA has 32 vector registers (2 x 8
  * accumulators), one with AVX2's 16 */
 #undef NK_HCONV_NP /* the unity build reads this file once per level */
@@ -48,9 +63,41 @@ void NK_HOST_FN(nk_host_conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_co
             }
 }
 
-/* a row of in_c zeros that taps in the padding read instead of the input */
+/* Pixels per tile of the padded-rows path: NK_HCONV_MR, or 7 where that
+ * wastes fewer lanes of a row (14 and 28 wide rows: 8 would leave a tile
+ * half empty); a single panel on a 32-register ISA takes twice as many
+ * pixels (16 or 14) in the registers the second panel would use. */
+static int nk_hconv_pick_mr(const nk_ref_conv_geom *g) {
+    const int wide = NK_HCONV_NP > 1 && g->out_c <= NK_VL;
+    const int big = wide ? 2 * NK_HCONV_MR : NK_HCONV_MR, alt = big - big / 8;
+    const int32_t w = g->out_w;
+    const int32_t waste_big = (w + big - 1) / big * big - w;
+    const int32_t waste_alt = (w + alt - 1) / alt * alt - w;
+    return waste_alt < waste_big ? alt : big;
+}
+
+/* Padded rows: floats per row of the padded copy, or 0 when the conv takes
+ * the in-place path (dilated columns, or rows too wide for the budget).
+ * Columns: pad_left zeros, the input row, zeros out to the last column any
+ * tile reads (a tail tile computes all NK_HCONV_MR pixels, stores m). */
+#define NK_HCONV_PAD_BUDGET (64u * 1024u) /* bytes of workspace for k_h rows */
+static size_t nk_hconv_padded_row(const nk_ref_conv_geom *g) {
+    const size_t mr = (size_t)nk_hconv_pick_mr(g);
+    const size_t tiles = ((size_t)g->out_w + mr - 1) / mr;
+    const size_t reach = (tiles * mr - 1) * (size_t)g->stride_w + (size_t)g->k_w;
+    const size_t used = (size_t)g->pad_left + (size_t)g->in_w;
+    const size_t row = (reach > used ? reach : used) * (size_t)g->in_c;
+    if (g->dil_w != 1 || g->k_h > NK_HCONV_KH_MAX ||
+        row * (size_t)g->k_h * sizeof(float) > NK_HCONV_PAD_BUDGET)
+        return 0;
+    return row;
+}
+
+/* k_h padded rows, or else a row of in_c zeros that taps in the padding
+ * read instead of the input */
 size_t NK_HOST_FN(nk_host_conv2d_workspace)(const nk_ref_conv_geom *g) {
-    return (size_t)g->in_c * sizeof(float);
+    const size_t row = nk_hconv_padded_row(g);
+    return row != 0 ? row * (size_t)g->k_h * sizeof(float) : (size_t)g->in_c * sizeof(float);
 }
 
 static inline void nk_hconv_store(float *y, nk_vf v, size_t n, nk_vf lo, nk_vf hi) {
@@ -129,6 +176,163 @@ nk_hconv_tile(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw, size_t p
                            p == np - 1 ? n : NK_VL, lo, hi);
 }
 
+/* Points xr[ky] at padded row ky of output row oy (NULL where it is
+ * padding), copying input rows into the k_h slots of `rows` (prow floats
+ * each, pads already zero). Undilated, consecutive output rows share input
+ * rows, so row iy lives in slot iy % k_h and is copied once per image
+ * (held[slot] says which row a slot holds; -1 for none). */
+static void nk_hconv_rows(const float *xb, const nk_ref_conv_geom *g, int32_t oy,
+                          float *NK_RESTRICT rows, size_t prow, size_t left, int32_t *held,
+                          const float **xr) {
+    const size_t in_row = (size_t)g->in_w * (size_t)g->in_c;
+    int32_t ky;
+    for (ky = 0; ky < g->k_h; ky++) {
+        const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
+        const int32_t slot = g->dil_h == 1 ? iy % g->k_h : ky;
+        float *r = rows + (size_t)slot * prow;
+        if (iy < 0 || iy >= g->in_h) {
+            xr[ky] = NULL;
+            continue;
+        }
+        if (held[slot] != iy || g->dil_h != 1) {
+            memcpy(r + left, xb + (size_t)iy * in_row, in_row * sizeof(float));
+            held[slot] = iy;
+        }
+        xr[ky] = r;
+    }
+}
+
+/* The padded-rows tile: mr pixels (m of them stored) against np panels;
+ * np * mr <= NK_HCONV_NP * NK_HCONV_MR accumulators, all in registers as
+ * np and mr are constants where it is inlined. xr[ky] is pixel ox0's
+ * window start in padded row ky, NULL where the row is padding; with
+ * undilated columns a window row is jn = k_w*in_c contiguous floats, in the
+ * packed weights' (kx, c) order, so one flat loop covers it (the stem's
+ * in_c = 1 included). */
+static inline __attribute__((always_inline)) void
+nk_hconv_ptile(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
+               const float *NK_RESTRICT pw, size_t panel_stride, const nk_vf *bias, const int np,
+               const int mr, float *NK_RESTRICT y, size_t O, size_t n, int32_t m, nk_vf lo,
+               nk_vf hi) {
+    nk_vf acc[NK_HCONV_NP * NK_HCONV_MR];
+    int32_t ky, i, p;
+    size_t j;
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        acc[i] = bias[0];
+        if (np > 1) acc[mr + i] = bias[1];
+    }
+    for (ky = 0; ky < k_h; ky++) {
+        const float *x0 = xr[ky];
+        const float *wp = pw + (size_t)ky * jn * NK_VL;
+        if (x0 == NULL) continue;
+        for (j = 0; j < jn; j++) {
+            const nk_vf w0 = nk_vload(wp + j * NK_VL);
+            const nk_vf w1 = np > 1 ? nk_vload(wp + panel_stride + j * NK_VL) : w0;
+#pragma GCC unroll 16
+            for (i = 0; i < mr; i++) {
+                const nk_vf xv = nk_vdup(x0[(size_t)i * sx + j]);
+                acc[i] = nk_vfma(xv, w0, acc[i]);
+                if (np > 1) acc[mr + i] = nk_vfma(xv, w1, acc[mr + i]);
+            }
+        }
+    }
+    /* unrolled with a bound check, so acc[] is indexed by constants and
+     * stays in registers */
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        if (i >= m) break;
+        for (p = 0; p < np; p++)
+            nk_hconv_store(y + (size_t)i * O + (size_t)p * NK_VL, acc[p * mr + i],
+                           p == np - 1 ? n : NK_VL, lo, hi);
+    }
+}
+
+/* conv2d over padded copies of the k_h input rows an output row reads
+ * (workspace: k_h rows of `prow` floats), so every tile, border ones too,
+ * runs the same straight loop. */
+static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
+                            const float *NK_RESTRICT bias, float *y,
+                            const nk_ref_conv_geom *g, float *NK_RESTRICT workspace,
+                            size_t prow) {
+    const size_t O = (size_t)g->out_c, panels = (O + NK_VL - 1) / NK_VL;
+    const size_t C = (size_t)g->in_c, jn = (size_t)g->k_w * C;
+    const size_t stride = (size_t)g->k_h * jn * NK_VL; /* floats per panel */
+    const size_t sx = (size_t)g->stride_w * C, left = (size_t)g->pad_left * C;
+    const size_t in_row = (size_t)g->in_w * C;
+    const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+    const int mr = nk_hconv_pick_mr(g);
+    const float *xr[NK_HCONV_KH_MAX];
+    int32_t held[NK_HCONV_KH_MAX];
+    int32_t b, oy, ox, ky;
+    size_t p;
+    /* the pads stay zero; the middle is rewritten per output row */
+    for (ky = 0; ky < g->k_h; ky++) {
+        float *r = workspace + (size_t)ky * prow;
+        memset(r, 0, left * sizeof(float));
+        memset(r + left + in_row, 0, (prow - left - in_row) * sizeof(float));
+    }
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * (size_t)g->in_h * in_row;
+        float *yb = y + (size_t)b * (size_t)g->out_h * (size_t)g->out_w * O;
+        for (ky = 0; ky < g->k_h; ky++) held[ky] = -1;
+        for (oy = 0; oy < g->out_h; oy++) {
+            nk_hconv_rows(xb, g, oy, workspace, prow, left, held, xr);
+            for (ox = 0; ox < g->out_w; ox += mr) {
+                const int32_t m = g->out_w - ox < mr ? g->out_w - ox : mr;
+                const float *xt[NK_HCONV_KH_MAX];
+                float *yt = yb + ((size_t)oy * (size_t)g->out_w + (size_t)ox) * O;
+                for (ky = 0; ky < g->k_h; ky++)
+                    xt[ky] = xr[ky] != NULL ? xr[ky] + (size_t)ox * sx : NULL;
+                for (p = 0; p < panels; p += NK_HCONV_NP) {
+                    const size_t o = p * NK_VL;
+                    const int np = panels - p < NK_HCONV_NP ? (int)(panels - p) : NK_HCONV_NP;
+                    const size_t last = o + (size_t)(np - 1) * NK_VL;
+                    const size_t n = O - last < NK_VL ? O - last : NK_VL;
+                    const float *pp = packed + p * stride;
+                    nk_vf bv[NK_HCONV_NP];
+                    int q;
+                    /* every entry set, so gcc sees bv initialized */
+                    for (q = 0; q < NK_HCONV_NP; q++) {
+                        const size_t oq = o + (size_t)q * NK_VL, nq = q == np - 1 ? n : NK_VL;
+                        bv[q] = bias == NULL || q >= np ? nk_vdup(0.0f)
+                                : nq == NK_VL ? nk_vload(bias + oq) : nk_vload_n(bias + oq, nq);
+                    }
+                    /* constant np and mr: specialized copies */
+#define NK_HCONV_PT(NP_, MR_)                                                                \
+    nk_hconv_ptile(xt, g->k_h, jn, sx, pp, stride, bv, NP_, MR_, yt + o, O, n, m, lo, hi)
+                    if (np == NK_HCONV_NP && mr == NK_HCONV_MR)
+                        NK_HCONV_PT(NK_HCONV_NP, NK_HCONV_MR);
+                    else if (np == NK_HCONV_NP)
+                        NK_HCONV_PT(NK_HCONV_NP, NK_HCONV_MR - 1);
+#if NK_HCONV_NP > 1
+                    /* one-channel stems: the pixel stride a constant too, so
+                     * the 16 pixels' offsets are displacements */
+                    else if (mr == 2 * NK_HCONV_MR && sx == 1)
+                        nk_hconv_ptile(xt, g->k_h, jn, 1, pp, stride, bv, 1, 2 * NK_HCONV_MR,
+                                       yt + o, O, n, m, lo, hi);
+                    else if (mr == 2 * NK_HCONV_MR - 2 && sx == 1)
+                        nk_hconv_ptile(xt, g->k_h, jn, 1, pp, stride, bv, 1, 2 * NK_HCONV_MR - 2,
+                                       yt + o, O, n, m, lo, hi);
+                    else if (mr == 2 * NK_HCONV_MR - 2 && sx == 2)
+                        nk_hconv_ptile(xt, g->k_h, jn, 2, pp, stride, bv, 1, 2 * NK_HCONV_MR - 2,
+                                       yt + o, O, n, m, lo, hi);
+                    else if (mr == 2 * NK_HCONV_MR)
+                        NK_HCONV_PT(1, 2 * NK_HCONV_MR);
+                    else if (mr == 2 * NK_HCONV_MR - 2)
+                        NK_HCONV_PT(1, 2 * NK_HCONV_MR - 2);
+                    else if (mr == NK_HCONV_MR)
+                        NK_HCONV_PT(1, NK_HCONV_MR);
+                    else
+                        NK_HCONV_PT(1, NK_HCONV_MR - 1);
+#endif
+#undef NK_HCONV_PT
+                }
+            }
+        }
+    }
+}
+
 void NK_HOST_FN(nk_host_conv2d_f32)(const float *x, const float *NK_RESTRICT packed,
                                     const float *NK_RESTRICT bias, float *y,
                                     const nk_ref_conv_geom *g, float *NK_RESTRICT workspace) {
@@ -142,8 +346,13 @@ void NK_HOST_FN(nk_host_conv2d_f32)(const float *x, const float *NK_RESTRICT pac
     const int32_t ox_hi = g->in_w - 1 - span + g->pad_left < 0
                               ? 0
                               : (g->in_w - 1 - span + g->pad_left) / g->stride_w + 1;
+    const size_t prow = nk_hconv_padded_row(g);
     int32_t b, oy, ox;
     size_t p;
+    if (prow != 0) {
+        nk_hconv_padded(x, packed, bias, y, g, workspace, prow);
+        return;
+    }
     /* the workspace is shared by the ops: zero the row each time */
     memset(workspace, 0, (size_t)g->in_c * sizeof(float));
     for (b = 0; b < g->batch; b++) {
@@ -289,4 +498,120 @@ int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *x,
         }
     }
     return 1;
+}
+
+/* ---- depthwise over flat rows (few channels) ----
+ * With multiplier 1 and stride_w 1, output row element f = ox*C + c reads
+ * padded input row element f + kx*dil_w*C: vectors can run over the flat
+ * row, every lane busy, where vectors over channels leave the last one
+ * partly idle (24 channels on AVX-512: 8 of 32 lanes idle). The weight a
+ * lane needs repeats every C floats, so each tap's weights are
+ * packed at load as L = lcm(C, NK_VL) floats (L / NK_VL vectors, one per
+ * phase): packed[t][i] = w[t][i % C]. The workspace holds the periodic bias
+ * (L floats) and k_h padded input rows. */
+#define NK_HCONV_DW_U 4 /* output vectors per step */
+
+/* L = lcm(C, NK_VL) floats (at most NK_VL vectors), or 0 when the flat
+ * path does not apply */
+static size_t nk_hconv_dw_period(const nk_ref_conv_geom *g) {
+    size_t a = (size_t)g->in_c, b = NK_VL;
+    if (g->multiplier != 1 || g->stride_w != 1 || g->k_h > NK_HCONV_KH_MAX || g->in_c % NK_VL == 0)
+        return 0;
+    while (b != 0) { /* gcd */
+        const size_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return (size_t)g->in_c / a * NK_VL;
+}
+
+/* floats of one padded row: pad_left zeros, the input row, zeros to the
+ * last element any tap reads, and slack for the last step's vectors */
+static size_t nk_hconv_dw_row(const nk_ref_conv_geom *g) {
+    const size_t reach = (size_t)g->out_w + (size_t)(g->k_w - 1) * (size_t)g->dil_w;
+    const size_t used = (size_t)g->pad_left + (size_t)g->in_w;
+    return (reach > used ? reach : used) * (size_t)g->in_c + NK_HCONV_DW_U * NK_VL;
+}
+
+size_t NK_HOST_FN(nk_host_depthwise_pack_size)(const nk_ref_conv_geom *g) {
+    const size_t l = nk_hconv_dw_period(g);
+    if (l == 0 ||
+        nk_hconv_dw_row(g) * (size_t)g->k_h * sizeof(float) > NK_HCONV_PAD_BUDGET)
+        return 0;
+    return (size_t)g->k_h * (size_t)g->k_w * l * sizeof(float);
+}
+
+void NK_HOST_FN(nk_host_depthwise_pack)(const float *NK_RESTRICT w, const nk_ref_conv_geom *g,
+                                        float *NK_RESTRICT packed) {
+    const size_t l = nk_hconv_dw_period(g), C = (size_t)g->in_c;
+    const size_t taps = (size_t)g->k_h * (size_t)g->k_w;
+    size_t t, i;
+    for (t = 0; t < taps; t++)
+        for (i = 0; i < l; i++) packed[t * l + i] = w[t * C + i % C];
+}
+
+size_t NK_HOST_FN(nk_host_depthwise_workspace)(const nk_ref_conv_geom *g) {
+    return (nk_hconv_dw_period(g) + nk_hconv_dw_row(g) * (size_t)g->k_h) * sizeof(float);
+}
+
+void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RESTRICT packed,
+                                              const float *NK_RESTRICT bias, float *y,
+                                              const nk_ref_conv_geom *g,
+                                              float *NK_RESTRICT workspace) {
+    const size_t C = (size_t)g->in_c, l = nk_hconv_dw_period(g), prow = nk_hconv_dw_row(g);
+    const size_t in_row = (size_t)g->in_w * C, left = (size_t)g->pad_left * C;
+    const size_t out_row = (size_t)g->out_w * C, dx = (size_t)g->dil_w * C;
+    const size_t tap_row = (size_t)g->k_w * l;
+    const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+    float *pbias = workspace, *rows = workspace + l;
+    const float *xr[NK_HCONV_KH_MAX];
+    int32_t held[NK_HCONV_KH_MAX];
+    int32_t b, oy, ky, kx;
+    size_t i, f, c;
+    for (i = 0, c = 0; i < l; i++, c = c + 1 == C ? 0 : c + 1)
+        pbias[i] = bias != NULL ? bias[c] : 0.0f;
+    for (ky = 0; ky < g->k_h; ky++) {
+        float *r = rows + (size_t)ky * prow;
+        memset(r, 0, left * sizeof(float));
+        memset(r + left + in_row, 0, (prow - left - in_row) * sizeof(float));
+    }
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * (size_t)g->in_h * in_row;
+        float *yb = y + (size_t)b * (size_t)g->out_h * out_row;
+        for (ky = 0; ky < g->k_h; ky++) held[ky] = -1;
+        for (oy = 0; oy < g->out_h; oy++) {
+            float *yr = yb + (size_t)oy * out_row;
+            size_t ph = 0; /* phase offset of f within the period: f % l */
+            nk_hconv_rows(xb, g, oy, rows, prow, left, held, xr);
+            /* four vectors at a time: four independent FMA chains */
+            for (f = 0; f < out_row; f += NK_HCONV_DW_U * NK_VL) {
+                size_t phs[NK_HCONV_DW_U];
+                nk_vf acc[NK_HCONV_DW_U];
+                int u;
+                for (u = 0; u < NK_HCONV_DW_U; u++) {
+                    phs[u] = ph;
+                    acc[u] = nk_vload(pbias + ph);
+                    ph += NK_VL;
+                    if (ph == l) ph = 0;
+                }
+                for (ky = 0; ky < g->k_h; ky++) {
+                    const float *wp = packed + (size_t)ky * tap_row;
+                    if (xr[ky] == NULL) continue;
+                    for (kx = 0; kx < g->k_w; kx++) {
+                        const float *xp = xr[ky] + f + (size_t)kx * dx;
+                        const float *wk = wp + (size_t)kx * l;
+#pragma GCC unroll 4
+                        for (u = 0; u < NK_HCONV_DW_U; u++)
+                            acc[u] = nk_vfma(nk_vload(xp + (size_t)u * NK_VL),
+                                             nk_vload(wk + phs[u]), acc[u]);
+                    }
+                }
+                for (u = 0; u < NK_HCONV_DW_U && f + (size_t)u * NK_VL < out_row; u++) {
+                    const size_t fu = f + (size_t)u * NK_VL;
+                    nk_hconv_store(yr + fu, acc[u], out_row - fu < NK_VL ? out_row - fu : NK_VL,
+                                   lo, hi);
+                }
+            }
+        }
+    }
 }

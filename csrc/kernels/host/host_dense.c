@@ -10,6 +10,18 @@
 #define nk_hdense_store NK_HOST_FN(nk_hdense_store)
 #define nk_hdense_rows4 NK_HOST_FN(nk_hdense_rows4)
 #define nk_hdense_row1 NK_HOST_FN(nk_hdense_row1)
+#define nk_hdense_tile NK_HOST_FN(nk_hdense_tile)
+
+/* GEMM register tile: NK_HDENSE_MR rows by NK_HDENSE_NP panels of
+ * accumulators (24 of AVX-512's and NEON's 32 registers, 12 of AVX2's 16);
+ * per k, NP panel loads and MR broadcasts feed MR*NP FMAs. */
+#undef NK_HDENSE_NP /* the unity build reads this file once per level */
+#define NK_HDENSE_MR 6
+#if defined(NK_HOST_ISA_AVX2)
+#define NK_HDENSE_NP 2
+#else
+#define NK_HDENSE_NP 4
+#endif
 
 size_t NK_HOST_FN(nk_host_dense_pack_size)(int32_t in_features, int32_t out_features) {
     const size_t panels = ((size_t)out_features + NK_VL - 1) / NK_VL;
@@ -74,6 +86,42 @@ static nk_vf nk_hdense_row1(const float *NK_RESTRICT x, const float *NK_RESTRICT
     return (a0 + a1) + (a2 + a3);
 }
 
+/* rows r.. (NK_HDENSE_MR of them) against np (constant where inlined)
+ * panels from p on: panel q's lanes are outputs (p+q)*NK_VL.., the last
+ * panel's first `last_n` stored. */
+static inline __attribute__((always_inline)) void
+nk_hdense_tile(const float *NK_RESTRICT x, size_t kn, const float *NK_RESTRICT packed,
+               const float *NK_RESTRICT bias, float *NK_RESTRICT y, size_t n, size_t p,
+               const int np, size_t last_n, nk_vf lo, nk_vf hi) {
+    nk_vf acc[NK_HDENSE_MR][NK_HDENSE_NP];
+    const float *pw = packed + p * kn * NK_VL;
+    size_t k;
+    int i, q;
+#pragma GCC unroll 4
+    for (q = 0; q < np; q++) {
+        const size_t o = (p + (size_t)q) * NK_VL, w = q == np - 1 ? last_n : NK_VL;
+        const nk_vf b = bias == NULL ? nk_vdup(0.0f)
+                        : w == NK_VL ? nk_vload(bias + o) : nk_vload_n(bias + o, w);
+#pragma GCC unroll 6
+        for (i = 0; i < NK_HDENSE_MR; i++) acc[i][q] = b;
+    }
+    for (k = 0; k < kn; k++) {
+        nk_vf wv[NK_HDENSE_NP];
+#pragma GCC unroll 4
+        for (q = 0; q < np; q++) wv[q] = nk_vload(pw + ((size_t)q * kn + k) * NK_VL);
+#pragma GCC unroll 6
+        for (i = 0; i < NK_HDENSE_MR; i++) {
+            const nk_vf xv = nk_vdup(x[(size_t)i * kn + k]);
+#pragma GCC unroll 4
+            for (q = 0; q < np; q++) acc[i][q] = nk_vfma(xv, wv[q], acc[i][q]);
+        }
+    }
+    for (i = 0; i < NK_HDENSE_MR; i++)
+        for (q = 0; q < np; q++)
+            nk_hdense_store(y + (size_t)i * n + (p + (size_t)q) * NK_VL, acc[i][q],
+                            q == np - 1 ? last_n : NK_VL, lo, hi);
+}
+
 void NK_HOST_FN(nk_host_dense_f32)(const float *NK_RESTRICT x, const float *NK_RESTRICT packed,
                                    const float *NK_RESTRICT bias, float *NK_RESTRICT y,
                                    size_t rows, int32_t in_features, int32_t out_features,
@@ -82,6 +130,22 @@ void NK_HOST_FN(nk_host_dense_f32)(const float *NK_RESTRICT x, const float *NK_R
     const size_t panels = (n + NK_VL - 1) / NK_VL;
     const nk_vf lo = nk_vdup(act_min), hi = nk_vdup(act_max);
     size_t r = 0, p, i;
+    /* batches: MR x NP tiles, the panels past the last whole group one at a
+     * time; leftover rows below */
+    for (; r + NK_HDENSE_MR <= rows; r += NK_HDENSE_MR) {
+        const float *xr = x + r * kn;
+        float *yr = y + r * n;
+        for (p = 0; p + NK_HDENSE_NP <= panels; p += NK_HDENSE_NP) {
+            const size_t last = (p + NK_HDENSE_NP - 1) * NK_VL;
+            nk_hdense_tile(xr, kn, packed, bias, yr, n, p, NK_HDENSE_NP,
+                           n - last < NK_VL ? n - last : NK_VL, lo, hi);
+        }
+        for (; p < panels; p++) {
+            const size_t o = p * NK_VL;
+            nk_hdense_tile(xr, kn, packed, bias, yr, n, p, 1, n - o < NK_VL ? n - o : NK_VL, lo,
+                           hi);
+        }
+    }
     for (; r + 4 <= rows; r += 4) {
         for (p = 0; p < panels; p++) {
             const size_t o = p * NK_VL, w = n - o < NK_VL ? n - o : NK_VL;

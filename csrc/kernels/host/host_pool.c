@@ -60,11 +60,20 @@ static void nk_hpool2d(const float *x, float *y,
                 int32_t kx_lo, kx_hi;
                 nk_vf scale;
                 nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                scale = nk_vdup(g->count_include_pad
-                                    ? 1.0f / (float)(g->k_h * g->k_w)
-                                    : 1.0f / (float)((ky_hi - ky_lo) * (kx_hi - kx_lo)));
+                scale = is_max ? lo
+                        : nk_vdup(g->count_include_pad
+                                      ? 1.0f / (float)(g->k_h * g->k_w)
+                                      : 1.0f / (float)((ky_hi - ky_lo) * (kx_hi - kx_lo)));
                 x0 = xb + (size_t)(iy0 + ky_lo) * row + (size_t)(ix0 + kx_lo) * C;
-                /* full vectors, then the tail: constant widths inline */
+                /* full vectors, then the tail: constant widths inline; the
+                 * common 2x2 max window whole inside the input, constant too */
+                if (is_max && ky_hi - ky_lo == 2 && kx_hi - kx_lo == 2) {
+                    for (c = 0; c + NK_VL <= C; c += NK_VL)
+                        nk_hpool_vec(x0 + c, row, C, 2, 2, yp + c, NK_VL, 1, scale, lo, hi);
+                    if (c < C)
+                        nk_hpool_vec(x0 + c, row, C, 2, 2, yp + c, C - c, 1, scale, lo, hi);
+                    continue;
+                }
                 for (c = 0; c + NK_VL <= C; c += NK_VL) {
                     if (is_max)
                         nk_hpool_vec(x0 + c, row, C, ky_hi - ky_lo, kx_hi - kx_lo, yp + c, NK_VL,

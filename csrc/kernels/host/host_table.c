@@ -23,6 +23,14 @@ int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *NK_RESTRICT x,
                                              const float *NK_RESTRICT w,
                                              const float *NK_RESTRICT bias, float *NK_RESTRICT y,
                                              const nk_ref_conv_geom *g);
+size_t NK_HOST_FN(nk_host_depthwise_pack_size)(const nk_ref_conv_geom *g);
+void NK_HOST_FN(nk_host_depthwise_pack)(const float *NK_RESTRICT w, const nk_ref_conv_geom *g,
+                                        float *NK_RESTRICT packed);
+size_t NK_HOST_FN(nk_host_depthwise_workspace)(const nk_ref_conv_geom *g);
+void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RESTRICT packed,
+                                              const float *NK_RESTRICT bias, float *y,
+                                              const nk_ref_conv_geom *g,
+                                              float *NK_RESTRICT workspace);
 int NK_HOST_FN(nk_host_max_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
                                        const nk_ref_conv_geom *g);
 int NK_HOST_FN(nk_host_avg_pool2d_f32)(const float *NK_RESTRICT x, float *NK_RESTRICT y,
@@ -58,6 +66,10 @@ const nk_host_kernels NK_HOST_FN(nk_host_kernels) = {
     .conv2d_workspace = NK_HOST_FN(nk_host_conv2d_workspace),
     .conv2d_f32 = NK_HOST_FN(nk_host_conv2d_f32),
     .depthwise_conv2d_f32 = NK_HOST_FN(nk_host_depthwise_conv2d_f32),
+    .depthwise_pack_size = NK_HOST_FN(nk_host_depthwise_pack_size),
+    .depthwise_pack = NK_HOST_FN(nk_host_depthwise_pack),
+    .depthwise_workspace = NK_HOST_FN(nk_host_depthwise_workspace),
+    .depthwise_packed_f32 = NK_HOST_FN(nk_host_depthwise_packed_f32),
     .max_pool2d_f32 = NK_HOST_FN(nk_host_max_pool2d_f32),
     .avg_pool2d_f32 = NK_HOST_FN(nk_host_avg_pool2d_f32),
     .global_avg_pool_f32 = NK_HOST_FN(nk_host_global_avg_pool_f32),

@@ -109,8 +109,8 @@ static void compare(const char *isa, const char *what, int iter, const float *go
 static void test_dense(const nk_host_kernels *h, int iters) {
     int it;
     for (it = 0; it < iters; it++) {
-        const size_t rows = (size_t)rint_(1, 9);
-        const int32_t k = rint_(1, 80), n = rint_(1, 50);
+        const size_t rows = (size_t)rint_(1, 14);
+        const int32_t k = rint_(1, 80), n = rint_(1, 70);
         float lo, hi, *x = rand_buf(rows * (size_t)k), *w = rand_buf((size_t)n * (size_t)k);
         float *b = (rnd() & 1u) ? rand_buf((size_t)n) : NULL;
         float *want = out_buf(rows * (size_t)n), *got = out_buf(rows * (size_t)n);
@@ -221,7 +221,7 @@ static void test_conv2d(const nk_host_kernels *h, int iters) {
 }
 
 static void test_depthwise(const nk_host_kernels *h, int iters) {
-    int it;
+    int it, flat_runs = 0;
     for (it = 0; it < iters; it++) {
         nk_ref_conv_geom g;
         float *x, *w, *b, *want, *got;
@@ -250,6 +250,16 @@ static void test_depthwise(const nk_host_kernels *h, int iters) {
             ga.act_max = INFINITY;
             nk_ref_depthwise_conv2d_f32(ax, aw, ab, mag, &ga);
             compare_mag(h->name, "depthwise", it, got, want, mag, out_elems(&g));
+            if (h->depthwise_pack_size(&g) != 0) { /* few channels: the flat-row kernel */
+                float *packed = (float *)malloc(h->depthwise_pack_size(&g));
+                float *ws = (float *)malloc(h->depthwise_workspace(&g));
+                float *flat = out_buf(out_elems(&g));
+                h->depthwise_pack(w, &g, packed);
+                h->depthwise_packed_f32(x, packed, b, flat, &g, ws);
+                compare_mag(h->name, "depthwise (packed)", it, flat, want, mag, out_elems(&g));
+                flat_runs++;
+                free(packed); free(ws); free(flat);
+            }
             free(ax); free(aw); free(ab); free(mag);
         } else {
             checks++;
@@ -260,6 +270,11 @@ static void test_depthwise(const nk_host_kernels *h, int iters) {
             }
         }
         free(x); free(w); free(b); free(want); free(got);
+    }
+    checks++;
+    if (flat_runs == 0) { /* the geometries must reach the packed kernel */
+        failures++;
+        fprintf(stderr, "%s depthwise: no geometry took the packed kernel\n", h->name);
     }
 }
 
