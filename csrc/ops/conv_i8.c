@@ -118,6 +118,18 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
                           nk_i8_out(op, x), &g, &q))
         return NK_OK;
 #endif
+#if NETKIT_HOST_KERNELS
+    /* host SIMD kernels over the weights packed at load (host.h) */
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
+        if (op->type == NK_OP_CONV2D_I8)
+            NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g,
+                                       &q, x->workspace);
+        else
+            NK_EXEC_HOST(x)->depthwise_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x),
+                                          &g, &q);
+        return NK_OK;
+    }
+#endif
     /* the weight sums for windows inside the input, once per invoke */
     if (op->type == NK_OP_CONV2D_I8) {
         int32_t *wsum = (int32_t *)x->workspace;
@@ -199,6 +211,17 @@ static nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
                          nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
                          w->dims[1], w->dims[0], &q))
         return NK_OK;
+#endif
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
+        /* a 1x1 conv over the rows (the geometry the weights were packed for) */
+        nk_ref_conv_geom g;
+        nk_host_dense_i8_geom(&g, (int32_t)(nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1]),
+                              w->dims[1], w->dims[0]);
+        NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g, &q,
+                                   x->workspace);
+        return NK_OK;
+    }
 #endif
     nk_ref_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                     nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
