@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7a573af49a0951c03291ddfb132e6bfded207e97152c4663bd7901fe2dacc623"
+const csrcHash = "a2c9b31442a42e0e22aadc14340535c152cebb57fd4f7177241de5b2d1e909a0"
