@@ -344,7 +344,8 @@ typedef struct nk_op_info_t {
     int32_t reserved;
     char impl[16];           /* what runs it: the build's backend ("xnnpack",
                                 "cmsis-nn"), the host ISA kernel set of a float op
-                                ("avx512", "avx2", "neon"; the portable kernel
+                                or an int8 op it has kernels for ("avx512vnni",
+                                "avx512", "avx2", "neon"; the portable kernel
                                 for parameters it lacks), or "portable" */
 } nk_op_info_t;
 

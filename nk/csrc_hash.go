@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a2c9b31442a42e0e22aadc14340535c152cebb57fd4f7177241de5b2d1e909a0"
+const csrcHash = "889400431975b4351bc18ff17b5f3a29de814f475d0a60959bfa3ea79d371d04"

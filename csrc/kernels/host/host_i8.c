@@ -33,6 +33,7 @@
 #define nk_i8_pack_rq NK_HOST_FN(nk_i8_pack_rq)
 #define nk_i8_rq_ok NK_HOST_FN(nk_i8_rq_ok)
 #define nk_i8_stage NK_HOST_FN(nk_i8_stage)
+#define nk_i8_convert NK_HOST_FN(nk_i8_convert)
 #define nk_i8_tile NK_HOST_FN(nk_i8_tile)
 #define nk_i8_gemm_rows NK_HOST_FN(nk_i8_gemm_rows)
 #define nk_i8_dw_block NK_HOST_FN(nk_i8_dw_block)
@@ -256,14 +257,25 @@ size_t NK_HOST_FN(nk_host_conv2d_i8_workspace)(const nk_ref_conv_geom *g) {
     return NK_I8_MR * nk_i8_round_up(NK_I8_K(g), NK_I8_G) * sizeof(nk_i8_stage_t);
 }
 
-/* Output pixel p's window as one staging row of kp values. */
-static void nk_i8_stage(const int8_t *NK_RESTRICT x, const nk_ref_conv_geom *g, size_t p,
-                        int32_t in_zp, nk_i8_stage_t *NK_RESTRICT row, size_t kp) {
-    const size_t hw = (size_t)g->out_h * (size_t)g->out_w;
-    const size_t b = p / hw, r = p % hw;
-    const int32_t oy = (int32_t)(r / (size_t)g->out_w), ox = (int32_t)(r % (size_t)g->out_w);
+/* n input values converted to staging values (x + 128, or x - in_zp) */
+static inline void nk_i8_convert(const int8_t *NK_RESTRICT s, nk_i8_stage_t *NK_RESTRICT d,
+                                 size_t n, int32_t in_zp) {
+    size_t i;
+#if defined(NK_HOST_ISA_AVX512VNNI)
+    (void)in_zp;
+    for (i = 0; i < n; i++) d[i] = (nk_i8_stage_t)(s[i] + 128);
+#else
+    for (i = 0; i < n; i++) d[i] = (nk_i8_stage_t)(s[i] - in_zp);
+#endif
+}
+
+/* The window of output pixel (b, oy, ox) as one staging row of kp values:
+ * each kernel row's valid taps are one contiguous run of x when dil_w is 1. */
+static void nk_i8_stage(const int8_t *NK_RESTRICT x, const nk_ref_conv_geom *g, size_t b,
+                        int32_t oy, int32_t ox, int32_t in_zp, nk_i8_stage_t *NK_RESTRICT row,
+                        size_t kp) {
     const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
-    const size_t c_n = (size_t)g->in_c;
+    const size_t c_n = (size_t)g->in_c, k_row = (size_t)g->k_w * c_n;
     const int8_t *xb = x + b * (size_t)g->in_h * (size_t)g->in_w * c_n;
 #if defined(NK_HOST_ISA_AVX512VNNI)
     const nk_i8_stage_t pad = (nk_i8_stage_t)(in_zp + 128);
@@ -271,25 +283,28 @@ static void nk_i8_stage(const int8_t *NK_RESTRICT x, const nk_ref_conv_geom *g, 
     const nk_i8_stage_t pad = 0;
 #endif
     nk_i8_stage_t *d = row;
-    int32_t ky, kx;
-    size_t ci;
-    for (ky = 0; ky < g->k_h; ky++) {
+    int32_t ky, kx, kx_lo, kx_hi;
+    size_t i;
+    nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+    if (kx_hi < kx_lo) kx_hi = kx_lo;
+    for (ky = 0; ky < g->k_h; ky++, d += k_row) {
         const int32_t iy = iy0 + ky * g->dil_h;
-        for (kx = 0; kx < g->k_w; kx++, d += c_n) {
-            const int32_t ix = ix0 + kx * g->dil_w;
-            const int8_t *s;
-            if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
-                for (ci = 0; ci < c_n; ci++) d[ci] = pad;
-                continue;
-            }
-            s = xb + ((size_t)iy * (size_t)g->in_w + (size_t)ix) * c_n;
-            for (ci = 0; ci < c_n; ci++)
-#if defined(NK_HOST_ISA_AVX512VNNI)
-                d[ci] = (nk_i8_stage_t)(s[ci] + 128);
-#else
-                d[ci] = (nk_i8_stage_t)(s[ci] - in_zp);
-#endif
+        const int8_t *xrow;
+        if (iy < 0 || iy >= g->in_h || kx_lo == kx_hi) {
+            for (i = 0; i < k_row; i++) d[i] = pad;
+            continue;
         }
+        xrow = xb + (size_t)iy * (size_t)g->in_w * c_n;
+        for (i = 0; i < (size_t)kx_lo * c_n; i++) d[i] = pad;
+        if (g->dil_w == 1) {
+            nk_i8_convert(xrow + (size_t)(ix0 + kx_lo) * c_n, d + (size_t)kx_lo * c_n,
+                          (size_t)(kx_hi - kx_lo) * c_n, in_zp);
+        } else {
+            for (kx = kx_lo; kx < kx_hi; kx++)
+                nk_i8_convert(xrow + (size_t)(ix0 + kx * g->dil_w) * c_n, d + (size_t)kx * c_n,
+                              c_n, in_zp);
+        }
+        for (i = (size_t)kx_hi * c_n; i < k_row; i++) d[i] = pad;
     }
     for (; d < row + kp; d++) *d = 0; /* against zero weights */
 }
@@ -339,24 +354,43 @@ nk_i8_gemm_rows(const nk_i8_stage_t *NK_RESTRICT s, size_t kp, int m,
 void NK_HOST_FN(nk_host_conv2d_i8)(const int8_t *NK_RESTRICT x, const void *NK_RESTRICT packed,
                                    int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
                                    const nk_ref_i8_quant *q, void *NK_RESTRICT workspace) {
-    const size_t kp = nk_i8_round_up(NK_I8_K(g), NK_I8_G);
+    const size_t k_n = NK_I8_K(g), kp = nk_i8_round_up(k_n, NK_I8_G);
     const size_t np = nk_i8_round_up((size_t)g->out_c, NK_I8_NR);
     const size_t out_c = (size_t)g->out_c;
     const size_t pixels = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+    /* a pointwise conv over every pixel (and dense): the rows are x's */
+    const int rows_of_x = g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
+                          g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h &&
+                          g->out_w == g->in_w;
     const int8_t *pw = (const int8_t *)packed;
     const int32_t *c = (const int32_t *)(const void *)(pw + np * kp);
     nk_i8_stage_t *s = (nk_i8_stage_t *)workspace;
-    size_t p = 0, r;
-    for (; p + NK_I8_MR <= pixels; p += NK_I8_MR) {
-        for (r = 0; r < NK_I8_MR; r++) nk_i8_stage(x, g, p + r, q->in_zp, s + r * kp, kp);
-        nk_i8_gemm_rows(s, kp, NK_I8_MR, pw, c, np, y + p * out_c, out_c, q);
-    }
-    for (r = 0; p + r < pixels; r++) nk_i8_stage(x, g, p + r, q->in_zp, s + r * kp, kp);
-    switch (r) {
-    case 3: nk_i8_gemm_rows(s, kp, 3, pw, c, np, y + p * out_c, out_c, q); break;
-    case 2: nk_i8_gemm_rows(s, kp, 2, pw, c, np, y + p * out_c, out_c, q); break;
-    case 1: nk_i8_gemm_rows(s, kp, 1, pw, c, np, y + p * out_c, out_c, q); break;
-    default: break;
+    size_t p = 0, b = 0, r, m, k;
+    int32_t oy = 0, ox = 0;
+    while (p < pixels) {
+        m = pixels - p < NK_I8_MR ? pixels - p : NK_I8_MR;
+        for (r = 0; r < m; r++) {
+            if (rows_of_x) {
+                nk_i8_convert(x + (p + r) * k_n, s + r * kp, k_n, q->in_zp);
+                for (k = k_n; k < kp; k++) s[r * kp + k] = 0;
+                continue;
+            }
+            nk_i8_stage(x, g, b, oy, ox, q->in_zp, s + r * kp, kp);
+            if (++ox == g->out_w) {
+                ox = 0;
+                if (++oy == g->out_h) {
+                    oy = 0;
+                    b++;
+                }
+            }
+        }
+        switch (m) {
+        case 4: nk_i8_gemm_rows(s, kp, 4, pw, c, np, y + p * out_c, out_c, q); break;
+        case 3: nk_i8_gemm_rows(s, kp, 3, pw, c, np, y + p * out_c, out_c, q); break;
+        case 2: nk_i8_gemm_rows(s, kp, 2, pw, c, np, y + p * out_c, out_c, q); break;
+        default: nk_i8_gemm_rows(s, kp, 1, pw, c, np, y + p * out_c, out_c, q); break;
+        }
+        p += m;
     }
 }
 
