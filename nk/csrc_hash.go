@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "889400431975b4351bc18ff17b5f3a29de814f475d0a60959bfa3ea79d371d04"
+const csrcHash = "7c165549ccde860e0fd8379be8f63657476d406028b19630ef4631d1ff3bb0bc"

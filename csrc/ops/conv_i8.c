@@ -125,8 +125,8 @@ static nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
             NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g,
                                        &q, x->workspace);
         else
-            NK_EXEC_HOST(x)->depthwise_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x),
-                                          &g, &q);
+            NK_EXEC_HOST(x)->depthwise_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), op->host_packed,
+                                          nk_i8_out(op, x), &g, &q);
         return NK_OK;
     }
 #endif

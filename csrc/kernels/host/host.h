@@ -104,15 +104,16 @@ typedef struct nk_host_kernels {
     void (*conv2d_i8)(const int8_t *NK_RESTRICT x, const void *NK_RESTRICT packed,
                       int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                       void *NK_RESTRICT workspace);
-    /* Depthwise (multiplier 1): weights widened, bias and requantization
-     * packed likewise (depthwise_i8_pack_size 0: not handled). */
+    /* Depthwise (multiplier 1): bias and requantization packed likewise
+     * (depthwise_i8_pack_size 0: not handled), the weights w
+     * [1, k_h, k_w, out_c] read in place. */
     size_t (*depthwise_i8_pack_size)(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
     void (*depthwise_i8_pack)(const int8_t *NK_RESTRICT w, const int32_t *NK_RESTRICT bias,
                               const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                               void *NK_RESTRICT packed);
-    void (*depthwise_i8)(const int8_t *NK_RESTRICT x, const void *NK_RESTRICT packed,
-                         int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
-                         const nk_ref_i8_quant *q);
+    void (*depthwise_i8)(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                         const void *NK_RESTRICT packed, int8_t *NK_RESTRICT y,
+                         const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
     /* Add of equal shapes, as nk_ref_add_i8 (y may equal a or b). */
     void (*add_i8)(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
                    const nk_ref_add_i8_params *p);

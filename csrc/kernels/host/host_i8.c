@@ -221,7 +221,9 @@ size_t NK_HOST_FN(nk_host_conv2d_i8_pack_size)(const nk_ref_conv_geom *g,
                                                const nk_ref_i8_quant *q) {
     const size_t kp = nk_i8_round_up(NK_I8_K(g), NK_I8_G);
     const size_t np = nk_i8_round_up((size_t)g->out_c, NK_I8_NR);
-    if (g->groups != 1 || !nk_i8_rq_ok(q, g->out_c)) return 0;
+    /* fewer output channels than half a panel would pack mostly zeros
+     * (16x the weights for one channel): the portable kernel runs those */
+    if (g->groups != 1 || np > 2 * (size_t)g->out_c || !nk_i8_rq_ok(q, g->out_c)) return 0;
     return np * kp + NK_I8_NCONST * np * sizeof(int32_t);
 }
 
@@ -398,27 +400,24 @@ void NK_HOST_FN(nk_host_conv2d_i8)(const int8_t *NK_RESTRICT x, const void *NK_R
 /* Depthwise (multiplier 1)                                            */
 /* ------------------------------------------------------------------ */
 
-/* packed: the weights widened to int32 [taps][NP], then the epilogue
- * constants (bias without correction: x - in_zp is formed in the lane). */
+/* packed: the epilogue constants (bias without correction: x - in_zp is
+ * formed in the lane); the weights are read where they are. */
 size_t NK_HOST_FN(nk_host_depthwise_i8_pack_size)(const nk_ref_conv_geom *g,
                                                   const nk_ref_i8_quant *q) {
     const size_t np = nk_i8_round_up((size_t)g->out_c, NK_I8_NR);
     if (g->multiplier != 1 || !nk_i8_rq_ok(q, g->out_c)) return 0;
-    return ((size_t)g->k_h * (size_t)g->k_w + NK_I8_NCONST) * np * sizeof(int32_t);
+    return NK_I8_NCONST * np * sizeof(int32_t);
 }
 
 void NK_HOST_FN(nk_host_depthwise_i8_pack)(const int8_t *NK_RESTRICT w,
                                            const int32_t *NK_RESTRICT bias,
                                            const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                                            void *NK_RESTRICT packed) {
-    const size_t np = nk_i8_round_up((size_t)g->out_c, NK_I8_NR);
-    const size_t taps = (size_t)g->k_h * (size_t)g->k_w, oc = (size_t)g->out_c;
-    int32_t *pw = (int32_t *)packed;
-    size_t t, o;
-    for (t = 0; t < taps; t++)
-        for (o = 0; o < np; o++) pw[t * np + o] = o < oc ? w[t * oc + o] : 0;
+    const size_t np = nk_i8_round_up((size_t)g->out_c, NK_I8_NR), oc = (size_t)g->out_c;
+    size_t o;
+    (void)w;
     for (o = 0; o < np; o++)
-        nk_i8_pack_rq(pw + taps * np, np, o, o < oc && bias != NULL ? bias[o] : 0, q, o < oc);
+        nk_i8_pack_rq((int32_t *)packed, np, o, o < oc && bias != NULL ? bias[o] : 0, q, o < oc);
 }
 
 #if defined(NK_HOST_ISA_AVX512)
@@ -442,7 +441,7 @@ static inline __m128i nk_i8_load_part(const int8_t *p, size_t n) {
  * [ky_lo, ky_hi) x [kx_lo, kx_hi); xp0 is the (ky_lo, kx_lo) tap. */
 static inline __attribute__((always_inline)) void
 nk_i8_dw_block(const int8_t *NK_RESTRICT xp0, size_t ky_step, size_t x_step,
-               const int32_t *NK_RESTRICT pw, size_t np, int32_t k_w, int32_t ky_lo,
+               const int8_t *NK_RESTRICT w, size_t w_step, size_t np, int32_t k_w, int32_t ky_lo,
                int32_t ky_hi, int32_t kx_lo, int32_t kx_hi, size_t c0, size_t n,
                const int32_t *NK_RESTRICT c, int8_t *NK_RESTRICT yp, const nk_ref_i8_quant *q) {
     const nk_vi off = nk_i8_vdup(-q->in_zp);
@@ -450,22 +449,22 @@ nk_i8_dw_block(const int8_t *NK_RESTRICT xp0, size_t ky_step, size_t x_step,
     int32_t ky, kx;
     for (ky = ky_lo; ky < ky_hi; ky++) {
         const int8_t *xp = xp0 + (size_t)(ky - ky_lo) * ky_step + c0;
-        const int32_t *wp = pw + ((size_t)ky * (size_t)k_w + (size_t)kx_lo) * np + c0;
-        for (kx = kx_lo; kx < kx_hi; kx++, xp += x_step, wp += np) {
+        const int8_t *wp = w + ((size_t)ky * (size_t)k_w + (size_t)kx_lo) * w_step + c0;
+        for (kx = kx_lo; kx < kx_hi; kx++, xp += x_step, wp += w_step) {
             const nk_vi xv = n == NK_I8_NR ? nk_i8_vload_x(xp) : nk_i8_vload_xn(xp, n);
-            acc = nk_i8_vadd(acc, nk_i8_vmullo(nk_i8_vadd(xv, off), nk_i8_vload(wp)));
+            const nk_vi wv = n == NK_I8_NR ? nk_i8_vload_x(wp) : nk_i8_vload_xn(wp, n);
+            acc = nk_i8_vadd(acc, nk_i8_vmullo(nk_i8_vadd(xv, off), wv));
         }
     }
     acc = nk_i8_vepilogue(nk_i8_vrequant(acc, c + c0, np), q->out_zp, q->act_min, q->act_max);
     nk_i8_vstore_s8(yp + c0, acc, n);
 }
 
-void NK_HOST_FN(nk_host_depthwise_i8)(const int8_t *NK_RESTRICT x, const void *NK_RESTRICT packed,
-                                      int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
-                                      const nk_ref_i8_quant *q) {
+void NK_HOST_FN(nk_host_depthwise_i8)(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                      const void *NK_RESTRICT packed, int8_t *NK_RESTRICT y,
+                                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
     const size_t np = nk_i8_round_up((size_t)g->out_c, NK_I8_NR), oc = (size_t)g->out_c;
-    const size_t taps = (size_t)g->k_h * (size_t)g->k_w;
-    const int32_t *pw = (const int32_t *)packed, *c = pw + taps * np;
+    const int32_t *c = (const int32_t *)packed;
     const size_t row_stride = (size_t)g->in_w * oc;
     const size_t x_step = (size_t)g->dil_w * oc, ky_step = (size_t)g->dil_h * row_stride;
     int32_t b, oy, ox;
@@ -489,10 +488,10 @@ void NK_HOST_FN(nk_host_depthwise_i8)(const int8_t *NK_RESTRICT x, const void *N
                     xp0 = xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
                           (size_t)(ix0 + kx_lo * g->dil_w) * oc;
                 for (; c0 + NK_I8_NR <= oc; c0 += NK_I8_NR)
-                    nk_i8_dw_block(xp0, ky_step, x_step, pw, np, g->k_w, ky_lo, ky_hi, kx_lo,
+                    nk_i8_dw_block(xp0, ky_step, x_step, w, oc, np, g->k_w, ky_lo, ky_hi, kx_lo,
                                    kx_hi, c0, NK_I8_NR, c, yp, q);
                 if (c0 < oc)
-                    nk_i8_dw_block(xp0, ky_step, x_step, pw, np, g->k_w, ky_lo, ky_hi, kx_lo,
+                    nk_i8_dw_block(xp0, ky_step, x_step, w, oc, np, g->k_w, ky_lo, ky_hi, kx_lo,
                                    kx_hi, c0, oc - c0, c, yp, q);
             }
         }

@@ -54,9 +54,9 @@ void NK_HOST_FN(nk_host_depthwise_i8_pack)(const int8_t *NK_RESTRICT w,
                                            const int32_t *NK_RESTRICT bias,
                                            const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
                                            void *NK_RESTRICT packed);
-void NK_HOST_FN(nk_host_depthwise_i8)(const int8_t *NK_RESTRICT x, const void *NK_RESTRICT packed,
-                                      int8_t *NK_RESTRICT y, const nk_ref_conv_geom *g,
-                                      const nk_ref_i8_quant *q);
+void NK_HOST_FN(nk_host_depthwise_i8)(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
+                                      const void *NK_RESTRICT packed, int8_t *NK_RESTRICT y,
+                                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
 void NK_HOST_FN(nk_host_add_i8)(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
                                 const nk_ref_add_i8_params *p);
 #endif

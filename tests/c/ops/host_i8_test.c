@@ -167,7 +167,7 @@ static void test_conv2d(const nk_host_kernels *h, int iters) {
             g.out_w = (g.in_w - 1) / g.stride_w + 1;
         }
         g.in_c = rint_(1, it % 5 == 0 ? 80 : 20);
-        g.out_c = rint_(1, it % 7 == 0 ? 100 : 40);
+        g.out_c = rint_(4, it % 7 == 0 ? 100 : 40);
         g.groups = 1;
         g.multiplier = 1;
         run_conv(h, &g, "conv2d", it);
@@ -187,6 +187,13 @@ static void test_conv2d(const nk_host_kernels *h, int iters) {
             failures++;
             fprintf(stderr, "%s: grouped conv not declined\n", h->name);
         }
+        /* one output channel would pack mostly zero panels */
+        nk_host_dense_i8_geom(&g, 1, 4096, 1);
+        checks++;
+        if (h->conv2d_i8_pack_size(&g, &c.q) != 0) {
+            failures++;
+            fprintf(stderr, "%s: dense with one output not declined\n", h->name);
+        }
     }
 }
 
@@ -195,7 +202,7 @@ static void test_dense(const nk_host_kernels *h, int iters) {
     for (it = 0; it < iters; it++) {
         nk_ref_conv_geom g;
         const int32_t rows = rint_(1, 9), k = rint_(1, it % 4 == 0 ? 700 : 120);
-        const int32_t n = rint_(1, 70);
+        const int32_t n = rint_(4, 70);
         nk_host_dense_i8_geom(&g, rows, k, n);
         run_conv(h, &g, "dense", it);
     }
@@ -234,7 +241,7 @@ static void test_depthwise(const nk_host_kernels *h, int iters) {
         nk_ref_depthwise_conv2d_i8(x, w, bias, want, &g, &c.q, NULL);
         packed = aligned_block(ps);
         h->depthwise_i8_pack(w, bias, &g, &c.q, packed);
-        h->depthwise_i8(x, packed, got, &g, &c.q);
+        h->depthwise_i8(x, w, packed, got, &g, &c.q);
         compare(h->name, "depthwise", it, got, want, yn);
         free(x); free(w); free(want); free(got); free(packed);
     }
