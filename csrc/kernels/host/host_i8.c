@@ -264,8 +264,21 @@ static inline void nk_i8_convert(const int8_t *NK_RESTRICT s, nk_i8_stage_t *NK_
                                  size_t n, int32_t in_zp) {
     size_t i;
 #if defined(NK_HOST_ISA_AVX512VNNI)
+    /* masked 64-byte blocks: the short runs of first layers (3 channels)
+     * cost one block instead of a scalar loop */
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
     (void)in_zp;
-    for (i = 0; i < n; i++) d[i] = (nk_i8_stage_t)(s[i] + 128);
+    for (i = 0; i < n; i += 64) {
+        const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1u;
+        _mm512_mask_storeu_epi8(d + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, s + i), flip));
+    }
+#elif defined(NK_HOST_ISA_AVX512)
+    const __m512i zp = _mm512_set1_epi16((short)in_zp);
+    for (i = 0; i < n; i += 32) {
+        const __mmask32 k = n - i >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << (n - i)) - 1u;
+        const __m512i v = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(k, s + i));
+        _mm512_mask_storeu_epi16(d + i, k, _mm512_sub_epi16(v, zp));
+    }
 #else
     for (i = 0; i < n; i++) d[i] = (nk_i8_stage_t)(s[i] - in_zp);
 #endif
@@ -312,30 +325,49 @@ static void nk_i8_stage(const int8_t *NK_RESTRICT x, const nk_ref_conv_geom *g, 
 }
 
 /* m (<= NK_I8_MR, a constant after inlining) staging rows against nb (1 or
- * 2) panels: m * nb accumulators over the whole depth, then the epilogue. */
+ * 2) panels: m * nb accumulators over the whole depth, then the epilogue.
+ * The accumulators are named variables, not an array, so they stay in
+ * registers: every broadcast row word meets nb weight vectors. */
 static inline __attribute__((always_inline)) void
 nk_i8_tile(const nk_i8_stage_t *NK_RESTRICT s, size_t kp, int m, int nb,
            const int8_t *NK_RESTRICT panel, const int32_t *NK_RESTRICT c, size_t np, size_t o0,
            int8_t *NK_RESTRICT y, size_t ldy, size_t out_c, const nk_ref_i8_quant *q) {
     const size_t kg_n = kp / NK_I8_G, pstride = NK_I8_NR * kp;
-    nk_vi acc[NK_I8_MR][2];
+    const nk_i8_stage_t *s0 = s, *s1 = s + kp, *s2 = s + 2 * kp, *s3 = s + 3 * kp;
+    nk_vi a00 = nk_i8_vzero(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00,
+          a30 = a00, a31 = a00;
     size_t kg;
-    int r, j;
-    for (r = 0; r < m; r++)
-        for (j = 0; j < nb; j++) acc[r][j] = nk_i8_vzero();
+    int j;
     for (kg = 0; kg < kg_n; kg++) {
         const int8_t *pw = panel + kg * NK_I8_NR * NK_I8_G;
-        for (r = 0; r < m; r++) {
-            const nk_vi xb = nk_i8_vbcast(s + (size_t)r * kp + kg * NK_I8_G);
-            for (j = 0; j < nb; j++) acc[r][j] = nk_i8_vdot(acc[r][j], xb, pw + (size_t)j * pstride);
+        const size_t k = kg * NK_I8_G;
+        nk_vi xb = nk_i8_vbcast(s0 + k);
+        a00 = nk_i8_vdot(a00, xb, pw);
+        if (nb > 1) a01 = nk_i8_vdot(a01, xb, pw + pstride);
+        if (m > 1) {
+            xb = nk_i8_vbcast(s1 + k);
+            a10 = nk_i8_vdot(a10, xb, pw);
+            if (nb > 1) a11 = nk_i8_vdot(a11, xb, pw + pstride);
+        }
+        if (m > 2) {
+            xb = nk_i8_vbcast(s2 + k);
+            a20 = nk_i8_vdot(a20, xb, pw);
+            if (nb > 1) a21 = nk_i8_vdot(a21, xb, pw + pstride);
+        }
+        if (m > 3) {
+            xb = nk_i8_vbcast(s3 + k);
+            a30 = nk_i8_vdot(a30, xb, pw);
+            if (nb > 1) a31 = nk_i8_vdot(a31, xb, pw + pstride);
         }
     }
     for (j = 0; j < nb; j++) {
         const size_t o = o0 + (size_t)j * NK_I8_NR;
         const size_t n = out_c - o < NK_I8_NR ? out_c - o : NK_I8_NR;
         const nk_vi bias = nk_i8_vload(c + NK_I8_BIAS * np + o);
+        const nk_vi acc[NK_I8_MR] = {j ? a01 : a00, j ? a11 : a10, j ? a21 : a20, j ? a31 : a30};
+        int r;
         for (r = 0; r < m; r++) {
-            nk_vi v = nk_i8_vrequant(nk_i8_vadd(acc[r][j], bias), c + o, np);
+            nk_vi v = nk_i8_vrequant(nk_i8_vadd(acc[r], bias), c + o, np);
             v = nk_i8_vepilogue(v, q->out_zp, q->act_min, q->act_max);
             nk_i8_vstore_s8(y + (size_t)r * ldy + o, v, n);
         }
