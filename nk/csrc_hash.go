@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "35f8987651354f851ed10395ecb1067bc3c63f25a553fe9baa0f58fea95e6010"
+const csrcHash = "504ce4bc5e509743b92999ffe26cc3bdbe8d4494ef02db57c1fed2f94e6410c2"

@@ -1,6 +1,7 @@
 /*
- * host.h — the host float kernels (x86-64 AVX2+FMA, AVX-512; aarch64 NEON):
- * one table of function pointers per ISA level, chosen when a model loads.
+ * host.h — the host SIMD kernels (x86-64 AVX2+FMA, AVX-512, AVX-512 VNNI;
+ * aarch64 NEON): float, and int8 on x86-64 (host_i8.c); one table of
+ * function pointers per ISA level, chosen when a model loads.
  *
  * How it fits together:
  * - Every .c in csrc/kernels/host/ is compiled once per ISA level (CMake:
@@ -11,8 +12,8 @@
  *   nk_host_kernels_<isa> from them.
  * - csrc/kernels/host_select.c (compiled once, host builds only) picks the
  *   table at load from the CPU's features, or from NETKIT_HOST_ISA=
- *   portable|avx2|avx512|neon. The model keeps the pointer, nk_exec carries
- *   it to the evals; NULL means the portable kernels (kernels/ref/), which
+ *   portable|avx2|avx512|avx512vnni|neon. The model keeps the pointer,
+ *   nk_exec carries it to the evals; NULL means the portable kernels (kernels/ref/), which
  *   stay the oracle the fast ones are tested against.
  * - The core holds no global state for it; the MCU build (NETKIT_HOST_KERNELS
  *   0) compiles none of this.
