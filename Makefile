@@ -1,5 +1,5 @@
 # Convenience entry points; each target is one script or tool call.
-.PHONY: test demo generate bench bench-host bench-mcu size-report clean
+.PHONY: test demo generate bench bench-host bench-host-i8 bench-mcu size-report clean
 
 # The whole test suite (installs missing Debian packages when run as root).
 test:
@@ -24,6 +24,10 @@ bench:
 # and 100 (installs onnxruntime-node with npm into ~/.cache/netkit).
 bench-host:
 	scripts/bench-host.sh
+
+# The int8 TFLite models on the host, portable against each SIMD level.
+bench-host-i8:
+	scripts/bench-host-i8.sh
 
 # Instructions per inference under QEMU (Cortex-M4F, M55): the bundled
 # models, then the int8 TFLite models with netkit's fast and portable

@@ -59,6 +59,10 @@ static const char *nk_inspect_impl(const nk_model_t *m, const nk_op_rt *op) {
 #endif
 #if NETKIT_HOST_KERNELS
     if (m->host != NULL && op->def->dtype == NK_F32) return m->host->name;
+    /* int8: the ops whose weights the host kernels packed, and add */
+    if (m->host != NULL &&
+        (op->host_packed != NULL || (op->type == NK_OP_ADD_I8 && m->host->add_i8 != NULL)))
+        return m->host->name;
 #endif
     (void)m;
     (void)op;

@@ -399,7 +399,8 @@ typedef struct nk_op_info_t {
                                 output (it lives past the last op) */
     char impl[16];           /* what runs it: the build's backend ("xnnpack",
                                 "cmsis-nn"), the host ISA kernel set of a float op
-                                ("avx512", "avx2", "neon"; the portable kernel
+                                or an int8 op it has kernels for ("avx512vnni",
+                                "avx512", "avx2", "neon"; the portable kernel
                                 for parameters it lacks), or "portable" */
     /* The lowest-numbered graph input this op is the first reader of (so
      * a picture of the plan can draw graph inputs, which no op produces): */

@@ -77,8 +77,9 @@ type OpInfo struct {
 	InputNumber, InputLastUse int
 	InputOffset               int64
 	// Impl is what runs the op: the build's backend ("xnnpack",
-	// "cmsis-nn"), the host ISA kernel set of a float op ("avx512", "avx2",
-	// "neon"), or "portable" (netkit's kernels).
+	// "cmsis-nn"), the host ISA kernel set of a float op or of an int8 op
+	// it has kernels for ("avx512vnni", "avx512", "avx2", "neon"), or
+	// "portable" (netkit's kernels).
 	Impl string
 }
 

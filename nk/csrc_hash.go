@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0dbbd07e06cbdd2a318759dda42a3779aafc516ed7f8bf87914d4577505cae7a"
+const csrcHash = "9134fc0e919cc0ef61cd79d566aa3010aac78c5689dfa04e07d4cf74200e6ccf"

@@ -67,6 +67,19 @@ for isa in "${levels[@]}"; do
     NETKIT_HOST_ISA=$isa go test -count=1 -run 'Conformance|SameOutputsAsNkc|LoadWithCopy|ReportOfLoadedModel' ./nk/ ./nkc/
 done
 
+# The int8 host kernels (AVX2, AVX-512, AVX-512 VNNI) against the Go oracle
+# on the random one-op models, both rounding modes, and the TFLite models
+# against TFLite Micro's outputs (double rounding), each level forced.
+step "int8 one-op tests and TFLite models under each host SIMD level forced, both rounding modes"
+i8_levels=("${levels[@]}")
+grep -qw avx512_vnni /proc/cpuinfo && [[ " ${levels[*]} " == *" avx512 "* ]] && i8_levels+=(avx512vnni)
+# (double rounding with the default CGO_CFLAGS: the nk build of the step above)
+for isa in "${i8_levels[@]}"; do
+    NETKIT_HOST_ISA=$isa go test -count=1 -run 'Oracle|Hand|InCore' ./internal/int8ref/
+    NETKIT_HOST_ISA=$isa CGO_CFLAGS="-O2 -DNETKIT_SINGLE_ROUNDING=1" \
+        go test -count=1 -run 'Oracle|Hand|InCore' ./internal/int8ref/
+done
+
 step "int8 one-op tests through the Arm DSP kernels (C emulation), both rounding modes"
 for r in 0 1; do CGO_CFLAGS="-O2 -DNETKIT_EMULATE_DSP=1 -DNETKIT_SINGLE_ROUNDING=$r" go test -count=1 ./internal/int8ref/; done
 

@@ -25,8 +25,9 @@ in place outside the arena (flash), and what the arena holds.
 --full adds the per-op table: shapes, multiply-accumulates, constant bytes,
 where each op's output sits in the activation block, whether it runs in
 place, and which implementation runs it: the build's backend (e.g.
-"xnnpack"), the host's SIMD kernel set for a float op ("avx512", "avx2",
-"neon"; NETKIT_HOST_ISA forces one), or "portable" (netkit's C kernels).
+"xnnpack"), the host's SIMD kernel set for a float op or an int8 op it
+has kernels for ("avx512vnni", "avx512", "avx2", "neon"; NETKIT_HOST_ISA
+forces one), or "portable" (netkit's C kernels).
 --json prints the same as JSON.
 
 --regions adds what a board with a fast and a slow RAM needs in each when

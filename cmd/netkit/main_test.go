@@ -231,7 +231,7 @@ func TestInspectJSON(t *testing.T) {
 	// always on netkit's kernels: the host ISA set the load picked (the one
 	// NETKIT_HOST_ISA forces), or portable
 	own := r.Ops[2].Impl
-	assert.Contains(t, []string{"portable", "avx2", "avx512", "neon"}, own)
+	assert.Contains(t, []string{"portable", "avx2", "avx512", "avx512vnni", "neon"}, own)
 	if isa := os.Getenv("NETKIT_HOST_ISA"); isa != "" {
 		assert.Equal(t, isa, own)
 	}

@@ -11,8 +11,9 @@
  *   none               every other target: the portable kernels
  *
  * NETKIT_PORTABLE_KERNELS=1 forces the portable kernels (CMake option of
- * the same name), so both paths run in the tests. A later set (host SIMD)
- * takes a branch here and implements the same functions.
+ * the same name), so both paths run in the tests. The host SIMD int8
+ * kernels (x86-64) are not a build-time set: they sit in the host kernel
+ * tables chosen at load (kernels/host/host.h, host_i8.c).
  *
  * Each function takes the portable kernel's arguments (kernels/ref/ref_i8.h)
  * and returns 1 when it wrote the output, or 0, before touching anything,

@@ -5,7 +5,7 @@
  * kernels/host/ (host.h explains the scheme).
  *
  * The choice is made at every load, so the core keeps no global state:
- * NETKIT_HOST_ISA=portable|avx2|avx512|neon forces one (tests run every op
+ * NETKIT_HOST_ISA=portable|avx2|avx512|avx512vnni|neon forces one (tests run every op
  * and model under each); unset or empty, the best the CPU supports. Forcing
  * a level the CPU or the build lacks fails the load with a message instead
  * of running an illegal instruction.
@@ -26,6 +26,8 @@ static int nk_host_cpu_has(const char *name) {
 #if defined(__x86_64__)
     if (strcmp(name, "avx2") == 0)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (strcmp(name, "avx512vnni") == 0)
+        return nk_host_cpu_has("avx512") && __builtin_cpu_supports("avx512vnni");
     if (strcmp(name, "avx512") == 0)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
@@ -40,6 +42,7 @@ static int nk_host_cpu_has(const char *name) {
 /* Tables of this build, best first. */
 static const nk_host_kernels *const nk_host_tables[] = {
 #if defined(__x86_64__)
+    &nk_host_kernels_avx512vnni,
     &nk_host_kernels_avx512,
     &nk_host_kernels_avx2,
 #elif defined(__aarch64__)
@@ -70,12 +73,13 @@ nk_status nk_host_select(const nk_host_kernels **out, nk_error_t *err) {
             *out = nk_host_tables[i];
             return NK_OK;
         }
-        if (strcmp(want, "avx2") == 0 || strcmp(want, "avx512") == 0 || strcmp(want, "neon") == 0)
+        if (strcmp(want, "avx2") == 0 || strcmp(want, "avx512") == 0 ||
+            strcmp(want, "avx512vnni") == 0 || strcmp(want, "neon") == 0)
             return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
                              NK_HOST_ISA_ENV "=%s: this build has no kernels for that ISA "
                              "(another architecture)", want, NULL);
         return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
-                         NK_HOST_ISA_ENV "=%s: unknown (portable, avx2, avx512 or neon)", want, NULL);
+                         NK_HOST_ISA_ENV "=%s: unknown (portable, avx2, avx512, avx512vnni or neon)", want, NULL);
     }
     for (i = 0; i < NK_HOST_N_TABLES; i++) {
         if (nk_host_cpu_has(nk_host_tables[i]->name)) {
@@ -84,6 +88,47 @@ nk_status nk_host_select(const nk_host_kernels **out, nk_error_t *err) {
         }
     }
     return NK_OK;
+}
+
+/* Input i is absent or a constant. */
+static int nk_host_const_in(const nk_op_rt *op, const nk_tensor_rt *t, uint32_t i) {
+    return i >= op->n_in || op->in[i] == NK_NONE || t[op->in[i]].is_const;
+}
+
+/* int8 conv2d, depthwise and dense pack weights, bias and requantization:
+ * all of them constants (inputs 1 to 4). */
+static int nk_host_packs_i8(const nk_op_rt *op, const nk_tensor_rt *t) {
+    uint32_t i;
+    if (op->type != NK_OP_CONV2D_I8 && op->type != NK_OP_DEPTHWISE_CONV2D_I8 &&
+        op->type != NK_OP_DENSE_I8)
+        return 0;
+    if (op->n_in < 5 || op->in[1] == NK_NONE || op->in[3] == NK_NONE || op->in[4] == NK_NONE)
+        return 0;
+    for (i = 1; i < 5; i++)
+        if (!nk_host_const_in(op, t, i)) return 0;
+    return 1;
+}
+
+/* The geometry and quantization of a bound int8 op (the fields
+ * ops/conv_i8.c's eval fills; dense as a 1x1 conv over its rows). */
+static void nk_host_i8_args(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g,
+                            nk_ref_i8_quant *q) {
+    const nk_tensor_rt *w = &t[op->in[1]], *m = &t[op->in[3]];
+    uint32_t k = 9; /* conv params: in_zp at 9; dense at 0 */
+    if (op->type == NK_OP_DENSE_I8) {
+        nk_host_dense_i8_geom(g, (int32_t)(t[op->in[0]].elems / (uint32_t)w->dims[1]),
+                              w->dims[1], w->dims[0]);
+        k = 0;
+    } else {
+        nk_ops_conv_geom(op, t, g);
+    }
+    q->in_zp = nk_param_i32(op, k);
+    q->out_zp = nk_param_i32(op, k + 1);
+    q->act_min = nk_param_i32(op, k + 2);
+    q->act_max = nk_param_i32(op, k + 3);
+    q->mult = (const int32_t *)m->const_data;
+    q->shift = (const int32_t *)t[op->in[4]].const_data;
+    q->per_channel = m->dims[0] > 1;
 }
 
 /* Packed kernels exist for float dense, conv2d and depthwise with
@@ -97,6 +142,13 @@ static int nk_host_packs(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_ref_conv_geom g;
+    if (h != NULL && nk_host_packs_i8(op, t)) {
+        nk_ref_i8_quant q;
+        nk_host_i8_args(op, t, &g, &q);
+        if (op->type == NK_OP_DEPTHWISE_CONV2D_I8)
+            return h->depthwise_i8_pack_size != NULL ? h->depthwise_i8_pack_size(&g, &q) : 0;
+        return h->conv2d_i8_pack_size != NULL ? h->conv2d_i8_pack_size(&g, &q) : 0;
+    }
     if (h == NULL || !nk_host_packs(op, t)) return 0;
     if (op->type == NK_OP_DENSE) {
         const nk_tensor_rt *w = &t[op->in[1]];
@@ -111,6 +163,17 @@ size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_
 void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t, void *dst) {
     const nk_tensor_rt *w = &t[op->in[1]];
     nk_ref_conv_geom g;
+    if (nk_host_packs_i8(op, t)) {
+        const int32_t *bias =
+            op->in[2] != NK_NONE ? (const int32_t *)t[op->in[2]].const_data : NULL;
+        nk_ref_i8_quant q;
+        nk_host_i8_args(op, t, &g, &q);
+        if (op->type == NK_OP_DEPTHWISE_CONV2D_I8)
+            h->depthwise_i8_pack((const int8_t *)w->const_data, bias, &g, &q, dst);
+        else
+            h->conv2d_i8_pack((const int8_t *)w->const_data, bias, &g, &q, dst);
+        return;
+    }
     if (op->type == NK_OP_DENSE) {
         h->dense_pack((const float *)w->const_data, w->dims[1], w->dims[0], (float *)dst);
         return;
@@ -124,6 +187,12 @@ void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_
 
 size_t nk_host_workspace(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_ref_conv_geom g;
+    if (h != NULL && (op->type == NK_OP_CONV2D_I8 || op->type == NK_OP_DENSE_I8) &&
+        nk_host_packs_i8(op, t) && h->conv2d_i8_workspace != NULL) {
+        nk_ref_i8_quant q;
+        nk_host_i8_args(op, t, &g, &q);
+        return h->conv2d_i8_workspace(&g);
+    }
     if (h == NULL || op->type == NK_OP_DENSE || !nk_host_packs(op, t)) return 0;
     nk_ops_conv_geom(op, t, &g);
     if (op->type == NK_OP_DEPTHWISE_CONV2D)

@@ -104,19 +104,25 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     nk_ref_conv_geom g;
     nk_ref_i8_quant q;
-    nk_ops_window win;
-    nk_ops_conv_window(op, w, &win);
-    nk_ops_window_geom(op, x->tensors, &win, &g);
-    if (op->type == NK_OP_CONV2D_I8)
-        g.groups = nk_param_i32(op, 8);
-    else
-        g.multiplier = nk_param_i32(op, 8);
+    nk_ops_conv_geom(op, x->tensors, &g);
     nk_i8_quant_params(op, x, 9, &q);
 #if NK_FAST_I8
     if (op->type == NK_OP_CONV2D_I8 &&
         nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                           nk_i8_out(op, x), &g, &q))
         return NK_OK;
+#endif
+#if NETKIT_HOST_KERNELS
+    /* host SIMD kernels over the weights packed at load (host.h) */
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
+        if (op->type == NK_OP_CONV2D_I8)
+            NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g,
+                                       &q, x->workspace);
+        else
+            NK_EXEC_HOST(x)->depthwise_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), op->host_packed,
+                                          nk_i8_out(op, x), &g, &q);
+        return NK_OK;
+    }
 #endif
     /* the weight sums for windows inside the input, once per invoke */
     if (op->type == NK_OP_CONV2D_I8) {
@@ -199,6 +205,17 @@ nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
                          nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
                          w->dims[1], w->dims[0], &q))
         return NK_OK;
+#endif
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
+        /* a 1x1 conv over the rows (the geometry the weights were packed for) */
+        nk_ref_conv_geom g;
+        nk_host_dense_i8_geom(&g, (int32_t)(nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1]),
+                              w->dims[1], w->dims[0]);
+        NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g, &q,
+                                   x->workspace);
+        return NK_OK;
+    }
 #endif
     nk_ref_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                     nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],

@@ -131,6 +131,13 @@ nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     p.shift_out = nk_param_i32(op, 9);
     p.act_min = nk_param_i32(op, 10);
     p.act_max = nk_param_i32(op, 11);
+#if NETKIT_HOST_KERNELS
+    if (NK_EXEC_HOST(x) != NULL && NK_EXEC_HOST(x)->add_i8 != NULL) {
+        NK_EXEC_HOST(x)->add_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
+                                nk_ops_tout(op, x)->elems, &p);
+        return NK_OK;
+    }
+#endif
     nk_ref_add_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
                   nk_ops_tout(op, x)->elems, &p);
     return NK_OK;

@@ -370,12 +370,15 @@ void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geo
     nk_ops_window win;
     nk_ops_conv_window(op, &t[op->in[1]], &win);
     nk_ops_window_geom(op, t, &win, g);
-    if (op->type == NK_OP_CONV2D)
+    if (op->type == NK_OP_CONV2D || op->type == NK_OP_CONV2D_I8)
         g->groups = nk_param_i32(op, 8);
     else
         g->multiplier = nk_param_i32(op, 8);
-    g->act_min = nk_param_f32(op, 9);
-    g->act_max = nk_param_f32(op, 10);
+    if (op->type == NK_OP_CONV2D || op->type == NK_OP_DEPTHWISE_CONV2D) {
+        /* float: the fused clamp (int8 ops clamp in their quantization) */
+        g->act_min = nk_param_f32(op, 9);
+        g->act_max = nk_param_f32(op, 10);
+    }
 }
 
 /* Input bytes below which output pixel (oy, ox) reads nothing: its first

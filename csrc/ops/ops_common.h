@@ -115,9 +115,10 @@ NK_HIDDEN void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win);
  * the caller to set. */
 NK_HIDDEN void nk_ops_window_geom(const nk_op_rt *op, const nk_tensor_rt *t,
                                   const nk_ops_window *win, nk_ref_conv_geom *g);
-/* The whole geometry of a float conv2d / depthwise_conv2d: window, groups or
- * multiplier (param 8) and the fused clamp (params 9, 10). The evals and the
- * host kernels' packing (kernels/host_select.c) read it from here alike. */
+/* The whole geometry of a conv2d / depthwise_conv2d, float or int8: window,
+ * groups or multiplier (param 8) and, for float, the fused clamp (params 9,
+ * 10). The evals and the host kernels' packing (kernels/host_select.c) read
+ * it from here alike. */
 NK_HIDDEN void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g);
 /* An optional bias (NULL when absent) must be [n]; the message names n `unit`
  * ("output channels"). */

@@ -48,7 +48,8 @@ static const char *nkt_expected_impl(void) {
 #if defined(__aarch64__)
     return "neon";
 #else
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? "avx512" : "avx2";
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw")) return "avx2";
+    return __builtin_cpu_supports("avx512vnni") ? "avx512vnni" : "avx512";
 #endif
 #else
     return "portable";
@@ -238,7 +239,7 @@ static uint64_t mlp_packed_bytes(const nk_op_info_t *rows) {
     uint64_t vl;
     if (nk_host_select(&h, &err) != NK_OK || h == NULL) return 0;
     if (strcmp(rows[0].impl, h->name) != 0) return 0; /* a backend runs the dense layers */
-    vl = strcmp(h->name, "avx512") == 0 ? 16 : strcmp(h->name, "avx2") == 0 ? 8 : 4;
+    vl = strncmp(h->name, "avx512", 6) == 0 ? 16 : strcmp(h->name, "avx2") == 0 ? 8 : 4;
     return 4u * vl * (64u * ((32u + vl - 1) / vl) + 32u * ((10u + vl - 1) / vl));
 #else
     (void)rows;

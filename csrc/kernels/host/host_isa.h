@@ -3,8 +3,8 @@
  * level (host.h explains the scheme): the function-name suffix and a small
  * vector vocabulary over the level's widest float vector.
  *
- * Exactly one of NK_HOST_ISA_AVX2, NK_HOST_ISA_AVX512, NK_HOST_ISA_NEON is
- * defined while a kernel source is compiled: by CMake (-D plus -mavx2 -mfma
+ * Exactly one of NK_HOST_ISA_AVX2, NK_HOST_ISA_AVX512, NK_HOST_ISA_AVX512VNNI,
+ * NK_HOST_ISA_NEON is defined while a kernel source is compiled: by CMake (-D plus -mavx2 -mfma
  * or -mavx512*, one object library per level) or by host_unity.inc, which
  * includes every source once per level into the unity build (cgo) under a
  * target pragma. So that one translation unit can hold every level, each
@@ -35,13 +35,30 @@
 #define nk_vmask_ NK_HOST_FN(nk_vmask_)
 #endif
 
-#if defined(NK_HOST_ISA_AVX512) && !defined(NK_HOST_ISA_AVX512_READ)
+/* The AVX-512 VNNI level is the AVX-512 level (NK_HOST_ISA_AVX512 is set
+ * too, so every test for it holds) whose int8 dot products use VPDPBUSD
+ * (host_i8.c): the same vocabulary under its own suffix. */
+#if defined(NK_HOST_ISA_AVX512VNNI) && !defined(NK_HOST_ISA_AVX512)
+#define NK_HOST_ISA_AVX512 1
+#endif
+
+#if defined(NK_HOST_ISA_AVX512) &&                                                           \
+    ((defined(NK_HOST_ISA_AVX512VNNI) && !defined(NK_HOST_ISA_AVX512VNNI_READ)) ||            \
+     (!defined(NK_HOST_ISA_AVX512VNNI) && !defined(NK_HOST_ISA_AVX512_READ)))
+#if defined(NK_HOST_ISA_AVX512VNNI)
+#define NK_HOST_ISA_AVX512VNNI_READ
+#else
 #define NK_HOST_ISA_AVX512_READ
+#endif
 #define NK_HOST_ISA_LEVEL_READ
 #undef NK_HOST_FN
 #undef NK_VL
 #include <immintrin.h>
+#if defined(NK_HOST_ISA_AVX512VNNI)
+#define NK_HOST_FN(name) name##_avx512vnni
+#else
 #define NK_HOST_FN(name) name##_avx512
+#endif
 #define NK_VL 16
 typedef __m512 nk_vf;
 static inline nk_vf nk_vfma(nk_vf a, nk_vf b, nk_vf c) { return _mm512_fmadd_ps(a, b, c); }

@@ -46,7 +46,32 @@ int NK_HOST_FN(nk_host_mul_f32)(const float *a, const int32_t *a_dims, int32_t a
                                 const int32_t *y_dims, int32_t y_rank, float act_min,
                                 float act_max);
 
-#if defined(NK_HOST_ISA_AVX512)
+#if !defined(NK_HOST_ISA_NEON)
+/* host_i8.c */
+size_t NK_HOST_FN(nk_host_conv2d_i8_pack_size)(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
+void NK_HOST_FN(nk_host_conv2d_i8_pack)(const int8_t *NK_RESTRICT w, const int32_t *NK_RESTRICT bias,
+                                        const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                        void *NK_RESTRICT packed);
+size_t NK_HOST_FN(nk_host_conv2d_i8_workspace)(const nk_ref_conv_geom *g);
+void NK_HOST_FN(nk_host_conv2d_i8)(const int8_t *x, const void *NK_RESTRICT packed,
+                                   int8_t *y, const nk_ref_conv_geom *g,
+                                   const nk_ref_i8_quant *q, void *NK_RESTRICT workspace);
+size_t NK_HOST_FN(nk_host_depthwise_i8_pack_size)(const nk_ref_conv_geom *g,
+                                                  const nk_ref_i8_quant *q);
+void NK_HOST_FN(nk_host_depthwise_i8_pack)(const int8_t *NK_RESTRICT w,
+                                           const int32_t *NK_RESTRICT bias,
+                                           const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                           void *NK_RESTRICT packed);
+void NK_HOST_FN(nk_host_depthwise_i8)(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                      const void *NK_RESTRICT packed, int8_t *y,
+                                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
+void NK_HOST_FN(nk_host_add_i8)(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                const nk_ref_add_i8_params *p);
+#endif
+
+#if defined(NK_HOST_ISA_AVX512VNNI)
+#define NK_HOST_ISA_NAME "avx512vnni"
+#elif defined(NK_HOST_ISA_AVX512)
 #define NK_HOST_ISA_NAME "avx512"
 #elif defined(NK_HOST_ISA_AVX2)
 #define NK_HOST_ISA_NAME "avx2"
@@ -82,5 +107,16 @@ const nk_host_kernels NK_HOST_FN(nk_host_kernels) = {
     .sigmoid_f32 = NK_HOST_FN(nk_host_sigmoid_f32),
     .gelu_f32 = NK_HOST_FN(nk_host_gelu_f32),
     .softmax_f32 = NK_HOST_FN(nk_host_softmax_f32),
+#if !defined(NK_HOST_ISA_NEON)
+    /* host_i8.c */
+    .conv2d_i8_pack_size = NK_HOST_FN(nk_host_conv2d_i8_pack_size),
+    .conv2d_i8_pack = NK_HOST_FN(nk_host_conv2d_i8_pack),
+    .conv2d_i8_workspace = NK_HOST_FN(nk_host_conv2d_i8_workspace),
+    .conv2d_i8 = NK_HOST_FN(nk_host_conv2d_i8),
+    .depthwise_i8_pack_size = NK_HOST_FN(nk_host_depthwise_i8_pack_size),
+    .depthwise_i8_pack = NK_HOST_FN(nk_host_depthwise_i8_pack),
+    .depthwise_i8 = NK_HOST_FN(nk_host_depthwise_i8),
+    .add_i8 = NK_HOST_FN(nk_host_add_i8),
+#endif
 };
 #undef NK_HOST_ISA_NAME

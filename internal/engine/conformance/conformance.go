@@ -809,7 +809,7 @@ func variants(in []float32, n int) [][]float32 {
 // a vendor backend.
 func ownKernels(impl string) bool {
 	switch impl {
-	case "portable", "avx2", "avx512", "neon":
+	case "portable", "avx2", "avx512", "avx512vnni", "neon":
 		return true
 	}
 	return false
