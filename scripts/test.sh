@@ -18,7 +18,7 @@ PKGS=(cmake ninja-build clang libclang-rt-14-dev
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
       libonnx-testdata python3-numpy
       libxnnpack-dev libpthreadpool-dev
-      librsvg2-bin)
+      librsvg2-bin dataset-fashion-mnist)
 
 missing=()
 for p in "${PKGS[@]}"; do
