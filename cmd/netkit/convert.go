@@ -126,14 +126,9 @@ computes it.`,
 					report = stderr
 				}
 				if format == formatTFLite {
-					var r quant.Rounding
-					switch *rounding {
-					case "double":
-						r = quant.DoubleRounding
-					case "single":
-						r = quant.SingleRounding
-					default:
-						return usagef("--rounding: want double or single, have %q", *rounding)
+					r, err := quant.ParseRounding(*rounding)
+					if err != nil {
+						return usagef("--rounding: %v", err)
 					}
 					return convertTFLite(args[0], dst, labelText, pre, r, *batch, data, report)
 				}

@@ -86,14 +86,9 @@ on standard error when it is a terminal.`,
 				if err != nil {
 					return usagef("--method: %v", err)
 				}
-				var r quant.Rounding
-				switch *rounding {
-				case "double":
-					r = quant.DoubleRounding
-				case "single":
-					r = quant.SingleRounding
-				default:
-					return usagef("--rounding: want double or single, have %q", *rounding)
+				r, err := quant.ParseRounding(*rounding)
+				if err != nil {
+					return usagef("--rounding: %v", err)
 				}
 				if *labels != "" && *eval == "" {
 					return usagef("--labels needs --eval")

@@ -38,6 +38,18 @@ func (r Rounding) String() string {
 	return "double"
 }
 
+// ParseRounding reads a rounding mode as the CLI spells it ("double",
+// "single").
+func ParseRounding(s string) (Rounding, error) {
+	switch s {
+	case "double":
+		return DoubleRounding, nil
+	case "single":
+		return SingleRounding, nil
+	}
+	return 0, fmt.Errorf("want double or single, have %q", s)
+}
+
 // Int8 limits of the quantized domain.
 const (
 	QMin = -128
