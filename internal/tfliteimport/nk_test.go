@@ -61,8 +61,8 @@ var mlperfTiny = []struct {
 	lower, overlap, tflm32 int64
 	gap                    string
 }{
-	{"mlperf_kws_ref_model", "KWS", 16000, 10816, 22820, ""},
-	{"mlperf_vww_96_int8", "VWW", 55296, 36928, 100708, ""},
+	{"mlperf_kws_ref_model", "KWS", 16000, 11328, 22820, ""},
+	{"mlperf_vww_96_int8", "VWW", 55296, 37264, 100708, ""},
 	{"mlperf_pretrainedResnet_quant", "IC ResNet-8", 49152, 33328, 54996, ""},
 	{"mlperf_ad01_int8", "AD", 768, 768, 2580, "known gap, issue 10: the run-time records of " +
 		"AD's tensors and ops outweigh its 768 B of activations (docs/INT8.md)"},
@@ -83,6 +83,10 @@ func TestMLPerfTinyArena(t *testing.T) {
 		t.Run(c.label, func(t *testing.T) {
 			path := filepath.Join(dir, c.name+".tflite")
 			_, img := convertFile(t, path)
+			// The device's figure: the host SIMD kernels copy weights into
+			// the arena, packed for speed, where TFLM and an MCU read them
+			// in place from flash.
+			t.Setenv("NETKIT_HOST_ISA", "portable")
 			r, err := nk.InspectBytes(img)
 			require.NoError(t, err)
 			st, err := os.Stat(path)
