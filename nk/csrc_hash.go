@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9134fc0e919cc0ef61cd79d566aa3010aac78c5689dfa04e07d4cf74200e6ccf"
+const csrcHash = "821bac2db44bbbca342448ad3d7d404078ac3574aeb707a35df0c281e4b37177"

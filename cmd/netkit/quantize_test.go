@@ -202,6 +202,11 @@ func fashionImages(t *testing.T, name string, n int) []float32 {
 // model re-quantized from the same 500 images has the committed bytes, and
 // its expected outputs are the host's (portable kernels, as on a device).
 func TestFashionI8IsFresh(t *testing.T) {
+	if nk.KernelBackend != "" {
+		// calibration runs the float model: a backend's float kernels round
+		// differently and so choose other ranges than the committed files'
+		t.Skipf("calibration under the %s backend: the committed files are made without one", nk.KernelBackend)
+	}
 	dir := t.TempDir()
 	calib := npyIn(t, dir, "calib.npy", npy.FromF32([]int{500, 1, 28, 28}, fashionImages(t, "train-images-idx3-ubyte.gz", 500)))
 	t.Setenv("NETKIT_HOST_ISA", "portable")

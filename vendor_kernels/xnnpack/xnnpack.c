@@ -299,7 +299,10 @@ static void nk_xnn_release(void *state) {
 }
 
 /* Creates the operator (packing the weights) and sets it up once for the
- * default context, so its heap is in place and counted after the load. */
+ * default context, so its heap is in place and counted after the load.
+ * A shared or two-region load has no activation block yet: eval sets it
+ * up at the first run (XNNPACK offsets its indirection pointers from the
+ * first input it saw, so a NULL one must never reach it). */
 static nk_status nk_xnn_prepare(const nk_op_rt *op, const nk_exec *x, void **state, size_t *heap,
                                 nk_error_t *err) {
     nk_xnn_state *s = (nk_xnn_state *)calloc(1, sizeof *s); /* nk-alloc-ok: XNNPACK state on the host heap, counted by inspect */
@@ -312,7 +315,7 @@ static nk_status nk_xnn_prepare(const nk_op_rt *op, const nk_exec *x, void **sta
     }
     nk_xnn_charge = &s->heap;
     xs = nk_xnn_create(op, x->tensors, &s->op);
-    if (xs == xnn_status_success) xs = nk_xnn_setup(op, x, s->op);
+    if (xs == xnn_status_success && x->data[op->out[0]] != NULL) xs = nk_xnn_setup(op, x, s->op);
     nk_xnn_charge = NULL;
     if (xs != xnn_status_success) {
         nk_xnn_release(s);
