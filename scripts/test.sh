@@ -3,8 +3,8 @@
 # root), then runs Go vet and tests (race detector), the C tests with gcc
 # under ASan+UBSan (hostile-input tests over float and int8 models), the
 # multi-context test under TSan, the XNNPACK host backend (every C test built
-# with clang, TSan, Go with the xnnpack tag), 60 s of loader fuzzing, every cross target under
-# QEMU, and the int8 TFLite models on Cortex-M4F/M55 and Xtensa against TFLite Micro.
+# with clang, TSan, Go with the xnnpack tag), 30 s of loader fuzzing, the cross
+# targets under QEMU, and the int8 TFLite models on Cortex-M4F/M55 against TFLite Micro.
 # `make test` runs this; so does CI (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,9 +84,11 @@ step "int8 one-op tests through the Arm DSP kernels (C emulation), both rounding
 for r in 0 1; do CGO_CFLAGS="-O2 -DNETKIT_EMULATE_DSP=1 -DNETKIT_SINGLE_ROUNDING=$r" go test -count=1 ./internal/int8ref/; done
 
 # The int8 TFLite models (TFLite Micro's outputs known) that testdata/models_i8
-# does not hold, converted for the hostile, exhaustion and fuzz tests of the
-# ASan and fuzz builds (testdata/gen/models_i8.sh says which are committed).
-step "int8 TFLite models converted for the hostile, exhaustion and fuzz tests"
+# does not hold, converted as the fuzzer's seeds (testdata/gen/models_i8.sh
+# says which are committed; configuring a build with
+# -DNK_EXTRA_MODELS_DIR=build/extra-models runs the hostile and exhaustion
+# tests over them too).
+step "int8 TFLite models converted as fuzz seeds"
 TFLITE=${NETKIT_TFLITE_MODELS:-../shared/models/tflite}
 EXTRA_MODELS=$PWD/build/extra-models
 EXTRA_ARG=-DNK_EXTRA_MODELS_DIR=
@@ -108,8 +110,10 @@ fi
 # Every C test once with gcc under ASan+UBSan (the plain -O2 gcc build of
 # the same sources is what cgo compiles for every Go test above), and once
 # with clang in the XNNPACK step below.
+# (the converted TFLite models are the fuzzer's seeds below; the hostile and
+# exhaustion tests run over testdata's float and int8 models here)
 step "C core + ctest (gcc, ASan+UBSan)"
-cmake -S . -B build/asan -G Ninja -DCMAKE_C_COMPILER=gcc -DNETKIT_BUILD_TESTS=ON -DNETKIT_SANITIZE=ON "$EXTRA_ARG" >/dev/null
+cmake -S . -B build/asan -G Ninja -DCMAKE_C_COMPILER=gcc -DNETKIT_BUILD_TESTS=ON -DNETKIT_SANITIZE=ON >/dev/null
 cmake --build build/asan -j"$JOBS"
 ctest --test-dir build/asan --output-on-failure -j"$JOBS"
 
@@ -128,7 +132,7 @@ ctest --test-dir build/tsan -R '^threads_test$' --output-on-failure
 step "XNNPACK backend: C core + ctest (clang, NETKIT_XNNPACK=ON)"
 cmake -S . -B build/xnnpack -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_BUILD_TESTS=ON -DNETKIT_XNNPACK=ON >/dev/null
 cmake --build build/xnnpack -j"$JOBS"
-ctest --test-dir build/xnnpack --output-on-failure -j"$JOBS"
+ctest --test-dir build/xnnpack --output-on-failure -j"$JOBS" -LE hostile # hostile files: the ASan step
 step "XNNPACK backend: threads_test under ThreadSanitizer"
 cmake -S . -B build/tsan-xnnpack -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_BUILD_TESTS=ON -DNETKIT_SHARED=OFF \
     -DNETKIT_XNNPACK=ON "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
@@ -141,21 +145,22 @@ step "XNNPACK backend: go test -tags xnnpack (nk, CLI)"
 go test -count=1 -tags xnnpack ./nk ./cmd/netkit \
     -skip 'TestBenchTarget|TestReadersAgree|TestLowered'
 
-step "libFuzzer on the loader (60 s, float and int8 seeds)"
-cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON "$EXTRA_ARG" >/dev/null
+step "libFuzzer on the loader (30 s, float and int8 seeds)"
+cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON -DNETKIT_FUZZ_SECONDS=30 "$EXTRA_ARG" >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 
+# Cortex-M7 and M33 build the same Arm DSP kernels as M4F: `scripts/cross-test.sh
+# cortex-m7 cortex-m33` (and int8-cross.sh below) run them by hand.
 step "cross targets under QEMU (C suites, bundled models, lowered models on M4F/M55/rv32imac, Go on arm64/armv7)"
-scripts/cross-test.sh
+scripts/cross-test.sh cortex-m0 cortex-m3 cortex-m4f cortex-m55 rv32imac xtensa-lx106 aarch64-linux armv7-linux
 
 step "examples/ built from outside the tree against an installed netkit (Cortex-M4F firmware under QEMU, Go program)"
 JOBS=$JOBS scripts/examples-test.sh
 
-# M7 and M33 run the same Arm DSP kernels as M4F (their C suites, with the
-# fast int8 op tests, run in the cross step); `scripts/int8-cross.sh
-# cortex-m7 cortex-m33` runs the models there too.
-step "int8 TFLite models on Cortex-M4F and M55 (fast and portable kernels) and Xtensa lx106: output bytes equal TFLite Micro's"
-scripts/int8-cross.sh cortex-m4f cortex-m55 xtensa-lx106
+# `scripts/int8-cross.sh cortex-m7 cortex-m33 xtensa-lx106` runs them on the
+# other bare-metal targets (M7/M33: the M4F's DSP kernels; Xtensa: portable).
+step "int8 TFLite models on Cortex-M4F and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
+scripts/int8-cross.sh cortex-m4f cortex-m55
 
 end_step
 echo
