@@ -747,7 +747,10 @@ static void test_shared_activations(void) {
     }
     /* measure in a roomy arena, then the exact figure and one byte less */
     need = shared_pair(img, len, in, want, alone[0] + alone[1], &records, &block);
-    NKT_CHECK(need == records + block, "the arena holds the records and one block: %zu = %zu + %zu", need,
+    /* plus the block's 16-byte alignment after the records (a 32-bit ABI's
+     * records need not end on 16) */
+    NKT_CHECK(need >= records + block && need < records + block + 16,
+              "the arena holds the records and one block: %zu = %zu + %zu (+ alignment)", need,
               records, block);
     NKT_CHECK(shared_pair(img, len, in, want, need, &records, &block) == need, "exactly %zu B loads", need);
     NKT_CHECK(shared_pair(img, len, in, want, need - 1, &records, &block) == 0, "%zu B does not", need - 1);
