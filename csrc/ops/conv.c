@@ -114,9 +114,8 @@ nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_conv_geom(op, x->tensors, &g);
 #if NETKIT_HOST_KERNELS
-    /* the workspace was sized at load from the load-time geometry: check it */
-    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL &&
-        NK_EXEC_HOST(x)->conv2d_workspace(&g) <= x->workspace_size) {
+    /* packed at load, with the workspace sized there from this same geometry */
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         NK_EXEC_HOST(x)->conv2d_f32(nk_ops_in_f32(op, x, 0), (const float *)op->host_packed,
                                     nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g,
                                     (float *)x->workspace);
@@ -132,8 +131,7 @@ nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_conv_geom(op, x->tensors, &g);
 #if NETKIT_HOST_KERNELS
-    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL &&
-        NK_EXEC_HOST(x)->depthwise_workspace(&g) <= x->workspace_size) {
+    if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         NK_EXEC_HOST(x)->depthwise_packed_f32(nk_ops_in_f32(op, x, 0),
                                               (const float *)op->host_packed,
                                               nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g,
