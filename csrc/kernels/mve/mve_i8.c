@@ -50,13 +50,18 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define NK_MVE_NOINLINE __attribute__((noinline))
 #define NK_MVE_INLINE static inline __attribute__((always_inline))
+#define NK_MVE_TAP_BARRIER(a, b) __asm__ volatile("" : "+w"(a), "+w"(b)::"memory")
 #else
 #define NK_MVE_NOINLINE
 #define NK_MVE_INLINE static inline
+#define NK_MVE_TAP_BARRIER(a, b) ((void)0)
 #endif
 
 /* taps per pixel gathered into the window buffer (two pixels: 128 bytes) */
 #define NK_MVE_WIN_MAX 64
+/* dense rows and pointwise pixels of at most this many taps take
+ * nk_mve_narrow_rows (above it VMLADAVA.S8's sixteen lanes win) */
+#define NK_MVE_NARROW_MAX 16
 
 /* The epilogue's parameters, read once per kernel call. */
 typedef struct nk_mve_epi {
@@ -65,6 +70,10 @@ typedef struct nk_mve_epi {
     int32_t cmask;       /* channel c's pair is at c & cmask (-1, or 0 per tensor) */
     int32_t fast;        /* every pair suits nk_mve_rq */
     int32_t off;         /* the input offset -in_zp */
+    /* q's epilogue fields, copied: kernels keep a local copy of the whole
+     * struct, which their int8 stores cannot alias, so nothing is reloaded */
+    const int32_t *mult, *shift;
+    int32_t out_zp, act_min, act_max;
 } nk_mve_epi;
 
 static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias, int32_t out_c) {
@@ -76,6 +85,11 @@ static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias,
     e.cmask = q->per_channel ? -1 : 0;
     e.fast = 1;
     e.off = -q->in_zp;
+    e.mult = q->mult;
+    e.shift = q->shift;
+    e.out_zp = q->out_zp;
+    e.act_min = q->act_min;
+    e.act_max = q->act_max;
     for (c = 0; c < n; c++)
         if ((q->shift[c] >= 0) != (q->mult[c] == 0))
             e.fast = 0;
@@ -85,23 +99,40 @@ static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias,
 /* Four accumulators (bias included) requantized by lane multipliers m and
  * right shifts -right (each shift < 0, or m = 0 and right = 0), plus the
  * zero point, clamped. */
-NK_MVE_INLINE int32x4_t nk_mve_rq_right(int32x4_t v, int32x4_t m, int32x4_t right,
-                                        const nk_ref_i8_quant *q) {
+NK_MVE_INLINE int32x4_t nk_mve_scale(int32x4_t v, int32x4_t m, int32x4_t right) {
 #if NETKIT_SINGLE_ROUNDING
     v = vqdmulhq_s32(v, m);
 #else
     v = vqrdmulhq_s32(v, m);
     v = vaddq_s32(v, vshrq_n_s32(v, 31));
 #endif
-    v = vrshlq_s32(v, right);
-    v = vaddq_n_s32(v, q->out_zp);
-    v = vmaxq_s32(v, vdupq_n_s32(q->act_min));
-    return vminq_s32(v, vdupq_n_s32(q->act_max));
+    return vrshlq_s32(v, right);
+}
+NK_MVE_INLINE int32x4_t nk_mve_rq_right(int32x4_t v, int32x4_t m, int32x4_t right,
+                                        const nk_mve_epi *e) {
+    v = vaddq_n_s32(nk_mve_scale(v, m, right), e->out_zp);
+    v = vmaxq_s32(v, vdupq_n_s32(e->act_min));
+    return vminq_s32(v, vdupq_n_s32(e->act_max));
+}
+/* Eight outputs at once: even channels' accumulators ve to the bottom
+ * int16 lanes, odd ones' vo to the top, scaled as above, then narrowed
+ * with saturation, the zero point added with saturation and clamped in
+ * int16 lanes: the same bytes as clamping in int32 (a saturated value
+ * stays beyond the int8 clamp bounds on its side). */
+NK_MVE_INLINE int16x8_t nk_mve_rq8(int32x4_t ve, int32x4_t m_e, int32x4_t r_e, int32x4_t vo,
+                                   int32x4_t m_o, int32x4_t r_o, const nk_mve_epi *e) {
+    const int32x4_t so = nk_mve_scale(vo, m_o, r_o);
+    /* the bottom lanes of so's reinterpretation are overwritten first */
+    int16x8_t r = vqmovnbq_s32(vreinterpretq_s16_s32(so), nk_mve_scale(ve, m_e, r_e));
+    r = vqmovntq_s32(r, so);
+    r = vqaddq_n_s16(r, (int16_t)e->out_zp);
+    r = vmaxq_s16(r, vdupq_n_s16((int16_t)e->act_min));
+    return vminq_s16(r, vdupq_n_s16((int16_t)e->act_max));
 }
 /* The same with the shifts s as they come (right: their negative part). */
 NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
-                                  const nk_ref_i8_quant *q) {
-    return nk_mve_rq_right(v, m, vminq_s32(s, vdupq_n_s32(0)), q);
+                                  const nk_mve_epi *e) {
+    return nk_mve_rq_right(v, m, vminq_s32(s, vdupq_n_s32(0)), e);
 }
 
 /* Lanes of v active in p (4 predicate bits a lane), channel o + ch[i],
@@ -133,9 +164,9 @@ NK_MVE_INLINE void nk_mve_out(int32x4_t v, int32x4_t ws, mve_pred16_t p, int32_t
         v = vaddq_s32(v, vldrwq_gather_shifted_offset_z_s32(e->bias, c, p));
     if (e->fast) {
         const uint32x4_t k = vandq_u32(c, vdupq_n_u32((uint32_t)e->cmask));
-        const int32x4_t m = vldrwq_gather_shifted_offset_z_s32(e->q->mult, k, p);
-        const int32x4_t s = vldrwq_gather_shifted_offset_z_s32(e->q->shift, k, p);
-        vstrbq_scatter_offset_p_s32(y, yo, nk_mve_rq(v, m, s, e->q), p);
+        const int32x4_t m = vldrwq_gather_shifted_offset_z_s32(e->mult, k, p);
+        const int32x4_t s = vldrwq_gather_shifted_offset_z_s32(e->shift, k, p);
+        vstrbq_scatter_offset_p_s32(y, yo, nk_mve_rq(v, m, s, e), p);
     } else {
         nk_mve_finish_any(v, p, o, ch, yo, y, e->q);
     }
@@ -236,7 +267,9 @@ NK_MVE_INLINE void nk_mve_block_np(const int8_t *x, size_t x1, const int np, con
 
 static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, const int8_t *w,
                                          size_t w_per_out, const nk_mve_runs *u, int8_t *y,
-                                         size_t y1, int32_t out_c, const nk_mve_epi *e) {
+                                         size_t y1, int32_t out_c, const nk_mve_epi *e_in) {
+    /* a local copy: see nk_mve_epi */
+    const nk_mve_epi el = *e_in, *const e = &el;
     /* one copy of the loops per case, constants folded: one run (dense,
      * pointwise, windows) or several, two pixels or one */
     if (u->n_rows == 1 && u->n_cols == 1) {
@@ -248,6 +281,106 @@ static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, con
         nk_mve_block_np(x, x1, 2, w, w_per_out, u, 0, y, y1, out_c, e);
     } else {
         nk_mve_block_np(x, 0, 1, w, w_per_out, u, 0, y, 0, out_c, e);
+    }
+}
+
+/* Four channels o..o+3 of one pixel (lanes active in p) from their sums
+ * v of (x + off) * w: bias added, requantized and stored to yo[0..3],
+ * with the bias, multipliers and shifts read as vectors. */
+NK_MVE_INLINE void nk_mve_out4(int32x4_t v, mve_pred16_t p, int32_t o, int8_t *yo,
+                               const nk_mve_epi *e) {
+    if (e->bias)
+        v = vaddq_s32(v, vldrwq_z_s32(e->bias + o, p));
+    if (e->fast) {
+        int32x4_t m, s;
+        if (e->cmask) {
+            m = vldrwq_z_s32(e->mult + o, p);
+            s = vldrwq_z_s32(e->shift + o, p);
+        } else {
+            m = vdupq_n_s32(e->mult[0]);
+            s = vdupq_n_s32(e->shift[0]);
+        }
+        vstrbq_p_s32(yo, nk_mve_rq(v, m, s, e), p);
+    } else {
+        const uint32x4_t c = nk_mve_u4(0, 1, 2, 3);
+        nk_mve_finish_any(v, p, o, c, c, yo, e->q);
+    }
+}
+
+/* Rows of at most 8 * nv taps (nv 1 or 2: dense rows, pointwise pixels,
+ * gathered windows), np of them (x, x + x1; outputs at y, y + y1), every output
+ * channel (w_per_out = k bytes a channel). Few taps leave VMLADAVA.S8's
+ * lanes empty and make the epilogue the cost, so here x + off (at most
+ * 255 in magnitude) sits in int16 lanes, loaded once for all channels,
+ * and VMLADAVA.S16 sums (x + off) * w directly (no weight sums); four
+ * channels' sums then take one vector epilogue. Inactive tap lanes load
+ * weights of 0. */
+NK_MVE_INLINE void nk_mve_narrow_np(const int8_t *x, size_t x1, const int np, const int nv,
+                                    const int8_t *w, int32_t k, int8_t *y, size_t y1,
+                                    int32_t out_c, const nk_mve_epi *e) {
+    int16x8_t xa0, xa1 = vdupq_n_s16(0), xb0 = xa1, xb1 = xa1;
+    const mve_pred16_t p0 = vctp16q((uint32_t)k), p1 = vctp16q((uint32_t)(k > 8 ? k - 8 : 0));
+    const int16_t off = (int16_t)e->off;
+    int32_t o;
+    xa0 = vaddq_n_s16(vldrbq_z_s16(x, p0), off);
+    if (nv >= 2)
+        xa1 = vaddq_n_s16(vldrbq_z_s16(x + 8, p1), off);
+    if (np == 2) {
+        xb0 = vaddq_n_s16(vldrbq_z_s16(x + x1, p0), off);
+        if (nv >= 2)
+            xb1 = vaddq_n_s16(vldrbq_z_s16(x + x1 + 8, p1), off);
+    }
+    for (o = 0; o < out_c; o += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(out_c - o));
+        int32x4_t va = vdupq_n_s32(0), vb = va;
+        /* a channel past the end repeats the last (its lane is not stored) */
+#define NK_MVE_NARROW_CH(c)                                                                       \
+    do {                                                                                          \
+        const int8_t *wc_ = w + (size_t)(o + (c) < out_c ? o + (c) : out_c - 1) * (size_t)k;     \
+        const int16x8_t w0_ = vldrbq_z_s16(wc_, p0);                                              \
+        int16x8_t w1_ = w0_;                                                                      \
+        int32_t sa_ = vmladavq_s16(xa0, w0_);                                                     \
+        if (nv >= 2) {                                                                            \
+            w1_ = vldrbq_z_s16(wc_ + 8, p1);                                                      \
+            sa_ = vmladavaq_s16(sa_, xa1, w1_);                                                   \
+        }                                                                                         \
+        va = vsetq_lane_s32(sa_, va, (c));                                                        \
+        if (np == 2) {                                                                            \
+            int32_t sb_ = vmladavq_s16(xb0, w0_);                                                 \
+            if (nv >= 2)                                                                          \
+                sb_ = vmladavaq_s16(sb_, xb1, w1_);                                               \
+            vb = vsetq_lane_s32(sb_, vb, (c));                                                    \
+        }                                                                                         \
+    } while (0)
+        NK_MVE_NARROW_CH(0);
+        NK_MVE_NARROW_CH(1);
+        NK_MVE_NARROW_CH(2);
+        NK_MVE_NARROW_CH(3);
+#undef NK_MVE_NARROW_CH
+        nk_mve_out4(va, p, o, y + o, e);
+        if (np == 2)
+            nk_mve_out4(vb, p, o, y + y1 + o, e);
+    }
+}
+
+/* rows at x (row_stride apart) of k <= 16 taps to y (out_c apart), n of
+ * them, in pairs */
+static NK_MVE_NOINLINE void nk_mve_narrow_rows(const int8_t *x, size_t row_stride, size_t n,
+                                               const int8_t *w, int32_t k, int8_t *y,
+                                               int32_t out_c, const nk_mve_epi *e_in) {
+    /* a local copy: see nk_mve_epi */
+    const nk_mve_epi el = *e_in, *const e = &el;
+    const size_t oc = (size_t)out_c;
+    size_t r;
+    for (r = 0; r < n; r += 2) {
+        const int np = r + 1 < n ? 2 : 1;
+        const int8_t *xr = x + r * row_stride;
+        if (k <= 8 && np == 2)
+            nk_mve_narrow_np(xr, row_stride, 2, 1, w, k, y + r * oc, oc, out_c, e);
+        else if (np == 2)
+            nk_mve_narrow_np(xr, row_stride, 2, 2, w, k, y + r * oc, oc, out_c, e);
+        else
+            nk_mve_narrow_np(xr, 0, 1, 2, w, k, y + r * oc, 0, out_c, e);
     }
 }
 
@@ -307,8 +440,12 @@ static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, in
         nk_mve_window(x, g, p, e->q->in_zp, win);
         if (np == 2)
             nk_mve_window(x, g, p + 1, e->q->in_zp, win + NK_MVE_WIN_MAX);
-        nk_mve_block(win, NK_MVE_WIN_MAX, np, w, (size_t)k, &u, y + (size_t)p * (size_t)out_c,
-                     (size_t)out_c, out_c, e);
+        if (k <= NK_MVE_NARROW_MAX)
+            nk_mve_narrow_rows(win, NK_MVE_WIN_MAX, (size_t)np, w, k,
+                               y + (size_t)p * (size_t)out_c, out_c, e);
+        else
+            nk_mve_block(win, NK_MVE_WIN_MAX, np, w, (size_t)k, &u,
+                         y + (size_t)p * (size_t)out_c, (size_t)out_c, out_c, e);
     }
 }
 
@@ -391,6 +528,10 @@ int nk_fast_dense_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
     const nk_mve_epi e = nk_mve_epi_make(q, bias, out_features);
     nk_mve_runs u;
     size_t r;
+    if (in_features <= NK_MVE_NARROW_MAX) {
+        nk_mve_narrow_rows(x, k_n, rows, w, in_features, y, out_features, &e);
+        return 1;
+    }
     u.len = in_features;
     u.n_rows = u.n_cols = 1;
     u.x_row = u.x_col = u.w_row = u.w_col = 0;
@@ -438,6 +579,41 @@ NK_MVE_INLINE void nk_mve_dw_taps(const int8_t *xr, const int8_t *wr, int32_t n_
     *acc_o = ao;
 }
 
+/* The nine taps of a 3x3 window inside the input, channels o..o+7 of
+ * multiplier one: x and w at the first tap's channel o (input rows x_row
+ * apart, columns x_col; weights tap after tap, ocs apart). Unrolled, no
+ * offset, no predicate. */
+NK_MVE_INLINE void nk_mve_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t x_col,
+                                 size_t ocs, int32x4_t *acc_e, int32x4_t *acc_o) {
+    int32x4_t ae = *acc_e, ao = *acc_o;
+    const size_t x_col2 = 2 * x_col;
+    /* a compiler barrier after each tap, holding the sums in registers:
+     * GCC 12 otherwise hoists every load of the unrolled window, defers
+     * the additions and spills the products */
+#define NK_MVE_DW_TAP3(xt)                                                                        \
+    do {                                                                                          \
+        const int16x8_t xv_ = vldrbq_s16(xt), wv_ = vldrbq_s16(w);                                \
+        ae = vaddq_s32(ae, vmullbq_int_s16(xv_, wv_));                                            \
+        ao = vaddq_s32(ao, vmulltq_int_s16(xv_, wv_));                                            \
+        w += ocs;                                                                                 \
+        NK_MVE_TAP_BARRIER(ae, ao);                                                               \
+    } while (0)
+#define NK_MVE_DW_ROW3()                                                                          \
+    do {                                                                                          \
+        NK_MVE_DW_TAP3(x);                                                                        \
+        NK_MVE_DW_TAP3(x + x_col);                                                                \
+        NK_MVE_DW_TAP3(x + x_col2);                                                               \
+        x += x_row;                                                                               \
+    } while (0)
+    NK_MVE_DW_ROW3();
+    NK_MVE_DW_ROW3();
+    NK_MVE_DW_ROW3();
+#undef NK_MVE_DW_ROW3
+#undef NK_MVE_DW_TAP3
+    *acc_e = ae;
+    *acc_o = ao;
+}
+
 /* Channels o..o+7 of one output row of a depthwise conv (ky_lo, n_rows:
  * the row's valid kernel rows), as int16 lanes: VMULLB / VMULLT widen the
  * products of the even and the odd channels to int32 lanes (exact:
@@ -447,7 +623,9 @@ NK_MVE_INLINE void nk_mve_dw_taps(const int8_t *xr, const int8_t *wr, int32_t n_
 static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
                                             int32_t n_rows, const int8_t *w,
                                             const int32_t *wsum, int8_t *yrow, int32_t o,
-                                            const nk_ref_conv_geom *g, const nk_mve_epi *e) {
+                                            const nk_ref_conv_geom *g, const nk_mve_epi *e_in) {
+    /* a local copy: see nk_mve_epi */
+    const nk_mve_epi el = *e_in, *const e = &el;
     const nk_ref_i8_quant *q = e->q;
     const int32_t oc = g->out_c, mult = g->multiplier;
     const size_t in_c = (size_t)g->in_c, ocs = (size_t)oc;
@@ -466,7 +644,7 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
     int32x4_t m_e = b_e, m_o = b_o, r_e = b_e, r_o = b_o;
     uint16x8_t xoffs = vdupq_n_u16(0);
     const int full = oc - o >= 8;
-    int32_t ox;
+    int32_t ox, ox_lo, ox_hi;
     if (e->bias) {
         b_e = vldrwq_gather_shifted_offset_z_s32(e->bias, ce, pe);
         b_o = vldrwq_gather_shifted_offset_z_s32(e->bias, co, po);
@@ -481,10 +659,10 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
         const uint32x4_t cm = vdupq_n_u32((uint32_t)e->cmask);
         const uint32x4_t ke = vandq_u32(ce, cm), ko = vandq_u32(co, cm);
         const int32x4_t zero = vdupq_n_s32(0);
-        m_e = vldrwq_gather_shifted_offset_z_s32(q->mult, ke, pe);
-        m_o = vldrwq_gather_shifted_offset_z_s32(q->mult, ko, po);
-        r_e = vminq_s32(vldrwq_gather_shifted_offset_z_s32(q->shift, ke, pe), zero);
-        r_o = vminq_s32(vldrwq_gather_shifted_offset_z_s32(q->shift, ko, po), zero);
+        m_e = vldrwq_gather_shifted_offset_z_s32(e->mult, ke, pe);
+        m_o = vldrwq_gather_shifted_offset_z_s32(e->mult, ko, po);
+        r_e = vminq_s32(vldrwq_gather_shifted_offset_z_s32(e->shift, ke, pe), zero);
+        r_o = vminq_s32(vldrwq_gather_shifted_offset_z_s32(e->shift, ko, po), zero);
     }
     if (mult != 1) { /* output channel c reads input channel c / mult */
         uint16_t ic[8];
@@ -493,12 +671,40 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
             ic[l] = (uint16_t)((o + l < oc ? o + l : o) / mult);
         xoffs = vld1q_u16(ic);
     }
-    for (ox = 0; ox < g->out_w; ox++) {
+    /* the row's interior, ox_lo..ox_hi - 1: every tap valid */
+    ox_lo = ox_hi = -1;
+    if (e->fast && full && mult == 1 && wsum != NULL && n_rows == g->k_h) {
+        const int32_t last = g->in_w - 1 - (g->k_w - 1) * g->dil_w + g->pad_left;
+        ox_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+        ox_hi = last >= 0 ? last / g->stride_w + 1 : 0;
+        if (ox_hi > g->out_w)
+            ox_hi = g->out_w;
+        if (ox_hi < ox_lo)
+            ox_hi = ox_lo;
+    }
+    ox = 0;
+    while (ox < g->out_w) {
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
         int8_t *yp = yrow + (size_t)ox * ocs + (size_t)o;
         int32_t kx_lo, kx_hi, n_cols;
         int inside;
         int32x4_t acc_e, acc_o;
+        if (ox == ox_lo && ox_hi > ox_lo) {
+            const int8_t *xr = xr0 + (size_t)ix0 * in_c + (size_t)o;
+            const size_t x_step = (size_t)g->stride_w * in_c;
+            const int is3x3 = g->k_h == 3 && g->k_w == 3;
+            for (; ox < ox_hi; ox++, xr += x_step, yp += ocs) {
+                acc_e = in_e;
+                acc_o = in_o;
+                if (is3x3)
+                    nk_mve_dw_3x3(xr, wr0, x_row, x_col, ocs, &acc_e, &acc_o);
+                else
+                    nk_mve_dw_taps(xr - o, wr0, n_rows, g->k_w, x_row, x_col, w_row, ocs, o,
+                                   xoffs, p, off, 1, 0, 0, &acc_e, &acc_o);
+                vstrbq_s16(yp, nk_mve_rq8(acc_e, m_e, r_e, acc_o, m_o, r_o, e));
+            }
+            continue;
+        }
         nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
         n_cols = n_rows && kx_hi > kx_lo ? kx_hi - kx_lo : 0;
         inside = wsum != NULL && n_rows == g->k_h && n_cols == g->k_w;
@@ -520,16 +726,14 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
                 nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
                                0, 0, !inside, &acc_e, &acc_o);
         }
-        if (e->fast) { /* even channels to the bottom int16 lanes, odd to the top */
-            int16x8_t r = vdupq_n_s16(0);
-            r = vmovnbq_s32(r, nk_mve_rq_right(acc_e, m_e, r_e, q));
-            r = vmovntq_s32(r, nk_mve_rq_right(acc_o, m_o, r_o, q));
-            vstrbq_p_s16(yp, r, p);
-        } else {
+        if (e->fast) /* even channels to the bottom int16 lanes, odd to the top */
+            vstrbq_p_s16(yp, nk_mve_rq8(acc_e, m_e, r_e, acc_o, m_o, r_o, e), p);
+        else {
             const uint32x4_t even = nk_mve_u4(0, 2, 4, 6), odd = vaddq_n_u32(even, 1u);
             nk_mve_finish_any(acc_e, pe, o, even, even, yp, q);
             nk_mve_finish_any(acc_o, po, o, odd, odd, yp, q);
         }
+        ox++;
     }
 }
 
