@@ -620,12 +620,10 @@ NK_MVE_INLINE void nk_mve_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row,
  * |x + off| <= 255, |w| <= 128). The block's bias, bias + off * wsum
  * (for windows inside the input, which then skip the per-tap offset),
  * multipliers and shifts are set up once for the row. */
-static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
-                                            int32_t n_rows, const int8_t *w,
-                                            const int32_t *wsum, int8_t *yrow, int32_t o,
-                                            const nk_ref_conv_geom *g, const nk_mve_epi *e_in) {
-    /* a local copy: see nk_mve_epi */
-    const nk_mve_epi el = *e_in, *const e = &el;
+NK_MVE_INLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo, int32_t n_rows,
+                                   const int8_t *w, const int32_t *wsum, int8_t *yrow, int32_t o,
+                                   const nk_ref_conv_geom *g, const nk_mve_epi *e,
+                                   int32_t in_lo, int32_t in_hi) {
     const nk_ref_i8_quant *q = e->q;
     const int32_t oc = g->out_c, mult = g->multiplier;
     const size_t in_c = (size_t)g->in_c, ocs = (size_t)oc;
@@ -671,16 +669,11 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
             ic[l] = (uint16_t)((o + l < oc ? o + l : o) / mult);
         xoffs = vld1q_u16(ic);
     }
-    /* the row's interior, ox_lo..ox_hi - 1: every tap valid */
+    /* the row's interior (in_lo..in_hi - 1: every tap valid) */
     ox_lo = ox_hi = -1;
     if (e->fast && full && mult == 1 && wsum != NULL && n_rows == g->k_h) {
-        const int32_t last = g->in_w - 1 - (g->k_w - 1) * g->dil_w + g->pad_left;
-        ox_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-        ox_hi = last >= 0 ? last / g->stride_w + 1 : 0;
-        if (ox_hi > g->out_w)
-            ox_hi = g->out_w;
-        if (ox_hi < ox_lo)
-            ox_hi = ox_lo;
+        ox_lo = in_lo;
+        ox_hi = in_hi;
     }
     ox = 0;
     while (ox < g->out_w) {
@@ -737,6 +730,19 @@ static NK_MVE_NOINLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32
     }
 }
 
+/* One output row, eight channels at a time; in_lo..in_hi - 1 the
+ * columns whose windows lie inside the input's width. */
+static NK_MVE_NOINLINE void nk_mve_dw_row(const int8_t *xb, int32_t iy0, int32_t ky_lo,
+                                          int32_t n_rows, const int8_t *w, const int32_t *wsum,
+                                          int8_t *yrow, const nk_ref_conv_geom *g,
+                                          const nk_mve_epi *e_in, int32_t in_lo, int32_t in_hi) {
+    /* a local copy: see nk_mve_epi */
+    const nk_mve_epi el = *e_in;
+    int32_t o;
+    for (o = 0; o < g->out_c; o += 8)
+        nk_mve_dw_block(xb, iy0, ky_lo, n_rows, w, wsum, yrow, o, g, &el, in_lo, in_hi);
+}
+
 int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RESTRICT w,
                                 const int32_t *NK_RESTRICT bias, int8_t *NK_RESTRICT y,
                                 const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
@@ -744,9 +750,17 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
     const size_t oc = (size_t)g->out_c;
     const size_t plane = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     const nk_mve_epi e = nk_mve_epi_make(q, bias, g->out_c);
-    int32_t b, oy, o;
+    const int32_t last = g->in_w - 1 - (g->k_w - 1) * g->dil_w + g->pad_left;
+    int32_t b, oy, in_lo, in_hi;
     if (oc > 65535) /* int16 gather offsets */
         return 0;
+    /* the output columns whose windows lie inside the input's width */
+    in_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+    in_hi = last >= 0 ? last / g->stride_w + 1 : 0;
+    if (in_hi > g->out_w)
+        in_hi = g->out_w;
+    if (in_hi < in_lo)
+        in_hi = in_lo;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * plane;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -754,9 +768,8 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *NK_RESTRICT x, const int8_t *NK_RE
             int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * oc;
             int32_t ky_lo, ky_hi;
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            for (o = 0; o < g->out_c; o += 8)
-                nk_mve_dw_block(xb, iy0, ky_hi > ky_lo ? ky_lo : 0,
-                                ky_hi > ky_lo ? ky_hi - ky_lo : 0, w, wsum, yrow, o, g, &e);
+            nk_mve_dw_row(xb, iy0, ky_hi > ky_lo ? ky_lo : 0, ky_hi > ky_lo ? ky_hi - ky_lo : 0, w,
+                          wsum, yrow, g, &e, in_lo, in_hi);
         }
     }
     return 1;
