@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "1a91482a28c81bc5f282ac35b7028649c6528aac1b840a40c2312b37a3a50f8b"
+const csrcHash = "0068f88283cefda08d82a1432ab23ee27ee2a4f86f558084753c486711b1e9e0"

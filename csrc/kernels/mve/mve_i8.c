@@ -45,7 +45,6 @@
 
 #if NK_FAST_I8_MVE
 #include <arm_mve.h>
-#include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NK_MVE_NOINLINE __attribute__((noinline))
@@ -384,6 +383,30 @@ static NK_MVE_NOINLINE void nk_mve_narrow_rows(const int8_t *x, size_t row_strid
     }
 }
 
+/* n bytes from src to dst, and n copies of v to dst, sixteen a vector
+ * with a tail predicate: windows are runs of a few bytes, where the C
+ * library's memcpy and memset cost more than the copy. */
+NK_MVE_INLINE void nk_mve_copy(int8_t *dst, const int8_t *src, size_t n) {
+    for (;;) {
+        const mve_pred16_t p = vctp8q((uint32_t)n);
+        vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
+        if (n <= 16)
+            return;
+        n -= 16;
+        dst += 16;
+        src += 16;
+    }
+}
+NK_MVE_INLINE void nk_mve_fill(int8_t *dst, int8x16_t v, size_t n) {
+    for (;;) {
+        vstrbq_p_s8(dst, v, vctp8q((uint32_t)n));
+        if (n <= 16)
+            return;
+        n -= 16;
+        dst += 16;
+    }
+}
+
 /* Pixel p's window (p counts pixels over batch, rows, columns) to win,
  * k_h * k_w * in_c bytes in the weights' order, in_zp where it is padding. */
 static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
@@ -394,6 +417,7 @@ static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geo
     const size_t in_c = (size_t)g->in_c;
     const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * in_c;
     const size_t run = (size_t)g->k_w * in_c;
+    const int8x16_t zp = vdupq_n_s8((int8_t)in_zp);
     int32_t ky, kx, kx_lo, kx_hi;
     nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
     if (kx_hi < kx_lo)
@@ -402,25 +426,25 @@ static NK_MVE_NOINLINE void nk_mve_window(const int8_t *x, const nk_ref_conv_geo
         const int32_t iy = iy0 + ky * g->dil_h;
         const int8_t *xr;
         if (iy < 0 || iy >= g->in_h || kx_lo == kx_hi) {
-            memset(win, in_zp, run);
+            nk_mve_fill(win, zp, run);
             continue;
         }
         xr = xb + (size_t)iy * (size_t)g->in_w * in_c;
         if (g->dil_w == 1) { /* the valid taps of the row: one run */
             const size_t lo = (size_t)kx_lo * in_c, hi = (size_t)kx_hi * in_c;
             if (lo)
-                memset(win, in_zp, lo);
-            memcpy(win + lo, xr + (size_t)(ix0 + kx_lo) * in_c, hi - lo);
+                nk_mve_fill(win, zp, lo);
+            nk_mve_copy(win + lo, xr + (size_t)(ix0 + kx_lo) * in_c, hi - lo);
             if (hi < run)
-                memset(win + hi, in_zp, run - hi);
+                nk_mve_fill(win + hi, zp, run - hi);
             continue;
         }
         for (kx = 0; kx < g->k_w; kx++) {
             int8_t *t = win + (size_t)kx * in_c;
             if (kx >= kx_lo && kx < kx_hi)
-                memcpy(t, xr + (size_t)(ix0 + kx * g->dil_w) * in_c, in_c);
+                nk_mve_copy(t, xr + (size_t)(ix0 + kx * g->dil_w) * in_c, in_c);
             else
-                memset(t, in_zp, in_c);
+                nk_mve_fill(t, zp, in_c);
         }
     }
 }
