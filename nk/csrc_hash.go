@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0068f88283cefda08d82a1432ab23ee27ee2a4f86f558084753c486711b1e9e0"
+const csrcHash = "418040098ee2869f2813cc864497c53540eaa2b9ff7e2ba1f76f55462c362ff4"

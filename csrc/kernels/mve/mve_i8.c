@@ -59,8 +59,11 @@
 /* taps per pixel gathered into the window buffer (two pixels: 128 bytes) */
 #define NK_MVE_WIN_MAX 64
 /* dense rows and pointwise pixels of at most this many taps take
- * nk_mve_narrow_rows (above it VMLADAVA.S8's sixteen lanes win) */
-#define NK_MVE_NARROW_MAX 16
+ * nk_mve_narrow_rows */
+#define NK_MVE_NARROW_MAX 32
+/* the same for gathered windows (measured on M55: at 27 taps, VWW's and
+ * IC's first convs, nk_mve_block's VMLADAVA.S8 pairs win) */
+#define NK_MVE_NARROW_WIN_MAX 16
 
 /* The epilogue's parameters, read once per kernel call. */
 typedef struct nk_mve_epi {
@@ -134,6 +137,56 @@ NK_MVE_INLINE int32x4_t nk_mve_rq(int32x4_t v, int32x4_t m, int32x4_t s,
     return nk_mve_rq_right(v, m, vminq_s32(s, vdupq_n_s32(0)), e);
 }
 
+/* (a, b, a, b) and (a, b, c, d) as vectors */
+NK_MVE_INLINE int32x4_t nk_mve_ab(int32_t a, int32_t b) {
+    int32x4_t v = vdupq_n_s32(a);
+    v = vsetq_lane_s32(b, v, 1);
+    return vsetq_lane_s32(b, v, 3);
+}
+NK_MVE_INLINE int32x4_t nk_mve_abcd(int32_t a, int32_t b, int32_t c, int32_t d) {
+    int32x4_t v = vdupq_n_s32(a);
+    v = vsetq_lane_s32(b, v, 1);
+    v = vsetq_lane_s32(c, v, 2);
+    return vsetq_lane_s32(d, v, 3);
+}
+NK_MVE_INLINE uint32x4_t nk_mve_u4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+    uint32x4_t v = vdupq_n_u32(a);
+    v = vsetq_lane_u32(b, v, 1);
+    v = vsetq_lane_u32(c, v, 2);
+    return vsetq_lane_u32(d, v, 3);
+}
+
+/* The epilogue of channels o..o+7 (of oc) as even and odd int32 lanes
+ * (channel o + 2i in lane i of the even vectors, o + 2i + 1 of the odd):
+ * bias, multipliers and right shifts (those only when e->fast). */
+typedef struct nk_mve_epi8 {
+    int32x4_t b_e, b_o, m_e, m_o, r_e, r_o;
+    uint32x4_t ce, co;
+    mve_pred16_t p, pe, po; /* int16 lanes to store; even, odd int32 lanes */
+} nk_mve_epi8;
+
+NK_MVE_INLINE void nk_mve_epi8_load(nk_mve_epi8 *c, int32_t o, int32_t oc, const nk_mve_epi *e) {
+    const int32x4_t zero = vdupq_n_s32(0);
+    c->p = vctp16q((uint32_t)(oc - o));
+    c->pe = vctp32q((uint32_t)(oc - o + 1) / 2u);
+    c->po = vctp32q((uint32_t)(oc - o) / 2u);
+    c->ce = nk_mve_u4((uint32_t)o, (uint32_t)o + 2u, (uint32_t)o + 4u, (uint32_t)o + 6u);
+    c->co = vaddq_n_u32(c->ce, 1u);
+    c->b_e = c->b_o = c->m_e = c->m_o = c->r_e = c->r_o = zero;
+    if (e->bias) {
+        c->b_e = vldrwq_gather_shifted_offset_z_s32(e->bias, c->ce, c->pe);
+        c->b_o = vldrwq_gather_shifted_offset_z_s32(e->bias, c->co, c->po);
+    }
+    if (e->fast) {
+        const uint32x4_t cm = vdupq_n_u32((uint32_t)e->cmask);
+        const uint32x4_t ke = vandq_u32(c->ce, cm), ko = vandq_u32(c->co, cm);
+        c->m_e = vldrwq_gather_shifted_offset_z_s32(e->mult, ke, c->pe);
+        c->m_o = vldrwq_gather_shifted_offset_z_s32(e->mult, ko, c->po);
+        c->r_e = vminq_s32(vldrwq_gather_shifted_offset_z_s32(e->shift, ke, c->pe), zero);
+        c->r_o = vminq_s32(vldrwq_gather_shifted_offset_z_s32(e->shift, ko, c->po), zero);
+    }
+}
+
 /* Lanes of v active in p (4 predicate bits a lane), channel o + ch[i],
  * through the portable epilogue to y[yo[i]] (bias already in v). */
 static NK_MVE_NOINLINE void nk_mve_finish_any(int32x4_t v, mve_pred16_t p, int32_t o,
@@ -150,6 +203,19 @@ static NK_MVE_NOINLINE void nk_mve_finish_any(int32x4_t v, mve_pred16_t p, int32
             const nk_q_rq r = nk_i8_rq(q, o + (int32_t)c[i]);
             y[off[i]] = nk_i8_finish_rq(a[i], 0, &r, q);
         }
+}
+
+/* Channels o..o+7 of one pixel from their even and odd accumulators
+ * (bias included) to y[0..7]. */
+NK_MVE_INLINE void nk_mve_store8(int32x4_t ve, int32x4_t vo, const nk_mve_epi8 *c, int32_t o,
+                                 int8_t *y, const nk_mve_epi *e) {
+    if (e->fast) {
+        vstrbq_p_s16(y, nk_mve_rq8(ve, c->m_e, c->r_e, vo, c->m_o, c->r_o, e), c->p);
+    } else {
+        const uint32x4_t even = nk_mve_u4(0, 2, 4, 6), odd = vaddq_n_u32(even, 1u);
+        nk_mve_finish_any(ve, c->pe, o, even, even, y, e->q);
+        nk_mve_finish_any(vo, c->po, o, odd, odd, y, e->q);
+    }
 }
 
 /* The outputs of channels o + ch[i] (lanes active in p) from their sums
@@ -169,25 +235,6 @@ NK_MVE_INLINE void nk_mve_out(int32x4_t v, int32x4_t ws, mve_pred16_t p, int32_t
     } else {
         nk_mve_finish_any(v, p, o, ch, yo, y, e->q);
     }
-}
-
-/* (a, b, a, b) and (a, b, c, d) as vectors */
-NK_MVE_INLINE int32x4_t nk_mve_ab(int32_t a, int32_t b) {
-    int32x4_t v = vdupq_n_s32(a);
-    v = vsetq_lane_s32(b, v, 1);
-    return vsetq_lane_s32(b, v, 3);
-}
-NK_MVE_INLINE int32x4_t nk_mve_abcd(int32_t a, int32_t b, int32_t c, int32_t d) {
-    int32x4_t v = vdupq_n_s32(a);
-    v = vsetq_lane_s32(b, v, 1);
-    v = vsetq_lane_s32(c, v, 2);
-    return vsetq_lane_s32(d, v, 3);
-}
-NK_MVE_INLINE uint32x4_t nk_mve_u4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
-    uint32x4_t v = vdupq_n_u32(a);
-    v = vsetq_lane_u32(b, v, 1);
-    v = vsetq_lane_u32(c, v, 2);
-    return vsetq_lane_u32(d, v, 3);
 }
 
 /* The taps of one output pixel: n_rows x n_cols runs of len bytes, x_row
@@ -283,87 +330,87 @@ static NK_MVE_NOINLINE void nk_mve_block(const int8_t *x, size_t x1, int np, con
     }
 }
 
-/* Four channels o..o+3 of one pixel (lanes active in p) from their sums
- * v of (x + off) * w: bias added, requantized and stored to yo[0..3],
- * with the bias, multipliers and shifts read as vectors. */
-NK_MVE_INLINE void nk_mve_out4(int32x4_t v, mve_pred16_t p, int32_t o, int8_t *yo,
-                               const nk_mve_epi *e) {
-    if (e->bias)
-        v = vaddq_s32(v, vldrwq_z_s32(e->bias + o, p));
-    if (e->fast) {
-        int32x4_t m, s;
-        if (e->cmask) {
-            m = vldrwq_z_s32(e->mult + o, p);
-            s = vldrwq_z_s32(e->shift + o, p);
-        } else {
-            m = vdupq_n_s32(e->mult[0]);
-            s = vdupq_n_s32(e->shift[0]);
-        }
-        vstrbq_p_s32(yo, nk_mve_rq(v, m, s, e), p);
-    } else {
-        const uint32x4_t c = nk_mve_u4(0, 1, 2, 3);
-        nk_mve_finish_any(v, p, o, c, c, yo, e->q);
-    }
-}
-
-/* Rows of at most 8 * nv taps (nv 1 or 2: dense rows, pointwise pixels,
- * gathered windows), np of them (x, x + x1; outputs at y, y + y1), every output
- * channel (w_per_out = k bytes a channel). Few taps leave VMLADAVA.S8's
- * lanes empty and make the epilogue the cost, so here x + off (at most
- * 255 in magnitude) sits in int16 lanes, loaded once for all channels,
- * and VMLADAVA.S16 sums (x + off) * w directly (no weight sums); four
- * channels' sums then take one vector epilogue. Inactive tap lanes load
- * weights of 0. */
-NK_MVE_INLINE void nk_mve_narrow_np(const int8_t *x, size_t x1, const int np, const int nv,
-                                    const int8_t *w, int32_t k, int8_t *y, size_t y1,
-                                    int32_t out_c, const nk_mve_epi *e) {
-    int16x8_t xa0, xa1 = vdupq_n_s16(0), xb0 = xa1, xb1 = xa1;
-    const mve_pred16_t p0 = vctp16q((uint32_t)k), p1 = vctp16q((uint32_t)(k > 8 ? k - 8 : 0));
-    const int16_t off = (int16_t)e->off;
-    int32_t o;
-    xa0 = vaddq_n_s16(vldrbq_z_s16(x, p0), off);
-    if (nv >= 2)
-        xa1 = vaddq_n_s16(vldrbq_z_s16(x + 8, p1), off);
-    if (np == 2) {
-        xb0 = vaddq_n_s16(vldrbq_z_s16(x + x1, p0), off);
-        if (nv >= 2)
-            xb1 = vaddq_n_s16(vldrbq_z_s16(x + x1 + 8, p1), off);
-    }
-    for (o = 0; o < out_c; o += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(out_c - o));
-        int32x4_t va = vdupq_n_s32(0), vb = va;
-        /* a channel past the end repeats the last (its lane is not stored) */
-#define NK_MVE_NARROW_CH(c)                                                                       \
+/* The eight sums of channels o..o+7 over one row x0..x3 (int16 lanes,
+ * nv of them), even channels to *ve, odd ones to *vo (lane j / 2):
+ * channel j's weights at w + j * k, or at w_last for a channel past
+ * out_c (its lane is not stored). Only the last tap vector is predicated
+ * (pl), unless k is a multiple of 8 (whole). */
+NK_MVE_INLINE void nk_mve_narrow_sums(int16x8_t x0, int16x8_t x1, int16x8_t x2, int16x8_t x3,
+                                      const int nv, const int whole, mve_pred16_t pl,
+                                      const int8_t *w, size_t k, int32_t n_ch,
+                                      const int8_t *w_last, int32x4_t *ve, int32x4_t *vo) {
+    int32x4_t e = vdupq_n_s32(0), d = e;
+#define NK_MVE_TAPS(wp, i) (nv == (i) + 1 && !whole ? vldrbq_z_s16((wp) + 8 * (i), pl)          \
+                                                    : vldrbq_s16((wp) + 8 * (i)))
+#define NK_MVE_NARROW_CH(j)                                                                       \
     do {                                                                                          \
-        const int8_t *wc_ = w + (size_t)(o + (c) < out_c ? o + (c) : out_c - 1) * (size_t)k;     \
-        const int16x8_t w0_ = vldrbq_z_s16(wc_, p0);                                              \
-        int16x8_t w1_ = w0_;                                                                      \
-        int32_t sa_ = vmladavq_s16(xa0, w0_);                                                     \
-        if (nv >= 2) {                                                                            \
-            w1_ = vldrbq_z_s16(wc_ + 8, p1);                                                      \
-            sa_ = vmladavaq_s16(sa_, xa1, w1_);                                                   \
-        }                                                                                         \
-        va = vsetq_lane_s32(sa_, va, (c));                                                        \
-        if (np == 2) {                                                                            \
-            int32_t sb_ = vmladavq_s16(xb0, w0_);                                                 \
-            if (nv >= 2)                                                                          \
-                sb_ = vmladavaq_s16(sb_, xb1, w1_);                                               \
-            vb = vsetq_lane_s32(sb_, vb, (c));                                                    \
-        }                                                                                         \
+        const int8_t *wc_ = (j) < n_ch ? w + (j) * k : w_last;                                    \
+        int32_t s_ = vmladavq_s16(x0, NK_MVE_TAPS(wc_, 0));                                       \
+        if (nv >= 2)                                                                              \
+            s_ = vmladavaq_s16(s_, x1, NK_MVE_TAPS(wc_, 1));                                      \
+        if (nv >= 3)                                                                              \
+            s_ = vmladavaq_s16(s_, x2, NK_MVE_TAPS(wc_, 2));                                      \
+        if (nv >= 4)                                                                              \
+            s_ = vmladavaq_s16(s_, x3, NK_MVE_TAPS(wc_, 3));                                      \
+        if ((j) & 1)                                                                              \
+            d = vsetq_lane_s32(s_, d, (j) / 2);                                                   \
+        else                                                                                      \
+            e = vsetq_lane_s32(s_, e, (j) / 2);                                                   \
     } while (0)
-        NK_MVE_NARROW_CH(0);
-        NK_MVE_NARROW_CH(1);
-        NK_MVE_NARROW_CH(2);
-        NK_MVE_NARROW_CH(3);
+    NK_MVE_NARROW_CH(0);
+    NK_MVE_NARROW_CH(1);
+    NK_MVE_NARROW_CH(2);
+    NK_MVE_NARROW_CH(3);
+    NK_MVE_NARROW_CH(4);
+    NK_MVE_NARROW_CH(5);
+    NK_MVE_NARROW_CH(6);
+    NK_MVE_NARROW_CH(7);
 #undef NK_MVE_NARROW_CH
-        nk_mve_out4(va, p, o, y + o, e);
-        if (np == 2)
-            nk_mve_out4(vb, p, o, y + y1 + o, e);
+#undef NK_MVE_TAPS
+    *ve = e;
+    *vo = d;
+}
+
+/* One row of at most 8 * nv taps (nv 1 to 4: a dense row, a pointwise
+ * pixel, a gathered window) to every output channel (w_per_out = k bytes
+ * a channel). Few taps leave VMLADAVA.S8's lanes empty and make the
+ * epilogue the cost, so here x + off (at most 255 in magnitude) sits in
+ * int16 lanes, loaded once for all channels, and VMLADAVA.S16 sums
+ * (x + off) * w directly (no weight sums); eight channels' sums then take
+ * one epilogue (nk_mve_store8). Tap lanes past k load weights of 0. */
+NK_MVE_INLINE void nk_mve_narrow_px(const int8_t *x, const int nv, const int whole,
+                                    const int8_t *w, int32_t k, int8_t *y, int32_t out_c,
+                                    const nk_mve_epi *e) {
+    const mve_pred16_t pl = vctp16q((uint32_t)(k - 8 * (nv - 1)));
+    const int16_t off = (int16_t)e->off;
+    const size_t ks = (size_t)k;
+    int16x8_t x0, x1 = vdupq_n_s16(0), x2 = x1, x3 = x1;
+    int32_t o;
+#define NK_MVE_ROW(i) vaddq_n_s16(nv == (i) + 1 && !whole ? vldrbq_z_s16(x + 8 * (i), pl)       \
+                                                          : vldrbq_s16(x + 8 * (i)), off)
+    x0 = NK_MVE_ROW(0);
+    if (nv >= 2)
+        x1 = NK_MVE_ROW(1);
+    if (nv >= 3)
+        x2 = NK_MVE_ROW(2);
+    if (nv >= 4)
+        x3 = NK_MVE_ROW(3);
+#undef NK_MVE_ROW
+    for (o = 0; o < out_c; o += 8) {
+        const int8_t *wo = w + (size_t)o * ks;
+        nk_mve_epi8 c;
+        int32x4_t ve, vo;
+        if (out_c - o >= 8)
+            nk_mve_narrow_sums(x0, x1, x2, x3, nv, whole, pl, wo, ks, 8, wo, &ve, &vo);
+        else
+            nk_mve_narrow_sums(x0, x1, x2, x3, nv, whole, pl, wo, ks, out_c - o, wo, &ve, &vo);
+        nk_mve_epi8_load(&c, o, out_c, e);
+        nk_mve_store8(vaddq_s32(ve, c.b_e), vaddq_s32(vo, c.b_o), &c, o, y + o, e);
     }
 }
 
-/* rows at x (row_stride apart) of k <= 16 taps to y (out_c apart), n of
- * them, in pairs */
+/* n rows at x (row_stride apart) of k <= NK_MVE_NARROW_MAX taps to y
+ * (out_c apart), one after another */
 static NK_MVE_NOINLINE void nk_mve_narrow_rows(const int8_t *x, size_t row_stride, size_t n,
                                                const int8_t *w, int32_t k, int8_t *y,
                                                int32_t out_c, const nk_mve_epi *e_in) {
@@ -371,15 +418,21 @@ static NK_MVE_NOINLINE void nk_mve_narrow_rows(const int8_t *x, size_t row_strid
     const nk_mve_epi el = *e_in, *const e = &el;
     const size_t oc = (size_t)out_c;
     size_t r;
-    for (r = 0; r < n; r += 2) {
-        const int np = r + 1 < n ? 2 : 1;
-        const int8_t *xr = x + r * row_stride;
-        if (k <= 8 && np == 2)
-            nk_mve_narrow_np(xr, row_stride, 2, 1, w, k, y + r * oc, oc, out_c, e);
-        else if (np == 2)
-            nk_mve_narrow_np(xr, row_stride, 2, 2, w, k, y + r * oc, oc, out_c, e);
+    for (r = 0; r < n; r++, x += row_stride, y += oc) {
+        if (k == 8)
+            nk_mve_narrow_px(x, 1, 1, w, k, y, out_c, e);
+        else if (k == 16)
+            nk_mve_narrow_px(x, 2, 1, w, k, y, out_c, e);
+        else if (k == 32)
+            nk_mve_narrow_px(x, 4, 1, w, k, y, out_c, e);
+        else if (k <= 8)
+            nk_mve_narrow_px(x, 1, 0, w, k, y, out_c, e);
+        else if (k <= 16)
+            nk_mve_narrow_px(x, 2, 0, w, k, y, out_c, e);
+        else if (k <= 24)
+            nk_mve_narrow_px(x, 3, 0, w, k, y, out_c, e);
         else
-            nk_mve_narrow_np(xr, 0, 1, 2, w, k, y + r * oc, 0, out_c, e);
+            nk_mve_narrow_px(x, 4, 0, w, k, y, out_c, e);
     }
 }
 
@@ -464,7 +517,7 @@ static NK_MVE_NOINLINE void nk_mve_conv_win(const int8_t *x, const int8_t *w, in
         nk_mve_window(x, g, p, e->q->in_zp, win);
         if (np == 2)
             nk_mve_window(x, g, p + 1, e->q->in_zp, win + NK_MVE_WIN_MAX);
-        if (k <= NK_MVE_NARROW_MAX)
+        if (k <= NK_MVE_NARROW_WIN_MAX)
             nk_mve_narrow_rows(win, NK_MVE_WIN_MAX, (size_t)np, w, k,
                                y + (size_t)p * (size_t)out_c, out_c, e);
         else
@@ -648,43 +701,26 @@ NK_MVE_INLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
                                    const int8_t *w, const int32_t *wsum, int8_t *yrow, int32_t o,
                                    const nk_ref_conv_geom *g, const nk_mve_epi *e,
                                    int32_t in_lo, int32_t in_hi) {
-    const nk_ref_i8_quant *q = e->q;
     const int32_t oc = g->out_c, mult = g->multiplier;
     const size_t in_c = (size_t)g->in_c, ocs = (size_t)oc;
     const size_t row_stride = (size_t)g->in_w * in_c, x_row = (size_t)g->dil_h * row_stride;
     const size_t x_col = (size_t)g->dil_w * in_c, w_row = (size_t)g->k_w * ocs;
     const int16_t off = (int16_t)e->off;
-    const mve_pred16_t p = vctp16q((uint32_t)(oc - o));
-    const mve_pred16_t pe = vctp32q((uint32_t)(oc - o + 1) / 2u),
-                       po = vctp32q((uint32_t)(oc - o) / 2u);
-    const uint32x4_t ce = nk_mve_u4((uint32_t)o, (uint32_t)o + 2u, (uint32_t)o + 4u,
-                                    (uint32_t)o + 6u),
-                     co = vaddq_n_u32(ce, 1u);
+    nk_mve_epi8 c;
     const int8_t *xr0 = n_rows ? xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride : xb;
     const int8_t *wr0 = w + (size_t)ky_lo * w_row + (size_t)o;
-    int32x4_t b_e = vdupq_n_s32(0), b_o = vdupq_n_s32(0), in_e, in_o;
-    int32x4_t m_e = b_e, m_o = b_o, r_e = b_e, r_o = b_o;
+    int32x4_t in_e, in_o;
     uint16x8_t xoffs = vdupq_n_u16(0);
     const int full = oc - o >= 8;
+    mve_pred16_t p;
     int32_t ox, ox_lo, ox_hi;
-    if (e->bias) {
-        b_e = vldrwq_gather_shifted_offset_z_s32(e->bias, ce, pe);
-        b_o = vldrwq_gather_shifted_offset_z_s32(e->bias, co, po);
-    }
-    in_e = b_e;
-    in_o = b_o;
+    nk_mve_epi8_load(&c, o, oc, e);
+    p = c.p;
+    in_e = c.b_e;
+    in_o = c.b_o;
     if (wsum) {
-        in_e = vmlaq_n_s32(b_e, vldrwq_gather_shifted_offset_z_s32(wsum, ce, pe), e->off);
-        in_o = vmlaq_n_s32(b_o, vldrwq_gather_shifted_offset_z_s32(wsum, co, po), e->off);
-    }
-    if (e->fast) {
-        const uint32x4_t cm = vdupq_n_u32((uint32_t)e->cmask);
-        const uint32x4_t ke = vandq_u32(ce, cm), ko = vandq_u32(co, cm);
-        const int32x4_t zero = vdupq_n_s32(0);
-        m_e = vldrwq_gather_shifted_offset_z_s32(e->mult, ke, pe);
-        m_o = vldrwq_gather_shifted_offset_z_s32(e->mult, ko, po);
-        r_e = vminq_s32(vldrwq_gather_shifted_offset_z_s32(e->shift, ke, pe), zero);
-        r_o = vminq_s32(vldrwq_gather_shifted_offset_z_s32(e->shift, ko, po), zero);
+        in_e = vmlaq_n_s32(c.b_e, vldrwq_gather_shifted_offset_z_s32(wsum, c.ce, c.pe), e->off);
+        in_o = vmlaq_n_s32(c.b_o, vldrwq_gather_shifted_offset_z_s32(wsum, c.co, c.po), e->off);
     }
     if (mult != 1) { /* output channel c reads input channel c / mult */
         uint16_t ic[8];
@@ -718,15 +754,15 @@ NK_MVE_INLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
                 else
                     nk_mve_dw_taps(xr - o, wr0, n_rows, g->k_w, x_row, x_col, w_row, ocs, o,
                                    xoffs, p, off, 1, 0, 0, &acc_e, &acc_o);
-                vstrbq_s16(yp, nk_mve_rq8(acc_e, m_e, r_e, acc_o, m_o, r_o, e));
+                vstrbq_s16(yp, nk_mve_rq8(acc_e, c.m_e, c.r_e, acc_o, c.m_o, c.r_o, e));
             }
             continue;
         }
         nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
         n_cols = n_rows && kx_hi > kx_lo ? kx_hi - kx_lo : 0;
         inside = wsum != NULL && n_rows == g->k_h && n_cols == g->k_w;
-        acc_e = inside ? in_e : b_e;
-        acc_o = inside ? in_o : b_o;
+        acc_e = inside ? in_e : c.b_e;
+        acc_o = inside ? in_o : c.b_o;
         if (n_cols) {
             const int8_t *xr = xr0 + (size_t)(ix0 + kx_lo * g->dil_w) * in_c;
             const int8_t *wr = wr0 + (size_t)kx_lo * ocs;
@@ -743,13 +779,7 @@ NK_MVE_INLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
                 nk_mve_dw_taps(xr, wr, n_rows, n_cols, x_row, x_col, w_row, ocs, o, xoffs, p, off,
                                0, 0, !inside, &acc_e, &acc_o);
         }
-        if (e->fast) /* even channels to the bottom int16 lanes, odd to the top */
-            vstrbq_p_s16(yp, nk_mve_rq8(acc_e, m_e, r_e, acc_o, m_o, r_o, e), p);
-        else {
-            const uint32x4_t even = nk_mve_u4(0, 2, 4, 6), odd = vaddq_n_u32(even, 1u);
-            nk_mve_finish_any(acc_e, pe, o, even, even, yp, q);
-            nk_mve_finish_any(acc_o, po, o, odd, odd, yp, q);
-        }
+        nk_mve_store8(acc_e, acc_o, &c, o, yp, e);
         ox++;
     }
 }
