@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "418040098ee2869f2813cc864497c53540eaa2b9ff7e2ba1f76f55462c362ff4"
+const csrcHash = "f1934fc3d4891e657933f57655114015789f9109766bd028c95012177ce099f6"

@@ -371,6 +371,50 @@ NK_MVE_INLINE void nk_mve_narrow_sums(int16x8_t x0, int16x8_t x1, int16x8_t x2, 
     *vo = d;
 }
 
+/* Two rows xa, xb of at most 8 taps (one int16 vector each; 8 whole,
+ * else pl), channels o..o+7: each weight load feeds both rows, and one
+ * epilogue set-up serves both pixels. Outputs to ya and yb. */
+NK_MVE_INLINE void nk_mve_narrow_px2(const int8_t *xa, const int8_t *xb, const int whole,
+                                     const int8_t *w, int32_t k, int8_t *ya, int8_t *yb,
+                                     int32_t out_c, const nk_mve_epi *e) {
+    const mve_pred16_t pl = vctp16q((uint32_t)k);
+    const int16_t off = (int16_t)e->off;
+    const size_t ks = (size_t)k;
+    const int16x8_t x0 = vaddq_n_s16(whole ? vldrbq_s16(xa) : vldrbq_z_s16(xa, pl), off);
+    const int16x8_t x1 = vaddq_n_s16(whole ? vldrbq_s16(xb) : vldrbq_z_s16(xb, pl), off);
+    int32_t o;
+    for (o = 0; o < out_c; o += 8) {
+        const int8_t *wo = w + (size_t)o * ks;
+        const int32_t n_ch = out_c - o;
+        int32x4_t ae = vdupq_n_s32(0), ao = ae, be = ae, bo = ae;
+        nk_mve_epi8 c;
+#define NK_MVE_NARROW_CH2(j)                                                                      \
+    do {                                                                                          \
+        const int8_t *wc_ = (j) < n_ch ? wo + (j) * ks : wo;                                      \
+        const int16x8_t wv_ = whole ? vldrbq_s16(wc_) : vldrbq_z_s16(wc_, pl);                    \
+        if ((j) & 1) {                                                                            \
+            ao = vsetq_lane_s32(vmladavq_s16(x0, wv_), ao, (j) / 2);                              \
+            bo = vsetq_lane_s32(vmladavq_s16(x1, wv_), bo, (j) / 2);                              \
+        } else {                                                                                  \
+            ae = vsetq_lane_s32(vmladavq_s16(x0, wv_), ae, (j) / 2);                              \
+            be = vsetq_lane_s32(vmladavq_s16(x1, wv_), be, (j) / 2);                              \
+        }                                                                                         \
+    } while (0)
+        NK_MVE_NARROW_CH2(0);
+        NK_MVE_NARROW_CH2(1);
+        NK_MVE_NARROW_CH2(2);
+        NK_MVE_NARROW_CH2(3);
+        NK_MVE_NARROW_CH2(4);
+        NK_MVE_NARROW_CH2(5);
+        NK_MVE_NARROW_CH2(6);
+        NK_MVE_NARROW_CH2(7);
+#undef NK_MVE_NARROW_CH2
+        nk_mve_epi8_load(&c, o, out_c, e);
+        nk_mve_store8(vaddq_s32(ae, c.b_e), vaddq_s32(ao, c.b_o), &c, o, ya + o, e);
+        nk_mve_store8(vaddq_s32(be, c.b_e), vaddq_s32(bo, c.b_o), &c, o, yb + o, e);
+    }
+}
+
 /* One row of at most 8 * nv taps (nv 1 to 4: a dense row, a pointwise
  * pixel, a gathered window) to every output channel (w_per_out = k bytes
  * a channel). Few taps leave VMLADAVA.S8's lanes empty and make the
@@ -417,8 +461,15 @@ static NK_MVE_NOINLINE void nk_mve_narrow_rows(const int8_t *x, size_t row_strid
     /* a local copy: see nk_mve_epi */
     const nk_mve_epi el = *e_in, *const e = &el;
     const size_t oc = (size_t)out_c;
-    size_t r;
-    for (r = 0; r < n; r++, x += row_stride, y += oc) {
+    size_t r = 0;
+    if (k <= 8) /* pixel pairs (the conv's overlap block is two pixels) */
+        for (; r + 1 < n; r += 2, x += 2 * row_stride, y += 2 * oc) {
+            if (k == 8)
+                nk_mve_narrow_px2(x, x + row_stride, 1, w, k, y, y + oc, out_c, e);
+            else
+                nk_mve_narrow_px2(x, x + row_stride, 0, w, k, y, y + oc, out_c, e);
+        }
+    for (; r < n; r++, x += row_stride, y += oc) {
         if (k == 8)
             nk_mve_narrow_px(x, 1, 1, w, k, y, out_c, e);
         else if (k == 16)
