@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f1934fc3d4891e657933f57655114015789f9109766bd028c95012177ce099f6"
+const csrcHash = "34196fc1f205589f62d3076809023ae2c75590ee66f1e3eb666e966e8c54dab9"

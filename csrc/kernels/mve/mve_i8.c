@@ -18,12 +18,19 @@
  * into a buffer on the stack, padding filled with in_zp (x + off = 0
  * there), so every pixel is one run.
  *
+ * Narrow rows (dense rows and pointwise pixels of at most 32 taps,
+ * gathered windows of at most 16): x + off fits int16 lanes, so
+ * VMLADAVA.S16 sums (x + off) * w with no weight sums, eight output
+ * channels a pass into the even / odd lanes of two vectors that take the
+ * depthwise epilogue below (two pixels a pass when at most 8 taps).
+ *
  * Depthwise: NHWC keeps channels contiguous, so eight channels are the
  * int16 lanes of VLDRB.S16, widened to int32 products by VMULLB / VMULLT
  * (MVE's VMLA takes a scalar only); channel multipliers above one gather
  * the input bytes. Windows inside the input start the accumulators at
  * bias + off * wsum (the weight sums the op computes for the portable
- * kernel) and skip the per-tap offset.
+ * kernel) and skip the per-tap offset; inside a row's interior columns a
+ * 3x3 window is nine unrolled taps with no range checks or predicates.
  *
  * Epilogue: four outputs at once in int32 lanes. With every shift
  * negative (or multiplier 0; dsp.h's condition) the requantization is
@@ -34,13 +41,18 @@
  *   single: floor((v*m + 2^(30+e)) / 2^(31+e)) is VRSHL by -e of
  *     VQDMULH(v, m) = floor(v*m / 2^31).
  * Then the zero point and both clamps, and a narrowing (scatter) store.
- * Other pairs take the portable epilogue per output.
+ * Depthwise and the narrow rows narrow eight such results to int16 lanes
+ * with saturation first (VQMOVNB / VQMOVNT), then add the zero point
+ * (saturating) and clamp there: a saturated value stays outside the int8
+ * clamp on its side, so the bytes are the same. Other pairs take the
+ * portable epilogue per output.
  *
  * Loop order (for placements of the output over the input): every kernel
  * writes its output rows front to back. Conv and dense: pixel by pixel
  * (dense: row by row), all channels of a pixel (or pair of pixels) before
- * the next. Depthwise: within an output row, eight channels at a time
- * over the whole row, then the next eight. */
+ * the next (narrow rows: pixel by pixel, or pairs). Depthwise: within an
+ * output row, eight channels at a time over the whole row, then the next
+ * eight. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_MVE
