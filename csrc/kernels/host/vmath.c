@@ -24,6 +24,7 @@
 #define vm_copysign NK_HOST_FN(vm_copysign)
 #define vm_min_keep_nan NK_HOST_FN(vm_min_keep_nan)
 #define vm_c NK_HOST_FN(vm_c)
+#define vm_exp_poly NK_HOST_FN(vm_exp_poly)
 #define vm_exp_scale NK_HOST_FN(vm_exp_scale)
 #define vm_exp2 NK_HOST_FN(vm_exp2)
 #define vm_exp NK_HOST_FN(vm_exp)
