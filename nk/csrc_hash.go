@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "cd885a518bcd0e11adc08b5aa44774a6453943a4d068a896ca7e7326dd169ecc"
+const csrcHash = "a70ec6e91c8308f449a96e1875e68e6460fec7f9238aee167564f4c8acc6d75c"

@@ -68,11 +68,6 @@ static inline nk_vf vm_c(float c) { return nk_vdup(c); }
 #define VM_LN2_HI 0.693147182f     /* float(ln 2) */
 #define VM_LN2_LO -1.90465421e-09f /* ln 2 - VM_LN2_HI */
 
-/* exp(r) 2^n as two factors m * s: m = exp(r) 2^(n/2) is a normal float
- * and s = 2^(n - n/2). A caller that scales the result (GELU: by x/2 u)
- * multiplies m first and s last, so a denormal result is rounded once;
- * rounding exp first and then scaling by |x| > 1 would scale its rounding
- * error too. kf = n + VM_SHIFTER, |r| <= 0.36, n in [-252, 128]. */
 typedef struct vm_exp_parts {
     nk_vf m, s;
 } vm_exp_parts;
@@ -86,6 +81,11 @@ static inline nk_vf vm_exp_poly(nk_vf r) {
     return nk_vfma(nk_vfma(q, r, vm_c(1.0f)), r, vm_c(1.0f));
 }
 
+/* exp(r) 2^n as two factors m * s: m = exp(r) 2^(n/2) is a normal float
+ * and s = 2^(n - n/2). A caller that scales the result (sigmoid, erf)
+ * multiplies m first and s last, so a denormal result is rounded once;
+ * rounding exp first and then scaling by |x| > 1 would scale its rounding
+ * error too. kf = n + VM_SHIFTER, |r| <= 0.36, n in [-252, 128]. */
 static inline vm_exp_parts vm_exp_scale(nk_vf kf, nk_vf r) {
     const nk_vf q = vm_exp_poly(r);
     nk_vm_vi n, n1;
