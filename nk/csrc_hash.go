@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a70ec6e91c8308f449a96e1875e68e6460fec7f9238aee167564f4c8acc6d75c"
+const csrcHash = "500c07b108487e44db89d90ab9b8678c1c0a902839168010162f5aeda9e25a0b"

@@ -226,10 +226,11 @@ static inline nk_vf vm_gelu_erf(nk_vf x) {
     /* t = 2^63 u exp(..) = 2^64 E/2: kf's low bits are n + 190, the bits
      * above them shift out */
     t = u * (vm_exp_poly(r) * (nk_vf)((nk_vm_vi)kf << 23));
-    /* x < 0: -a E/2 (-0 below -14.6; x * 0 makes -inf NaN, as in the
-     * portable kernel's x/2 (1 + erf) = -inf * 0); else x (1 - E/2) */
-    return vm_select(x < 0.0f, nk_vfma(x, vm_c(0.0f), (a * t) * -0x1p-64f),
-                     x * nk_vfma(t, vm_c(-0x1p-64f), vm_c(1.0f)));
+    /* relu(x) - a E/2, rounded once: x - x E/2 for x >= 0; -a E/2 for
+     * x < 0, where relu is x * 0 = -0 (so a result under the least
+     * denormal, below -14.6 too, is -0) or NaN for -inf, as in the
+     * portable kernel's x/2 (1 + erf) = -inf * 0 */
+    return nk_vfma(a * t, vm_c(-0x1p-64f), vm_select(x < 0.0f, x * 0.0f, x));
 }
 
 /* ---- GELU, tanh form ----
