@@ -200,8 +200,9 @@ static inline nk_vf vm_erf(nk_vf x) {
  * DW model's time): the exponent is built with a bias of 2^63 folded into
  * the rounding shifter, so 2^(n + 63) is one shift of the rounded sum's
  * bits and stays a normal float for every a <= 14.6 (n >= -156); the 2^63
- * times E/2 = u exp(..) / 2 is scaled back by 2^-64 last, so a denormal
- * result rounds once. */
+ * times E/2 = u exp(..) / 2 is scaled back by 2^-64 in the last fma, so a
+ * denormal result rounds once. Both signs are one formula: gelu(x) =
+ * relu(x) - a E/2. */
 #define VM_GELU_SHIFTER 12583102.0f /* 1.5 * 2^23 + 190: n + 190 = n + 63 + 127 */
 static inline nk_vf vm_gelu_erf(nk_vf x) {
     const nk_vf a = nk_vmin(vm_c(14.6f), vm_abs(x)); /* min(c, NaN) keeps the NaN */
