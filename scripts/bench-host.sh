@@ -28,6 +28,12 @@
 # it overstates each runtime's per-call overhead; at batch 100 it is the
 # compute.
 #
+# On a shared machine: NK_BENCH_ROUNDS=N runs every case N times
+# (alternating the runtimes each round) and reports each figure's minimum
+# over the rounds. NK_BENCH_BASELINE=/path/to/netkit adds a netkit binary
+# built from another commit, run in the same rounds right before this
+# tree's: before/after in one run.
+#
 # With Debian's libxnnpack-dev installed, netkit built with the XNNPACK
 # backend (go build -tags xnnpack: XNNPACK runs the ops it takes, netkit's
 # kernels the rest) is measured in the same run as a third column.
@@ -36,6 +42,12 @@ cd "$(dirname "$0")/.."
 
 ORT_VERSION=${ORT_VERSION:-1.30.0}
 BENCH_TIME=${NK_BENCH_TIME:-2s}
+ROUNDS=${NK_BENCH_ROUNDS:-1}
+BASELINE=${NK_BENCH_BASELINE:-}
+if [[ -n $BASELINE && ! -x $BASELINE ]]; then
+    echo "bench-host: NK_BENCH_BASELINE=$BASELINE is not an executable" >&2
+    exit 1
+fi
 CACHE=${NETKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/netkit}
 ORT_DIR=$CACHE/onnxruntime-node
 MODELS=(mlp cnn_bn cnn_dw)
@@ -120,39 +132,57 @@ console.log(m[2] === "ms" ? m[1] / 1000 : +m[1]);' "$BENCH_TIME")
 
 # each case on both runtimes back to back, so both see the same machine
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-for m in "${MODELS[@]}"; do
-    "$work/netkit" bench --json --time "$BENCH_TIME" "testdata/fashion/$m.nk" >"$work/${m}_b1.json"
-    ORT_PKG=$ort_pkg node "$work/ort.js" "testdata/fashion/$m.onnx" 1 "$seconds" >"$work/${m}_b1.ort.json"
-    "$work/netkit" bench --json --time "$BENCH_TIME" "$work/${m}_b100.nk" >"$work/${m}_b100.json"
-    ORT_PKG=$ort_pkg node "$work/ort.js" "$work/${m}_sym.onnx" 100 "$seconds" >"$work/${m}_b100.ort.json"
-    if [[ -n $xnn ]]; then
-        "$work/netkit-xnnpack" bench --json --time "$BENCH_TIME" "testdata/fashion/$m.nk" >"$work/${m}_b1.xnn.json"
-        "$work/netkit-xnnpack" bench --json --time "$BENCH_TIME" "$work/${m}_b100.nk" >"$work/${m}_b100.xnn.json"
-    fi
+for ((r = 0; r < ROUNDS; r++)); do
+    for m in "${MODELS[@]}"; do
+        for b in b1 b100; do
+            nk=testdata/fashion/$m.nk onnx=testdata/fashion/$m.onnx n=1
+            [[ $b == b100 ]] && nk=$work/${m}_b100.nk onnx=$work/${m}_sym.onnx n=100
+            if [[ -n $BASELINE ]]; then
+                "$BASELINE" bench --json --time "$BENCH_TIME" "$nk" >"$work/${m}_$b.base.r$r.json"
+            fi
+            "$work/netkit" bench --json --time "$BENCH_TIME" "$nk" >"$work/${m}_$b.r$r.json"
+            ORT_PKG=$ort_pkg node "$work/ort.js" "$onnx" $n "$seconds" >"$work/${m}_$b.ort.r$r.json"
+            if [[ -n $xnn ]]; then
+                "$work/netkit-xnnpack" bench --json --time "$BENCH_TIME" "$nk" >"$work/${m}_$b.xnn.r$r.json"
+            fi
+        done
+    done
 done
 
 cat >"$work/table.js" <<'EOF'
 const fs = require('fs');
-const [work, ...models] = process.argv.slice(2);
+const [work, rounds, ...models] = process.argv.slice(2);
 const us = (ns) => (ns / 1000).toFixed(ns < 10000 ? 2 : 1);
-const xnn = fs.existsSync(`${work}/${models[0]}_b1.xnn.json`);
+// each figure's minimum over the rounds
+const load = (stem) => {
+  const rs = [...Array(+rounds).keys()].map((r) => JSON.parse(fs.readFileSync(`${stem}.r${r}.json`)));
+  const min = (k) => Math.min(...rs.map((x) => x[k]));
+  return { batch: rs[0].batch ?? 1, p50_ns: min('p50_ns'), cpu_mean_ns: min('cpu_mean_ns'),
+           gmac_per_s: Math.max(...rs.map((x) => x.gmac_per_s ?? 0)) };
+};
+const xnn = fs.existsSync(`${work}/${models[0]}_b1.xnn.r0.json`);
+const base = fs.existsSync(`${work}/${models[0]}_b1.base.r0.json`);
 console.log('| model | batch | netkit p50 | onnxruntime p50 | netkit per image | onnxruntime per image | netkit / onnxruntime | netkit GMAC/s | netkit CPU per image | onnxruntime CPU per image | CPU ratio |' +
+            (base ? ' baseline per image | baseline / onnxruntime | baseline CPU per image |' : '') +
             (xnn ? ' netkit + XNNPACK per image | XNNPACK / onnxruntime |' : ''));
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|' + (xnn ? '---:|---:|' : ''));
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|' + (base ? '---:|---:|---:|' : '') +
+            (xnn ? '---:|---:|' : ''));
 for (const m of models) {
   for (const b of ['b1', 'b100']) {
-    const nk = JSON.parse(fs.readFileSync(`${work}/${m}_${b}.json`));
-    const o = JSON.parse(fs.readFileSync(`${work}/${m}_${b}.ort.json`));
+    const nk = load(`${work}/${m}_${b}`);
+    const o = load(`${work}/${m}_${b}.ort`);
     const n = nk.batch;
     console.log(`| ${m} | ${n} | ${us(nk.p50_ns)} µs | ${us(o.p50_ns)} µs | ${us(nk.p50_ns / n)} µs | ` +
                 `${us(o.p50_ns / n)} µs | ${(nk.p50_ns / o.p50_ns).toFixed(2)} | ${nk.gmac_per_s.toFixed(2)} | ` +
                 `${us(nk.cpu_mean_ns / n)} µs | ${us(o.cpu_mean_ns / n)} µs | ${(nk.cpu_mean_ns / o.cpu_mean_ns).toFixed(2)} |` +
+                (base ? ((x) => ` ${us(x.p50_ns / n)} µs | ${(x.p50_ns / o.p50_ns).toFixed(2)} | ${us(x.cpu_mean_ns / n)} µs |`)(
+                          load(`${work}/${m}_${b}.base`)) : '') +
                 (xnn ? ((x) => ` ${us(x.p50_ns / n)} µs | ${(x.p50_ns / o.p50_ns).toFixed(2)} |`)(
-                          JSON.parse(fs.readFileSync(`${work}/${m}_${b}.xnn.json`))) : ''));
+                          load(`${work}/${m}_${b}.xnn`)) : ''));
   }
 }
 EOF
-echo "netkit $(git rev-parse --short HEAD) vs onnxruntime-node $ORT_VERSION, one thread, p50 over $BENCH_TIME per case, $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "netkit $(git rev-parse --short HEAD)${BASELINE:+ (baseline: $BASELINE)} vs onnxruntime-node $ORT_VERSION, one thread, p50 over $BENCH_TIME per case, minimum over $ROUNDS round(s), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "GMAC/s at netkit's p50; CPU: process CPU time per call (mean), which a busy machine does not inflate"
 echo
-node "$work/table.js" "$work" "${MODELS[@]}"
+node "$work/table.js" "$work" "$ROUNDS" "${MODELS[@]}"

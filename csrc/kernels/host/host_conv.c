@@ -509,7 +509,7 @@ int NK_HOST_FN(nk_host_depthwise_conv2d_f32)(const float *x,
  * packed at load as L = lcm(C, NK_VL) floats (L / NK_VL vectors, one per
  * phase): packed[t][i] = w[t][i % C]. The workspace holds the periodic bias
  * (L floats) and k_h padded input rows. */
-#define NK_HCONV_DW_U 4 /* output vectors per step */
+#define NK_HCONV_DW_U 6 /* output vectors per step: six FMA chains hide the FMA latency */
 
 /* L = lcm(C, NK_VL) floats (at most NK_VL vectors), or 0 when the flat
  * path does not apply */
@@ -583,7 +583,7 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RE
             float *yr = yb + (size_t)oy * out_row;
             size_t ph = 0; /* phase offset of f within the period: f % l */
             nk_hconv_rows(xb, g, oy, rows, prow, left, held, xr);
-            /* four vectors at a time: four independent FMA chains */
+            /* NK_HCONV_DW_U vectors at a time: independent FMA chains */
             for (f = 0; f < out_row; f += NK_HCONV_DW_U * NK_VL) {
                 size_t phs[NK_HCONV_DW_U];
                 nk_vf acc[NK_HCONV_DW_U];
@@ -600,7 +600,7 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RE
                     for (kx = 0; kx < g->k_w; kx++) {
                         const float *xp = xr[ky] + f + (size_t)kx * dx;
                         const float *wk = wp + (size_t)kx * l;
-#pragma GCC unroll 4
+#pragma GCC unroll 6
                         for (u = 0; u < NK_HCONV_DW_U; u++)
                             acc[u] = nk_vfma(nk_vload(xp + (size_t)u * NK_VL),
                                              nk_vload(wk + phs[u]), acc[u]);

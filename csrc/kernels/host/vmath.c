@@ -24,6 +24,7 @@
 #define vm_copysign NK_HOST_FN(vm_copysign)
 #define vm_min_keep_nan NK_HOST_FN(vm_min_keep_nan)
 #define vm_c NK_HOST_FN(vm_c)
+#define vm_exp_poly NK_HOST_FN(vm_exp_poly)
 #define vm_exp_scale NK_HOST_FN(vm_exp_scale)
 #define vm_exp2 NK_HOST_FN(vm_exp2)
 #define vm_exp NK_HOST_FN(vm_exp)
@@ -67,23 +68,28 @@ static inline nk_vf vm_c(float c) { return nk_vdup(c); }
 #define VM_LN2_HI 0.693147182f     /* float(ln 2) */
 #define VM_LN2_LO -1.90465421e-09f /* ln 2 - VM_LN2_HI */
 
-/* exp(r) 2^n as two factors m * s: m = exp(r) 2^(n/2) is a normal float
- * and s = 2^(n - n/2). A caller that scales the result (GELU: by x/2 u)
- * multiplies m first and s last, so a denormal result is rounded once;
- * rounding exp first and then scaling by |x| > 1 would scale its rounding
- * error too. kf = n + VM_SHIFTER, |r| <= 0.36, n in [-252, 128]. */
 typedef struct vm_exp_parts {
     nk_vf m, s;
 } vm_exp_parts;
 
-static inline vm_exp_parts vm_exp_scale(nk_vf kf, nk_vf r) {
+/* exp(r) for |r| <= 0.36: 1 + r (1 + r P(r)) */
+static inline nk_vf vm_exp_poly(nk_vf r) {
     nk_vf q = nk_vfma(vm_c(1.381314546e-03f), r, vm_c(8.369418837e-03f));
-    nk_vm_vi n, n1;
-    vm_exp_parts e;
     q = nk_vfma(q, r, vm_c(4.166845677e-02f));
     q = nk_vfma(q, r, vm_c(1.666651479e-01f));
     q = nk_vfma(q, r, vm_c(4.999999305e-01f));
-    q = nk_vfma(nk_vfma(q, r, vm_c(1.0f)), r, vm_c(1.0f)); /* 1 + r (1 + r P) */
+    return nk_vfma(nk_vfma(q, r, vm_c(1.0f)), r, vm_c(1.0f));
+}
+
+/* exp(r) 2^n as two factors m * s: m = exp(r) 2^(n/2) is a normal float
+ * and s = 2^(n - n/2). A caller that scales the result (sigmoid, erf)
+ * multiplies m first and s last, so a denormal result is rounded once;
+ * rounding exp first and then scaling by |x| > 1 would scale its rounding
+ * error too. kf = n + VM_SHIFTER, |r| <= 0.36, n in [-252, 128]. */
+static inline vm_exp_parts vm_exp_scale(nk_vf kf, nk_vf r) {
+    const nk_vf q = vm_exp_poly(r);
+    nk_vm_vi n, n1;
+    vm_exp_parts e;
     n = (nk_vm_vi)kf - VM_SHIFTER_BITS;
     n1 = n >> 1;
     e.m = q * (nk_vf)((n1 + 127) << 23);
@@ -185,16 +191,26 @@ static inline nk_vf vm_erf(nk_vf x) {
  * E = erfc(a / sqrt 2): Phi = E/2 for x < 0 and 1 - E/2 for x >= 0, so
  * neither side cancels (x/2 (1 + erf) loses all accuracy below x = -5).
  * E = u exp(-a^2/2 + Q(u)), u = 1 / (1 + a/4), Q of degree 9 fitted over
- * a in [0, 14.6] (relative error 3.3e-8); a^2/2 enters exactly (fma
- * residual), since an error of 2^-24 relative in a^2/2 = 100 alone would be
- * 6e-6 in E. Beyond 14.6, E underflows to 0 and gelu is x or -0. */
+ * a in [0, 14.6] (relative error 3.3e-8); a^2/2 enters exactly (a float
+ * pair from an fma residual), since an error of 2^-24 relative in
+ * a^2/2 = 100 alone would be 6e-6 in E. a is clamped to 14.6, where E/2
+ * times 14.6 is below half the least denormal.
+ *
+ * Few operations, since the kernel is compute bound (it is a third of the
+ * DW model's time): the exponent is built with a bias of 2^63 folded into
+ * the rounding shifter, so 2^(n + 63) is one shift of the rounded sum's
+ * bits and stays a normal float for every a <= 14.6 (n >= -156); the 2^63
+ * times E/2 = u exp(..) / 2 is scaled back by 2^-64 in the last fma, so a
+ * denormal result rounds once. Both signs are one formula: gelu(x) =
+ * relu(x) - a E/2. */
+#define VM_GELU_SHIFTER 12583102.0f /* 1.5 * 2^23 + 190: n + 190 = n + 63 + 127 */
 static inline nk_vf vm_gelu_erf(nk_vf x) {
-    const nk_vf a = vm_min_keep_nan(vm_abs(x), 14.6f);
-    const nk_vf u = 1.0f / nk_vfma(a, vm_c(0.25f), vm_c(1.0f));
-    const nk_vf h = a * a;
+    const nk_vf a = nk_vmin(vm_c(14.6f), vm_abs(x)); /* min(c, NaN) keeps the NaN */
+    const nk_vf a2 = 0.5f * a;
+    const nk_vf hh = a * a2, hl = nk_vfma(a, a2, -hh); /* hh + hl = a^2/2 exactly */
+    const nk_vf u = 1.0f / nk_vfma(a2, vm_c(0.5f), vm_c(1.0f));
     nk_vf q = nk_vfma(vm_c(-1.869103940e-01f), u, vm_c(7.949578435e-01f));
-    nk_vf c;
-    vm_exp_parts e;
+    nk_vf kf, nf, r, t;
     q = nk_vfma(q, u, vm_c(-1.161444719e+00f));
     q = nk_vfma(q, u, vm_c(6.081414014e-01f));
     q = nk_vfma(q, u, vm_c(-1.142601040e-01f));
@@ -203,13 +219,19 @@ static inline nk_vf vm_gelu_erf(nk_vf x) {
     q = nk_vfma(q, u, vm_c(4.187058587e-01f));
     q = nk_vfma(q, u, vm_c(1.002596193e+00f));
     q = nk_vfma(q, u, vm_c(-1.612229815e+00f));
-    e = vm_exp_square(0.5f * h, 0.5f * nk_vfma(a, a, -h), q);
-    c = 0.5f * u;
-    /* x < 0: x/2 u exp(..), rounded once at the end; else x (1 - E/2).
-     * Below -14.6 (a clamped): -0, or NaN for -inf as in the portable
-     * kernel's x/2 (1 + erf) = -inf * 0. */
-    return vm_select(x < 0.0f, vm_select(x < -14.6f, x * 0.0f, x * c * e.m * e.s),
-                     x * (1.0f - c * e.m * e.s));
+    /* exp(q - hh - hl) = 2^n exp(r): -hh enters the reduction exactly (the
+     * fma forms -hh - n ln 2 unrounded), as in vm_exp_square */
+    kf = nk_vfma(q - hh, vm_c(VM_LOG2E), vm_c(VM_GELU_SHIFTER));
+    nf = kf - VM_GELU_SHIFTER;
+    r = (nk_vfma(nf, vm_c(-VM_LN2_HI), -hh) + q) + nk_vfma(nf, vm_c(-VM_LN2_LO), -hl);
+    /* t = 2^63 u exp(..) = 2^64 E/2: kf's low bits are n + 190, the bits
+     * above them shift out */
+    t = u * (vm_exp_poly(r) * (nk_vf)((nk_vm_vi)kf << 23));
+    /* relu(x) - a E/2, rounded once: x - x E/2 for x >= 0; -a E/2 for
+     * x < 0, where relu is x * 0 = -0 (so a result under the least
+     * denormal, below -14.6 too, is -0) or NaN for -inf, as in the
+     * portable kernel's x/2 (1 + erf) = -inf * 0 */
+    return nk_vfma(a * t, vm_c(-0x1p-64f), vm_select(x < 0.0f, x * 0.0f, x));
 }
 
 /* ---- GELU, tanh form ----

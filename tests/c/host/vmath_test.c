@@ -19,8 +19,8 @@
  * of both signs per function, denormals and large magnitudes included),
  * plus specials and every float within 2^12 steps of each threshold the
  * kernels branch or clamp at. `vmath_test --exhaustive` takes k = 1 (all
- * 2^32 floats; minutes per function) for docs/HOST_KERNELS.md; `--stride N`
- * picks another k. Prints the maximum error and where, per function and
+ * 2^32 floats; minutes per function) for docs/HOST_MATH.md; `--stride N`
+ * picks another k; `--only NAME` checks one function (e.g. gelu_erf). Prints the maximum error and where, per function and
  * level; exits 1 when any exceeds 1e-6. */
 
 #define _POSIX_C_SOURCE 200112L /* setenv (vmath_levels.h) */
@@ -163,13 +163,16 @@ static size_t fill(vm_inputs *in, float *x) {
     return n;
 }
 
-static int check_functions(const vm_level *const *levels, size_t n_levels, uint64_t stride) {
+static int check_functions(const vm_level *const *levels, size_t n_levels, uint64_t stride,
+                           const char *only) {
     static float x[CHUNK], ref[CHUNK], y[CHUNK];
     int fails = 0;
     size_t f, l, i, n;
     for (f = 0; f < N_FNS; f++) {
         vm_stat st[8];
         vm_inputs in;
+        if (only != NULL && strcmp(only, fns[f].name) != 0)
+            continue;
         memset(st, 0, sizeof st);
         memset(&in, 0, sizeof in);
         in.stride = stride;
@@ -303,14 +306,17 @@ int main(int argc, char **argv) {
     const vm_level *levels[8];
     size_t n_levels = vm_levels_available(levels, 8), l;
     uint64_t stride = 257;
+    const char *only = NULL;
     int i, fails = 0;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--exhaustive") == 0)
             stride = 1;
         else if (strcmp(argv[i], "--stride") == 0 && i + 1 < argc)
             stride = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--exhaustive | --stride N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--exhaustive | --stride N] [--only NAME]\n", argv[0]);
             return 2;
         }
     }
@@ -320,11 +326,19 @@ int main(int argc, char **argv) {
         printf("vmath: no host ISA level runs on this CPU, skipped\n");
         return 77;
     }
-    for (l = 0; l < n_levels; l++) {
+    if (only != NULL) {
+        for (i = 0; i < (int)N_FNS && strcmp(only, fns[i].name) != 0; i++) {
+        }
+        if (i == (int)N_FNS) {
+            fprintf(stderr, "vmath_test: --only %s: no such function\n", only);
+            return 2;
+        }
+    }
+    for (l = 0; l < n_levels && only == NULL; l++) {
         fails += check_tails(levels[l]);
         fails += check_softmax(levels[l]);
     }
-    fails += check_functions(levels, n_levels, stride);
+    fails += check_functions(levels, n_levels, stride, only);
     printf("vmath: %s\n", fails ? "FAILED" : "ok");
     return fails ? 1 : 0;
 }
