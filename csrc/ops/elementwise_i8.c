@@ -46,22 +46,28 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
+void nk_pool2d_i8_run(const nk_i8_pool_args *a, const int8_t *in, int8_t *out) {
+#if NK_FAST_I8_POOL
+    if (nk_fast_pool2d_i8(in, out, a->g, a->act_min, a->act_max, a->is_max))
+        return;
+#endif
+    if (a->is_max)
+        nk_ref_max_pool2d_i8(in, out, a->g, a->act_min, a->act_max);
+    else
+        nk_ref_avg_pool2d_i8(in, out, a->g, a->act_min, a->act_max);
+}
+
 nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_window win;
+    nk_i8_pool_args a;
     nk_ops_pool_window(op, &win);
     nk_ops_window_geom(op, x->tensors, &win, &g);
-#if NK_FAST_I8_POOL
-    if (nk_fast_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
-                          nk_param_i32(op, 9), op->type != NK_OP_AVG_POOL2D_I8))
-        return NK_OK;
-#endif
-    if (op->type == NK_OP_AVG_POOL2D_I8)
-        nk_ref_avg_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
-                             nk_param_i32(op, 9));
-    else
-        nk_ref_max_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
-                             nk_param_i32(op, 9));
+    a.g = &g;
+    a.act_min = nk_param_i32(op, 8);
+    a.act_max = nk_param_i32(op, 9);
+    a.is_max = op->type != NK_OP_AVG_POOL2D_I8;
+    nk_pool2d_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x));
     return NK_OK;
 }
 
