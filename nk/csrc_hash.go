@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d5e41d18db4de0ecbd4e0133ea7fe37a14684b93b57bf476a8045e67a9590816"
+const csrcHash = "649ca24dbed270f4ccc1df8a5b75d7074f33b3c872101182a336a5a536c5a8ed"
