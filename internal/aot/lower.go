@@ -183,9 +183,11 @@ func (l *Lowered) Header() ([]byte, error) {
 	fmt.Fprintf(&b, " *     ... read %s_OUTPUT0(ram) ...\n", up)
 	b.WriteString(" *\n * The weights and op parameters are const data (flash); the RAM is the buffer\n")
 	b.WriteString(" * alone (activations at the planner's offsets, then the kernel workspace), the\n")
-	b.WriteString(" * same on every target (no structs live in it). _run also takes one pointer per\n")
-	fmt.Fprintf(&b, " * tensor on the stack (%d here). Inputs and outputs are in the layout the model\n", len(l.Model.Tensors))
-	b.WriteString(" * stores them (NHWC), without the interpreter's NCHW conversion.\n */\n")
+	b.WriteString(" * same on every target (no structs live in it).")
+	if l.evalOps() > 0 {
+		fmt.Fprintf(&b, " _run also takes one pointer per\n * tensor on the stack (%d here).", len(l.Model.Tensors))
+	}
+	b.WriteString(" Inputs and outputs are in the layout the\n * model stores them (NHWC), without the interpreter's NCHW conversion.\n */\n")
 	fmt.Fprintf(&b, "#ifndef NETKIT_LOWERED_%s_H\n#define NETKIT_LOWERED_%s_H\n\n#include <stdint.h>\n#include \"netkit.h\"\n\n", up, up)
 	fmt.Fprintf(&b, "/* Bytes of the buffer %s_run works in (16-byte aligned). */\n#define %s_RAM_SIZE %du\n", l.Ident, up, l.RAMBytes())
 	fmt.Fprintf(&b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", up, len(l.Model.Inputs), up, len(l.Model.Outputs))
