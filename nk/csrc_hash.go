@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "84093866ae2c111037781e2c5dbde0d85ef32c6aea6cc0dcd3de6d7e7fa5f2bb"
+const csrcHash = "aacaa83cd9dc0ff03f3009ec45b0baf559cb4b8148a94caa0a84a109c846863e"

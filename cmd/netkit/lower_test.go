@@ -173,8 +173,10 @@ func TestLoweredLinksNoInterpreter(t *testing.T) {
 	require.NoError(t, err, string(out))
 	syms, err := exec.Command("nm", bin).Output()
 	require.NoError(t, err)
-	for _, absent := range []string{"nk_format_open", "nk_format_decode", "nk_conv_i8_validate", "nk_op_lookup"} {
+	// KWS's ops are all direct kernel calls: no evals, no tensor or op records
+	for _, absent := range []string{"nk_format_open", "nk_format_decode", "nk_conv_i8_validate", "nk_op_lookup",
+		"nk_conv_i8_eval", "nk_ops_conv_geom", "kws_tensors", "kws_ops"} {
 		assert.NotContains(t, string(syms), " "+absent+"\n", "the lowered firmware links %s", absent)
 	}
-	assert.Contains(t, string(syms), " nk_conv_i8_eval\n")
+	assert.Contains(t, string(syms), " nk_conv2d_i8_run\n")
 }

@@ -100,48 +100,56 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
     q->per_channel = nk_ops_tin(op, x, 3)->dims[0] > 1;
 }
 
-nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
-    nk_ref_conv_geom g;
-    nk_ref_i8_quant q;
-    nk_ops_conv_geom(op, x->tensors, &g);
-    nk_i8_quant_params(op, x, 9, &q);
+void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
+                      void *workspace) {
+    const nk_ref_conv_geom *g = a->g;
+    /* the weight sums for windows inside the input, once per invoke */
+    int32_t *wsum = (int32_t *)workspace;
 #if NK_FAST_I8
-    if (op->type == NK_OP_CONV2D_I8 &&
-        nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
-                          nk_i8_out(op, x), &g, &q))
-        return NK_OK;
+    if (nk_fast_conv2d_i8(in, a->w, a->bias, out, g, &a->q))
+        return;
 #endif
+    nk_ref_conv_wsum_i8(a->w, g->out_c, (size_t)g->k_h * (size_t)g->k_w * (size_t)(g->in_c / g->groups),
+                        wsum);
+    nk_ref_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum);
+}
+
+void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
+                         void *workspace) {
+    const nk_ref_conv_geom *g = a->g;
+    int32_t *wsum = (int32_t *)workspace;
+    nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
+#if NK_FAST_I8
+    if (nk_fast_depthwise_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum))
+        return;
+#endif
+    nk_ref_depthwise_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum);
+}
+
+nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_conv_geom g;
+    nk_i8_conv_args a;
+    nk_ops_conv_geom(op, x->tensors, &g);
+    a.g = &g;
+    a.w = nk_i8_in(op, x, 1);
+    a.bias = nk_i8_in_i32(op, x, 2);
+    nk_i8_quant_params(op, x, 9, &a.q);
 #if NETKIT_HOST_KERNELS
     /* host SIMD kernels over the weights packed at load (host.h) */
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         if (op->type == NK_OP_CONV2D_I8)
             NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g,
-                                       &q, x->workspace);
+                                       &a.q, x->workspace);
         else
             NK_EXEC_HOST(x)->depthwise_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), op->host_packed,
-                                          nk_i8_out(op, x), &g, &q);
+                                          nk_i8_out(op, x), &g, &a.q);
         return NK_OK;
     }
 #endif
-    /* the weight sums for windows inside the input, once per invoke */
-    if (op->type == NK_OP_CONV2D_I8) {
-        int32_t *wsum = (int32_t *)x->workspace;
-        nk_ref_conv_wsum_i8(nk_i8_in(op, x, 1), g.out_c,
-                            (size_t)g.k_h * (size_t)g.k_w * (size_t)w->dims[3], wsum);
-        nk_ref_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
-                         nk_i8_out(op, x), &g, &q, wsum);
-    } else {
-        int32_t *wsum = (int32_t *)x->workspace;
-        nk_ref_depthwise_wsum_i8(nk_i8_in(op, x, 1), g.k_h * g.k_w, g.out_c, wsum);
-#if NK_FAST_I8
-        if (nk_fast_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
-                                        nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q, wsum))
-            return NK_OK;
-#endif
-        nk_ref_depthwise_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1),
-                                   nk_i8_in_i32(op, x, 2), nk_i8_out(op, x), &g, &q, wsum);
-    }
+    if (op->type == NK_OP_CONV2D_I8)
+        nk_conv2d_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x), x->workspace);
+    else
+        nk_depthwise_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x), x->workspace);
     return NK_OK;
 }
 
@@ -196,30 +204,34 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
+void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out) {
+#if NK_FAST_I8
+    if (nk_fast_dense_i8(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q))
+        return;
+#endif
+    nk_ref_dense_i8(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q);
+}
+
 nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
-    nk_ref_i8_quant q;
-    nk_i8_quant_params(op, x, 0, &q);
-#if NK_FAST_I8
-    if (nk_fast_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
-                         nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
-                         w->dims[1], w->dims[0], &q))
-        return NK_OK;
-#endif
+    nk_i8_dense_args a;
+    a.w = nk_i8_in(op, x, 1);
+    a.bias = nk_i8_in_i32(op, x, 2);
+    a.k = w->dims[1];
+    a.n = w->dims[0];
+    a.rows = nk_ops_tin(op, x, 0)->elems / (uint32_t)a.k;
+    nk_i8_quant_params(op, x, 0, &a.q);
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         /* a 1x1 conv over the rows (the geometry the weights were packed for) */
         nk_ref_conv_geom g;
-        nk_host_dense_i8_geom(&g, (int32_t)(nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1]),
-                              w->dims[1], w->dims[0]);
-        NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g, &q,
-                                   x->workspace);
+        nk_host_dense_i8_geom(&g, (int32_t)a.rows, a.k, a.n);
+        NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g,
+                                   &a.q, x->workspace);
         return NK_OK;
     }
 #endif
-    nk_ref_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
-                    nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
-                    w->dims[1], w->dims[0], &q);
+    nk_dense_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x));
     return NK_OK;
 }
 
@@ -243,18 +255,18 @@ static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 const nk_op_def nk_op_conv2d_i8 = {
     "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
     "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, 0, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_dense_i8 = {
     "dense_i8", NK_OP_DENSE_I8, NK_I8, 0, 5, 5, 1, NK_DENSE_I8_PARAMS,
-    nk_dense_i8_validate, nk_ops_no_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
+    nk_dense_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_dense_i8_macs), nk_dense_i8_eval,
     NULL,
 };

@@ -46,22 +46,28 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
+void nk_pool2d_i8_run(const nk_i8_pool_args *a, const int8_t *in, int8_t *out) {
+#if NK_FAST_I8_POOL
+    if (nk_fast_pool2d_i8(in, out, a->g, a->act_min, a->act_max, a->is_max))
+        return;
+#endif
+    if (a->is_max)
+        nk_ref_max_pool2d_i8(in, out, a->g, a->act_min, a->act_max);
+    else
+        nk_ref_avg_pool2d_i8(in, out, a->g, a->act_min, a->act_max);
+}
+
 nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
     nk_ops_window win;
+    nk_i8_pool_args a;
     nk_ops_pool_window(op, &win);
     nk_ops_window_geom(op, x->tensors, &win, &g);
-#if NK_FAST_I8_POOL
-    if (nk_fast_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
-                          nk_param_i32(op, 9), op->type != NK_OP_AVG_POOL2D_I8))
-        return NK_OK;
-#endif
-    if (op->type == NK_OP_AVG_POOL2D_I8)
-        nk_ref_avg_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
-                             nk_param_i32(op, 9));
-    else
-        nk_ref_max_pool2d_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), &g, nk_param_i32(op, 8),
-                             nk_param_i32(op, 9));
+    a.g = &g;
+    a.act_min = nk_param_i32(op, 8);
+    a.act_max = nk_param_i32(op, 9);
+    a.is_max = op->type != NK_OP_AVG_POOL2D_I8;
+    nk_pool2d_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x));
     return NK_OK;
 }
 
@@ -227,42 +233,42 @@ static int64_t nk_pool_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 const nk_op_def nk_op_avg_pool2d_i8 = {
     "avg_pool2d_i8", NK_OP_AVG_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
-    nk_pool_i8_validate, nk_ops_no_workspace, nk_pool_i8_macs, nk_pool_i8_eval,
+    nk_pool_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_pool_i8_macs), nk_pool_i8_eval,
     nk_pool_i8_out_shift,
 };
 
 const nk_op_def nk_op_max_pool2d_i8 = {
     "max_pool2d_i8", NK_OP_MAX_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
-    nk_pool_i8_validate, nk_ops_no_workspace, nk_pool_i8_macs, nk_pool_i8_eval,
+    nk_pool_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_pool_i8_macs), nk_pool_i8_eval,
     nk_pool_i8_out_shift,
 };
 
 const nk_op_def nk_op_add_i8 = {
     "add_i8", NK_OP_ADD_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_ADD_I8_PARAMS,
-    nk_binary_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_add_i8_eval,
+    nk_binary_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_add_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_mul_i8 = {
     "mul_i8", NK_OP_MUL_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_MUL_I8_PARAMS,
-    nk_binary_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_mul_i8_eval,
+    nk_binary_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_mul_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_softmax_i8 = {
     "softmax_i8", NK_OP_SOFTMAX_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_SOFTMAX_I8_PARAMS,
-    nk_softmax_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_softmax_i8_eval,
+    nk_softmax_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_softmax_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_logistic_i8 = {
     "logistic_i8", NK_OP_LOGISTIC_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
-    nk_actfn_i8_validate, nk_actfn_i8_workspace, nk_ops_out_elems, nk_actfn_i8_eval,
+    nk_actfn_i8_validate, nk_actfn_i8_workspace, NK_OP_MACS(nk_ops_out_elems), nk_actfn_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_tanh_i8 = {
     "tanh_i8", NK_OP_TANH_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
-    nk_actfn_i8_validate, nk_actfn_i8_workspace, nk_ops_out_elems, nk_actfn_i8_eval,
+    nk_actfn_i8_validate, nk_actfn_i8_workspace, NK_OP_MACS(nk_ops_out_elems), nk_actfn_i8_eval,
     NULL,
 };

@@ -183,9 +183,11 @@ func (l *Lowered) Header() ([]byte, error) {
 	fmt.Fprintf(&b, " *     ... read %s_OUTPUT0(ram) ...\n", up)
 	b.WriteString(" *\n * The weights and op parameters are const data (flash); the RAM is the buffer\n")
 	b.WriteString(" * alone (activations at the planner's offsets, then the kernel workspace), the\n")
-	b.WriteString(" * same on every target (no structs live in it). _run also takes one pointer per\n")
-	fmt.Fprintf(&b, " * tensor on the stack (%d here). Inputs and outputs are in the layout the model\n", len(l.Model.Tensors))
-	b.WriteString(" * stores them (NHWC), without the interpreter's NCHW conversion.\n */\n")
+	b.WriteString(" * same on every target (no structs live in it).")
+	if l.evalOps() > 0 {
+		fmt.Fprintf(&b, " _run also takes one pointer per\n * tensor on the stack (%d here).", len(l.Model.Tensors))
+	}
+	b.WriteString(" Inputs and outputs are in the layout the\n * model stores them (NHWC), without the interpreter's NCHW conversion.\n */\n")
 	fmt.Fprintf(&b, "#ifndef NETKIT_LOWERED_%s_H\n#define NETKIT_LOWERED_%s_H\n\n#include <stdint.h>\n#include \"netkit.h\"\n\n", up, up)
 	fmt.Fprintf(&b, "/* Bytes of the buffer %s_run works in (16-byte aligned). */\n#define %s_RAM_SIZE %du\n", l.Ident, up, l.RAMBytes())
 	fmt.Fprintf(&b, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", up, len(l.Model.Inputs), up, len(l.Model.Outputs))
@@ -217,8 +219,10 @@ func (l *Lowered) Header() ([]byte, error) {
 const alignMacro = "#if defined(__GNUC__) || defined(__clang__)\n#define NK_LOWERED_ALIGN16 __attribute__((aligned(16)))\n" +
 	"#else\n#error \"netkit aot --lower: no way to align the weights to 16 bytes on this compiler\"\n#endif\n\n"
 
-// Source returns <ident>.c of the lowered model: the weights, the tensor
-// and op records as const data, and <ident>_run calling each op's eval.
+// Source returns <ident>.c of the lowered model: the weights, a const
+// argument struct (or constants) per op lowered to a direct kernel call,
+// the tensor and op records of the ops that run through their eval (when
+// there are any), and <ident>_run calling each op in order.
 func (l *Lowered) Source() ([]byte, error) {
 	if err := l.check(); err != nil {
 		return nil, err
@@ -226,8 +230,8 @@ func (l *Lowered) Source() ([]byte, error) {
 	m, id := l.Model, l.Ident
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "/* %s.c: the netkit model %s lowered to C by `netkit aot --lower`. Generated; do not edit.\n", id, l.ModelFile)
-	b.WriteString(" * The ops run in the interpreter's order through the same evals its op table\n")
-	b.WriteString(" * points at, over the planner's offsets: the outputs are its bytes. */\n")
+	b.WriteString(" * The ops run in the interpreter's order through the kernel entry points and\n")
+	b.WriteString(" * evals it runs, over the planner's offsets: the outputs are its bytes. */\n")
 	fmt.Fprintf(&b, "#include \"nk_lowered.h\"\n#include \"%s.h\"\n\n", id)
 	b.WriteString(alignMacro)
 
@@ -243,7 +247,83 @@ func (l *Lowered) Source() ([]byte, error) {
 		b.WriteString("};\n")
 	}
 
-	// QUANT records for QUANTIZE/DEQUANTIZE (nk_format_quant's layout).
+	// The direct ops' arguments.
+	d := &directGen{l: l, geoms: map[string]string{}}
+	calls := make([]string, len(m.Ops))
+	records := false
+	for k := range m.Ops {
+		if !direct(m.Ops[k].Type) {
+			records = true
+			continue
+		}
+		c, err := d.call(k)
+		if err != nil {
+			return nil, err
+		}
+		calls[k] = c
+	}
+	if d.decls.Len() > 0 {
+		b.WriteString("\n/* the kernels' arguments */\n")
+		b.Write(d.decls.Bytes())
+	}
+	if records {
+		l.writeRecords(&b)
+	}
+
+	fmt.Fprintf(&b, "\nnk_status %s_run(void *ram) {\n", id)
+	b.WriteString("    uint8_t *act = (uint8_t *)ram;\n")
+	if records {
+		fmt.Fprintf(&b, "    void *data[%d];\n    nk_exec x;\n    nk_status s;\n    uint32_t i;\n", len(m.Tensors))
+		fmt.Fprintf(&b, "    for (i = 0; i < %d; i++)\n", len(m.Tensors))
+		fmt.Fprintf(&b, "        data[i] = %s_tensors[i].is_const ? (void *)(uintptr_t)%s_tensors[i].const_data\n", id, id)
+		fmt.Fprintf(&b, "                                        : act + %s_tensors[i].act_offset;\n", id)
+		b.WriteString("    memset(&x, 0, sizeof x); /* x.host NULL: the portable and fast kernels, as on a device */\n")
+		if l.hasQuantOps() {
+			fmt.Fprintf(&b, "    x.img = &%s_img;\n", id)
+		}
+		fmt.Fprintf(&b, "    x.tensors = %s_tensors;\n    x.data = data;\n", id)
+		fmt.Fprintf(&b, "    x.workspace = act + %du;\n    x.workspace_size = %du;\n", l.workspaceOffset(), l.Plan.Workspace)
+	}
+	rec := 0 // index in IDENT_ops
+	for k := range m.Ops {
+		op := &m.Ops[k]
+		if calls[k] != "" {
+			fmt.Fprintf(&b, "    %s /* op %d %s */\n", calls[k], k, op.Type)
+			continue
+		}
+		sym, _ := defOf(m, op)
+		fmt.Fprintf(&b, "    if ((s = %s(&%s_ops[%d], &x)) != NK_OK) return s; /* op %d %s */\n", evalOf[sym], id, rec, k, op.Type)
+		rec++
+	}
+	b.WriteString("    return NK_OK;\n}\n")
+	return b.Bytes(), nil
+}
+
+// evalOps counts the ops that run through their eval (not direct).
+func (l *Lowered) evalOps() int {
+	n := 0
+	for k := range l.Model.Ops {
+		if !direct(l.Model.Ops[k].Type) {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *Lowered) hasQuantOps() bool {
+	for k := range l.Model.Ops {
+		if ty := l.Model.Ops[k].Type; ty == nkfile.OpQuantize || ty == nkfile.OpDequantize {
+			return true
+		}
+	}
+	return false
+}
+
+// writeRecords writes the tensor records, the QUANT records of the
+// quantize/dequantize tensors and the op records of the ops that are not
+// direct: what their evals read.
+func (l *Lowered) writeRecords(b *bytes.Buffer) {
+	m, id := l.Model, l.Ident
 	quantOff := make([]int64, len(m.Tensors))
 	for i := range quantOff {
 		quantOff[i] = -1
@@ -269,15 +349,14 @@ func (l *Lowered) Source() ([]byte, error) {
 			}
 		}
 	}
-	if len(quant) > 0 {
-		fmt.Fprintf(&b, "/* QUANT records of the quantize/dequantize tensors */\nstatic const uint8_t %s_quant[%d] NK_LOWERED_ALIGN16 = {", id, len(quant))
-		writeBytes(&b, quant)
+	if l.hasQuantOps() {
+		fmt.Fprintf(b, "/* QUANT records of the quantize/dequantize tensors */\nstatic const uint8_t %s_quant[%d] NK_LOWERED_ALIGN16 = {", id, max(len(quant), 1))
+		writeBytes(b, quant)
 		b.WriteString("};\n")
-		fmt.Fprintf(&b, "static const nk_image %s_img = {.base = %s_quant, .size = %d, .sec = {[NK_SECTION_QUANT] = {0, %d, 1}}};\n",
+		fmt.Fprintf(b, "static const nk_image %s_img = {.base = %s_quant, .size = %d, .sec = {[NK_SECTION_QUANT] = {0, %d, 1}}};\n",
 			id, id, len(quant), len(quant))
 	}
 
-	// Tensor records.
 	isIO := make([]int, len(m.Tensors))
 	for _, g := range m.Inputs {
 		isIO[g.Tensor] |= 1
@@ -285,7 +364,7 @@ func (l *Lowered) Source() ([]byte, error) {
 	for _, g := range m.Outputs {
 		isIO[g.Tensor] |= 2
 	}
-	fmt.Fprintf(&b, "\nstatic const nk_tensor_rt %s_tensors[%d] = {\n", id, len(m.Tensors))
+	fmt.Fprintf(b, "\nstatic const nk_tensor_rt %s_tensors[%d] = {\n", id, len(m.Tensors))
 	for i := range m.Tensors {
 		t := &m.Tensors[i]
 		dims := make([]string, len(t.Shape))
@@ -301,15 +380,19 @@ func (l *Lowered) Source() ([]byte, error) {
 		if quantOff[i] >= 0 {
 			q = fmt.Sprint(quantOff[i])
 		}
-		fmt.Fprintf(&b, "    {.name = \"\", .dtype = %d, .rank = %d, .is_const = %d, .is_io = %d, .dims = {%s}, .elems = %du, "+
+		fmt.Fprintf(b, "    {.name = \"\", .dtype = %d, .rank = %d, .is_const = %d, .is_io = %d, .dims = {%s}, .elems = %du, "+
 			".bytes = %du, .const_data = %s, .act_offset = %du, .quant = %s},\n", t.DType, len(t.Shape), b2i(t.Const()),
 			isIO[i], strings.Join(dims, ", "), t.Elems(), t.Bytes(), data, off, q)
 	}
 	b.WriteString("};\n\n")
 
-	// Op records: tensor ids and parameter words.
+	// Op records (tensor ids and parameter words) of the ops run by eval,
+	// in order.
 	for k := range m.Ops {
 		op := &m.Ops[k]
+		if direct(op.Type) {
+			continue
+		}
 		words := make([]string, 0, len(op.Inputs)+len(op.Outputs)+len(op.Params))
 		for _, v := range op.Inputs {
 			words = append(words, tensorID(v))
@@ -320,44 +403,24 @@ func (l *Lowered) Source() ([]byte, error) {
 		for _, v := range op.Params {
 			words = append(words, fmt.Sprintf("0x%xu", v))
 		}
-		fmt.Fprintf(&b, "static const uint32_t %s_op%d[] = {%s};\n", id, k, strings.Join(words, ", "))
+		fmt.Fprintf(b, "static const uint32_t %s_op%d[] = {%s};\n", id, k, strings.Join(words, ", "))
 	}
-	fmt.Fprintf(&b, "\nstatic const nk_op_rt %s_ops[%d] = {\n", id, len(m.Ops))
+	fmt.Fprintf(b, "\nstatic const nk_op_rt %s_ops[%d] = {\n", id, l.evalOps())
 	for k := range m.Ops {
 		op := &m.Ops[k]
+		if direct(op.Type) {
+			continue
+		}
 		nIn, nOut := len(op.Inputs), len(op.Outputs)
 		params := "NULL"
 		if len(op.Params) > 0 {
 			params = fmt.Sprintf("%s_op%d + %d", id, k, nIn+nOut)
 		}
-		fmt.Fprintf(&b, "    {.type = %d, .n_in = %d, .n_out = %d, .n_params = %d, .act = %d, .in_place = %d, .name = \"\", "+
+		fmt.Fprintf(b, "    {.type = %d, .n_in = %d, .n_out = %d, .n_params = %d, .act = %d, .in_place = %d, .name = \"\", "+
 			".in = %s_op%d, .out = %s_op%d + %d, .params = %s}, /* %s */\n", op.Type, nIn, nOut,
 			len(op.Params), op.Act, b2i(l.Plan.InPlace[k]), id, k, id, k, nIn, params, op.Type)
 	}
-	b.WriteString("};\n\n")
-
-	fmt.Fprintf(&b, "nk_status %s_run(void *ram) {\n", id)
-	fmt.Fprintf(&b, "    uint8_t *act = (uint8_t *)ram;\n    void *data[%d];\n    nk_exec x;\n    nk_status s;\n    uint32_t i;\n", len(m.Tensors))
-	fmt.Fprintf(&b, "    for (i = 0; i < %d; i++)\n", len(m.Tensors))
-	fmt.Fprintf(&b, "        data[i] = %s_tensors[i].is_const ? (void *)(uintptr_t)%s_tensors[i].const_data\n", id, id)
-	fmt.Fprintf(&b, "                                        : act + %s_tensors[i].act_offset;\n", id)
-	b.WriteString("    memset(&x, 0, sizeof x); /* x.host NULL: the portable and fast kernels, as on a device */\n")
-	if len(quant) > 0 {
-		fmt.Fprintf(&b, "    x.img = &%s_img;\n", id)
-	}
-	fmt.Fprintf(&b, "    x.tensors = %s_tensors;\n    x.data = data;\n", id)
-	fmt.Fprintf(&b, "    x.workspace = act + %du;\n    x.workspace_size = %du;\n", l.workspaceOffset(), l.Plan.Workspace)
-	for k := range m.Ops {
-		op := &m.Ops[k]
-		sym, _ := defOf(m, op)
-		if (op.Type == nkfile.OpReshape) && l.Plan.InPlace[k] {
-			fmt.Fprintf(&b, "    /* op %d %s: its output is its input's bytes */\n", k, op.Type)
-			continue
-		}
-		fmt.Fprintf(&b, "    if ((s = %s(&%s_ops[%d], &x)) != NK_OK) return s; /* %s */\n", evalOf[sym], id, k, op.Type)
-	}
-	b.WriteString("    return NK_OK;\n}\n")
-	return b.Bytes(), nil
+	b.WriteString("};\n")
 }
 
 func tensorID(v int) string {
