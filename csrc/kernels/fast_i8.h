@@ -19,9 +19,9 @@
  * and returns 1 when it wrote the output, or 0, before touching anything,
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
- * both rounding modes. None needs a workspace of its own (depthwise takes
- * the portable kernel's optional weight sums, which the op computes into
- * its workspace in either case). An op with no fast
+ * both rounding modes. Only the DSP set's conv and dense need a workspace
+ * of their own (below); depthwise takes the portable kernel's optional
+ * weight sums, which the op computes into its workspace in either case. An op with no fast
  * function here (add, ...; pools outside the MVE set) always runs the
  * portable one.
  */
@@ -42,7 +42,22 @@
 #define NK_FAST_I8 0
 #endif
 
-#if NK_FAST_I8
+#if NK_FAST_I8_ARMV7EM
+/* The DSP set's conv and dense gather the taps of two output pixels,
+ * offset and widened to int16 lanes, into the op's workspace (ws: 4-byte
+ * aligned, the _workspace bytes for those parameters, counted at load;
+ * 0 when the kernel needs none). */
+NK_REF_HIDDEN size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g);
+NK_REF_HIDDEN int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                       const int32_t *NK_RESTRICT bias, int8_t *y,
+                                       const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                       int32_t *NK_RESTRICT ws);
+NK_REF_HIDDEN size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features);
+NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                      const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
+                                      int32_t in_features, int32_t out_features,
+                                      const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws);
+#elif NK_FAST_I8
 NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                     const int32_t *NK_RESTRICT bias, int8_t *y,
                                     const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
@@ -50,6 +65,8 @@ NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                    const int32_t *NK_RESTRICT bias, int8_t *y,
                                    size_t rows, int32_t in_features, int32_t out_features,
                                    const nk_ref_i8_quant *q);
+#endif
+#if NK_FAST_I8
 NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,

@@ -106,7 +106,12 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_i8_quant q;
     nk_ops_conv_geom(op, x->tensors, &g);
     nk_i8_quant_params(op, x, 9, &q);
-#if NK_FAST_I8
+#if NK_FAST_I8_ARMV7EM
+    if (op->type == NK_OP_CONV2D_I8 &&
+        nk_fast_conv2d_i8_ws(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                             nk_i8_out(op, x), &g, &q, (int32_t *)x->workspace))
+        return NK_OK;
+#elif NK_FAST_I8
     if (op->type == NK_OP_CONV2D_I8 &&
         nk_fast_conv2d_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                           nk_i8_out(op, x), &g, &q))
@@ -145,9 +150,19 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-/* One int32 weight sum per output channel. */
+/* One int32 weight sum per output channel, or the DSP conv's windows. */
 static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
-    return (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
+    const size_t wsum = (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
+#if NK_FAST_I8_ARMV7EM
+    if (op->type == NK_OP_CONV2D_I8) {
+        nk_ref_conv_geom g;
+        size_t win;
+        nk_ops_conv_geom(op, t, &g);
+        win = nk_fast_conv2d_i8_workspace(&g);
+        return win > wsum ? win : wsum;
+    }
+#endif
+    return wsum;
 }
 
 static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -200,7 +215,12 @@ nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     nk_ref_i8_quant q;
     nk_i8_quant_params(op, x, 0, &q);
-#if NK_FAST_I8
+#if NK_FAST_I8_ARMV7EM
+    if (nk_fast_dense_i8_ws(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
+                            nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
+                            w->dims[1], w->dims[0], &q, (int32_t *)x->workspace))
+        return NK_OK;
+#elif NK_FAST_I8
     if (nk_fast_dense_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_in_i32(op, x, 2),
                          nk_i8_out(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)w->dims[1],
                          w->dims[1], w->dims[0], &q))
@@ -222,6 +242,16 @@ nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
                     w->dims[1], w->dims[0], &q);
     return NK_OK;
 }
+
+#if NK_FAST_I8_ARMV7EM
+/* The DSP dense's windows. */
+static size_t nk_dense_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const int32_t k = t[op->in[1]].dims[1];
+    return nk_fast_dense_i8_workspace(t[op->in[0]].elems / (uint32_t)k, k);
+}
+#else
+#define nk_dense_i8_workspace nk_ops_no_workspace
+#endif
 
 static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)t[op->in[1]].dims[1];
@@ -255,6 +285,6 @@ const nk_op_def nk_op_depthwise_conv2d_i8 = {
 
 const nk_op_def nk_op_dense_i8 = {
     "dense_i8", NK_OP_DENSE_I8, NK_I8, 0, 5, 5, 1, NK_DENSE_I8_PARAMS,
-    nk_dense_i8_validate, nk_ops_no_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
+    nk_dense_i8_validate, nk_dense_i8_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
     NULL,
 };

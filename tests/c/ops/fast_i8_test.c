@@ -21,6 +21,7 @@
 #include "kernels/mve/mve_i8.c"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(NK_FAST_I8_MVE)
@@ -203,7 +204,17 @@ static int nkf_conv(int dw, int n_case) {
         took = nk_fast_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum);
     } else {
         nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
+#if NK_FAST_I8_ARMV7EM
+        {
+            /* exactly the bytes the op asks for at load (ASan sees an overrun) */
+            const size_t n_ws = nk_fast_conv2d_i8_workspace(&g);
+            int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+            took = nk_fast_conv2d_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, ws);
+            free(ws);
+        }
+#else
         took = nk_fast_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q);
+#endif
     }
     if (took)
         nkf_compare(dw ? "depthwise" : "conv2d", n_case, ny, &g, &q);
@@ -227,8 +238,20 @@ static int nkf_dense(int n_case) {
     bias = nkf_make_bias(out_f);
     nkf_clear(ny);
     nk_ref_dense_i8(nkf_x, nkf_w, bias, nkf_y_ref, rows, in_f, out_f, &q);
+#if NK_FAST_I8_ARMV7EM
+    {
+        const size_t n_ws = nk_fast_dense_i8_workspace(rows, in_f);
+        int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+        const int took = nk_fast_dense_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, rows, in_f, out_f,
+                                             &q, ws);
+        free(ws);
+        if (!took)
+            return 0;
+    }
+#else
     if (!nk_fast_dense_i8(nkf_x, nkf_w, bias, nkf_y_fast, rows, in_f, out_f, &q))
         return 0;
+#endif
     nkf_compare("dense", n_case, ny, &g, &q);
     return 1;
 }
