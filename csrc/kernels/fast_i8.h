@@ -57,6 +57,10 @@ NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT
                                       const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
                                       int32_t in_features, int32_t out_features,
                                       const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws);
+/* The portable nk_ref_add_i8 (y may equal a or b). */
+NK_REF_HIDDEN size_t nk_fast_add_i8_workspace(size_t n);
+NK_REF_HIDDEN int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                    const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws);
 #elif NK_FAST_I8
 NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                     const int32_t *NK_RESTRICT bias, int8_t *y,

@@ -131,6 +131,11 @@ nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     p.shift_out = nk_param_i32(op, 9);
     p.act_min = nk_param_i32(op, 10);
     p.act_max = nk_param_i32(op, 11);
+#if NK_FAST_I8_ARMV7EM
+    if (nk_fast_add_i8_ws(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
+                          nk_ops_tout(op, x)->elems, &p, (int32_t *)x->workspace))
+        return NK_OK;
+#endif
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && NK_EXEC_HOST(x)->add_i8 != NULL) {
         NK_EXEC_HOST(x)->add_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
@@ -237,9 +242,18 @@ const nk_op_def nk_op_max_pool2d_i8 = {
     nk_pool_i8_out_shift,
 };
 
+#if NK_FAST_I8_ARMV7EM
+/* The DSP add's tables. */
+static size_t nk_add_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return nk_fast_add_i8_workspace(t[op->out[0]].elems);
+}
+#else
+#define nk_add_i8_workspace nk_ops_no_workspace
+#endif
+
 const nk_op_def nk_op_add_i8 = {
     "add_i8", NK_OP_ADD_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_ADD_I8_PARAMS,
-    nk_binary_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_add_i8_eval,
+    nk_binary_i8_validate, nk_add_i8_workspace, nk_ops_out_elems, nk_add_i8_eval,
     NULL,
 };
 

@@ -279,7 +279,7 @@ static inline void nk_dsp_acc_init(int32_t *acc, const int32_t *bias, int32_t o,
  * and no input widening: two channels by two pixels (any two consecutive
  * pixels, across rows too), two SMLADs per widened word. The two windows
  * are interleaved (words 4j, 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) in the
- * op's workspace: 4 * NK_DSP_WIN_TAPS(K) bytes. */
+ * op's workspace: 4 * NK_DSP_WIN_TAPS(K) bytes (and a stage, below). */
 #define NK_DSP_WIN_TAPS(k) (((size_t)(k) + 3u) & ~(size_t)3u)
 
 /* n input bytes at x (n a multiple of 4 unless the window ends there),
@@ -306,15 +306,21 @@ static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_
 
 /* Pixel p's window (p counts pixels over batch, rows, columns) to words
  * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
- * zero. */
+ * zero. With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
+ * the rows' runs do not fall on words: the window's bytes are first
+ * copied to stage (k bytes), the padding as in_zp, which the offset
+ * makes 0. */
 static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
-                                          int32_t off, int32_t offp, int32_t *win) {
+                                          int32_t off, int32_t offp, int32_t *win,
+                                          int8_t *stage) {
     const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
     const int32_t ox = p - b * hw - oy * g->out_w;
     const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
     const int32_t in_c = g->in_c, run = g->k_w * in_c;
     const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)in_c;
-    int32_t v[4] = {0, 0, 0, 0}, t = 0, ky, i, kx_lo, kx_hi, i_lo, i_hi;
+    const int8_t zp = (int8_t)-off;
+    int8_t *sp = stage;
+    int32_t ky, i, kx_lo, kx_hi, i_lo, i_hi;
     /* a row's valid taps: bytes [i_lo, i_hi) of its run (no dilation) */
     nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
     i_lo = kx_lo * in_c;
@@ -336,20 +342,15 @@ static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geo
                 win[0] = win[1] = 0;
             continue;
         }
-        for (i = 0; i < run; i++, t++) {
-            v[t & 3] = i >= lo && i < hi ? xr[i - lo] + off : 0;
-            if ((t & 3) == 3) {
-                win[(t >> 2) * 4] = nk_dsp_pack16(v[0], v[2]);
-                win[(t >> 2) * 4 + 1] = nk_dsp_pack16(v[1], v[3]);
-            }
-        }
+        for (i = 0; i < lo; i++)
+            *sp++ = zp;
+        for (; i < hi; i++)
+            *sp++ = xr[i - lo];
+        for (; i < run; i++)
+            *sp++ = zp;
     }
-    if (t & 3) {
-        for (i = t & 3; i < 4; i++)
-            v[i] = 0;
-        win[(t >> 2) * 4] = nk_dsp_pack16(v[0], v[2]);
-        win[(t >> 2) * 4 + 1] = nk_dsp_pack16(v[1], v[3]);
-    }
+    if (in_c & 3)
+        nk_dsp_widen_run(stage, g->k_h * run, off, offp, win);
 }
 
 /* acc[2*i + j] += window j (interleaved in win) times weight row i (w,
@@ -452,12 +453,13 @@ static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bia
                             const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win) {
     const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
     const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
     int32_t p;
     for (p = 0; p < n_pix; p += 2) {
         const int np = p + 1 < n_pix ? 2 : 1;
         /* one pixel: its window twice */
-        nk_dsp_window(x, g, p, off, offp, win);
-        nk_dsp_window(x, g, p + np - 1, off, offp, win + 2);
+        nk_dsp_window(x, g, p, off, offp, win, stage);
+        nk_dsp_window(x, g, p + np - 1, off, offp, win + 2, stage);
         nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
     }
 }
@@ -465,7 +467,8 @@ static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bia
 size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
     if (g->groups != 1 || g->dil_w != 1)
         return 0;
-    return 4 * NK_DSP_WIN_TAPS(g->k_h * g->k_w * g->in_c);
+    /* two pixels' windows, and the byte stage when in_c % 4 != 0 */
+    return (g->in_c & 3 ? 5 : 4) * NK_DSP_WIN_TAPS(g->k_h * g->k_w * g->in_c);
 }
 
 size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features) {
@@ -528,6 +531,46 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         else
             nk_dsp_dot(w + (size_t)n * k_n, 0, x, 0, in_features, 1, 0, 0, off, offp, 1, 1, acc);
         nk_dsp_finish(acc, nw, 1, n, y, y, &e);
+    }
+    return 1;
+}
+
+/* Add: each input's rescaling depends on its int8 value alone, so the
+ * two are tabulated (256 int32 each, in the workspace) once per call and
+ * each element takes two table reads, the wrapping sum and the output
+ * requantization (nk_dsp_rq_half when shift_out < 0, as every real model
+ * has: about 15 instructions where the portable kernel takes 63). Small
+ * adds take the portable kernel: the tables would not pay. */
+#define NK_DSP_ADD_MIN 1024
+
+size_t nk_fast_add_i8_workspace(size_t n) {
+    return n >= NK_DSP_ADD_MIN ? 2 * 256 * sizeof(int32_t) : 0;
+}
+
+int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                      const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws) {
+    const nk_q_rq r1 = nk_q_rq_make(p->m1, p->shift1), r2 = nk_q_rq_make(p->m2, p->shift2);
+    const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, ls = p->left_shift, zo = p->out_zp;
+    const int32_t lo = p->act_min, hi = p->act_max;
+    int32_t *const t1 = ws + 128, *const t2 = ws + 256 + 128; /* indexed -128..127 */
+    int32_t v;
+    size_t i;
+    if (n < NK_DSP_ADD_MIN || p->shift_out >= 0 || p->m_out == 0)
+        return 0;
+    for (v = -128; v < 128; v++) {
+        /* |v - zp| <= 255 and left_shift <= 23: no overflow */
+        t1[v] = nk_q_rq_apply(&r1, (int32_t)((uint32_t)(v - zp1) << ls));
+        t2[v] = nk_q_rq_apply(&r2, (int32_t)((uint32_t)(v - zp2) << ls));
+    }
+    {
+        const int32_t m2 = (int32_t)((uint32_t)p->m_out << 1), sa = ~p->shift_out;
+        for (i = 0; i < n; i++) {
+            const int32_t sum = (int32_t)((uint32_t)t1[a[i]] + (uint32_t)t2[b[i]]);
+            const int32_t s = nk_dsp_rq_half(sum, m2, sa);
+            /* (s + 1) >> 1 without overflow; |result| <= 2^30 */
+            const int32_t r = (s >> 1) + (s & 1) + zo;
+            y[i] = (int8_t)(r < lo ? lo : r > hi ? hi : r);
+        }
     }
     return 1;
 }
