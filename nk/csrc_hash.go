@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f034d3d4746623e2f00afbb90d3800511e6ff9ed7f5a99ce59376ecc73b795c7"
+const csrcHash = "c9f4ab04076b1a5c2b366cbd2449e5666ac070aa500784d9f53a0855e358082c"

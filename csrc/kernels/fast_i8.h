@@ -79,9 +79,10 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int32_t *NK_RESTRICT wsum);
 #endif
 
-/* Pools (Helium/MVE only; elsewhere the portable kernel): the portable
+/* Pools (Helium/MVE: average and max; the DSP set: max, returning 0 for
+ * average; elsewhere the portable kernel): the portable
  * nk_ref_avg_pool2d_i8 (is_max 0) or nk_ref_max_pool2d_i8 (1). */
-#if defined(NK_FAST_I8_MVE)
+#if defined(NK_FAST_I8_MVE) || defined(NK_FAST_I8_ARMV7EM)
 #define NK_FAST_I8_POOL 1
 NK_REF_HIDDEN int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
                                     const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max,

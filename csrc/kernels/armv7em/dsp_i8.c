@@ -575,6 +575,58 @@ int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
     return 1;
 }
 
+/* Max pool: four channels per word, SSUB8/SEL lane maxima over the valid
+ * taps from -128 (an empty window gives -128, as the portable kernel),
+ * then the clamp on the four lanes; the last in_c % 4 channels one by
+ * one. Average pools take the portable kernel. */
+int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int32_t act_min,
+                      int32_t act_max, int is_max) {
+    const size_t c_n = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * c_n;
+    const int32_t lo4 = nk_dsp_dup8(act_min), hi4 = nk_dsp_dup8(act_max);
+    const int32_t low4 = nk_dsp_dup8(-128);
+    int32_t b, oy, ox, ky, kx;
+    size_t c;
+    if (!is_max)
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++, y += c_n) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t kx_lo, kx_hi;
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                for (c = 0; c + 4 <= c_n; c += 4) {
+                    int32_t v = low4;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                            v = nk_dsp_max8(v, nk_dsp_load4(xp));
+                    }
+                    v = nk_dsp_min8(nk_dsp_max8(v, lo4), hi4);
+                    nk_dsp_store2(y + c, (uint32_t)v);
+                    nk_dsp_store2(y + c + 2, (uint32_t)v >> 16);
+                }
+                for (; c < c_n; c++) {
+                    int32_t m = -128;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                            m = *xp > m ? *xp : m;
+                    }
+                    y[c] = (int8_t)(m < act_min ? act_min : m > act_max ? act_max : m);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
 #else
 /* ISO C wants a declaration in every translation unit. */
 typedef int nk_dsp_i8_not_built;
