@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c9f4ab04076b1a5c2b366cbd2449e5666ac070aa500784d9f53a0855e358082c"
+const csrcHash = "1bb2ebe3e80e656d15fcc5230283e6cffc83ebe78e53128da8d1338991399cfa"

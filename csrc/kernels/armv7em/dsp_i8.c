@@ -1,25 +1,24 @@
-/* dsp_i8.c — int8 conv and dense on the Armv7E-M DSP extension
- * (kernels/fast_i8.h says when they are built).
+/* dsp_i8.c — int8 conv, dense, add and max pool on the Armv7E-M DSP
+ * extension (kernels/fast_i8.h says when they are built).
  *
  * Dual 16-bit MACs: four int8 of the weights become two int16 pairs with
  * SXTB16 (bytes 0,2) and SXTB16 ROR 8 (bytes 1,3); four int8 of the input
  * the same way with SXTAB16, which adds the input offset -in_zp to each
  * lane for free (x + off fits int16), so each SMLAD adds two products
- * (x + off) * w exactly as the portable kernels and TFLite sum them. Only
- * the taps inside the input are summed (padding contributes nothing), so
- * no weight sums and no im2col are needed: with one group and no
- * horizontal dilation the valid taps of a kernel row are one run of bytes
- * in x and in w.
+ * (x + off) * w exactly as the portable kernels and TFLite sum them.
+ * Conv and dense widen each output pixel's taps once into a window in the
+ * workspace (padding as zero lanes, which add nothing, as TFLite skips
+ * them), then every pair of output channels runs over it.
  *
  * Register blocking: two output channels by two output pixels (conv) or
- * two rows (dense), four accumulators, each weight and input word loaded
- * and widened once for two SMLADs; the accumulators start from the bias.
+ * two rows (dense), four accumulators, each weight word loaded and widened
+ * once for four SMLADs; the accumulators start from the bias.
  * The epilogue of a 2-channel block takes each channel's multiplier and
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
  * and shift not, else the portable nk_i8_finish_rq) and does the zero point and
  * both clamps on int16/int8 lanes. Depthwise is in
- * dsp_depthwise.c. */
+ * dsp_depthwise.c; add (by tables) and max pool are at the end. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
