@@ -32,7 +32,8 @@ typedef struct nk_i8_conv_args {
     const int32_t *bias;       /* NULL: none */
     nk_ref_i8_quant q;
 } nk_i8_conv_args;
-/* workspace: out_c int32 weight sums (16-byte aligned). */
+/* workspace: the op's (out_c int32 weight sums, or the DSP set's windows;
+ * 16-byte aligned). */
 NK_HIDDEN void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
                                 void *workspace);
 NK_HIDDEN void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
@@ -44,13 +45,18 @@ typedef struct nk_i8_dense_args {
     int32_t k, n;
     nk_ref_i8_quant q;
 } nk_i8_dense_args;
-NK_HIDDEN void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out);
+/* workspace: the op's (the DSP set's row windows; fast_i8.h). */
+NK_HIDDEN void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out,
+                               void *workspace);
 typedef struct nk_i8_pool_args {
     const nk_ref_conv_geom *g;
     int32_t act_min, act_max;
     int32_t is_max; /* 0: average */
 } nk_i8_pool_args;
 NK_HIDDEN void nk_pool2d_i8_run(const nk_i8_pool_args *a, const int8_t *in, int8_t *out);
+/* y may equal a or b; workspace: the op's (the DSP set's tables). */
+NK_HIDDEN void nk_add_i8_run(const nk_ref_add_i8_params *p, const int8_t *a, const int8_t *b,
+                             int8_t *y, size_t n, void *workspace);
 
 /* The op table scan over `table[0..n)`: NULL when no entry serves (type, dtype). */
 NK_HIDDEN const nk_op_def *nk_op_lookup_in(const nk_op_def *const *table, size_t n,

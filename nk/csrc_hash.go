@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "aacaa83cd9dc0ff03f3009ec45b0baf559cb4b8148a94caa0a84a109c846863e"
+const csrcHash = "3b95bbb6604308ac53234ac940c57bf05cf317432d0eff6f5b65f0ca265cddab"

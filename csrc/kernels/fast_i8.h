@@ -19,9 +19,9 @@
  * and returns 1 when it wrote the output, or 0, before touching anything,
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
- * both rounding modes. None needs a workspace of its own (depthwise takes
- * the portable kernel's optional weight sums, which the op computes into
- * its workspace in either case). An op with no fast
+ * both rounding modes. Only the DSP set's conv and dense need a workspace
+ * of their own (below); depthwise takes the portable kernel's optional
+ * weight sums, which the op computes into its workspace in either case. An op with no fast
  * function here (add, ...; pools outside the MVE set) always runs the
  * portable one.
  */
@@ -42,7 +42,45 @@
 #define NK_FAST_I8 0
 #endif
 
-#if NK_FAST_I8
+/* The DSP set's workspace needs (bytes). The ops count them on every build,
+ * whichever set it compiles, so that one plan holds for every kernel set: the
+ * host's inspect figures and `netkit aot --lower`'s static RAM, planned on the
+ * host, are what a DSP target takes. Conv: two output pixels' windows of
+ * K = k_h * k_w * in_c taps as int16 pairs (0 for the convs it leaves to the
+ * portable kernel: grouped, horizontally dilated), and a byte stage when
+ * in_c is not a multiple of 4; dense: the same for two rows; add: two
+ * 256-entry tables for adds of NK_DSP_ADD_MIN elements and more. */
+#define NK_DSP_WIN_TAPS(k) (((size_t)(k) + 3u) & ~(size_t)3u)
+#define NK_DSP_ADD_MIN 1024
+static inline size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
+    if (g->groups != 1 || g->dil_w != 1)
+        return 0;
+    return (g->in_c & 3 ? 5u : 4u) * NK_DSP_WIN_TAPS(g->k_h * g->k_w * g->in_c);
+}
+static inline size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features) {
+    return rows > 1 ? 4u * NK_DSP_WIN_TAPS(in_features) : 0;
+}
+static inline size_t nk_fast_add_i8_workspace(size_t n) {
+    return n >= NK_DSP_ADD_MIN ? 2u * 256u * sizeof(int32_t) : 0;
+}
+
+#if NK_FAST_I8_ARMV7EM
+/* The DSP set's conv and dense gather the taps of two output pixels,
+ * offset and widened to int16 lanes, into the op's workspace (ws: 4-byte
+ * aligned, the _workspace bytes for those parameters, counted at load;
+ * 0 when the kernel needs none). */
+NK_REF_HIDDEN int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                       const int32_t *NK_RESTRICT bias, int8_t *y,
+                                       const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                       int32_t *NK_RESTRICT ws);
+NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                      const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
+                                      int32_t in_features, int32_t out_features,
+                                      const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws);
+/* The portable nk_ref_add_i8 (y may equal a or b). */
+NK_REF_HIDDEN int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                    const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws);
+#elif NK_FAST_I8
 NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                     const int32_t *NK_RESTRICT bias, int8_t *y,
                                     const nk_ref_conv_geom *g, const nk_ref_i8_quant *q);
@@ -50,6 +88,8 @@ NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                    const int32_t *NK_RESTRICT bias, int8_t *y,
                                    size_t rows, int32_t in_features, int32_t out_features,
                                    const nk_ref_i8_quant *q);
+#endif
+#if NK_FAST_I8
 NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,
@@ -58,9 +98,10 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int32_t *NK_RESTRICT wsum);
 #endif
 
-/* Pools (Helium/MVE only; elsewhere the portable kernel): the portable
+/* Pools (Helium/MVE: average and max; the DSP set: max, returning 0 for
+ * average; elsewhere the portable kernel): the portable
  * nk_ref_avg_pool2d_i8 (is_max 0) or nk_ref_max_pool2d_i8 (1). */
-#if defined(NK_FAST_I8_MVE)
+#if defined(NK_FAST_I8_MVE) || defined(NK_FAST_I8_ARMV7EM)
 #define NK_FAST_I8_POOL 1
 NK_REF_HIDDEN int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
                                     const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max,

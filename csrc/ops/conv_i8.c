@@ -105,7 +105,10 @@ void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
     const nk_ref_conv_geom *g = a->g;
     /* the weight sums for windows inside the input, once per invoke */
     int32_t *wsum = (int32_t *)workspace;
-#if NK_FAST_I8
+#if NK_FAST_I8_ARMV7EM
+    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)workspace))
+        return;
+#elif NK_FAST_I8
     if (nk_fast_conv2d_i8(in, a->w, a->bias, out, g, &a->q))
         return;
 #endif
@@ -153,9 +156,18 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-/* One int32 weight sum per output channel. */
+/* One int32 weight sum per output channel, or the DSP conv's windows
+ * (counted on every build: fast_i8.h). */
 static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
-    return (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
+    const size_t wsum = (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
+    if (op->type == NK_OP_CONV2D_I8) {
+        nk_ref_conv_geom g;
+        size_t win;
+        nk_ops_conv_geom(op, t, &g);
+        win = nk_fast_conv2d_i8_workspace(&g);
+        return win > wsum ? win : wsum;
+    }
+    return wsum;
 }
 
 static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -204,11 +216,16 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
-void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out) {
-#if NK_FAST_I8
+void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out, void *workspace) {
+#if NK_FAST_I8_ARMV7EM
+    if (nk_fast_dense_i8_ws(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q,
+                            (int32_t *)workspace))
+        return;
+#elif NK_FAST_I8
     if (nk_fast_dense_i8(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q))
         return;
 #endif
+    (void)workspace;
     nk_ref_dense_i8(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q);
 }
 
@@ -231,8 +248,14 @@ nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
         return NK_OK;
     }
 #endif
-    nk_dense_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x));
+    nk_dense_i8_run(&a, nk_i8_in(op, x, 0), nk_i8_out(op, x), x->workspace);
     return NK_OK;
+}
+
+/* The DSP dense's windows (counted on every build: fast_i8.h). */
+static size_t nk_dense_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const int32_t k = t[op->in[1]].dims[1];
+    return nk_fast_dense_i8_workspace(t[op->in[0]].elems / (uint32_t)k, k);
 }
 
 static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -267,6 +290,6 @@ const nk_op_def nk_op_depthwise_conv2d_i8 = {
 
 const nk_op_def nk_op_dense_i8 = {
     "dense_i8", NK_OP_DENSE_I8, NK_I8, 0, 5, 5, 1, NK_DENSE_I8_PARAMS,
-    nk_dense_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_dense_i8_macs), nk_dense_i8_eval,
+    nk_dense_i8_validate, nk_dense_i8_workspace, NK_OP_MACS(nk_dense_i8_macs), nk_dense_i8_eval,
     NULL,
 };

@@ -144,9 +144,19 @@ nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
         return NK_OK;
     }
 #endif
-    nk_ref_add_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
-                  nk_ops_tout(op, x)->elems, &p);
+    nk_add_i8_run(&p, nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
+                  nk_ops_tout(op, x)->elems, x->workspace);
     return NK_OK;
+}
+
+void nk_add_i8_run(const nk_ref_add_i8_params *p, const int8_t *a, const int8_t *b, int8_t *y,
+                   size_t n, void *workspace) {
+#if NK_FAST_I8_ARMV7EM
+    if (nk_fast_add_i8_ws(a, b, y, n, p, (int32_t *)workspace))
+        return;
+#endif
+    (void)workspace;
+    nk_ref_add_i8(a, b, y, n, p);
 }
 
 nk_status nk_mul_i8_eval(const nk_op_rt *op, const nk_exec *x) {
@@ -243,9 +253,14 @@ const nk_op_def nk_op_max_pool2d_i8 = {
     nk_pool_i8_out_shift,
 };
 
+/* The DSP add's tables (counted on every build: fast_i8.h). */
+static size_t nk_add_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return nk_fast_add_i8_workspace(t[op->out[0]].elems);
+}
+
 const nk_op_def nk_op_add_i8 = {
     "add_i8", NK_OP_ADD_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_ADD_I8_PARAMS,
-    nk_binary_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_add_i8_eval,
+    nk_binary_i8_validate, nk_add_i8_workspace, NK_OP_MACS(nk_ops_out_elems), nk_add_i8_eval,
     NULL,
 };
 

@@ -113,7 +113,7 @@ func (d *directGen) call(k int) (string, error) {
 		rows := d.tensor(op.Inputs[0]).Elems() / kk
 		fmt.Fprintf(&d.decls, "static const nk_i8_dense_args %s_a%d = {%s, %s, %du, %d, %d, %s};\n", id, k,
 			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), rows, kk, n, d.quant(op, 0))
-		return fmt.Sprintf("nk_dense_i8_run(&%s_a%d, %s, %s);", id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t")), nil
+		return fmt.Sprintf("nk_dense_i8_run(&%s_a%d, %s, %s, %s);", id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t"), ws), nil
 	case nkfile.OpAvgPool2DI8, nkfile.OpMaxPool2DI8:
 		var win [8]int32
 		for i, p := range []int{0, 1, 2, 3, -1, -1, 4, 5} {
@@ -136,8 +136,8 @@ func (d *directGen) call(k int) (string, error) {
 			p[i] = fmt.Sprint(d.param(op, i))
 		}
 		fmt.Fprintf(&d.decls, "static const nk_ref_add_i8_params %s_a%d = {%s};\n", id, k, strings.Join(p, ", "))
-		return fmt.Sprintf("nk_ref_add_i8(%s, %s, %s, %du, &%s_a%d);", d.in(op, 0, "int8_t"), d.in(op, 1, "int8_t"),
-			d.out(op, "int8_t"), d.tensor(op.Outputs[0]).Elems(), id, k), nil
+		return fmt.Sprintf("nk_add_i8_run(&%s_a%d, %s, %s, %s, %du, %s);", id, k, d.in(op, 0, "int8_t"),
+			d.in(op, 1, "int8_t"), d.out(op, "int8_t"), d.tensor(op.Outputs[0]).Elems(), ws), nil
 	case nkfile.OpMulI8:
 		p := make([]string, 7)
 		for i := range p {

@@ -1,25 +1,24 @@
-/* dsp_i8.c — int8 conv and dense on the Armv7E-M DSP extension
- * (kernels/fast_i8.h says when they are built).
+/* dsp_i8.c — int8 conv, dense, add and max pool on the Armv7E-M DSP
+ * extension (kernels/fast_i8.h says when they are built).
  *
  * Dual 16-bit MACs: four int8 of the weights become two int16 pairs with
  * SXTB16 (bytes 0,2) and SXTB16 ROR 8 (bytes 1,3); four int8 of the input
  * the same way with SXTAB16, which adds the input offset -in_zp to each
  * lane for free (x + off fits int16), so each SMLAD adds two products
- * (x + off) * w exactly as the portable kernels and TFLite sum them. Only
- * the taps inside the input are summed (padding contributes nothing), so
- * no weight sums and no im2col are needed: with one group and no
- * horizontal dilation the valid taps of a kernel row are one run of bytes
- * in x and in w.
+ * (x + off) * w exactly as the portable kernels and TFLite sum them.
+ * Conv and dense widen each output pixel's taps once into a window in the
+ * workspace (padding as zero lanes, which add nothing, as TFLite skips
+ * them), then every pair of output channels runs over it.
  *
  * Register blocking: two output channels by two output pixels (conv) or
- * two rows (dense), four accumulators, each weight and input word loaded
- * and widened once for two SMLADs; the accumulators start from the bias.
+ * two rows (dense), four accumulators, each weight word loaded and widened
+ * once for four SMLADs; the accumulators start from the bias.
  * The epilogue of a 2-channel block takes each channel's multiplier and
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
  * and shift not, else the portable nk_i8_finish_rq) and does the zero point and
  * both clamps on int16/int8 lanes. Depthwise is in
- * dsp_depthwise.c. */
+ * dsp_depthwise.c; add (by tables) and max pool are at the end. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
@@ -181,126 +180,6 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
     acc[3] = a3;
 }
 
-/* nk_dsp_dot over one run with two weight runs w, w + s and two input
- * runs x, x + s the same s apart (a dense layer's rows and weights). On
- * the target an inline-asm loop addresses the second runs from the first
- * (14 registers: 23 instructions per 16 MACs where GCC's loop for
- * nk_dsp_dot takes 27, spilling). */
-static NK_DSP_NOINLINE void nk_dsp_dot22(const int8_t *w, const int8_t *x, size_t s, int32_t n,
-                                         int32_t off, int32_t offp, int32_t *acc) {
-#if NK_DSP_ASM
-    if (n >= 4) {
-        int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-        const int8_t *xp = x, *wp = w;
-        const int8_t *const end = x + (n & ~3);
-        int32_t t0, t1, t2, t3, t4, t5;
-        __asm__ volatile("1:\n\t"
-                         "ldr %[t0], [%[x], %[s]]\n\t"
-                         "ldr %[t1], [%[x]], #4\n\t"
-                         "sxtab16 %[t2], %[offp], %[t1]\n\t"
-                         "sxtab16 %[t1], %[offp], %[t1], ror #8\n\t"
-                         "sxtab16 %[t3], %[offp], %[t0]\n\t"
-                         "sxtab16 %[t0], %[offp], %[t0], ror #8\n\t"
-                         "ldr %[t4], [%[w], %[s]]\n\t"
-                         "sxtb16 %[t5], %[t4]\n\t"
-                         "smlad %[a10], %[t5], %[t2], %[a10]\n\t"
-                         "smlad %[a11], %[t5], %[t3], %[a11]\n\t"
-                         "sxtb16 %[t4], %[t4], ror #8\n\t"
-                         "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
-                         "smlad %[a11], %[t4], %[t0], %[a11]\n\t"
-                         "ldr %[t4], [%[w]], #4\n\t"
-                         "sxtb16 %[t5], %[t4]\n\t"
-                         "smlad %[a00], %[t5], %[t2], %[a00]\n\t"
-                         "smlad %[a01], %[t5], %[t3], %[a01]\n\t"
-                         "sxtb16 %[t4], %[t4], ror #8\n\t"
-                         "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
-                         "smlad %[a01], %[t4], %[t0], %[a01]\n\t"
-                         "ldr %[t5], %[end]\n\t"
-                         "cmp %[x], %[t5]\n\t"
-                         "bne 1b"
-                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                           [x] "+r"(xp), [w] "+r"(wp), [t0] "=&r"(t0), [t1] "=&r"(t1),
-                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-                         : [s] "r"(s), [offp] "r"(offp), [end] "m"(end)
-                         : "cc", "memory");
-        acc[0] = a00;
-        acc[1] = a01;
-        acc[2] = a10;
-        acc[3] = a11;
-        w += n & ~3;
-        x += n & ~3;
-        n &= 3;
-    }
-#endif
-    nk_dsp_dot(w, s, x, s, n, 1, 0, 0, off, offp, 2, 2, acc);
-}
-
-/* nk_dsp_dot for two channels by two pixels of a conv (w1 = w + ws,
- * x1 = x + xs). On the target each run's whole words go through an
- * inline-asm loop: as nk_dsp_dot22's, with the second stride in a
- * register and the input offset read from memory once per word (14
- * registers, 25 instructions per 16 MACs against GCC's 27). */
-static NK_DSP_NOINLINE void nk_dsp_dot22c(const int8_t *w, size_t ws, const int8_t *x, size_t xs,
-                                          int32_t n, int32_t n_rows, size_t w_row, size_t x_row,
-                                          int32_t off, int32_t offp, int32_t *acc) {
-#if NK_DSP_ASM
-    if (n >= 4) {
-        int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], r, k;
-        const int32_t n4 = n & ~3;
-        for (r = 0; r < n_rows; r++, w += w_row, x += x_row) {
-            const int8_t *xp = x, *wp = w;
-            const int8_t *const end = x + n4;
-            int32_t t0, t1, t2, t3, t4, t5;
-            __asm__ volatile("1:\n\t"
-                             "ldr %[t5], %[offp]\n\t"
-                             "ldr %[t0], [%[x], %[xs]]\n\t"
-                             "ldr %[t1], [%[x]], #4\n\t"
-                             "sxtab16 %[t2], %[t5], %[t1]\n\t"
-                             "sxtab16 %[t1], %[t5], %[t1], ror #8\n\t"
-                             "sxtab16 %[t3], %[t5], %[t0]\n\t"
-                             "sxtab16 %[t0], %[t5], %[t0], ror #8\n\t"
-                             "ldr %[t4], [%[w], %[ws]]\n\t"
-                             "sxtb16 %[t5], %[t4]\n\t"
-                             "smlad %[a10], %[t5], %[t2], %[a10]\n\t"
-                             "smlad %[a11], %[t5], %[t3], %[a11]\n\t"
-                             "sxtb16 %[t4], %[t4], ror #8\n\t"
-                             "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
-                             "smlad %[a11], %[t4], %[t0], %[a11]\n\t"
-                             "ldr %[t4], [%[w]], #4\n\t"
-                             "sxtb16 %[t5], %[t4]\n\t"
-                             "smlad %[a00], %[t5], %[t2], %[a00]\n\t"
-                             "smlad %[a01], %[t5], %[t3], %[a01]\n\t"
-                             "sxtb16 %[t4], %[t4], ror #8\n\t"
-                             "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
-                             "smlad %[a01], %[t4], %[t0], %[a01]\n\t"
-                             "ldr %[t5], %[end]\n\t"
-                             "cmp %[x], %[t5]\n\t"
-                             "bne 1b"
-                             : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),
-                               [a11] "+r"(a11), [x] "+r"(xp), [w] "+r"(wp), [t0] "=&r"(t0),
-                               [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-                               [t5] "=&r"(t5)
-                             : [xs] "r"(xs), [ws] "r"(ws), [offp] "m"(offp), [end] "m"(end)
-                             : "cc", "memory");
-            for (k = n4; k < n; k++) { /* modulo 2^32 like SMLAD */
-                const int32_t x0 = x[k] + off, x1 = x[xs + (size_t)k] + off;
-                const int32_t w0 = w[k], w1 = w[ws + (size_t)k];
-                a00 = (int32_t)((uint32_t)a00 + (uint32_t)(x0 * w0));
-                a01 = (int32_t)((uint32_t)a01 + (uint32_t)(x1 * w0));
-                a10 = (int32_t)((uint32_t)a10 + (uint32_t)(x0 * w1));
-                a11 = (int32_t)((uint32_t)a11 + (uint32_t)(x1 * w1));
-            }
-        }
-        acc[0] = a00;
-        acc[1] = a01;
-        acc[2] = a10;
-        acc[3] = a11;
-        return;
-    }
-#endif
-    nk_dsp_dot(w, ws, x, xs, n, n_rows, w_row, x_row, off, offp, 2, 2, acc);
-}
-
 /* Any block (nw channels o.., np pixels at y0, y1; acc[2*i + j] holds
  * channel o+i, pixel j, bias included) through the portable epilogue:
  * blocks of one channel, and layers with a multiplier above one or 0. */
@@ -390,58 +269,56 @@ static inline void nk_dsp_acc_init(int32_t *acc, const int32_t *bias, int32_t o,
     acc[2] = acc[3] = bias && nw == 2 ? bias[o + 1] : 0;
 }
 
-/* Every output channel of one or two output pixels (np) whose valid taps
- * are n_rows runs of len bytes, x_row apart in x and w_row apart in the
- * weights; the second pixel's runs start `pair` bytes after the first's. */
-static NK_DSP_NOINLINE void nk_dsp_conv_block(const int8_t *x0, size_t pair, int np,
-                                              const int8_t *w, size_t w_per_out, int32_t n_rows,
-                                              int32_t len, size_t x_row, size_t w_row,
-                                              const int32_t *bias, const nk_dsp_epi *e,
-                                              int8_t *y0, int32_t out_c) {
-    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off);
-    int32_t o;
-    for (o = 0; o < out_c; o += 2) {
-        const int nw = o + 1 < out_c ? 2 : 1;
-        const int8_t *w0 = w + (size_t)o * w_per_out;
-        int32_t acc[4];
-        nk_dsp_acc_init(acc, bias, o, nw);
-        if (nw == 2 && np == 2)
-            nk_dsp_dot22c(w0, w_per_out, x0, pair, len, n_rows, w_row, x_row, off, offp, acc);
-        else if (nw == 2)
-            nk_dsp_dot(w0, w_per_out, x0, 0, len, n_rows, w_row, x_row, off, offp, 2, 1, acc);
-        else if (np == 2)
-            nk_dsp_dot(w0, 0, x0, pair, len, n_rows, w_row, x_row, off, offp, 1, 2, acc);
-        else
-            nk_dsp_dot(w0, 0, x0, 0, len, n_rows, w_row, x_row, off, offp, 1, 1, acc);
-        nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
-    }
-}
+/* Convs and dense layers by windows: each output pixel's taps (a dense
+ * row, or a conv window in weight order) are gathered once, offset, as
+ * int16 lanes with zeros for the padding (which then adds nothing, as
+ * TFLite skips it), in the order SXTB16 / SXTB16 ROR 8 widen a weight
+ * word to: taps 4j, 4j+2 in one word, 4j+1, 4j+3 in the next. Every output
+ * channel then runs over the same K/4 weight words with no border cases
+ * and no input widening: two channels by two pixels (any two consecutive
+ * pixels, across rows too), two SMLADs per widened word. The two windows
+ * are interleaved (words 4j, 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) in the
+ * op's workspace: 4 * NK_DSP_WIN_TAPS(K) bytes (and a stage, below). */
 
-/* Convs over one input channel (a first layer: KWS's 10x4): a kernel
- * row's valid taps are a few bytes, too short for the runs above. Each
- * output pixel's whole window is instead gathered once, offset, as int16
- * lanes with zeros for the padding (which then adds nothing, as TFLite
- * skips it), in the order SXTB16 / SXTB16 ROR 8 widen a weight word to:
- * taps 4j, 4j+2 in one word, 4j+1, 4j+3 in the next. Every output channel
- * then runs over the same K/4 weight words with no border cases: two
- * channels by two pixels (any two consecutive pixels, across rows too),
- * two SMLADs per widened word. The two windows are interleaved (words 4j,
- * 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) and on the stack: at most
- * NK_DSP_WIN_MAX taps per pixel, 192 bytes, in a frame of its own (not on
- * the path of the other convs). */
-#define NK_DSP_WIN_MAX 48
+/* n input bytes at x (n a multiple of 4 unless the window ends there),
+ * offset, to the window words at win (a pixel's pair of every four);
+ * returns where the next taps go. */
+static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_t offp,
+                                 int32_t *win) {
+    int32_t i;
+    for (i = 0; i + 4 <= n; i += 4, win += 4) {
+        const int32_t v = nk_dsp_load4(x + i);
+        win[0] = nk_dsp_sxtab16(offp, v);
+        win[1] = nk_dsp_sxtab16_ror8(offp, v);
+    }
+    if (i < n) { /* the last 1..3 taps, the rest of the word 0 */
+        int32_t v[4] = {0, 0, 0, 0}, j;
+        for (j = 0; i + j < n; j++)
+            v[j] = x[i + j] + off;
+        win[0] = nk_dsp_pack16(v[0], v[2]);
+        win[1] = nk_dsp_pack16(v[1], v[3]);
+        win += 4;
+    }
+    return win;
+}
 
 /* Pixel p's window (p counts pixels over batch, rows, columns) to words
  * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
- * zero. */
+ * zero. With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
+ * the rows' runs do not fall on words: the window's bytes are first
+ * copied to stage (k bytes), the padding as in_zp, which the offset
+ * makes 0. */
 static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
-                                          int32_t off, int32_t *win) {
+                                          int32_t off, int32_t offp, int32_t *win,
+                                          int8_t *stage) {
     const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
     const int32_t ox = p - b * hw - oy * g->out_w;
     const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
     const int32_t in_c = g->in_c, run = g->k_w * in_c;
     const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)in_c;
-    int32_t v[4] = {0, 0, 0, 0}, t = 0, ky, i, kx_lo, kx_hi, i_lo, i_hi;
+    const int8_t zp = (int8_t)-off;
+    int8_t *sp = stage;
+    int32_t ky, i, kx_lo, kx_hi, i_lo, i_hi;
     /* a row's valid taps: bytes [i_lo, i_hi) of its run (no dilation) */
     nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
     i_lo = kx_lo * in_c;
@@ -455,20 +332,23 @@ static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geo
                 ? xb + ((size_t)iy * (size_t)g->in_w + (size_t)(ix0 + kx_lo)) * (size_t)in_c
                 : xb;
         const int32_t lo = row_ok ? i_lo : 0, hi = row_ok ? i_hi : 0;
-        for (i = 0; i < run; i++, t++) {
-            v[t & 3] = i >= lo && i < hi ? xr[i - lo] + off : 0;
-            if ((t & 3) == 3) {
-                win[(t >> 2) * 4] = nk_dsp_pack16(v[0], v[2]);
-                win[(t >> 2) * 4 + 1] = nk_dsp_pack16(v[1], v[3]);
-            }
+        if ((in_c & 3) == 0) { /* whole words: the runs and their padding */
+            for (i = 0; i < lo; i += 4, win += 4)
+                win[0] = win[1] = 0;
+            win = nk_dsp_widen_run(xr, hi - lo, off, offp, win);
+            for (i = hi; i < run; i += 4, win += 4)
+                win[0] = win[1] = 0;
+            continue;
         }
+        for (i = 0; i < lo; i++)
+            *sp++ = zp;
+        for (; i < hi; i++)
+            *sp++ = xr[i - lo];
+        for (; i < run; i++)
+            *sp++ = zp;
     }
-    if (t & 3) {
-        for (i = t & 3; i < 4; i++)
-            v[i] = 0;
-        win[(t >> 2) * 4] = nk_dsp_pack16(v[0], v[2]);
-        win[(t >> 2) * 4 + 1] = nk_dsp_pack16(v[1], v[3]);
-    }
+    if (in_c & 3)
+        nk_dsp_widen_run(stage, g->k_h * run, off, offp, win);
 }
 
 /* acc[2*i + j] += window j (interleaved in win) times weight row i (w,
@@ -548,135 +428,183 @@ static NK_DSP_NOINLINE void nk_dsp_win22(const int8_t *w, size_t ws, const int32
     acc[3] = a11;
 }
 
-/* The whole conv by windows (see above); k = k_h * k_w * in_c taps. */
-static NK_DSP_NOINLINE void nk_dsp_conv_win(const int8_t *x, const int8_t *w,
-                                            const int32_t *bias, int8_t *y,
-                                            const nk_ref_conv_geom *g, const nk_dsp_epi *e,
-                                            int32_t k) {
-    int32_t win[2 * NK_DSP_WIN_MAX / 2];
-    const int32_t off = -e->q->in_zp, out_c = g->out_c;
-    const int32_t n_pix = g->batch * g->out_h * g->out_w, n4 = k / 4, tail = k % 4;
+/* Channels of the two pixels whose windows are in win (the same pixel
+ * twice when np = 1) at y0, y0 + out_c; k taps per channel. */
+static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *bias,
+                                                const int32_t *win, int32_t k, int np, int8_t *y0,
+                                                int32_t out_c, const nk_dsp_epi *e) {
+    const int32_t n4 = k / 4, tail = k % 4;
     const size_t kk = (size_t)k;
-    int32_t p, o;
-    for (p = 0; p < n_pix; p += 2) {
-        const int np = p + 1 < n_pix ? 2 : 1;
-        int8_t *y0 = y + (size_t)p * (size_t)out_c;
-        /* one pixel: its window twice */
-        nk_dsp_window(x, g, p, off, win);
-        nk_dsp_window(x, g, p + np - 1, off, win + 2);
-        for (o = 0; o < out_c; o += 2) {
-            const int nw = o + 1 < out_c ? 2 : 1;
-            int32_t acc[4];
-            nk_dsp_acc_init(acc, bias, o, nw);
-            /* one channel: its weights twice */
-            nk_dsp_win22(w + (size_t)o * kk, nw == 2 ? kk : 0, win, n4, tail, acc);
-            nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
-        }
+    int32_t o;
+    for (o = 0; o < out_c; o += 2) {
+        const int nw = o + 1 < out_c ? 2 : 1;
+        int32_t acc[4];
+        nk_dsp_acc_init(acc, bias, o, nw);
+        /* one channel: its weights twice */
+        nk_dsp_win22(w + (size_t)o * kk, nw == 2 ? kk : 0, win, n4, tail, acc);
+        nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
     }
 }
 
-/* One group, no horizontal dilation: a kernel row's valid taps are one
- * run of bytes in x and in w. Other convs take the portable kernel. */
-int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
-                      const int32_t *NK_RESTRICT bias, int8_t *y,
-                      const nk_ref_conv_geom *g, const nk_ref_i8_quant *q) {
-    const size_t in_c = (size_t)g->in_c;
-    const size_t row_stride = (size_t)g->in_w * in_c;
-    const size_t pair = (size_t)g->stride_w * in_c;
-    const size_t w_row = (size_t)g->k_w * in_c;
-    const size_t w_per_out = (size_t)g->k_h * w_row;
+/* The whole conv by windows (see above); k = k_h * k_w * in_c taps. */
+static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win) {
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
+    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
+    int32_t p;
+    for (p = 0; p < n_pix; p += 2) {
+        const int np = p + 1 < n_pix ? 2 : 1;
+        /* one pixel: its window twice */
+        nk_dsp_window(x, g, p, off, offp, win, stage);
+        nk_dsp_window(x, g, p + np - 1, off, offp, win + 2, stage);
+        nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
+    }
+}
+
+/* One group, no horizontal dilation (nk_fast_conv2d_i8_workspace);
+ * other convs take the portable kernel. */
+int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                         const int32_t *NK_RESTRICT bias, int8_t *y, const nk_ref_conv_geom *g,
+                         const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws) {
     nk_dsp_epi e;
-    int32_t b, oy, ox;
-    if (g->groups != 1 || g->dil_w != 1)
+    if (nk_fast_conv2d_i8_workspace(g) == 0)
         return 0;
     /* a pointwise conv is a dense layer over all pixels: pixel pairs run
-     * on across rows (no single-pixel block at each odd row end) */
+     * on across rows */
     if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
         g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w)
-        return nk_fast_dense_i8(x, w, bias, y,
-                                (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w, g->in_c,
-                                g->out_c, q);
+        return nk_fast_dense_i8_ws(x, w, bias, y,
+                                   (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w,
+                                   g->in_c, g->out_c, q, ws);
     e = nk_dsp_epi_make(q, g->out_c);
-    /* one input channel (KWS's first layer): by windows. Not with three
-     * (VWW's and ResNet's first layers: nine-byte runs, few output
-     * channels to share a window), which the runs do faster. */
-    if (g->in_c == 1 && g->k_h * g->k_w <= NK_DSP_WIN_MAX) {
-        nk_dsp_conv_win(x, w, bias, y, g, &e, g->k_h * g->k_w * g->in_c);
-        return 1;
-    }
-    for (b = 0; b < g->batch; b++) {
-        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
-        for (oy = 0; oy < g->out_h; oy++) {
-            const int32_t iy0 = oy * g->stride_h - g->pad_top;
-            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w *
-                                   (size_t)g->out_c;
-            int32_t ky_lo, ky_hi, np;
-            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            for (ox = 0; ox < g->out_w; ox += np) {
-                const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int32_t kx_lo, kx_hi, lo2 = -1, hi2 = -1;
-                nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                if (ox + 1 < g->out_w)
-                    nk_i8_tap_range(ix0 + g->stride_w, 1, g->k_w, g->in_w, &lo2, &hi2);
-                /* two pixels at once when they share the valid taps */
-                np = lo2 == kx_lo && hi2 == kx_hi ? 2 : 1;
-                if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
-                    /* no valid tap: the bias alone */
-                    int32_t acc[4], o;
-                    int8_t *yp = yrow + (size_t)ox * (size_t)g->out_c;
-                    for (o = 0; o < g->out_c; o++) {
-                        nk_dsp_acc_init(acc, bias, o, 1);
-                        nk_dsp_finish_any(acc, 1, np, o, yp, yp + g->out_c, &e);
-                    }
-                    continue;
-                }
-                nk_dsp_conv_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
-                                      (size_t)(ix0 + kx_lo) * in_c,
-                                  pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * in_c,
-                                  w_per_out, ky_hi - ky_lo, (kx_hi - kx_lo) * g->in_c,
-                                  (size_t)g->dil_h * row_stride, w_row, bias, &e,
-                                  yrow + (size_t)ox * (size_t)g->out_c, g->out_c);
-            }
-        }
-    }
+    nk_dsp_conv_win(x, w, bias, y, g, &e, ws);
     return 1;
 }
 
-int nk_fast_dense_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
-                     const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
-                     int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q) {
+int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                        const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
+                        int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q,
+                        int32_t *NK_RESTRICT ws) {
     const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
     int32_t n;
-    for (r = 0; r < rows; r += 2) {
-        const int8_t *x0 = x + r * k_n;
-        int8_t *y0 = y + r * n_out;
-        const int two = r + 1 < rows;
-        n = 0;
-        if (!two) /* a single row: four channels at a time */
-            for (; n + 4 <= out_features; n += 4) {
-                int32_t acc[4], i;
-                for (i = 0; i < 4; i++)
-                    acc[i] = bias ? bias[n + i] : 0;
-                nk_dsp_dot4(w + (size_t)n * k_n, k_n, x0, in_features, off, offp, acc);
-                nk_dsp_finish4x1(acc, n, y0, &e);
+    if (rows > 1) { /* by windows, two rows at a time (the last one twice) */
+        for (r = 0; r < rows; r += 2) {
+            const int np = r + 1 < rows ? 2 : 1;
+            nk_dsp_widen_run(x + r * k_n, in_features, off, offp, ws);
+            nk_dsp_widen_run(x + (r + (size_t)np - 1) * k_n, in_features, off, offp, ws + 2);
+            nk_dsp_win_channels(w, bias, ws, in_features, np, y + r * n_out, out_features, &e);
+        }
+        return 1;
+    }
+    /* a single row: four channels at a time, the input widened once per
+     * word for the four */
+    for (n = 0; n + 4 <= out_features; n += 4) {
+        int32_t acc[4], i;
+        for (i = 0; i < 4; i++)
+            acc[i] = bias ? bias[n + i] : 0;
+        nk_dsp_dot4(w + (size_t)n * k_n, k_n, x, in_features, off, offp, acc);
+        nk_dsp_finish4x1(acc, n, y, &e);
+    }
+    for (; n < out_features; n += 2) {
+        const int nw = n + 1 < out_features ? 2 : 1;
+        int32_t acc[4];
+        nk_dsp_acc_init(acc, bias, n, nw);
+        if (nw == 2)
+            nk_dsp_dot(w + (size_t)n * k_n, k_n, x, 0, in_features, 1, 0, 0, off, offp, 2, 1, acc);
+        else
+            nk_dsp_dot(w + (size_t)n * k_n, 0, x, 0, in_features, 1, 0, 0, off, offp, 1, 1, acc);
+        nk_dsp_finish(acc, nw, 1, n, y, y, &e);
+    }
+    return 1;
+}
+
+/* Add: each input's rescaling depends on its int8 value alone, so the
+ * two are tabulated (256 int32 each, in the workspace) once per call and
+ * each element takes two table reads, the wrapping sum and the output
+ * requantization (nk_dsp_rq_half when shift_out < 0, as every real model
+ * has: about 15 instructions where the portable kernel takes 63). Small
+ * adds take the portable kernel: the tables would not pay. */
+
+
+int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                      const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws) {
+    const nk_q_rq r1 = nk_q_rq_make(p->m1, p->shift1), r2 = nk_q_rq_make(p->m2, p->shift2);
+    const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, ls = p->left_shift, zo = p->out_zp;
+    const int32_t lo = p->act_min, hi = p->act_max;
+    int32_t *const t1 = ws + 128, *const t2 = ws + 256 + 128; /* indexed -128..127 */
+    int32_t v;
+    size_t i;
+    if (n < NK_DSP_ADD_MIN || p->shift_out >= 0 || p->m_out == 0)
+        return 0;
+    for (v = -128; v < 128; v++) {
+        /* |v - zp| <= 255 and left_shift <= 23: no overflow */
+        t1[v] = nk_q_rq_apply(&r1, (int32_t)((uint32_t)(v - zp1) << ls));
+        t2[v] = nk_q_rq_apply(&r2, (int32_t)((uint32_t)(v - zp2) << ls));
+    }
+    {
+        const int32_t m2 = (int32_t)((uint32_t)p->m_out << 1), sa = ~p->shift_out;
+        for (i = 0; i < n; i++) {
+            const int32_t sum = (int32_t)((uint32_t)t1[a[i]] + (uint32_t)t2[b[i]]);
+            const int32_t s = nk_dsp_rq_half(sum, m2, sa);
+            /* (s + 1) >> 1 without overflow; |result| <= 2^30 */
+            const int32_t r = (s >> 1) + (s & 1) + zo;
+            y[i] = (int8_t)(r < lo ? lo : r > hi ? hi : r);
+        }
+    }
+    return 1;
+}
+
+/* Max pool: four channels per word, SSUB8/SEL lane maxima over the valid
+ * taps from -128 (an empty window gives -128, as the portable kernel),
+ * then the clamp on the four lanes; the last in_c % 4 channels one by
+ * one. Average pools take the portable kernel. */
+int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int32_t act_min,
+                      int32_t act_max, int is_max) {
+    const size_t c_n = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * c_n;
+    const int32_t lo4 = nk_dsp_dup8(act_min), hi4 = nk_dsp_dup8(act_max);
+    const int32_t low4 = nk_dsp_dup8(-128);
+    int32_t b, oy, ox, ky, kx;
+    size_t c;
+    if (!is_max)
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++, y += c_n) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t kx_lo, kx_hi;
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                for (c = 0; c + 4 <= c_n; c += 4) {
+                    int32_t v = low4;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                            v = nk_dsp_max8(v, nk_dsp_load4(xp));
+                    }
+                    v = nk_dsp_min8(nk_dsp_max8(v, lo4), hi4);
+                    nk_dsp_store2(y + c, (uint32_t)v);
+                    nk_dsp_store2(y + c + 2, (uint32_t)v >> 16);
+                }
+                for (; c < c_n; c++) {
+                    int32_t m = -128;
+                    for (ky = ky_lo; ky < ky_hi; ky++) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
+                                           (size_t)(ix0 + kx_lo) * c_n + c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n)
+                            m = *xp > m ? *xp : m;
+                    }
+                    y[c] = (int8_t)(m < act_min ? act_min : m > act_max ? act_max : m);
+                }
             }
-        for (; n < out_features; n += 2) {
-            const int8_t *w0 = w + (size_t)n * k_n;
-            const int nw = n + 1 < out_features ? 2 : 1;
-            int32_t acc[4];
-            nk_dsp_acc_init(acc, bias, n, nw);
-            if (nw == 2 && two)
-                nk_dsp_dot22(w0, x0, k_n, in_features, off, offp, acc);
-            else if (nw == 2)
-                nk_dsp_dot(w0, k_n, x0, 0, in_features, 1, 0, 0, off, offp, 2, 1, acc);
-            else if (two)
-                nk_dsp_dot(w0, 0, x0, k_n, in_features, 1, 0, 0, off, offp, 1, 2, acc);
-            else
-                nk_dsp_dot(w0, 0, x0, 0, in_features, 1, 0, 0, off, offp, 1, 1, acc);
-            nk_dsp_finish(acc, nw, two ? 2 : 1, n, y0, y0 + n_out, &e);
         }
     }
     return 1;

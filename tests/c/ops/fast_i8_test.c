@@ -15,12 +15,15 @@
  * so the build's NETKIT_SINGLE_ROUNDING picks the rounding mode: the MCU
  * tests build it in both (cmake/cross/netkit-mcu-tests.cmake). Builds
  * without a fast set exit 77 (skipped). */
+#include "kernels/ref/qmath.c"
+#include "kernels/ref/ref_i8.c"
 #include "kernels/ref/ref_i8_conv.c"
 #include "kernels/armv7em/dsp_i8.c"
 #include "kernels/armv7em/dsp_depthwise.c"
 #include "kernels/mve/mve_i8.c"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(NK_FAST_I8_MVE)
@@ -203,7 +206,17 @@ static int nkf_conv(int dw, int n_case) {
         took = nk_fast_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum);
     } else {
         nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
+#if NK_FAST_I8_ARMV7EM
+        {
+            /* exactly the bytes the op asks for at load (ASan sees an overrun) */
+            const size_t n_ws = nk_fast_conv2d_i8_workspace(&g);
+            int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+            took = nk_fast_conv2d_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, ws);
+            free(ws);
+        }
+#else
         took = nk_fast_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q);
+#endif
     }
     if (took)
         nkf_compare(dw ? "depthwise" : "conv2d", n_case, ny, &g, &q);
@@ -227,8 +240,20 @@ static int nkf_dense(int n_case) {
     bias = nkf_make_bias(out_f);
     nkf_clear(ny);
     nk_ref_dense_i8(nkf_x, nkf_w, bias, nkf_y_ref, rows, in_f, out_f, &q);
+#if NK_FAST_I8_ARMV7EM
+    {
+        const size_t n_ws = nk_fast_dense_i8_workspace(rows, in_f);
+        int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+        const int took = nk_fast_dense_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, rows, in_f, out_f,
+                                             &q, ws);
+        free(ws);
+        if (!took)
+            return 0;
+    }
+#else
     if (!nk_fast_dense_i8(nkf_x, nkf_w, bias, nkf_y_fast, rows, in_f, out_f, &q))
         return 0;
+#endif
     nkf_compare("dense", n_case, ny, &g, &q);
     return 1;
 }
@@ -284,19 +309,77 @@ static int nkf_pool(int n_case) {
 #endif
 }
 
+/* A random add (the DSP set's; elsewhere none): returns 1 when the fast
+ * kernel took it. TFLite's parameters: left shift 20, input multipliers
+ * at most 1/2, the output's below 1; sometimes a shift the fast kernel
+ * refuses, or in place. */
+static int nkf_add(int n_case) {
+#if NK_FAST_I8_ARMV7EM
+    nk_ref_conv_geom g; /* for the failure message */
+    nk_ref_i8_quant q;
+    nk_ref_add_i8_params p;
+    const size_t n = (size_t)nkf_between(1000, 4000);
+    const int in_place = nkf_chance(20);
+    static int8_t b[NKF_BUF];
+    size_t n_ws;
+    int32_t *ws;
+    int took;
+    memset(&g, 0, sizeof g);
+    memset(&q, 0, sizeof q);
+    p.in1_zp = nkf_between(-128, 127);
+    p.in2_zp = nkf_between(-128, 127);
+    p.out_zp = nkf_between(-128, 127);
+    p.left_shift = nkf_chance(80) ? 20 : nkf_between(0, 23);
+    p.m1 = nkf_between(1 << 30, INT32_MAX);
+    p.m2 = nkf_between(1 << 30, INT32_MAX);
+    p.m_out = nkf_between(1 << 30, INT32_MAX);
+    p.shift1 = nkf_between(-8, 0);
+    p.shift2 = nkf_between(-8, 0);
+    p.shift_out = nkf_chance(10) ? nkf_between(0, 2) : nkf_between(-31, -1);
+    p.act_min = nkf_between(-128, 0);
+    p.act_max = nkf_between(p.act_min, 127);
+    q.in_zp = p.in1_zp;
+    q.out_zp = p.out_zp;
+    q.act_min = p.act_min;
+    q.act_max = p.act_max;
+    g.batch = (int32_t)n;
+    nkf_fill(nkf_x, n);
+    nkf_fill(b, n);
+    nkf_clear(n);
+    nk_ref_add_i8(nkf_x, b, nkf_y_ref, n, &p);
+    n_ws = nk_fast_add_i8_workspace(n);
+    ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+    if (in_place) { /* y = a */
+        memcpy(nkf_y_fast, nkf_x, n);
+        took = nk_fast_add_i8_ws(nkf_y_fast, b, nkf_y_fast, n, &p, ws);
+    } else {
+        took = nk_fast_add_i8_ws(nkf_x, b, nkf_y_fast, n, &p, ws);
+    }
+    free(ws);
+    if (took)
+        nkf_compare("add", n_case, n, &g, &q);
+    return took;
+#else
+    (void)n_case;
+    return 0;
+#endif
+}
+
 int main(void) {
-    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0;
+    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0, took_add = 0;
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
         took_dense += nkf_dense(i);
         took_pool += nkf_pool(i);
+        took_add += nkf_add(i);
     }
     printf("fast_i8_test (%s, %s rounding): fast kernels took conv2d %d, depthwise %d, dense %d, "
-           "pools %d of %d cases each; %d failures\n",
+           "pools %d, add %d of %d cases each; %d failures\n",
            NKF_SET_NAME, NETKIT_SINGLE_ROUNDING ? "single" : "double", took_conv, took_dw,
-           took_dense, took_pool, NKF_CASES, nkf_failures);
-    if (took_conv == 0 || took_dw == 0 || took_dense == 0 || (NK_FAST_I8_POOL && took_pool == 0)) {
+           took_dense, took_pool, took_add, NKF_CASES, nkf_failures);
+    if (took_conv == 0 || took_dw == 0 || took_dense == 0 || (NK_FAST_I8_POOL && took_pool == 0) ||
+        (NK_FAST_I8_ARMV7EM && took_add == 0)) {
         fprintf(stderr, "a fast kernel took no case\n");
         return 1;
     }
