@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "45da160b99a2c06f6dd5e35c14c94d62d4ef6ccbbc64482c2196852fd3d9dc38"
+const csrcHash = "ea6d843e600361b201137834a0e2b39ae7575d2928d590c60b90742809ea392f"

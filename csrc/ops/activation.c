@@ -1,5 +1,5 @@
-/* activation.c — RELU, CLIP, LEAKY_RELU, SIGMOID, TANH, GELU, SOFTMAX and
- * BATCH_NORM: ops whose output has input 0's shape and whose element i
+/* activation.c — RELU, CLIP, LEAKY_RELU, SIGMOID, TANH, GELU, HARD_SIGMOID,
+ * HARD_SWISH, SOFTMAX and BATCH_NORM: ops whose output has input 0's shape and whose element i
  * depends only on input element i (softmax: on i's own row), so the planner
  * may run them in place (out == in0); the ref kernels allow that, and so do
  * the host kernels (kernels/host/vmath.c) that sigmoid, tanh, gelu and
@@ -121,6 +121,31 @@ nk_status nk_gelu_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
+/* ---- hard_sigmoid: alpha, beta; hard_swish (MobileNetV3) ---- */
+static nk_status nk_hard_sigmoid_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                          nk_error_t *err) {
+    nk_status s = nk_unary_validate(op, t, "hard_sigmoid", 2, err);
+    if (s != NK_OK)
+        return s;
+    if (!nk_ops_finite(nk_param_f32(op, 0)) || !nk_ops_finite(nk_param_f32(op, 1)))
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "hard_sigmoid",
+                           "alpha and beta must be finite");
+    return NK_OK;
+}
+nk_status nk_hard_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_hard_sigmoid_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
+                            nk_param_f32(op, 0), nk_param_f32(op, 1));
+    return NK_OK;
+}
+static nk_status nk_hard_swish_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                        nk_error_t *err) {
+    return nk_unary_validate(op, t, "hard_swish", 0, err);
+}
+nk_status nk_hard_swish_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_hard_swish_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
+    return NK_OK;
+}
+
 /* ---- softmax over the last axis: beta ---- */
 static nk_status nk_softmax_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                      nk_error_t *err) {
@@ -211,5 +236,9 @@ NK_INPLACE_DEF(nk_op_softmax_f32, "softmax", NK_OP_SOFTMAX, 1, 1, nk_softmax_val
                nk_softmax_eval);
 NK_INPLACE_DEF(nk_op_batch_norm_f32, "batch_norm", NK_OP_BATCH_NORM, 5, 1, nk_bn_validate,
                nk_bn_eval);
+NK_INPLACE_DEF(nk_op_hard_sigmoid_f32, "hard_sigmoid", NK_OP_HARD_SIGMOID, 1, 2,
+               nk_hard_sigmoid_validate, nk_hard_sigmoid_eval);
+NK_INPLACE_DEF(nk_op_hard_swish_f32, "hard_swish", NK_OP_HARD_SWISH, 1, 0,
+               nk_hard_swish_validate, nk_hard_swish_eval);
 
 #undef NK_INPLACE_DEF

@@ -131,9 +131,10 @@ func (g *Graph) assignLayout() {
 			if !l.flattenIntoDense(n, cons) {
 				n.In[0] = l.ensure(x, nil)
 			}
-		case nkfile.OpRelu, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSigmoid, nkfile.OpTanh, nkfile.OpGelu:
+		case nkfile.OpRelu, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSigmoid, nkfile.OpTanh, nkfile.OpGelu,
+			nkfile.OpExp, nkfile.OpSqrt, nkfile.OpNeg, nkfile.OpAbs, nkfile.OpReciprocal, nkfile.OpHardSigmoid, nkfile.OpHardSwish:
 			out.Perm = n.In[0].Perm
-		case nkfile.OpAdd, nkfile.OpMul:
+		case nkfile.OpAdd, nkfile.OpMul, nkfile.OpSub, nkfile.OpDiv, nkfile.OpMaximum, nkfile.OpMinimum, nkfile.OpPow:
 			r := len(out.Shape)
 			var target []int
 			for _, t := range n.In {
@@ -157,6 +158,10 @@ func (g *Graph) assignLayout() {
 				n.In[i] = l.ensure(t, target)
 			}
 			out.Perm = target
+		case nkfile.OpReduceMean, nkfile.OpReduceSum, nkfile.OpReduceMax, nkfile.OpSlice:
+			// rank-keeping: the op works on the input's physical dims
+			// (ToNK maps the axes, begins and steps), the output keeps its order
+			out.Perm = n.In[0].Perm
 		case nkfile.OpSoftmax:
 			x := n.In[0]
 			r := len(x.Shape)

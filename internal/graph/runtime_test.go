@@ -212,6 +212,11 @@ var conformancePrefixes = []string{
 	"test_averagepool_", "test_globalaveragepool", "test_batchnorm_", "test_add", "test_mul",
 	"test_flatten_", "test_reshape_", "test_concat_", "test_constant_pad", "test_edge_pad",
 	"test_reflect_pad", "test_transpose_", "test_dropout", "test_identity",
+	"test_sub", "test_div", "test_max_", "test_min_", "test_pow", "test_exp_", "test_sqrt_", "test_neg_",
+	"test_abs", "test_reciprocal_", "test_hardsigmoid", "test_hardswish",
+	"test_reduce_mean_", "test_reduce_max_", "test_reduce_sum_default_", "test_reduce_sum_do_not_",
+	"test_reduce_sum_empty_", "test_reduce_sum_keepdims_", "test_reduce_sum_negative_", "test_squeeze",
+	"test_unsqueeze", "test_slice", "test_split_",
 }
 
 // parameterInputs names, per op, the inputs that are parameters rather than
@@ -219,6 +224,7 @@ var conformancePrefixes = []string{
 // values for them when the test feeds them as graph inputs.
 var parameterInputs = map[string]int{
 	"Conv": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 1, "Clip": 1, "Reshape": 1, "Pad": 1,
+	"ReduceMean": 1, "ReduceSum": 1, "ReduceMax": 1, "Slice": 1, "Split": 1, "Squeeze": 1, "Unsqueeze": 1,
 }
 
 func readTensorPB(t *testing.T, path string) *onnx.Tensor {

@@ -96,3 +96,17 @@ void nk_ref_softmax_f32(const float *x, float *y, size_t rows, size_t cols, floa
             yr[j] *= inv;
     }
 }
+
+void nk_ref_hard_sigmoid_f32(const float *x, float *y, size_t n, float alpha, float beta) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = nk_clampf(alpha * x[i] + beta, 0.0f, 1.0f);
+}
+
+void nk_ref_hard_swish_f32(const float *x, float *y, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = v * nk_clampf(v * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+    }
+}
