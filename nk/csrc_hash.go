@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ea6d843e600361b201137834a0e2b39ae7575d2928d590c60b90742809ea392f"
+const csrcHash = "f99ab8d00095f1037753c43c0209d9686ce64c2b4267df3ad5e9b61120b3f530"

@@ -97,3 +97,50 @@ func TestReduceAndSliceOnChannelsLast(t *testing.T) {
 		})
 	}
 }
+
+// MATMUL broadcasts batch dims as numpy does: [2,1,3,4] @ [3,4,2] ->
+// [2,3,3,2], both operands computed; expected values by definition.
+func TestMatMulBroadcastsBatchDims(t *testing.T) {
+	vi := func(name string, dims ...int64) *onnx.ValueInfo {
+		return &onnx.ValueInfo{Name: name, ElemType: onnx.Float, Dims: dims, HasShape: true, IsTensor: true}
+	}
+	m := &onnx.Model{Opsets: map[string]int64{"": 13}, Graph: &onnx.Graph{
+		Inputs:  []*onnx.ValueInfo{vi("a", 2, 1, 3, 4), vi("b", 3, 4, 2)},
+		Nodes:   []*onnx.Node{{OpType: "MatMul", Name: "mm", Inputs: []string{"a", "b"}, Outputs: []string{"y"}}},
+		Outputs: []*onnx.ValueInfo{{Name: "y"}},
+	}}
+	a, b := make([]float32, 2*3*4), make([]float32, 3*4*2)
+	for i := range a {
+		a[i] = float32(i%5) - 2
+	}
+	for i := range b {
+		b[i] = float32(i%7)*0.5 - 1
+	}
+	var want []float32
+	for i := range 2 {
+		for j := range 3 {
+			for r := range 3 {
+				for c := range 2 {
+					s := float32(0)
+					for k := range 4 {
+						s += a[i*12+r*4+k] * b[j*8+k*2+c]
+					}
+					want = append(want, s)
+				}
+			}
+		}
+	}
+	bytes, _, err := convert(t, m, graph.Options{})
+	require.NoError(t, err)
+	for _, l := range loaders(t) {
+		t.Run(l.name, func(t *testing.T) {
+			model, err := l.load(bytes)
+			require.NoError(t, err)
+			defer model.Close()
+			require.Equal(t, []int{2, 3, 3, 2}, model.Outputs()[0].Shape)
+			got := [][]float32{make([]float32, len(want))}
+			require.NoError(t, model.RunMulti([][]float32{a, b}, got))
+			assert.InDeltaSlice(t, want, got[0], 1e-5)
+		})
+	}
+}

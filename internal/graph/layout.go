@@ -126,6 +126,8 @@ func (g *Graph) assignLayout() {
 			out.Perm = p
 		case nkfile.OpDense:
 			n.In[0] = l.ensure(n.In[0], nil)
+		case nkfile.OpMatMul:
+			n.In[0], n.In[1] = l.ensure(n.In[0], nil), l.ensure(n.In[1], nil)
 		case nkfile.OpReshape:
 			x := n.In[0]
 			if !l.flattenIntoDense(n, cons) {

@@ -255,6 +255,9 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		return g.lowerPool(n)
 	case "Gemm", "MatMul":
+		if n.Op == "MatMul" && !n.In[1].Const {
+			return g.lowerMatMul(n)
+		}
 		return g.lowerDense(n)
 	case "GlobalAveragePool":
 		if len(x.Shape) != 4 {
@@ -493,6 +496,23 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 		acc = y
 	}
 	return nodes, nil
+}
+
+// lowerMatMul lowers a MatMul whose right-hand side is computed (attention's
+// Q @ K^T, scores @ V) to MATMUL; rank-1 operands are refused.
+func (g *Graph) lowerMatMul(n *Node) ([]*Node, error) {
+	a, b, out := n.In[0], n.In[1], n.Out[0]
+	if a.Const {
+		return nil, fmt.Errorf("a constant left-hand side with a computed right-hand side is not supported")
+	}
+	shape, err := nkfile.MatMulShape(a.Shape, b.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("%v (rank-1 operands are not supported)", err)
+	}
+	out.Shape = shape
+	m := &Node{Op: n.Op, Kind: nkfile.OpMatMul, Name: n.Name, In: []*Tensor{a, b}, Out: []*Tensor{out}}
+	m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+	return []*Node{m}, nil
 }
 
 // reduceKinds maps the ONNX reductions to their nk op.

@@ -240,6 +240,11 @@ type caseResult struct {
 }
 
 func runONNXCase(t *testing.T, dir string) caseResult {
+	return runONNXCaseWith(t, dir, parameterInputs)
+}
+
+// runONNXCaseWith runs one case, freezing the inputs params names.
+func runONNXCaseWith(t *testing.T, dir string, params map[string]int) caseResult {
 	name := filepath.Base(dir)
 	m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
@@ -257,7 +262,7 @@ func runONNXCase(t *testing.T, dir string) caseResult {
 	}
 	frozen := map[string]bool{}
 	for _, n := range m.Graph.Nodes {
-		if first, ok := parameterInputs[n.OpType]; ok {
+		if first, ok := params[n.OpType]; ok {
 			for _, in := range n.Inputs[min(first, len(n.Inputs)):] {
 				frozen[in] = true
 			}
@@ -361,4 +366,16 @@ func TestONNXConformance(t *testing.T) {
 	t.Logf("ONNX conformance: %d cases: pass %d, refused %d, fail %d", len(dirs), counts["pass"], counts["refused"], counts["fail"])
 	assert.Zero(t, counts["fail"])
 	assert.Positive(t, counts["pass"])
+}
+
+// ONNX's MatMul node tests with the right-hand side fed at run time (as in
+// attention), which lowers to MATMUL instead of DENSE; batched 3-D and 4-D.
+func TestONNXMatMulComputedRHS(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	for _, c := range []string{"test_matmul_2d", "test_matmul_3d", "test_matmul_4d"} {
+		r := runONNXCaseWith(t, filepath.Join(onnxTestData, "node", c), map[string]int{})
+		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
 }

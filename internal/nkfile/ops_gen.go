@@ -40,6 +40,7 @@ const (
 	OpReduceSum       OpType = 34
 	OpReduceMax       OpType = 35
 	OpSlice           OpType = 36
+	OpMatMul          OpType = 37
 
 	// int8 ops (docs/NK_FORMAT.md "int8 ops")
 	OpConv2DI8          OpType = 64
@@ -55,7 +56,7 @@ const (
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
 
-	opFloatEnd = 37 // one past the last float op
+	opFloatEnd = 38 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
 	opTypeEnd  = 76 // one past the last op
 )
@@ -98,6 +99,7 @@ var opNames = [opTypeEnd]string{
 	OpReduceSum:         "reduce_sum",
 	OpReduceMax:         "reduce_max",
 	OpSlice:             "slice",
+	OpMatMul:            "matmul",
 	OpConv2DI8:          "conv2d_i8",
 	OpDepthwiseConv2DI8: "depthwise_conv2d_i8",
 	OpDenseI8:           "dense_i8",

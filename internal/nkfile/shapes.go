@@ -31,7 +31,7 @@ var paramCount = [opTypeEnd]int{
 	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1,
 	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
-	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1,
+	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
 	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
 	OpQuantize: -1, OpDequantize: 0,
@@ -48,6 +48,7 @@ var inputArity = [opTypeEnd][2]int{
 	OpExp: {1, 1}, OpSqrt: {1, 1}, OpNeg: {1, 1}, OpAbs: {1, 1}, OpReciprocal: {1, 1},
 	OpHardSigmoid: {1, 1}, OpHardSwish: {1, 1},
 	OpReduceMean: {1, 1}, OpReduceSum: {1, 1}, OpReduceMax: {1, 1}, OpSlice: {1, 1},
+	OpMatMul: {2, 2},
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
@@ -260,6 +261,11 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		return out, nil
 	case OpReshape:
 		return nil, fmt.Errorf("reshape takes its output shape from the output tensor")
+	case OpMatMul:
+		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
+			return nil, err
+		}
+		return MatMulShape(in[0], in[1])
 	case OpSlice:
 		return nil, fmt.Errorf("slice takes its output shape from the output tensor")
 	case OpReduceMean, OpReduceSum, OpReduceMax:
@@ -426,4 +432,17 @@ func CheckSlice(params []uint32, in, out []int) error {
 		}
 	}
 	return nil
+}
+
+// MatMulShape is the output of a batched matrix product a [..., M, K] @
+// b [..., K, N] with numpy broadcasting of the batch dims (ranks >= 2).
+func MatMulShape(a, b []int) ([]int, error) {
+	if len(a) < 2 || len(b) < 2 || a[len(a)-1] != b[len(b)-2] {
+		return nil, fmt.Errorf("%v @ %v: want [..., M, K] @ [..., K, N]", a, b)
+	}
+	batch, err := BroadcastShapes(a[:len(a)-2], b[:len(b)-2])
+	if err != nil {
+		return nil, fmt.Errorf("%v @ %v: batch dims: %w", a, b, err)
+	}
+	return append(batch, a[len(a)-2], b[len(b)-1]), nil
 }

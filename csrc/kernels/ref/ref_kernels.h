@@ -81,6 +81,15 @@ NK_REF_HIDDEN void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_
                                     size_t rows, int32_t in_features, int32_t out_features,
                                     float act_min, float act_max);
 
+/* Batched matrix product with numpy broadcasting of the batch dims:
+ * a [..., M, K], b [..., K, N] -> y [..., M, N] (ranks 2..6; a missing
+ * leading batch dim counts as 1), y = clamp(a @ b). y overlaps neither. */
+NK_REF_HIDDEN void nk_ref_matmul_f32(const float *NK_RESTRICT a, const int32_t *a_dims,
+                                     int32_t a_rank, const float *NK_RESTRICT b,
+                                     const int32_t *b_dims, int32_t b_rank, float *NK_RESTRICT y,
+                                     const int32_t *y_dims, int32_t y_rank, float act_min,
+                                     float act_max);
+
 /* Geometry of a 2-D convolution or pooling window over NHWC tensors.
  * Output pixel (oy, ox) reads input rows oy*stride_h - pad_top + ky*dil_h
  * (likewise for columns); positions outside the input are padding. */
