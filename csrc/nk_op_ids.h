@@ -42,8 +42,9 @@ enum nk_op_type {
     NK_OP_REDUCE_MAX = 35,
     NK_OP_SLICE = 36,
     NK_OP_MATMUL = 37,
+    NK_OP_LAYER_NORM = 38,
     /* one past the last float op */
-    NK_OP_TYPE_COUNT = 38,
+    NK_OP_TYPE_COUNT = 39,
     /* int8 ops (docs/NK_FORMAT.md "int8 ops") */
     NK_OP_CONV2D_I8 = 64,
     NK_OP_DEPTHWISE_CONV2D_I8 = 65,
@@ -99,6 +100,7 @@ enum nk_op_type {
     X(NK_OP_REDUCE_MAX, "reduce_max") \
     X(NK_OP_SLICE, "slice") \
     X(NK_OP_MATMUL, "matmul") \
+    X(NK_OP_LAYER_NORM, "layer_norm") \
     X(NK_OP_CONV2D_I8, "conv2d_i8") \
     X(NK_OP_DEPTHWISE_CONV2D_I8, "depthwise_conv2d_i8") \
     X(NK_OP_DENSE_I8, "dense_i8") \

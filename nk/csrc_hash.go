@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f99ab8d00095f1037753c43c0209d9686ce64c2b4267df3ad5e9b61120b3f530"
+const csrcHash = "c705084d93978843a9140626209992fdff38571656f9ebc197a05840874e76d5"

@@ -18,7 +18,7 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_sqrt_f32,         &nk_op_neg_f32,          &nk_op_abs_f32,
     &nk_op_reciprocal_f32,   &nk_op_hard_sigmoid_f32, &nk_op_hard_swish_f32,
     &nk_op_reduce_mean_f32,  &nk_op_reduce_sum_f32,   &nk_op_reduce_max_f32,
-    &nk_op_slice_f32,        &nk_op_matmul_f32,
+    &nk_op_slice_f32,        &nk_op_matmul_f32,       &nk_op_layer_norm_f32,
     /* int8 (ids 64..75; QUANTIZE has an f32 and an i8 entry) */
     &nk_op_conv2d_i8,        &nk_op_depthwise_conv2d_i8, &nk_op_dense_i8,
     &nk_op_avg_pool2d_i8,    &nk_op_max_pool2d_i8,    &nk_op_add_i8,

@@ -128,6 +128,9 @@ func (g *Graph) assignLayout() {
 			n.In[0] = l.ensure(n.In[0], nil)
 		case nkfile.OpMatMul:
 			n.In[0], n.In[1] = l.ensure(n.In[0], nil), l.ensure(n.In[1], nil)
+		case nkfile.OpLayerNorm:
+			// normalizes the trailing logical dims: the input in logical order
+			n.In[0] = l.ensure(n.In[0], nil)
 		case nkfile.OpReshape:
 			x := n.In[0]
 			if !l.flattenIntoDense(n, cons) {

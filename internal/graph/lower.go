@@ -45,6 +45,7 @@ var allowedAttrs = map[string][]string{
 	"ReduceMax":          {"axes", "keepdims", "noop_with_empty_axes"},
 	"Slice":              {"starts", "ends", "axes"},
 	"Split":              {"axis", "split", "num_outputs"},
+	"LayerNormalization": {"axis", "epsilon", "stash_type"},
 	"Flatten":            {"axis"},
 	"Reshape":            {"allowzero"},
 	"Squeeze":            {"axes"},
@@ -228,6 +229,9 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 	}
 	if n.Op == "Split" {
 		return g.lowerSplit(n)
+	}
+	if n.Op == "LayerNormalization" {
+		return g.lowerLayerNorm(n)
 	}
 	out := n.Out[0]
 	for i, t := range n.Out[1:] {
@@ -513,6 +517,96 @@ func (g *Graph) lowerMatMul(n *Node) ([]*Node, error) {
 	m := &Node{Op: n.Op, Kind: nkfile.OpMatMul, Name: n.Name, In: []*Tensor{a, b}, Out: []*Tensor{out}}
 	m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
 	return []*Node{m}, nil
+}
+
+// lowerLayerNorm lowers LayerNormalization to LAYER_NORM over dims axis..;
+// a constant scale or bias that broadcasts to those dims is expanded. The
+// optional Mean and InvStdDev outputs, when used, are computed by REDUCE_MEAN,
+// SUB, MUL, ADD, SQRT and RECIPROCAL next to it.
+func (g *Graph) lowerLayerNorm(n *Node) ([]*Node, error) {
+	x, out, s := n.In[0], n.Out[0], n.src
+	r := len(x.Shape)
+	if st := s.int("stash_type", 1); st != 1 {
+		return nil, fmt.Errorf("attribute stash_type=%d is not supported (float32 statistics only)", st)
+	}
+	axis, err := normAxis(s.int("axis", -1), r)
+	if err != nil {
+		return nil, fmt.Errorf("attribute %v", err)
+	}
+	eps := s.float("epsilon", 1e-5)
+	norm := x.Shape[axis:]
+	params := []*Tensor{x}
+	for i, p := range n.In[1:min(len(n.In), 3)] {
+		switch {
+		case p == nil:
+		case slices.Equal(p.Shape, norm):
+		case p.Const:
+			if _, err := broadcastShape(norm, p.Shape); err != nil || len(p.Shape) > len(norm) {
+				return nil, fmt.Errorf("input %d %v does not broadcast to dims %d.. %v of the input", i+1, p.Shape, axis, norm)
+			}
+			full, f := make([]float32, prod(norm)), floats(p)
+			for j, src := range broadcastIndex(norm, p.Shape) {
+				full[j] = f[src]
+			}
+			p = &Tensor{Name: p.Name + "_full", Shape: slices.Clone(norm), Const: true, F: full}
+		default:
+			return nil, fmt.Errorf("input %d %v is computed and not dims %d.. %v of the input", i+1, p.Shape, axis, norm)
+		}
+		params = append(params, p)
+	}
+	if len(params) == 3 && params[2] == nil {
+		params = params[:2]
+	}
+	if len(params) < 2 || params[1] == nil {
+		return nil, fmt.Errorf("needs a scale (input 1)")
+	}
+	if p := params[1]; p.Int || (len(params) == 3 && params[2].Int) {
+		return nil, fmt.Errorf("integer scale or bias")
+	}
+	out.Shape = slices.Clone(x.Shape)
+	m := &Node{Op: n.Op, Kind: nkfile.OpLayerNorm, Name: n.Name, In: params, Out: []*Tensor{out}, Axis: axis, Floats: []float32{eps}}
+	nodes := []*Node{m}
+	var meanOut, invOut *Tensor
+	if len(n.Out) > 1 && n.Out[1].Name != "" {
+		meanOut = n.Out[1]
+	}
+	if len(n.Out) > 2 && n.Out[2].Name != "" {
+		invOut = n.Out[2]
+	}
+	if meanOut == nil && invOut == nil {
+		return nodes, nil
+	}
+	stat := slices.Clone(x.Shape)
+	var axes []int
+	for k := axis; k < r; k++ {
+		stat[k] = 1
+		axes = append(axes, k)
+	}
+	op := func(kind nkfile.OpType, name string, y *Tensor, in ...*Tensor) *Tensor {
+		if y == nil {
+			y = &Tensor{Name: n.Name + "/" + name}
+		}
+		y.Shape = slices.Clone(in[0].Shape)
+		if kind == nkfile.OpReduceMean {
+			y.Shape = slices.Clone(stat)
+		}
+		nd := &Node{Op: n.Op, Kind: kind, Name: n.Name + "/" + name, In: in, Out: []*Tensor{y}, Axes: axes}
+		switch kind {
+		case nkfile.OpSub, nkfile.OpMul, nkfile.OpAdd:
+			nd.HasAct, nd.ActMin, nd.ActMax = true, negInf, inf
+			y.Shape, _ = broadcastShape(in[0].Shape, in[1].Shape)
+		}
+		nodes = append(nodes, nd)
+		return y
+	}
+	mean := op(nkfile.OpReduceMean, "mean", meanOut, x)
+	if invOut != nil {
+		d := op(nkfile.OpSub, "centered", nil, x, mean)
+		v := op(nkfile.OpReduceMean, "var", nil, op(nkfile.OpMul, "squared", nil, d, d))
+		e := &Tensor{Name: n.Name + "/epsilon", Shape: []int{}, Const: true, F: []float32{eps}}
+		op(nkfile.OpReciprocal, "inv_std_dev", invOut, op(nkfile.OpSqrt, "std_dev", nil, op(nkfile.OpAdd, "var_eps", nil, v, e)))
+	}
+	return nodes, nil
 }
 
 // reduceKinds maps the ONNX reductions to their nk op.

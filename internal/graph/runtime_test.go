@@ -216,7 +216,7 @@ var conformancePrefixes = []string{
 	"test_abs", "test_reciprocal_", "test_hardsigmoid", "test_hardswish",
 	"test_reduce_mean_", "test_reduce_max_", "test_reduce_sum_default_", "test_reduce_sum_do_not_",
 	"test_reduce_sum_empty_", "test_reduce_sum_keepdims_", "test_reduce_sum_negative_", "test_squeeze",
-	"test_unsqueeze", "test_slice", "test_split_",
+	"test_unsqueeze", "test_slice", "test_split_", "test_layer_normalization_",
 }
 
 // parameterInputs names, per op, the inputs that are parameters rather than

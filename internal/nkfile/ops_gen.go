@@ -41,6 +41,7 @@ const (
 	OpReduceMax       OpType = 35
 	OpSlice           OpType = 36
 	OpMatMul          OpType = 37
+	OpLayerNorm       OpType = 38
 
 	// int8 ops (docs/NK_FORMAT.md "int8 ops")
 	OpConv2DI8          OpType = 64
@@ -56,7 +57,7 @@ const (
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
 
-	opFloatEnd = 38 // one past the last float op
+	opFloatEnd = 39 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
 	opTypeEnd  = 76 // one past the last op
 )
@@ -100,6 +101,7 @@ var opNames = [opTypeEnd]string{
 	OpReduceMax:         "reduce_max",
 	OpSlice:             "slice",
 	OpMatMul:            "matmul",
+	OpLayerNorm:         "layer_norm",
 	OpConv2DI8:          "conv2d_i8",
 	OpDepthwiseConv2DI8: "depthwise_conv2d_i8",
 	OpDenseI8:           "dense_i8",

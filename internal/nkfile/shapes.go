@@ -32,7 +32,8 @@ var paramCount = [opTypeEnd]int{
 	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
 	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
-	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
+	OpLayerNorm: 2,
+	OpConv2DI8:  13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
 	OpQuantize: -1, OpDequantize: 0,
 }
@@ -48,7 +49,7 @@ var inputArity = [opTypeEnd][2]int{
 	OpExp: {1, 1}, OpSqrt: {1, 1}, OpNeg: {1, 1}, OpAbs: {1, 1}, OpReciprocal: {1, 1},
 	OpHardSigmoid: {1, 1}, OpHardSwish: {1, 1},
 	OpReduceMean: {1, 1}, OpReduceSum: {1, 1}, OpReduceMax: {1, 1}, OpSlice: {1, 1},
-	OpMatMul: {2, 2},
+	OpMatMul: {2, 2}, OpLayerNorm: {2, 3},
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
@@ -57,7 +58,7 @@ var inputArity = [opTypeEnd][2]int{
 // optionalInput reports whether input k of op type t may be absent (the bias).
 func optionalInput(t OpType, k int) bool {
 	switch t {
-	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8:
+	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8, OpLayerNorm:
 		return k == 2
 	}
 	return false
@@ -261,6 +262,20 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		return out, nil
 	case OpReshape:
 		return nil, fmt.Errorf("reshape takes its output shape from the output tensor")
+	case OpLayerNorm:
+		axis, eps := WordI32(op.Params[0]), WordF32(op.Params[1])
+		if axis < 0 || axis >= len(x) {
+			return nil, fmt.Errorf("axis %d outside 0..%d", axis, len(x)-1)
+		}
+		for k, p := range in[1:] {
+			if p != nil && !slices.Equal(p, x[axis:]) {
+				return nil, fmt.Errorf("input %d %v is not dims %d.. of %v", k+1, p, axis, x)
+			}
+		}
+		if !finite(eps) || eps < 0 {
+			return nil, fmt.Errorf("epsilon must be finite and >= 0")
+		}
+		return slices.Clone(x), nil
 	case OpMatMul:
 		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
 			return nil, err

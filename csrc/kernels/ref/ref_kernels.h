@@ -133,6 +133,12 @@ NK_REF_HIDDEN void nk_ref_batch_norm_f32(const float *x, float *y, size_t rows, 
                                          const float *gamma, const float *beta,
                                          const float *mean, const float *var, float eps);
 
+/* Layer normalization of `rows` rows of n values: y = (x - mean) /
+ * sqrt(var + eps) * scale + bias with the row's mean and (biased) variance;
+ * scale [n], bias [n] or NULL. y may equal x. */
+NK_REF_HIDDEN void nk_ref_layer_norm_f32(const float *x, float *y, size_t rows, size_t n,
+                                         const float *scale, const float *bias, float eps);
+
 /* Elementwise activations over n values; y may equal x. */
 NK_REF_HIDDEN void nk_ref_relu_f32(const float *x, float *y, size_t n);
 NK_REF_HIDDEN void nk_ref_clip_f32(const float *x, float *y, size_t n, float lo, float hi);

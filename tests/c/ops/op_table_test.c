@@ -46,6 +46,7 @@ static const nkt_expect nkt_table[] = {
     {35, "reduce_max", 0, 1, 1, 1},
     {36, "slice", 0, 1, 1, 0},
     {37, "matmul", 0, 2, 2, 2},
+    {38, "layer_norm", NK_OPF_ELEMENTWISE, 2, 3, 2},
 };
 
 /* The generated list (internal/nkfile/ops.tsv): every op has a table entry
