@@ -25,8 +25,26 @@ enum nk_op_type {
     NK_OP_RESHAPE = 18,
     NK_OP_PAD = 19,
     NK_OP_TRANSPOSE = 20,
+    NK_OP_SUB = 21,
+    NK_OP_DIV = 22,
+    NK_OP_MAXIMUM = 23,
+    NK_OP_MINIMUM = 24,
+    NK_OP_POW = 25,
+    NK_OP_EXP = 26,
+    NK_OP_SQRT = 27,
+    NK_OP_NEG = 28,
+    NK_OP_ABS = 29,
+    NK_OP_RECIPROCAL = 30,
+    NK_OP_HARD_SIGMOID = 31,
+    NK_OP_HARD_SWISH = 32,
+    NK_OP_REDUCE_MEAN = 33,
+    NK_OP_REDUCE_SUM = 34,
+    NK_OP_REDUCE_MAX = 35,
+    NK_OP_SLICE = 36,
+    NK_OP_MATMUL = 37,
+    NK_OP_LAYER_NORM = 38,
     /* one past the last float op */
-    NK_OP_TYPE_COUNT = 21,
+    NK_OP_TYPE_COUNT = 39,
     /* int8 ops (docs/NK_FORMAT.md "int8 ops") */
     NK_OP_CONV2D_I8 = 64,
     NK_OP_DEPTHWISE_CONV2D_I8 = 65,
@@ -65,6 +83,24 @@ enum nk_op_type {
     X(NK_OP_RESHAPE, "reshape") \
     X(NK_OP_PAD, "pad") \
     X(NK_OP_TRANSPOSE, "transpose") \
+    X(NK_OP_SUB, "sub") \
+    X(NK_OP_DIV, "div") \
+    X(NK_OP_MAXIMUM, "maximum") \
+    X(NK_OP_MINIMUM, "minimum") \
+    X(NK_OP_POW, "pow") \
+    X(NK_OP_EXP, "exp") \
+    X(NK_OP_SQRT, "sqrt") \
+    X(NK_OP_NEG, "neg") \
+    X(NK_OP_ABS, "abs") \
+    X(NK_OP_RECIPROCAL, "reciprocal") \
+    X(NK_OP_HARD_SIGMOID, "hard_sigmoid") \
+    X(NK_OP_HARD_SWISH, "hard_swish") \
+    X(NK_OP_REDUCE_MEAN, "reduce_mean") \
+    X(NK_OP_REDUCE_SUM, "reduce_sum") \
+    X(NK_OP_REDUCE_MAX, "reduce_max") \
+    X(NK_OP_SLICE, "slice") \
+    X(NK_OP_MATMUL, "matmul") \
+    X(NK_OP_LAYER_NORM, "layer_norm") \
     X(NK_OP_CONV2D_I8, "conv2d_i8") \
     X(NK_OP_DEPTHWISE_CONV2D_I8, "depthwise_conv2d_i8") \
     X(NK_OP_DENSE_I8, "dense_i8") \

@@ -1,5 +1,5 @@
-/* activation.c — RELU, CLIP, LEAKY_RELU, SIGMOID, TANH, GELU, SOFTMAX and
- * BATCH_NORM: ops whose output has input 0's shape and whose element i
+/* activation.c — RELU, CLIP, LEAKY_RELU, SIGMOID, TANH, GELU, HARD_SIGMOID,
+ * HARD_SWISH, SOFTMAX, BATCH_NORM and LAYER_NORM: ops whose output has input 0's shape and whose element i
  * depends only on input element i (softmax: on i's own row), so the planner
  * may run them in place (out == in0); the ref kernels allow that, and so do
  * the host kernels (kernels/host/vmath.c) that sigmoid, tanh, gelu and
@@ -121,6 +121,31 @@ nk_status nk_gelu_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
+/* ---- hard_sigmoid: alpha, beta; hard_swish (MobileNetV3) ---- */
+static nk_status nk_hard_sigmoid_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                          nk_error_t *err) {
+    nk_status s = nk_unary_validate(op, t, "hard_sigmoid", 2, err);
+    if (s != NK_OK)
+        return s;
+    if (!nk_ops_finite(nk_param_f32(op, 0)) || !nk_ops_finite(nk_param_f32(op, 1)))
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "hard_sigmoid",
+                           "alpha and beta must be finite");
+    return NK_OK;
+}
+nk_status nk_hard_sigmoid_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_hard_sigmoid_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x),
+                            nk_param_f32(op, 0), nk_param_f32(op, 1));
+    return NK_OK;
+}
+static nk_status nk_hard_swish_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                        nk_error_t *err) {
+    return nk_unary_validate(op, t, "hard_swish", 0, err);
+}
+nk_status nk_hard_swish_eval(const nk_op_rt *op, const nk_exec *x) {
+    nk_ref_hard_swish_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), nk_unary_n(op, x));
+    return NK_OK;
+}
+
 /* ---- softmax over the last axis: beta ---- */
 static nk_status nk_softmax_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                      nk_error_t *err) {
@@ -193,6 +218,61 @@ nk_status nk_bn_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
+/* ---- layer_norm: x, scale, bias (optional) [dims axis..rank-1 of x];
+ * axis i32, epsilon f32 ---- */
+static nk_status nk_layer_norm_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                        nk_error_t *err) {
+    const nk_tensor_rt *x;
+    int32_t axis, i, d;
+    nk_status s = nk_ops_check_io(op, t, "layer_norm", 2, 3, 2, 2, err);
+    if (s == NK_OK)
+        s = nk_ops_check_same_shape(op, t, "layer_norm", err);
+    if (s != NK_OK)
+        return s;
+    x = &t[op->in[0]];
+    axis = nk_param_i32(op, 0);
+    if (axis < 0 || axis >= (int32_t)x->rank) {
+        nk_msg m;
+        nk_msg_begin(&m, "layer_norm");
+        nk_msg_s(&m, "axis ");
+        nk_msg_i(&m, axis);
+        nk_msg_s(&m, " is outside input ");
+        nk_msg_dims(&m, x->dims, x->rank);
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
+    for (i = 1; i < (int32_t)op->n_in; i++) {
+        const nk_tensor_rt *p = nk_ops_in(op, t, (uint32_t)i);
+        int ok = p == NULL || p->rank == x->rank - axis;
+        for (d = 0; ok && p != NULL && d < (int32_t)p->rank; d++)
+            ok = p->dims[d] == x->dims[axis + d];
+        if (!ok) {
+            nk_msg m;
+            nk_msg_begin(&m, "layer_norm");
+            nk_msg_s(&m, i == 1 ? "scale " : "bias ");
+            nk_msg_dims(&m, p->dims, p->rank);
+            nk_msg_s(&m, " is not dims ");
+            nk_msg_i(&m, axis);
+            nk_msg_s(&m, ".. of input ");
+            nk_msg_dims(&m, x->dims, x->rank);
+            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+        }
+    }
+    if (!nk_ops_finite(nk_param_f32(op, 1)) || nk_param_f32(op, 1) < 0.0f)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "layer_norm",
+                           "epsilon must be finite and >= 0");
+    return NK_OK;
+}
+nk_status nk_layer_norm_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+    size_t n = 1;
+    int32_t d;
+    for (d = nk_param_i32(op, 0); d < (int32_t)in->rank; d++)
+        n *= (size_t)in->dims[d];
+    nk_ref_layer_norm_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), in->elems / n, n,
+                          nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2), nk_param_f32(op, 1));
+    return NK_OK;
+}
+
 /* Every op here runs in place, has one output and needs no workspace. */
 #define NK_INPLACE_DEF(var, name, type, n_in, n_params, validate, eval)                          \
     const nk_op_def var = {name,     type,     NK_F32,              NK_OPF_ELEMENTWISE,         \
@@ -211,5 +291,15 @@ NK_INPLACE_DEF(nk_op_softmax_f32, "softmax", NK_OP_SOFTMAX, 1, 1, nk_softmax_val
                nk_softmax_eval);
 NK_INPLACE_DEF(nk_op_batch_norm_f32, "batch_norm", NK_OP_BATCH_NORM, 5, 1, nk_bn_validate,
                nk_bn_eval);
+NK_INPLACE_DEF(nk_op_hard_sigmoid_f32, "hard_sigmoid", NK_OP_HARD_SIGMOID, 1, 2,
+               nk_hard_sigmoid_validate, nk_hard_sigmoid_eval);
+NK_INPLACE_DEF(nk_op_hard_swish_f32, "hard_swish", NK_OP_HARD_SWISH, 1, 0,
+               nk_hard_swish_validate, nk_hard_swish_eval);
+
+const nk_op_def nk_op_layer_norm_f32 = {
+    "layer_norm", NK_OP_LAYER_NORM, NK_F32, NK_OPF_ELEMENTWISE, 2, 3, 1, 2,
+    nk_layer_norm_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_layer_norm_eval,
+    NULL,
+};
 
 #undef NK_INPLACE_DEF

@@ -12,6 +12,13 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_gelu_f32,         &nk_op_softmax_f32,      &nk_op_add_f32,
     &nk_op_mul_f32,          &nk_op_concat_f32,       &nk_op_reshape_f32,
     &nk_op_pad_f32,          &nk_op_transpose_f32,
+    /* float ops from id 21 */
+    &nk_op_sub_f32,          &nk_op_div_f32,          &nk_op_maximum_f32,
+    &nk_op_minimum_f32,      &nk_op_pow_f32,          &nk_op_exp_f32,
+    &nk_op_sqrt_f32,         &nk_op_neg_f32,          &nk_op_abs_f32,
+    &nk_op_reciprocal_f32,   &nk_op_hard_sigmoid_f32, &nk_op_hard_swish_f32,
+    &nk_op_reduce_mean_f32,  &nk_op_reduce_sum_f32,   &nk_op_reduce_max_f32,
+    &nk_op_slice_f32,        &nk_op_matmul_f32,       &nk_op_layer_norm_f32,
     /* int8 (ids 64..75; QUANTIZE has an f32 and an i8 entry) */
     &nk_op_conv2d_i8,        &nk_op_depthwise_conv2d_i8, &nk_op_dense_i8,
     &nk_op_avg_pool2d_i8,    &nk_op_max_pool2d_i8,    &nk_op_add_i8,

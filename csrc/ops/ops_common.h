@@ -34,6 +34,24 @@ NK_HIDDEN extern const nk_op_def nk_op_concat_f32;
 NK_HIDDEN extern const nk_op_def nk_op_reshape_f32;
 NK_HIDDEN extern const nk_op_def nk_op_pad_f32;
 NK_HIDDEN extern const nk_op_def nk_op_transpose_f32;
+NK_HIDDEN extern const nk_op_def nk_op_sub_f32;
+NK_HIDDEN extern const nk_op_def nk_op_div_f32;
+NK_HIDDEN extern const nk_op_def nk_op_maximum_f32;
+NK_HIDDEN extern const nk_op_def nk_op_minimum_f32;
+NK_HIDDEN extern const nk_op_def nk_op_pow_f32;
+NK_HIDDEN extern const nk_op_def nk_op_exp_f32;
+NK_HIDDEN extern const nk_op_def nk_op_sqrt_f32;
+NK_HIDDEN extern const nk_op_def nk_op_neg_f32;
+NK_HIDDEN extern const nk_op_def nk_op_abs_f32;
+NK_HIDDEN extern const nk_op_def nk_op_reciprocal_f32;
+NK_HIDDEN extern const nk_op_def nk_op_hard_sigmoid_f32;
+NK_HIDDEN extern const nk_op_def nk_op_hard_swish_f32;
+NK_HIDDEN extern const nk_op_def nk_op_reduce_mean_f32;
+NK_HIDDEN extern const nk_op_def nk_op_reduce_sum_f32;
+NK_HIDDEN extern const nk_op_def nk_op_reduce_max_f32;
+NK_HIDDEN extern const nk_op_def nk_op_slice_f32;
+NK_HIDDEN extern const nk_op_def nk_op_matmul_f32;
+NK_HIDDEN extern const nk_op_def nk_op_layer_norm_f32;
 
 /* ---- error messages without stdio (on top of format.h's nk_msg) ---- */
 

@@ -1,4 +1,4 @@
-/* shape_ops.c — CONCAT, RESHAPE, PAD and TRANSPOSE: data movement. The
+/* shape_ops.c — CONCAT, RESHAPE, PAD, TRANSPOSE and SLICE: data movement. The
  * evals move elements of the output's dtype size, so the i8 entries
  * (shape_i8.c) share them. */
 #include "ops_common.h"
@@ -248,6 +248,63 @@ nk_status nk_ops_transpose_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
+/* ---- slice: begin[rank], step[rank] (step != 0; output dims from the
+ * output tensor; every index read is inside the input) ---- */
+static nk_status nk_slice_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    const nk_tensor_rt *x, *out;
+    int32_t d;
+    nk_status s = nk_ops_check_io(op, t, "slice", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
+    if (s != NK_OK)
+        return s;
+    x = &t[op->in[0]];
+    out = &t[op->out[0]];
+    if (op->n_params != 2u * x->rank || out->rank != x->rank) {
+        nk_msg m;
+        nk_msg_begin(&m, "slice");
+        nk_msg_s(&m, "has ");
+        nk_msg_i(&m, op->n_params);
+        nk_msg_s(&m, " params and a rank-");
+        nk_msg_i(&m, out->rank);
+        nk_msg_s(&m, " output for a rank-");
+        nk_msg_i(&m, x->rank);
+        nk_msg_s(&m, " input (want begin and step per dim, same rank)");
+        return nk_msg_fail(&m, err, NK_ERR_FORMAT);
+    }
+    for (d = 0; d < (int32_t)x->rank; d++) {
+        const int64_t begin = nk_param_i32(op, (uint32_t)d);
+        const int64_t step = nk_param_i32(op, x->rank + (uint32_t)d);
+        const int64_t last = begin + (int64_t)(out->dims[d] - 1) * step;
+        if (step == 0 || begin < 0 || begin >= x->dims[d] || last < 0 || last >= x->dims[d]) {
+            nk_msg m;
+            nk_msg_begin(&m, "slice");
+            nk_msg_s(&m, "dim ");
+            nk_msg_i(&m, d);
+            nk_msg_s(&m, ": begin ");
+            nk_msg_i(&m, begin);
+            nk_msg_s(&m, " step ");
+            nk_msg_i(&m, step);
+            nk_msg_s(&m, " for ");
+            nk_msg_i(&m, out->dims[d]);
+            nk_msg_s(&m, " outputs leaves input ");
+            nk_msg_dims(&m, x->dims, x->rank);
+            return nk_msg_fail(&m, err, NK_ERR_SHAPE);
+        }
+    }
+    return NK_OK;
+}
+
+nk_status nk_ops_slice_eval(const nk_op_rt *op, const nk_exec *x) {
+    const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
+    int32_t begin[NK_MAX_DIMS], step[NK_MAX_DIMS], d;
+    for (d = 0; d < (int32_t)in->rank; d++) {
+        begin[d] = nk_param_i32(op, (uint32_t)d);
+        step[d] = nk_param_i32(op, in->rank + (uint32_t)d);
+    }
+    nk_ref_slice(x->data[op->in[0]], in->dims, in->rank, begin, step, x->data[op->out[0]],
+                 nk_ops_tout(op, x)->dims, nk_ops_elem_size(in));
+    return NK_OK;
+}
+
 const nk_op_def nk_op_concat_f32 = {
     "concat", NK_OP_CONCAT, NK_F32, 0, 1, NK_OP_MAX_IN, 1, 1,
     nk_concat_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_concat_eval,
@@ -269,5 +326,11 @@ const nk_op_def nk_op_pad_f32 = {
 const nk_op_def nk_op_transpose_f32 = {
     "transpose", NK_OP_TRANSPOSE, NK_F32, 0, 1, 1, 1, 0,
     nk_transpose_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_transpose_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_slice_f32 = {
+    "slice", NK_OP_SLICE, NK_F32, 0, 1, 1, 1, 0,
+    nk_slice_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_slice_eval,
     NULL,
 };

@@ -462,13 +462,21 @@ func concatShape(n *Node) ([]int, int, error) {
 
 // foldSlice evaluates Slice (opset 10+: starts, ends, axes, steps inputs;
 // before: attributes) on a constant.
-func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
+// sliceGeometry resolves an ONNX Slice (starts, ends, axes, steps as
+// constant inputs, or attributes before opset 10) into the first index, the
+// step and the element count per dim of its input.
+func sliceGeometry(n *Node) (begin, step, count []int, err error) {
 	x := n.In[0]
 	r := len(x.Shape)
 	var starts, ends, axes, steps []int64
 	if n.src.opset >= 10 {
-		if len(n.In) < 3 {
-			return nil, fmt.Errorf("Slice needs starts and ends")
+		if len(n.In) < 3 || n.In[1] == nil || n.In[2] == nil {
+			return nil, nil, nil, fmt.Errorf("Slice needs starts and ends")
+		}
+		for _, t := range n.In[1:] {
+			if t != nil && !t.Const {
+				return nil, nil, nil, fmt.Errorf("starts, ends, axes and steps must be constants")
+			}
 		}
 		starts, ends = ints(n.In[1]), ints(n.In[2])
 		if len(n.In) > 3 && n.In[3] != nil {
@@ -489,9 +497,9 @@ func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
 		}
 	}
 	if len(ends) != len(starts) || (axes != nil && len(axes) != len(starts)) || (steps != nil && len(steps) != len(starts)) {
-		return nil, fmt.Errorf("Slice inputs disagree in length")
+		return nil, nil, nil, fmt.Errorf("Slice inputs disagree in length")
 	}
-	begin, step, count := make([]int, r), make([]int, r), slices.Clone(x.Shape)
+	begin, step, count = make([]int, r), make([]int, r), slices.Clone(x.Shape)
 	for k := range step {
 		step[k] = 1
 	}
@@ -500,7 +508,7 @@ func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
 		if axes != nil {
 			a, err := normAxis(int(axes[i]), r)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			axis = a
 		}
@@ -509,7 +517,7 @@ func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
 			st = steps[i]
 		}
 		if st == 0 {
-			return nil, fmt.Errorf("Slice step 0")
+			return nil, nil, nil, fmt.Errorf("Slice step 0")
 		}
 		dim := int64(x.Shape[axis])
 		clampIdx := func(v, lo, hi int64) int64 {
@@ -536,7 +544,17 @@ func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
 		begin[axis], step[axis], count[axis] = int(b), int(st), int(c)
 	}
 	if prod(count) == 0 {
-		return nil, fmt.Errorf("Slice gives an empty tensor")
+		return nil, nil, nil, fmt.Errorf("Slice gives an empty tensor")
+	}
+	return begin, step, count, nil
+}
+
+func (g *Graph) foldSlice(n *Node) ([]*Tensor, error) {
+	x := n.In[0]
+	r := len(x.Shape)
+	begin, step, count, err := sliceGeometry(n)
+	if err != nil {
+		return nil, err
 	}
 	strides := make([]int, r)
 	sz := 1

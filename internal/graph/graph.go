@@ -70,6 +70,9 @@ type Node struct {
 	Pads   []int     // PAD: before..., after...
 	Mode   int       // PAD mode; GELU approximate
 	Perm   []int     // TRANSPOSE (logical)
+	Axes   []int     // REDUCE_*: the logical dims reduced
+	Begin  []int     // SLICE: first index per logical dim
+	Step   []int     // SLICE: step per logical dim (non-zero)
 	HasAct bool      // the op takes an act_min/act_max clamp
 	ActMin float32
 	ActMax float32

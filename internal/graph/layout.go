@@ -126,14 +126,20 @@ func (g *Graph) assignLayout() {
 			out.Perm = p
 		case nkfile.OpDense:
 			n.In[0] = l.ensure(n.In[0], nil)
+		case nkfile.OpMatMul:
+			n.In[0], n.In[1] = l.ensure(n.In[0], nil), l.ensure(n.In[1], nil)
+		case nkfile.OpLayerNorm:
+			// normalizes the trailing logical dims: the input in logical order
+			n.In[0] = l.ensure(n.In[0], nil)
 		case nkfile.OpReshape:
 			x := n.In[0]
 			if !l.flattenIntoDense(n, cons) {
 				n.In[0] = l.ensure(x, nil)
 			}
-		case nkfile.OpRelu, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSigmoid, nkfile.OpTanh, nkfile.OpGelu:
+		case nkfile.OpRelu, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSigmoid, nkfile.OpTanh, nkfile.OpGelu,
+			nkfile.OpExp, nkfile.OpSqrt, nkfile.OpNeg, nkfile.OpAbs, nkfile.OpReciprocal, nkfile.OpHardSigmoid, nkfile.OpHardSwish:
 			out.Perm = n.In[0].Perm
-		case nkfile.OpAdd, nkfile.OpMul:
+		case nkfile.OpAdd, nkfile.OpMul, nkfile.OpSub, nkfile.OpDiv, nkfile.OpMaximum, nkfile.OpMinimum, nkfile.OpPow:
 			r := len(out.Shape)
 			var target []int
 			for _, t := range n.In {
@@ -157,6 +163,10 @@ func (g *Graph) assignLayout() {
 				n.In[i] = l.ensure(t, target)
 			}
 			out.Perm = target
+		case nkfile.OpReduceMean, nkfile.OpReduceSum, nkfile.OpReduceMax, nkfile.OpSlice:
+			// rank-keeping: the op works on the input's physical dims
+			// (ToNK maps the axes, begins and steps), the output keeps its order
+			out.Perm = n.In[0].Perm
 		case nkfile.OpSoftmax:
 			x := n.In[0]
 			r := len(x.Shape)

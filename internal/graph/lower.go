@@ -30,6 +30,22 @@ var allowedAttrs = map[string][]string{
 	"Sub":                {},
 	"Mul":                {},
 	"Div":                {},
+	"Pow":                {},
+	"Max":                {},
+	"Min":                {},
+	"Exp":                {},
+	"Sqrt":               {},
+	"Neg":                {},
+	"Abs":                {},
+	"Reciprocal":         {},
+	"HardSigmoid":        {"alpha", "beta"},
+	"HardSwish":          {},
+	"ReduceMean":         {"axes", "keepdims", "noop_with_empty_axes"},
+	"ReduceSum":          {"axes", "keepdims", "noop_with_empty_axes"},
+	"ReduceMax":          {"axes", "keepdims", "noop_with_empty_axes"},
+	"Slice":              {"starts", "ends", "axes"},
+	"Split":              {"axis", "split", "num_outputs"},
+	"LayerNormalization": {"axis", "epsilon", "stash_type"},
 	"Flatten":            {"axis"},
 	"Reshape":            {"allowzero"},
 	"Squeeze":            {"axes"},
@@ -203,13 +219,19 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 	if x == nil {
 		return nil, fmt.Errorf("input 0 is absent")
 	}
-	if x.Const && n.Op != "Add" && n.Op != "Mul" && n.Op != "Concat" {
+	if _, binary := binaryKinds[n.Op]; x.Const && !binary && n.Op != "Concat" {
 		return nil, fmt.Errorf("input 0 is a constant the importer cannot fold")
 	}
 	for i, t := range n.In {
 		if t != nil && t.Int && !t.Const {
 			return nil, fmt.Errorf("input %d is an integer tensor; netkit runs float32", i)
 		}
+	}
+	if n.Op == "Split" {
+		return g.lowerSplit(n)
+	}
+	if n.Op == "LayerNormalization" {
+		return g.lowerLayerNorm(n)
 	}
 	out := n.Out[0]
 	for i, t := range n.Out[1:] {
@@ -237,6 +259,9 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		return g.lowerPool(n)
 	case "Gemm", "MatMul":
+		if n.Op == "MatMul" && !n.In[1].Const {
+			return g.lowerMatMul(n)
+		}
 		return g.lowerDense(n)
 	case "GlobalAveragePool":
 		if len(x.Shape) != 4 {
@@ -329,47 +354,25 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 			{Op: n.Op, Kind: nkfile.OpSoftmax, Name: n.Name, In: []*Tensor{flat}, Out: []*Tensor{soft}, Axis: 1, Floats: []float32{1}},
 			{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/back", In: []*Tensor{soft}, Out: []*Tensor{out}},
 		}, nil
-	case "Add", "Mul", "Sub", "Div":
-		a, b := n.In[0], n.In[1]
-		if b == nil {
-			return nil, fmt.Errorf("input 1 is absent")
-		}
-		kind := nkfile.OpAdd
-		if n.Op == "Mul" || n.Op == "Div" {
-			kind = nkfile.OpMul
-		}
-		if n.Op == "Sub" || n.Op == "Div" {
-			// x - c and x / c become x + (-c) and x * (1/c); other forms need ops netkit lacks.
-			if a.Const || !b.Const {
-				return nil, fmt.Errorf("only a computed tensor %s a constant is supported", map[string]string{"Sub": "minus", "Div": "divided by"}[n.Op])
-			}
-			f := floats(b)
-			c := &Tensor{Name: b.Name + "_" + n.Op, Shape: slices.Clone(b.Shape), Const: true, F: make([]float32, len(f))}
-			for i, v := range f {
-				if n.Op == "Sub" {
-					c.F[i] = -v
-				} else {
-					c.F[i] = 1 / v
-				}
-			}
-			b = c
-		}
-		if a.Const && b.Const {
-			return nil, fmt.Errorf("both inputs are constants")
-		}
-		shape, err := broadcastShape(a.Shape, b.Shape)
+	case "Add", "Mul", "Sub", "Div", "Pow", "Max", "Min":
+		return g.lowerBinary(n)
+	case "Exp", "Sqrt", "Neg", "Abs", "Reciprocal", "HardSwish":
+		return same(unaryKinds[n.Op]), nil
+	case "ReduceMean", "ReduceSum", "ReduceMax":
+		return g.lowerReduce(n)
+	case "Slice":
+		begin, step, count, err := sliceGeometry(n)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range []*Tensor{a, b} {
-			if t.Int {
-				return nil, fmt.Errorf("integer constant %q in float arithmetic", t.Name)
-			}
-		}
-		out.Shape = shape
-		m := nk(kind, a, b)
-		m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+		out.Shape = count
+		m := nk(nkfile.OpSlice, x)
+		m.Begin, m.Step = begin, step
 		return []*Node{m}, nil
+	case "HardSigmoid":
+		nodes := same(nkfile.OpHardSigmoid)
+		nodes[0].Floats = []float32{s.float("alpha", 0.2), s.float("beta", 0.5)}
+		return nodes, nil
 	case "Concat":
 		shape, axis, err := concatShape(n)
 		if err != nil {
@@ -418,6 +421,321 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		return []*Node{nk(nkfile.OpReshape, x)}, nil
 	}
 	return nil, fmt.Errorf("op type is not supported")
+}
+
+// binaryKinds maps the ONNX elementwise ops with two (Max, Min: one or
+// more) broadcasting inputs to their nk op.
+var binaryKinds = map[string]nkfile.OpType{
+	"Add": nkfile.OpAdd, "Mul": nkfile.OpMul, "Sub": nkfile.OpSub, "Div": nkfile.OpDiv,
+	"Pow": nkfile.OpPow, "Max": nkfile.OpMaximum, "Min": nkfile.OpMinimum,
+}
+
+// unaryKinds maps the parameterless ONNX elementwise math ops to their nk op.
+var unaryKinds = map[string]nkfile.OpType{
+	"Exp": nkfile.OpExp, "Sqrt": nkfile.OpSqrt, "Neg": nkfile.OpNeg, "Abs": nkfile.OpAbs,
+	"Reciprocal": nkfile.OpReciprocal, "HardSwish": nkfile.OpHardSwish,
+}
+
+// lowerBinary lowers a broadcasting binary op; Max and Min over n inputs
+// become a chain of n-1 ops (one input: a copy). x - c and x / c by a
+// constant become ADD of -c and MUL by 1/c, which the Dense/Conv bias and
+// scale folds recognise.
+func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
+	out := n.Out[0]
+	kind := binaryKinds[n.Op]
+	ins := n.In
+	if slices.Contains(ins, nil) {
+		return nil, fmt.Errorf("an input is absent")
+	}
+	if len(ins) == 1 {
+		out.Shape = slices.Clone(ins[0].Shape)
+		return []*Node{{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name, In: []*Tensor{ins[0]}, Out: []*Tensor{out}}}, nil
+	}
+	if len(ins) > 2 && n.Op != "Max" && n.Op != "Min" {
+		return nil, fmt.Errorf("%d inputs, want 2", len(ins))
+	}
+	runtime := false
+	for i, t := range ins {
+		runtime = runtime || !t.Const
+		// an integer exponent is exact in float; other integer operands are not float arithmetic
+		if t.Int && !(n.Op == "Pow" && i == 1) {
+			return nil, fmt.Errorf("integer constant %q in float arithmetic", t.Name)
+		}
+	}
+	if !runtime {
+		return nil, fmt.Errorf("all inputs are constants")
+	}
+	var nodes []*Node
+	acc := ins[0]
+	for i, b := range ins[1:] {
+		a := acc
+		k := kind
+		if b.Int {
+			b = &Tensor{Name: b.Name, Shape: slices.Clone(b.Shape), Const: true, F: floats(b)}
+		}
+		if (n.Op == "Sub" || n.Op == "Div") && b.Const && !a.Const {
+			f := floats(b)
+			c := &Tensor{Name: b.Name + "_" + n.Op, Shape: slices.Clone(b.Shape), Const: true, F: make([]float32, len(f))}
+			for j, v := range f {
+				if n.Op == "Sub" {
+					c.F[j] = -v
+				} else {
+					c.F[j] = 1 / v
+				}
+			}
+			b, k = c, map[string]nkfile.OpType{"Sub": nkfile.OpAdd, "Div": nkfile.OpMul}[n.Op]
+		}
+		shape, err := broadcastShape(a.Shape, b.Shape)
+		if err != nil {
+			return nil, err
+		}
+		y := out
+		if i < len(ins)-2 {
+			y = &Tensor{Name: fmt.Sprintf("%s_%d", out.Name, i)}
+		}
+		y.Shape = shape
+		m := &Node{Op: n.Op, Kind: k, Name: n.Name, In: []*Tensor{a, b}, Out: []*Tensor{y}}
+		m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+		nodes = append(nodes, m)
+		acc = y
+	}
+	return nodes, nil
+}
+
+// lowerMatMul lowers a MatMul whose right-hand side is computed (attention's
+// Q @ K^T, scores @ V) to MATMUL; rank-1 operands are refused.
+func (g *Graph) lowerMatMul(n *Node) ([]*Node, error) {
+	a, b, out := n.In[0], n.In[1], n.Out[0]
+	if a.Const {
+		return nil, fmt.Errorf("a constant left-hand side with a computed right-hand side is not supported")
+	}
+	shape, err := nkfile.MatMulShape(a.Shape, b.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("%v (rank-1 operands are not supported)", err)
+	}
+	out.Shape = shape
+	m := &Node{Op: n.Op, Kind: nkfile.OpMatMul, Name: n.Name, In: []*Tensor{a, b}, Out: []*Tensor{out}}
+	m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+	return []*Node{m}, nil
+}
+
+// lowerLayerNorm lowers LayerNormalization to LAYER_NORM over dims axis..;
+// a constant scale or bias that broadcasts to those dims is expanded. The
+// optional Mean and InvStdDev outputs, when used, are computed by REDUCE_MEAN,
+// SUB, MUL, ADD, SQRT and RECIPROCAL next to it.
+func (g *Graph) lowerLayerNorm(n *Node) ([]*Node, error) {
+	x, out, s := n.In[0], n.Out[0], n.src
+	r := len(x.Shape)
+	if st := s.int("stash_type", 1); st != 1 {
+		return nil, fmt.Errorf("attribute stash_type=%d is not supported (float32 statistics only)", st)
+	}
+	axis, err := normAxis(s.int("axis", -1), r)
+	if err != nil {
+		return nil, fmt.Errorf("attribute %v", err)
+	}
+	eps := s.float("epsilon", 1e-5)
+	norm := x.Shape[axis:]
+	params := []*Tensor{x}
+	for i, p := range n.In[1:min(len(n.In), 3)] {
+		switch {
+		case p == nil:
+		case slices.Equal(p.Shape, norm):
+		case p.Const:
+			if _, err := broadcastShape(norm, p.Shape); err != nil || len(p.Shape) > len(norm) {
+				return nil, fmt.Errorf("input %d %v does not broadcast to dims %d.. %v of the input", i+1, p.Shape, axis, norm)
+			}
+			full, f := make([]float32, prod(norm)), floats(p)
+			for j, src := range broadcastIndex(norm, p.Shape) {
+				full[j] = f[src]
+			}
+			p = &Tensor{Name: p.Name + "_full", Shape: slices.Clone(norm), Const: true, F: full}
+		default:
+			return nil, fmt.Errorf("input %d %v is computed and not dims %d.. %v of the input", i+1, p.Shape, axis, norm)
+		}
+		params = append(params, p)
+	}
+	if len(params) == 3 && params[2] == nil {
+		params = params[:2]
+	}
+	if len(params) < 2 || params[1] == nil {
+		return nil, fmt.Errorf("needs a scale (input 1)")
+	}
+	if p := params[1]; p.Int || (len(params) == 3 && params[2].Int) {
+		return nil, fmt.Errorf("integer scale or bias")
+	}
+	out.Shape = slices.Clone(x.Shape)
+	m := &Node{Op: n.Op, Kind: nkfile.OpLayerNorm, Name: n.Name, In: params, Out: []*Tensor{out}, Axis: axis, Floats: []float32{eps}}
+	nodes := []*Node{m}
+	var meanOut, invOut *Tensor
+	if len(n.Out) > 1 && n.Out[1].Name != "" {
+		meanOut = n.Out[1]
+	}
+	if len(n.Out) > 2 && n.Out[2].Name != "" {
+		invOut = n.Out[2]
+	}
+	if meanOut == nil && invOut == nil {
+		return nodes, nil
+	}
+	stat := slices.Clone(x.Shape)
+	var axes []int
+	for k := axis; k < r; k++ {
+		stat[k] = 1
+		axes = append(axes, k)
+	}
+	op := func(kind nkfile.OpType, name string, y *Tensor, in ...*Tensor) *Tensor {
+		if y == nil {
+			y = &Tensor{Name: n.Name + "/" + name}
+		}
+		y.Shape = slices.Clone(in[0].Shape)
+		if kind == nkfile.OpReduceMean {
+			y.Shape = slices.Clone(stat)
+		}
+		nd := &Node{Op: n.Op, Kind: kind, Name: n.Name + "/" + name, In: in, Out: []*Tensor{y}, Axes: axes}
+		switch kind {
+		case nkfile.OpSub, nkfile.OpMul, nkfile.OpAdd:
+			nd.HasAct, nd.ActMin, nd.ActMax = true, negInf, inf
+			y.Shape, _ = broadcastShape(in[0].Shape, in[1].Shape)
+		}
+		nodes = append(nodes, nd)
+		return y
+	}
+	mean := op(nkfile.OpReduceMean, "mean", meanOut, x)
+	if invOut != nil {
+		d := op(nkfile.OpSub, "centered", nil, x, mean)
+		v := op(nkfile.OpReduceMean, "var", nil, op(nkfile.OpMul, "squared", nil, d, d))
+		e := &Tensor{Name: n.Name + "/epsilon", Shape: []int{}, Const: true, F: []float32{eps}}
+		op(nkfile.OpReciprocal, "inv_std_dev", invOut, op(nkfile.OpSqrt, "std_dev", nil, op(nkfile.OpAdd, "var_eps", nil, v, e)))
+	}
+	return nodes, nil
+}
+
+// reduceKinds maps the ONNX reductions to their nk op.
+var reduceKinds = map[string]nkfile.OpType{
+	"ReduceMean": nkfile.OpReduceMean, "ReduceSum": nkfile.OpReduceSum, "ReduceMax": nkfile.OpReduceMax,
+}
+
+// lowerReduce lowers ReduceMean/Sum/Max: the nk op keeps the rank, and a
+// RESHAPE (free) drops the reduced dims when keepdims is 0. The axes are an
+// attribute, or from ReduceSum 13 and opset 18 a constant input 1.
+func (g *Graph) lowerReduce(n *Node) ([]*Node, error) {
+	x, out, s := n.In[0], n.Out[0], n.src
+	r := len(x.Shape)
+	var axes []int
+	switch {
+	case len(n.In) > 1 && n.In[1] != nil:
+		if !n.In[1].Const {
+			return nil, fmt.Errorf("axes (input 1) must be a constant")
+		}
+		for _, a := range ints(n.In[1]) {
+			axes = append(axes, int(a))
+		}
+	default:
+		axes = s.ints("axes", nil)
+	}
+	if len(axes) == 0 {
+		if s.int("noop_with_empty_axes", 0) != 0 {
+			out.Shape = slices.Clone(x.Shape)
+			return []*Node{{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name, In: []*Tensor{x}, Out: []*Tensor{out}}}, nil
+		}
+		for k := range r {
+			axes = append(axes, k)
+		}
+	}
+	reduced := make([]bool, r)
+	for _, a := range axes {
+		k, err := normAxis(a, r)
+		if err != nil {
+			return nil, fmt.Errorf("axes %v: %v", axes, err)
+		}
+		reduced[k] = true
+	}
+	kept, dropped := slices.Clone(x.Shape), []int{}
+	var logical []int
+	for k := range r {
+		if reduced[k] {
+			kept[k] = 1
+			logical = append(logical, k)
+		} else {
+			dropped = append(dropped, x.Shape[k])
+		}
+	}
+	m := &Node{Op: n.Op, Kind: reduceKinds[n.Op], Name: n.Name, In: []*Tensor{x}, Out: []*Tensor{out}, Axes: logical}
+	if s.int("keepdims", 1) != 0 {
+		out.Shape = kept
+		return []*Node{m}, nil
+	}
+	mid := &Tensor{Name: out.Name + "_keepdims", Shape: kept}
+	m.Out = []*Tensor{mid}
+	out.Shape = dropped
+	return []*Node{m, {Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/squeeze", In: []*Tensor{mid}, Out: []*Tensor{out}}}, nil
+}
+
+// lowerSplit lowers Split into one SLICE per output along the axis: sizes
+// from the constant input 1 (opset 13+), the split attribute, num_outputs
+// (opset 18: the last part may be smaller) or equal parts.
+func (g *Graph) lowerSplit(n *Node) ([]*Node, error) {
+	x, s := n.In[0], n.src
+	r := len(x.Shape)
+	axis, err := normAxis(s.int("axis", 0), r)
+	if err != nil {
+		return nil, fmt.Errorf("attribute %v", err)
+	}
+	dim, parts := x.Shape[axis], len(n.Out)
+	var sizes []int
+	switch {
+	case len(n.In) > 1 && n.In[1] != nil:
+		if !n.In[1].Const {
+			return nil, fmt.Errorf("split (input 1) must be a constant")
+		}
+		for _, v := range ints(n.In[1]) {
+			sizes = append(sizes, int(v))
+		}
+	case s.attr("split") != nil:
+		sizes = s.ints("split", nil)
+	case s.attr("num_outputs") != nil:
+		k := s.int("num_outputs", 0)
+		if k != parts || k < 1 {
+			return nil, fmt.Errorf("attribute num_outputs=%d for %d outputs", k, parts)
+		}
+		chunk := (dim + k - 1) / k
+		for i := range k {
+			sizes = append(sizes, max(0, min(chunk, dim-i*chunk)))
+		}
+	default:
+		if dim%parts != 0 {
+			return nil, fmt.Errorf("axis %d of %v does not split into %d equal parts", axis, x.Shape, parts)
+		}
+		for range parts {
+			sizes = append(sizes, dim/parts)
+		}
+	}
+	total := 0
+	for _, v := range sizes {
+		if v < 1 {
+			return nil, fmt.Errorf("split sizes %v: netkit tensors are never empty", sizes)
+		}
+		total += v
+	}
+	if len(sizes) != parts || total != dim {
+		return nil, fmt.Errorf("split sizes %v do not cover axis %d (%d) in %d outputs", sizes, axis, dim, parts)
+	}
+	var nodes []*Node
+	off := 0
+	for i, out := range n.Out {
+		begin, step := make([]int, r), make([]int, r)
+		for k := range step {
+			step[k] = 1
+		}
+		begin[axis] = off
+		out.Shape = slices.Clone(x.Shape)
+		out.Shape[axis] = sizes[i]
+		off += sizes[i]
+		if out.Name == "" {
+			continue // an unused output
+		}
+		nodes = append(nodes, &Node{Op: n.Op, Kind: nkfile.OpSlice, Name: n.Name + "/" + out.Name, In: []*Tensor{x}, Out: []*Tensor{out}, Begin: begin, Step: step})
+	}
+	return nodes, nil
 }
 
 // resolvePads returns begin/end pads per spatial axis for a window op,

@@ -212,6 +212,11 @@ var conformancePrefixes = []string{
 	"test_averagepool_", "test_globalaveragepool", "test_batchnorm_", "test_add", "test_mul",
 	"test_flatten_", "test_reshape_", "test_concat_", "test_constant_pad", "test_edge_pad",
 	"test_reflect_pad", "test_transpose_", "test_dropout", "test_identity",
+	"test_sub", "test_div", "test_max_", "test_min_", "test_pow", "test_exp_", "test_sqrt_", "test_neg_",
+	"test_abs", "test_reciprocal_", "test_hardsigmoid", "test_hardswish",
+	"test_reduce_mean_", "test_reduce_max_", "test_reduce_sum_default_", "test_reduce_sum_do_not_",
+	"test_reduce_sum_empty_", "test_reduce_sum_keepdims_", "test_reduce_sum_negative_", "test_squeeze",
+	"test_unsqueeze", "test_slice", "test_split_", "test_layer_normalization_",
 }
 
 // parameterInputs names, per op, the inputs that are parameters rather than
@@ -219,6 +224,7 @@ var conformancePrefixes = []string{
 // values for them when the test feeds them as graph inputs.
 var parameterInputs = map[string]int{
 	"Conv": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 1, "Clip": 1, "Reshape": 1, "Pad": 1,
+	"ReduceMean": 1, "ReduceSum": 1, "ReduceMax": 1, "Slice": 1, "Split": 1, "Squeeze": 1, "Unsqueeze": 1,
 }
 
 func readTensorPB(t *testing.T, path string) *onnx.Tensor {
@@ -234,6 +240,11 @@ type caseResult struct {
 }
 
 func runONNXCase(t *testing.T, dir string) caseResult {
+	return runONNXCaseWith(t, dir, parameterInputs)
+}
+
+// runONNXCaseWith runs one case, freezing the inputs params names.
+func runONNXCaseWith(t *testing.T, dir string, params map[string]int) caseResult {
 	name := filepath.Base(dir)
 	m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
@@ -251,7 +262,7 @@ func runONNXCase(t *testing.T, dir string) caseResult {
 	}
 	frozen := map[string]bool{}
 	for _, n := range m.Graph.Nodes {
-		if first, ok := parameterInputs[n.OpType]; ok {
+		if first, ok := params[n.OpType]; ok {
 			for _, in := range n.Inputs[min(first, len(n.Inputs)):] {
 				frozen[in] = true
 			}
@@ -355,4 +366,16 @@ func TestONNXConformance(t *testing.T) {
 	t.Logf("ONNX conformance: %d cases: pass %d, refused %d, fail %d", len(dirs), counts["pass"], counts["refused"], counts["fail"])
 	assert.Zero(t, counts["fail"])
 	assert.Positive(t, counts["pass"])
+}
+
+// ONNX's MatMul node tests with the right-hand side fed at run time (as in
+// attention), which lowers to MATMUL instead of DENSE; batched 3-D and 4-D.
+func TestONNXMatMulComputedRHS(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	for _, c := range []string{"test_matmul_2d", "test_matmul_3d", "test_matmul_4d"} {
+		r := runONNXCaseWith(t, filepath.Join(onnxTestData, "node", c), map[string]int{})
+		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
 }

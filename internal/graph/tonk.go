@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/netkit/netkit/internal/nkfile"
 )
@@ -62,17 +63,36 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = append(op.Params, nkfile.I32Word(v))
 		}
 		switch n.Kind {
-		case nkfile.OpBatchNorm, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSoftmax:
+		case nkfile.OpBatchNorm, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSoftmax, nkfile.OpHardSigmoid:
 			op.Params = append(op.Params, nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpGelu:
 			op.Params = nkfile.I32Words(n.Mode)
 		case nkfile.OpConcat:
 			op.Params = nkfile.I32Words(n.Axis)
+		case nkfile.OpLayerNorm:
+			op.Params = append(nkfile.I32Words(n.Axis), nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpPad:
 			r := len(n.Pads) / 2
 			op.Params = nkfile.PadWords(nkfile.PadMode(n.Mode), n.Floats[0], n.Pads[:r], n.Pads[r:])
 		case nkfile.OpTranspose:
 			op.Params = nkfile.I32Words(n.Perm...)
+		case nkfile.OpReduceMean, nkfile.OpReduceSum, nkfile.OpReduceMax:
+			// physical dim k holds logical dim p[k]
+			p := permOrIdentity(n.In[0].Perm, len(n.In[0].Shape))
+			mask := uint32(0)
+			for k, lk := range p {
+				if slices.Contains(n.Axes, lk) {
+					mask |= 1 << k
+				}
+			}
+			op.Params = []uint32{mask}
+		case nkfile.OpSlice:
+			p := permOrIdentity(n.In[0].Perm, len(n.In[0].Shape))
+			begin, step := make([]int, len(p)), make([]int, len(p))
+			for k, lk := range p {
+				begin[k], step[k] = n.Begin[lk], n.Step[lk]
+			}
+			op.Params = nkfile.SliceWords(begin, step)
 		}
 		if n.HasAct {
 			c := nkfile.Clamp{Min: n.ActMin, Max: n.ActMax}

@@ -24,6 +24,24 @@ const (
 	OpReshape         OpType = 18
 	OpPad             OpType = 19
 	OpTranspose       OpType = 20
+	OpSub             OpType = 21
+	OpDiv             OpType = 22
+	OpMaximum         OpType = 23
+	OpMinimum         OpType = 24
+	OpPow             OpType = 25
+	OpExp             OpType = 26
+	OpSqrt            OpType = 27
+	OpNeg             OpType = 28
+	OpAbs             OpType = 29
+	OpReciprocal      OpType = 30
+	OpHardSigmoid     OpType = 31
+	OpHardSwish       OpType = 32
+	OpReduceMean      OpType = 33
+	OpReduceSum       OpType = 34
+	OpReduceMax       OpType = 35
+	OpSlice           OpType = 36
+	OpMatMul          OpType = 37
+	OpLayerNorm       OpType = 38
 
 	// int8 ops (docs/NK_FORMAT.md "int8 ops")
 	OpConv2DI8          OpType = 64
@@ -39,7 +57,7 @@ const (
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
 
-	opFloatEnd = 21 // one past the last float op
+	opFloatEnd = 39 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
 	opTypeEnd  = 76 // one past the last op
 )
@@ -66,6 +84,24 @@ var opNames = [opTypeEnd]string{
 	OpReshape:           "reshape",
 	OpPad:               "pad",
 	OpTranspose:         "transpose",
+	OpSub:               "sub",
+	OpDiv:               "div",
+	OpMaximum:           "maximum",
+	OpMinimum:           "minimum",
+	OpPow:               "pow",
+	OpExp:               "exp",
+	OpSqrt:              "sqrt",
+	OpNeg:               "neg",
+	OpAbs:               "abs",
+	OpReciprocal:        "reciprocal",
+	OpHardSigmoid:       "hard_sigmoid",
+	OpHardSwish:         "hard_swish",
+	OpReduceMean:        "reduce_mean",
+	OpReduceSum:         "reduce_sum",
+	OpReduceMax:         "reduce_max",
+	OpSlice:             "slice",
+	OpMatMul:            "matmul",
+	OpLayerNorm:         "layer_norm",
 	OpConv2DI8:          "conv2d_i8",
 	OpDepthwiseConv2DI8: "depthwise_conv2d_i8",
 	OpDenseI8:           "dense_i8",

@@ -29,7 +29,11 @@ var paramCount = [opTypeEnd]int{
 	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
 	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
 	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1,
-	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
+	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
+	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
+	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
+	OpLayerNorm: 2,
+	OpConv2DI8:  13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
 	OpQuantize: -1, OpDequantize: 0,
 }
@@ -41,6 +45,11 @@ var inputArity = [opTypeEnd][2]int{
 	OpClip: {1, 1}, OpLeakyRelu: {1, 1}, OpSigmoid: {1, 1}, OpTanh: {1, 1}, OpGelu: {1, 1},
 	OpSoftmax: {1, 1}, OpAdd: {2, 2}, OpMul: {2, 2}, OpConcat: {1, MaxOpInputs},
 	OpReshape: {1, 1}, OpPad: {1, 1}, OpTranspose: {1, 1},
+	OpSub: {2, 2}, OpDiv: {2, 2}, OpMaximum: {2, 2}, OpMinimum: {2, 2}, OpPow: {2, 2},
+	OpExp: {1, 1}, OpSqrt: {1, 1}, OpNeg: {1, 1}, OpAbs: {1, 1}, OpReciprocal: {1, 1},
+	OpHardSigmoid: {1, 1}, OpHardSwish: {1, 1},
+	OpReduceMean: {1, 1}, OpReduceSum: {1, 1}, OpReduceMax: {1, 1}, OpSlice: {1, 1},
+	OpMatMul: {2, 2}, OpLayerNorm: {2, 3},
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
@@ -49,7 +58,7 @@ var inputArity = [opTypeEnd][2]int{
 // optionalInput reports whether input k of op type t may be absent (the bias).
 func optionalInput(t OpType, k int) bool {
 	switch t {
-	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8:
+	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8, OpLayerNorm:
 		return k == 2
 	}
 	return false
@@ -221,7 +230,14 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 			return nil, fmt.Errorf("beta must be finite")
 		}
 		return slices.Clone(x), nil
-	case OpAdd, OpMul:
+	case OpExp, OpSqrt, OpNeg, OpAbs, OpReciprocal, OpHardSwish:
+		return slices.Clone(x), nil
+	case OpHardSigmoid:
+		if !finite(WordF32(op.Params[0])) || !finite(WordF32(op.Params[1])) {
+			return nil, fmt.Errorf("alpha and beta must be finite")
+		}
+		return slices.Clone(x), nil
+	case OpAdd, OpMul, OpSub, OpDiv, OpMaximum, OpMinimum, OpPow:
 		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
 			return nil, err
 		}
@@ -246,6 +262,39 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		return out, nil
 	case OpReshape:
 		return nil, fmt.Errorf("reshape takes its output shape from the output tensor")
+	case OpLayerNorm:
+		axis, eps := WordI32(op.Params[0]), WordF32(op.Params[1])
+		if axis < 0 || axis >= len(x) {
+			return nil, fmt.Errorf("axis %d outside 0..%d", axis, len(x)-1)
+		}
+		for k, p := range in[1:] {
+			if p != nil && !slices.Equal(p, x[axis:]) {
+				return nil, fmt.Errorf("input %d %v is not dims %d.. of %v", k+1, p, axis, x)
+			}
+		}
+		if !finite(eps) || eps < 0 {
+			return nil, fmt.Errorf("epsilon must be finite and >= 0")
+		}
+		return slices.Clone(x), nil
+	case OpMatMul:
+		if err := checkClamp(clampAt(op.Params, 0)); err != nil {
+			return nil, err
+		}
+		return MatMulShape(in[0], in[1])
+	case OpSlice:
+		return nil, fmt.Errorf("slice takes its output shape from the output tensor")
+	case OpReduceMean, OpReduceSum, OpReduceMax:
+		mask := op.Params[0]
+		if len(x) < 32 && mask>>uint(len(x)) != 0 {
+			return nil, fmt.Errorf("axes mask %#x names dims beyond rank %d", mask, len(x))
+		}
+		out := slices.Clone(x)
+		for k := range out {
+			if mask>>uint(k)&1 != 0 {
+				out[k] = 1
+			}
+		}
+		return out, nil
 	case OpPad:
 		r := len(x)
 		if len(op.Params) != 2+2*r {
@@ -355,6 +404,13 @@ func (m *Model) CheckShapes() error {
 			if src.Elems() != got.Elems() {
 				return fmt.Errorf("nkfile: op %d (reshape %q): %v and %v differ in element count", i, op.Name, src.Shape, got.Shape)
 			}
+		} else if op.Type == OpSlice {
+			if len(in) != 1 || in[0] == nil {
+				return fmt.Errorf("nkfile: op %d (slice %q): want one input", i, op.Name)
+			}
+			if err := CheckSlice(op.Params, in[0], got.Shape); err != nil {
+				return fmt.Errorf("nkfile: op %d (slice %q): %w", i, op.Name, err)
+			}
 		} else {
 			want, err := InferShape(op, in)
 			if err != nil {
@@ -369,4 +425,39 @@ func (m *Model) CheckShapes() error {
 		}
 	}
 	return nil
+}
+
+// SliceWords are the params of a SLICE: begin per dim, then step per dim.
+func SliceWords(begin, step []int) []uint32 {
+	return append(I32Words(begin...), I32Words(step...)...)
+}
+
+// CheckSlice checks SLICE params against its input and output shapes: one
+// begin and one non-zero step per dim, and every index read inside the input.
+func CheckSlice(params []uint32, in, out []int) error {
+	r := len(in)
+	if len(params) != 2*r || len(out) != r {
+		return fmt.Errorf("%d params and a rank-%d output for a rank-%d input, want %d and %d", len(params), len(out), r, 2*r, r)
+	}
+	for k := range r {
+		begin, step := WordI32(params[k]), WordI32(params[r+k])
+		last := begin + (out[k]-1)*step
+		if step == 0 || begin < 0 || begin >= in[k] || last < 0 || last >= in[k] {
+			return fmt.Errorf("dim %d: begin %d step %d for %d outputs leaves input %v", k, begin, step, out[k], in)
+		}
+	}
+	return nil
+}
+
+// MatMulShape is the output of a batched matrix product a [..., M, K] @
+// b [..., K, N] with numpy broadcasting of the batch dims (ranks >= 2).
+func MatMulShape(a, b []int) ([]int, error) {
+	if len(a) < 2 || len(b) < 2 || a[len(a)-1] != b[len(b)-2] {
+		return nil, fmt.Errorf("%v @ %v: want [..., M, K] @ [..., K, N]", a, b)
+	}
+	batch, err := BroadcastShapes(a[:len(a)-2], b[:len(b)-2])
+	if err != nil {
+		return nil, fmt.Errorf("%v @ %v: batch dims: %w", a, b, err)
+	}
+	return append(batch, a[len(a)-2], b[len(b)-1]), nil
 }

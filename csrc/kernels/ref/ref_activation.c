@@ -96,3 +96,40 @@ void nk_ref_softmax_f32(const float *x, float *y, size_t rows, size_t cols, floa
             yr[j] *= inv;
     }
 }
+
+void nk_ref_hard_sigmoid_f32(const float *x, float *y, size_t n, float alpha, float beta) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = nk_clampf(alpha * x[i] + beta, 0.0f, 1.0f);
+}
+
+void nk_ref_hard_swish_f32(const float *x, float *y, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = v * nk_clampf(v * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+    }
+}
+
+void nk_ref_layer_norm_f32(const float *x, float *y, size_t rows, size_t n, const float *scale,
+                           const float *bias, float eps) {
+    size_t r, i;
+    for (r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mean = 0.0f, var = 0.0f, inv;
+        for (i = 0; i < n; i++)
+            mean += xr[i];
+        mean /= (float)n;
+        for (i = 0; i < n; i++) {
+            const float d = xr[i] - mean;
+            var += d * d;
+        }
+        inv = 1.0f / sqrtf(var / (float)n + eps);
+        /* each y[i] is written after the row's last read of x */
+        for (i = 0; i < n; i++) {
+            const float v = (xr[i] - mean) * inv * scale[i];
+            yr[i] = bias != NULL ? v + bias[i] : v;
+        }
+    }
+}

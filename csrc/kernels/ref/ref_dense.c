@@ -88,3 +88,52 @@ void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
         }
     }
 }
+
+void nk_ref_matmul_f32(const float *NK_RESTRICT a, const int32_t *a_dims, int32_t a_rank,
+                       const float *NK_RESTRICT b, const int32_t *b_dims, int32_t b_rank,
+                       float *NK_RESTRICT y, const int32_t *y_dims, int32_t y_rank,
+                       float act_min, float act_max) {
+    const size_t m = (size_t)y_dims[y_rank - 2], n = (size_t)y_dims[y_rank - 1];
+    const size_t k = (size_t)a_dims[a_rank - 1];
+    const int32_t nb = y_rank - 2;
+    size_t sa[4], sb[4], idx[4], batches = 1, bi, oa = 0, ob = 0, acc_a = m * k, acc_b = k * n;
+    int32_t d;
+    /* batch strides in matrices; 0 where an operand broadcasts */
+    for (d = nb - 1; d >= 0; d--) {
+        const int32_t ia = d - (nb - (a_rank - 2)), ib = d - (nb - (b_rank - 2));
+        const int32_t da = ia >= 0 ? a_dims[ia] : 1, db = ib >= 0 ? b_dims[ib] : 1;
+        sa[d] = da == 1 ? 0 : acc_a;
+        sb[d] = db == 1 ? 0 : acc_b;
+        acc_a *= (size_t)da;
+        acc_b *= (size_t)db;
+        idx[d] = 0;
+        batches *= (size_t)y_dims[d];
+    }
+    for (bi = 0; bi < batches; bi++) {
+        const float *ab = a + oa, *bb = b + ob;
+        float *yb = y + bi * m * n;
+        size_t i, j, p;
+        for (i = 0; i < m; i++) {
+            float *yr = yb + i * n;
+            for (j = 0; j < n; j++)
+                yr[j] = 0.0f;
+            for (p = 0; p < k; p++) {
+                const float av = ab[i * k + p];
+                const float *br = bb + p * n;
+                for (j = 0; j < n; j++)
+                    yr[j] += av * br[j];
+            }
+            for (j = 0; j < n; j++)
+                yr[j] = nk_clampf(yr[j], act_min, act_max);
+        }
+        for (d = nb - 1; d >= 0; d--) {
+            oa += sa[d];
+            ob += sb[d];
+            if (++idx[d] < (size_t)y_dims[d])
+                break;
+            oa -= sa[d] * (size_t)y_dims[d];
+            ob -= sb[d] * (size_t)y_dims[d];
+            idx[d] = 0;
+        }
+    }
+}

@@ -59,6 +59,14 @@ static inline float nk_clampf(float v, float lo, float hi) {
     return v > hi ? hi : v;
 }
 
+/* Maximum/minimum that pass a NaN in either operand through (numpy, ONNX). */
+static inline float nk_maxf(float a, float b) {
+    return (a != a || a > b) ? a : b;
+}
+static inline float nk_minf(float a, float b) {
+    return (a != a || a < b) ? a : b;
+}
+
 /* Pool window taps [*lo, *hi) of k taps from input index `start` that land
  * inside [0, n) (dilation 1); float and int8 pools share it. */
 static inline void nk_ref_pool_range(int32_t start, int32_t k, int32_t n, int32_t *lo,
@@ -72,6 +80,15 @@ NK_REF_HIDDEN void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_
                                     const float *NK_RESTRICT bias, float *NK_RESTRICT y,
                                     size_t rows, int32_t in_features, int32_t out_features,
                                     float act_min, float act_max);
+
+/* Batched matrix product with numpy broadcasting of the batch dims:
+ * a [..., M, K], b [..., K, N] -> y [..., M, N] (ranks 2..6; a missing
+ * leading batch dim counts as 1), y = clamp(a @ b). y overlaps neither. */
+NK_REF_HIDDEN void nk_ref_matmul_f32(const float *NK_RESTRICT a, const int32_t *a_dims,
+                                     int32_t a_rank, const float *NK_RESTRICT b,
+                                     const int32_t *b_dims, int32_t b_rank, float *NK_RESTRICT y,
+                                     const int32_t *y_dims, int32_t y_rank, float act_min,
+                                     float act_max);
 
 /* Geometry of a 2-D convolution or pooling window over NHWC tensors.
  * Output pixel (oy, ox) reads input rows oy*stride_h - pad_top + ky*dil_h
@@ -116,6 +133,12 @@ NK_REF_HIDDEN void nk_ref_batch_norm_f32(const float *x, float *y, size_t rows, 
                                          const float *gamma, const float *beta,
                                          const float *mean, const float *var, float eps);
 
+/* Layer normalization of `rows` rows of n values: y = (x - mean) /
+ * sqrt(var + eps) * scale + bias with the row's mean and (biased) variance;
+ * scale [n], bias [n] or NULL. y may equal x. */
+NK_REF_HIDDEN void nk_ref_layer_norm_f32(const float *x, float *y, size_t rows, size_t n,
+                                         const float *scale, const float *bias, float eps);
+
 /* Elementwise activations over n values; y may equal x. */
 NK_REF_HIDDEN void nk_ref_relu_f32(const float *x, float *y, size_t n);
 NK_REF_HIDDEN void nk_ref_clip_f32(const float *x, float *y, size_t n, float lo, float hi);
@@ -140,6 +163,50 @@ NK_REF_HIDDEN void nk_ref_mul_f32(const float *a, const int32_t *a_dims, int32_t
                                   float *y, const int32_t *y_dims, int32_t y_rank,
                                   float act_min, float act_max);
 
+/* Every binary op with numpy broadcasting, as nk_ref_add_f32 (same shapes
+ * rules, y may equal a or b): y = clamp(a op b). MAX/MIN pass NaN through;
+ * POW is powf. */
+typedef enum nk_ref_binop {
+    NK_BINOP_ADD,
+    NK_BINOP_MUL,
+    NK_BINOP_SUB,
+    NK_BINOP_DIV,
+    NK_BINOP_MAX,
+    NK_BINOP_MIN,
+    NK_BINOP_POW
+} nk_ref_binop;
+NK_REF_HIDDEN void nk_ref_binary_f32(nk_ref_binop kind, const float *a, const int32_t *a_dims,
+                                     int32_t a_rank, const float *b, const int32_t *b_dims,
+                                     int32_t b_rank, float *y, const int32_t *y_dims,
+                                     int32_t y_rank, float act_min, float act_max);
+
+/* Unary math over n values; y may equal x. */
+typedef enum nk_ref_unop {
+    NK_UNOP_EXP,
+    NK_UNOP_SQRT,
+    NK_UNOP_NEG,
+    NK_UNOP_ABS,
+    NK_UNOP_RECIPROCAL
+} nk_ref_unop;
+NK_REF_HIDDEN void nk_ref_unary_f32(nk_ref_unop kind, const float *x, float *y, size_t n);
+/* y = max(0, min(1, alpha*x + beta)); hard_swish: y = x * hard_sigmoid(x)
+ * with alpha 1/6, beta 1/2 (ONNX HardSwish). y may equal x. */
+NK_REF_HIDDEN void nk_ref_hard_sigmoid_f32(const float *x, float *y, size_t n, float alpha,
+                                           float beta);
+NK_REF_HIDDEN void nk_ref_hard_swish_f32(const float *x, float *y, size_t n);
+
+/* Reduction of x (dims outermost first, rank <= 6) over the dims whose bit
+ * is set in `mask`; y has x's dims with those set to 1 (keepdims). MAX
+ * passes NaN through; MEAN is the sum over the count. y must not overlap x. */
+typedef enum nk_ref_reduce {
+    NK_REDUCE_MEAN,
+    NK_REDUCE_SUM,
+    NK_REDUCE_MAX
+} nk_ref_reduce;
+NK_REF_HIDDEN void nk_ref_reduce_f32(nk_ref_reduce kind, const float *NK_RESTRICT x,
+                                     const int32_t *dims, int32_t rank, uint32_t mask,
+                                     float *NK_RESTRICT y);
+
 /* The data-movement kernels below work for any dtype: elements are `es`
  * bytes (1, 2 or 4; other sizes work, slower).
  *
@@ -158,6 +225,11 @@ NK_REF_HIDDEN void nk_ref_pad(const void *NK_RESTRICT x, const int32_t *in_dims,
                               const int32_t *before, void *NK_RESTRICT y,
                               const int32_t *out_dims, int32_t mode, const void *value,
                               size_t es);
+/* y[i] = x[begin + i*step] per dim (step may be negative; every index is
+ * inside x, which the caller checked); rank <= 6. */
+NK_REF_HIDDEN void nk_ref_slice(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                                const int32_t *begin, const int32_t *step, void *NK_RESTRICT y,
+                                const int32_t *out_dims, size_t es);
 /* y's dim i is x's dim perm[i]; rank <= 6. */
 NK_REF_HIDDEN void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in_dims,
                                     int32_t rank, const int32_t *perm, void *NK_RESTRICT y,

@@ -1,4 +1,4 @@
-/* ref_shape.c — data movement: concat, pad, transpose. They only move
+/* ref_shape.c — data movement: concat, pad, transpose, slice. They only move
  * elements, so one implementation serves every dtype: elements are `es`
  * bytes (1 for int8, 4 for float32). Each element is copied with a
  * fixed-size memcpy per size, which compiles to one load and store. */
@@ -180,6 +180,50 @@ void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t
             if ((size_t)++idx[d] < dims[d])
                 break;
             off -= st[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+void nk_ref_slice(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
+                  const int32_t *begin, const int32_t *step, void *NK_RESTRICT y,
+                  const int32_t *out_dims, size_t es) {
+    const unsigned char *xb = (const unsigned char *)x;
+    unsigned char *yb = (unsigned char *)y;
+    ptrdiff_t in_stride[6], st[6], off = 0, inner;
+    size_t outer = 1, o, n, j;
+    int32_t idx[6], d;
+    if (rank == 0) {
+        memcpy(yb, xb, es);
+        return;
+    }
+    in_stride[rank - 1] = 1;
+    for (d = rank - 2; d >= 0; d--)
+        in_stride[d] = in_stride[d + 1] * (ptrdiff_t)in_dims[d + 1];
+    /* Strides and offsets count elements and may be negative. */
+    for (d = 0; d < rank; d++) {
+        off += (ptrdiff_t)begin[d] * in_stride[d];
+        st[d] = (ptrdiff_t)step[d] * in_stride[d];
+        idx[d] = 0;
+    }
+    for (d = 0; d < rank - 1; d++)
+        outer *= (size_t)out_dims[d];
+    n = (size_t)out_dims[rank - 1];
+    inner = st[rank - 1];
+    for (o = 0; o < outer; o++) {
+        const unsigned char *src = xb + off * (ptrdiff_t)es;
+        if (inner == 1) {
+            memcpy(yb, src, n * es);
+        } else {
+            for (j = 0; j < n; j++)
+                memcpy(yb + j * es, src + (ptrdiff_t)j * inner * (ptrdiff_t)es, es);
+        }
+        yb += n * es;
+        for (d = rank - 2; d >= 0; d--) {
+            off += st[d];
+            if (++idx[d] < out_dims[d])
+                break;
+            off -= st[d] * out_dims[d];
             idx[d] = 0;
         }
     }

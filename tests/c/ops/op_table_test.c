@@ -29,6 +29,24 @@ static const nkt_expect nkt_table[] = {
     {18, "reshape", NK_OPF_ALIAS, 1, 1, 0},
     {19, "pad", 0, 1, 1, 2},
     {20, "transpose", 0, 1, 1, 0},
+    {21, "sub", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {22, "div", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {23, "maximum", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {24, "minimum", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {25, "pow", NK_OPF_ELEMENTWISE, 2, 2, 2},
+    {26, "exp", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {27, "sqrt", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {28, "neg", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {29, "abs", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {30, "reciprocal", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {31, "hard_sigmoid", NK_OPF_ELEMENTWISE, 1, 1, 2},
+    {32, "hard_swish", NK_OPF_ELEMENTWISE, 1, 1, 0},
+    {33, "reduce_mean", 0, 1, 1, 1},
+    {34, "reduce_sum", 0, 1, 1, 1},
+    {35, "reduce_max", 0, 1, 1, 1},
+    {36, "slice", 0, 1, 1, 0},
+    {37, "matmul", 0, 2, 2, 2},
+    {38, "layer_norm", NK_OPF_ELEMENTWISE, 2, 3, 2},
 };
 
 /* The generated list (internal/nkfile/ops.tsv): every op has a table entry
@@ -80,11 +98,11 @@ int main(void) {
         NKT_CHECK(strlen(d->name) < sizeof(((nk_op_info_t *)0)->op), "%s fits nk_op_info_t",
                   d->name);
         /* only the byte-moving ops also run on i8 (op_table_i8_test.c) */
-        NKT_CHECK((nk_op_lookup(e->type, NK_I8) != NULL) == (e->type >= 17),
+        NKT_CHECK((nk_op_lookup(e->type, NK_I8) != NULL) == (e->type >= 17 && e->type <= 20),
                   "%s i8 entry", d->name);
     }
     NKT_CHECK(nk_op_lookup(0, NK_F32) == NULL, "type 0");
-    NKT_CHECK(nk_op_lookup(NK_OP_TYPE_COUNT, NK_F32) == NULL, "type 21");
+    NKT_CHECK(nk_op_lookup(NK_OP_TYPE_COUNT, NK_F32) == NULL, "one past the float ops");
     NKT_CHECK(nk_op_lookup(64, NK_F32) == NULL, "type 64");
     NKT_CHECK(nk_op_lookup(0xFFFFu, NK_F32) == NULL, "type 0xFFFF");
     NKT_CHECK(nk_op_lookup(1, NK_DTYPE_INVALID) == NULL, "dtype 0");
