@@ -25,8 +25,10 @@ enum nk_op_type {
     NK_OP_RESHAPE = 18,
     NK_OP_PAD = 19,
     NK_OP_TRANSPOSE = 20,
+    NK_OP_RESIZE2D = 40,
+    NK_OP_CONV_TRANSPOSE2D = 41,
     /* one past the last float op */
-    NK_OP_TYPE_COUNT = 21,
+    NK_OP_TYPE_COUNT = 42,
     /* int8 ops (docs/NK_FORMAT.md "int8 ops") */
     NK_OP_CONV2D_I8 = 64,
     NK_OP_DEPTHWISE_CONV2D_I8 = 65,
@@ -65,6 +67,8 @@ enum nk_op_type {
     X(NK_OP_RESHAPE, "reshape") \
     X(NK_OP_PAD, "pad") \
     X(NK_OP_TRANSPOSE, "transpose") \
+    X(NK_OP_RESIZE2D, "resize2d") \
+    X(NK_OP_CONV_TRANSPOSE2D, "conv_transpose2d") \
     X(NK_OP_CONV2D_I8, "conv2d_i8") \
     X(NK_OP_DEPTHWISE_CONV2D_I8, "depthwise_conv2d_i8") \
     X(NK_OP_DENSE_I8, "dense_i8") \

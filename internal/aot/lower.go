@@ -34,6 +34,8 @@ var evalOf = map[string]string{
 	"nk_op_reshape_f32":          "nk_ops_reshape_eval",
 	"nk_op_pad_f32":              "nk_ops_pad_eval",
 	"nk_op_transpose_f32":        "nk_ops_transpose_eval",
+	"nk_op_resize2d_f32":         "nk_resize2d_eval",
+	"nk_op_conv_transpose2d_f32": "nk_conv_transpose2d_eval",
 	"nk_op_conv2d_i8":            "nk_conv_i8_eval",
 	"nk_op_depthwise_conv2d_i8":  "nk_conv_i8_eval",
 	"nk_op_dense_i8":             "nk_dense_i8_eval",

@@ -212,6 +212,7 @@ var conformancePrefixes = []string{
 	"test_averagepool_", "test_globalaveragepool", "test_batchnorm_", "test_add", "test_mul",
 	"test_flatten_", "test_reshape_", "test_concat_", "test_constant_pad", "test_edge_pad",
 	"test_reflect_pad", "test_transpose_", "test_dropout", "test_identity",
+	"test_resize_", "test_upsample_", "test_convtranspose",
 }
 
 // parameterInputs names, per op, the inputs that are parameters rather than
@@ -219,6 +220,7 @@ var conformancePrefixes = []string{
 // values for them when the test feeds them as graph inputs.
 var parameterInputs = map[string]int{
 	"Conv": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 1, "Clip": 1, "Reshape": 1, "Pad": 1,
+	"Resize": 1, "Upsample": 1, "ConvTranspose": 1,
 }
 
 func readTensorPB(t *testing.T, path string) *onnx.Tensor {

@@ -24,6 +24,8 @@ const (
 	OpReshape         OpType = 18
 	OpPad             OpType = 19
 	OpTranspose       OpType = 20
+	OpResize2D        OpType = 40
+	OpConvTranspose2D OpType = 41
 
 	// int8 ops (docs/NK_FORMAT.md "int8 ops")
 	OpConv2DI8          OpType = 64
@@ -39,7 +41,7 @@ const (
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
 
-	opFloatEnd = 21 // one past the last float op
+	opFloatEnd = 42 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
 	opTypeEnd  = 76 // one past the last op
 )
@@ -66,6 +68,8 @@ var opNames = [opTypeEnd]string{
 	OpReshape:           "reshape",
 	OpPad:               "pad",
 	OpTranspose:         "transpose",
+	OpResize2D:          "resize2d",
+	OpConvTranspose2D:   "conv_transpose2d",
 	OpConv2DI8:          "conv2d_i8",
 	OpDepthwiseConv2DI8: "depthwise_conv2d_i8",
 	OpDenseI8:           "dense_i8",

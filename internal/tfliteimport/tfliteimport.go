@@ -125,7 +125,8 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpAveragePool2D: true, tflite.OpMaxPool2D: true, tflite.OpAdd: true, tflite.OpMul: true,
 	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
-	tflite.OpConcatenation: true,
+	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
+	tflite.OpTransposeConv: true,
 }
 
 // checkOps refuses, in one error, every operator the importer cannot map
@@ -505,6 +506,8 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.quantize(op, x, out)
 	case tflite.OpDequantize:
 		return c.dequantize(op, x, out)
+	case tflite.OpTransposeConv: // input 0 is the output shape
+		return c.transposeConv(op, out)
 	}
 	isInt8 := out.Type == tflite.Int8
 	if isInt8 != (x.Type == tflite.Int8) {
@@ -544,6 +547,8 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.pad(op, isInt8)
 	case tflite.OpConcatenation:
 		return c.concat(op, isInt8)
+	case tflite.OpResizeBilinear, tflite.OpResizeNearestNeighbor:
+		return c.resize(op, code, isInt8)
 	}
 	return fmt.Errorf("%w: operator %v", ErrUnsupported, code)
 }
