@@ -137,13 +137,44 @@ func TestSmallOpsInt8(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 
-	// a concatenation of differently quantized int8 tensors is refused
-	b.sg().Tensors[x].Quant = perTensor(0.25, -1)
-	b.sg().Tensors[padded].Quant = perTensor(0.25, -1)
-	b.sg().Tensors[pooled].Quant = perTensor(0.25, -1)
-	_, err = Convert(&b.m, Options{})
-	require.ErrorIs(t, err, ErrUnsupported)
-	assert.Contains(t, err.Error(), "CONCATENATION")
+	// inputs quantized unlike the output are requantized to it first (an
+	// int8 QUANTIZE, as TFLite's converter inserts), checked against
+	// internal/int8ref's requantization (the host runtime's double rounding)
+	b.sg().Tensors[x].Quant = perTensor(0.3, 2)
+	b.sg().Tensors[padded].Quant = perTensor(0.3, 2)
+	b.sg().Tensors[pooled].Quant = perTensor(0.3, 2)
+	{
+		r := quant.DoubleRounding
+		nm, err := Convert(&b.m, Options{Rounding: r})
+		require.NoError(t, err)
+		requants := 0
+		for _, op := range nm.Ops {
+			if op.Type == nkfile.OpQuantize {
+				requants++
+			}
+		}
+		assert.Equal(t, 2, requants, "one requantize per concatenated input")
+		m, err := quant.Requantize(0.3, 0.5, r)
+		require.NoError(t, err)
+		// padded rows: [2 2 2] [3 -5 2] [7 -9 2]; 2x2 max: [3 2; 7 2]
+		pooledVals, xVals := []int8{3, 2, 7, 2}, []int8{3, -5, 7, -9}
+		for i := range 4 {
+			for k, v := range []int8{pooledVals[i], xVals[i]} {
+				q := int64(int8ref.Requantize(int32(v)-2, m, r)) - 1
+				want[2*i+k] = int8(min(max(q, -128), 127))
+			}
+		}
+		img, err := nkfile.Encode(nm)
+		require.NoError(t, err)
+		model, err := nk.LoadBytes(img)
+		require.NoError(t, err)
+		require.NoError(t, model.RunRaw([][]byte{{3, 0xfb, 7, 0xf7}}, [][]byte{out}))
+		model.Close()
+		for i, v := range out {
+			got[i] = int8(v)
+		}
+		assert.Equal(t, want, got)
+	}
 }
 
 // allInt8 is every int8 value once, as a [1, 256] input.

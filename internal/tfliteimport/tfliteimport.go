@@ -1075,6 +1075,29 @@ func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 	return fmt.Errorf("%w: QUANTIZE from %v", ErrUnsupported, x.Type)
 }
 
+// requantize emits an int8 -> int8 QUANTIZE of tensor id (TFLite tensor
+// from) to a new tensor of from's shape with to's quantization.
+func (c *converter) requantize(id int, from, to *tflite.Tensor) (int, error) {
+	sIn, zpIn, err := scaleZp(from)
+	if err != nil {
+		return -1, err
+	}
+	sOut, zpOut, err := scaleZp(to)
+	if err != nil {
+		return -1, err
+	}
+	m, err := quant.Requantize(sIn, sOut, c.opt.Rounding)
+	if err != nil {
+		return -1, err
+	}
+	src := c.out.Tensors[id]
+	nt := nkfile.Tensor{Name: src.Name + "/requantized", DType: nkfile.I8, Shape: slices.Clone(src.Shape), Quant: quantRecord(to, -1)}
+	out := c.add(nt)
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpQuantize, Name: nt.Name, Inputs: []int{id}, Outputs: []int{out},
+		Params: nkfile.RequantizeWords(m.M, m.Shift, zpIn, zpOut)})
+	return out, nil
+}
+
 func (c *converter) dequantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 	if y.Type != tflite.Float32 {
 		return fmt.Errorf("%w: DEQUANTIZE to %v", ErrUnsupported, y.Type)
@@ -1162,8 +1185,9 @@ func (c *converter) pad(op *tflite.Operator, isInt8 bool) error {
 	return c.emit(nkfile.OpPad, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
 }
 
-// concat maps CONCATENATION; int8 inputs must share the output's
-// quantization (TFLite Micro's int8 concatenation copies bytes).
+// concat maps CONCATENATION. TFLite's int8 concatenation copies bytes, so
+// its converter gives every input the output's quantization, inserting an
+// int8 QUANTIZE (requantize) where they differ; so does this importer.
 func (c *converter) concat(op *tflite.Operator, isInt8 bool) error {
 	o, ok := op.Options.(tflite.ConcatenationOptions)
 	if !ok {
@@ -1193,10 +1217,12 @@ func (c *converter) concat(op *tflite.Operator, isInt8 bool) error {
 			if t.Type != tflite.Int8 {
 				return fmt.Errorf("%w: input %d is %v", ErrUnsupported, k, t.Type)
 			}
-			if err := sameQuant(t, y); err != nil {
-				return fmt.Errorf("input %d: %w", k, err)
+			if ids[k], err = c.input(ti); err != nil {
+				return err
 			}
-			ids[k], err = c.input(ti)
+			if sameQuant(t, y) != nil {
+				ids[k], err = c.requantize(ids[k], t, y)
+			}
 		} else {
 			ids[k], err = c.floatInput(ti)
 		}
