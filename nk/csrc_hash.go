@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7af8dafaf5eb333d5bbeb7868cbf8b15fd960b3127f1a35e07ed4c22fc45850b"
+const csrcHash = "dfcc736d417bea0fa362b6a3d6de5e18776859c29b98a6d45530e0686e8c8792"

@@ -40,10 +40,11 @@ const (
 	OpTanhI8            OpType = 73
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
+	OpLutI8             OpType = 76
 
 	opFloatEnd = 42 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
-	opTypeEnd  = 76 // one past the last op
+	opTypeEnd  = 77 // one past the last op
 )
 
 // opNames are the names the C core gives the ops (inspect, errors).
@@ -82,4 +83,5 @@ var opNames = [opTypeEnd]string{
 	OpTanhI8:            "tanh_i8",
 	OpQuantize:          "quantize",
 	OpDequantize:        "dequantize",
+	OpLutI8:             "lut_i8",
 }
