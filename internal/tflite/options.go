@@ -41,6 +41,7 @@ const (
 	OpHardSwish             BuiltinOp = 117
 	OpBatchMatMul           BuiltinOp = 126
 	OpPlaceholderForGreater BuiltinOp = 127
+	OpGelu                  BuiltinOp = 150
 )
 
 var opNames = map[BuiltinOp]string{
@@ -56,7 +57,7 @@ var opNames = map[BuiltinOp]string{
 	65: "SLICE", OpTransposeConv: "TRANSPOSE_CONV", 70: "EXPAND_DIMS", 74: "SUM", 83: "PACK", 88: "UNPACK",
 	OpResizeNearestNeighbor: "RESIZE_NEAREST_NEIGHBOR", OpLeakyRelu: "LEAKY_RELU", 100: "MIRROR_PAD", 102: "SPLIT_V",
 	OpQuantize: "QUANTIZE", OpHardSwish: "HARD_SWISH", OpBatchMatMul: "BATCH_MATMUL",
-	OpPlaceholderForGreater: "PLACEHOLDER_FOR_GREATER_OP_CODES", 150: "GELU",
+	OpPlaceholderForGreater: "PLACEHOLDER_FOR_GREATER_OP_CODES", OpGelu: "GELU",
 }
 
 func (o BuiltinOp) String() string {
@@ -133,6 +134,7 @@ const (
 	optResizeBilinear  = 15
 	optTransposeConv   = 49
 	optResizeNearest   = 74
+	optGelu            = 116
 )
 
 type Conv2DOptions struct {
@@ -182,6 +184,8 @@ type ReshapeOptions struct{ NewShape []int32 }
 
 type PadOptions struct{}
 
+type GeluOptions struct{ Approximate bool }
+
 // ResizeOptions are RESIZE_BILINEAR's and RESIZE_NEAREST_NEIGHBOR's.
 type ResizeOptions struct{ AlignCorners, HalfPixelCenters bool }
 
@@ -209,6 +213,7 @@ func (ReshapeOptions) builtinOptions()         {}
 func (PadOptions) builtinOptions()             {}
 func (SVDFOptions) builtinOptions()            {}
 func (ResizeOptions) builtinOptions()          {}
+func (GeluOptions) builtinOptions()            {}
 func (TransposeConvOptions) builtinOptions()   {}
 
 // fieldReader collects the first error of a run of field reads.
@@ -279,6 +284,8 @@ func parseOptions(tag uint8, t table) (Options, error) {
 		o = PadOptions{}
 	case optResizeBilinear: // fields 0, 1: the deprecated new_height, new_width
 		o = ResizeOptions{AlignCorners: r.boolean(2, false), HalfPixelCenters: r.boolean(3, false)}
+	case optGelu:
+		o = GeluOptions{Approximate: r.boolean(0, false)}
 	case optResizeNearest:
 		o = ResizeOptions{AlignCorners: r.boolean(0, false), HalfPixelCenters: r.boolean(1, false)}
 	case optTransposeConv:

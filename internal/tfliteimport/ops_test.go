@@ -274,6 +274,17 @@ func TestInt8ElementwiseOps(t *testing.T) {
 		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "%v", code)
 	}
 
+	// GELU (both forms): LUT_I8 with TFLite's table, against int8ref.Gelu
+	for _, approximate := range []bool{false, true} {
+		b := newTFLite()
+		in := b.tensor("x", tflite.Int8, shape, nil, perTensor(sIn, int64(zpIn)))
+		out := b.tensor("y", tflite.Int8, shape, nil, perTensor(sOut, int64(zpOut)))
+		b.op(tflite.OpGelu, tflite.GeluOptions{Approximate: approximate}, []int32{in}, out)
+		b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+		want := int8ref.Gelu(x, sIn, zpIn, sOut, zpOut, approximate)
+		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "GELU approximate=%v", approximate)
+	}
+
 	// QUANTIZE int8 -> int8: clamp(requantize(x - zp_in, M, shift) + zp_out)
 	{
 		b := newTFLite()

@@ -126,7 +126,7 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
 	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
-	tflite.OpTransposeConv: true,
+	tflite.OpTransposeConv: true, tflite.OpGelu: true,
 }
 
 // checkOps refuses, in one error, every operator the importer cannot map
@@ -549,6 +549,8 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.concat(op, isInt8)
 	case tflite.OpResizeBilinear, tflite.OpResizeNearestNeighbor:
 		return c.resize(op, code, isInt8)
+	case tflite.OpGelu:
+		return c.gelu(op, isInt8)
 	}
 	return fmt.Errorf("%w: operator %v", ErrUnsupported, code)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/netkit/netkit/internal/nkfile"
+	"github.com/netkit/netkit/internal/quant"
 	"github.com/netkit/netkit/internal/tflite"
 )
 
@@ -136,4 +137,36 @@ func (c *converter) transposeConv(op *tflite.Operator, y *tflite.Tensor) error {
 	}
 	params := append(nkfile.I32Words(ints...), nkfile.ClampWords(clamp)...)
 	return c.emit(nkfile.OpConvTranspose2D, op.Outputs[0], []int{xid, wid, bias}, params, clamp.Act())
+}
+
+// gelu maps GELU: float to GELU, int8 to LUT_I8 with the table TFLite's
+// int8 GELU builds from the input and output quantization.
+func (c *converter) gelu(op *tflite.Operator, isInt8 bool) error {
+	approximate := false
+	if o, ok := op.Options.(tflite.GeluOptions); ok {
+		approximate = o.Approximate
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	if !isInt8 {
+		return c.emit(nkfile.OpGelu, op.Outputs[0], []int{xid}, nkfile.I32Words(map[bool]int{false: 0, true: 1}[approximate]), nkfile.ActNone)
+	}
+	x, _ := c.tensor(op.Inputs[0])
+	y, _ := c.tensor(op.Outputs[0])
+	sIn, zpIn, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	sOut, zpOut, err := scaleZp(y)
+	if err != nil {
+		return err
+	}
+	lut, err := quant.GeluLUT(sIn, zpIn, sOut, zpOut, approximate)
+	if err != nil {
+		return err
+	}
+	tab := c.add(nkfile.Tensor{Name: y.Name + "/gelu_lut", DType: nkfile.I8, Shape: []int{256}, Data: nkfile.I8Bytes(lut[:]), Quant: quantRecord(y, -1)})
+	return c.emit(nkfile.OpLutI8, op.Outputs[0], []int{xid, tab}, nil, nkfile.ActNone)
 }
