@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "dfcc736d417bea0fa362b6a3d6de5e18776859c29b98a6d45530e0686e8c8792"
+const csrcHash = "cbd9e5dbeeb8f4ce9f9e889ef73361d927b0022e57599f1b3444b89d6c985d1d"

@@ -35,6 +35,7 @@ NK_HIDDEN extern const nk_op_def nk_op_reshape_f32;
 NK_HIDDEN extern const nk_op_def nk_op_pad_f32;
 NK_HIDDEN extern const nk_op_def nk_op_transpose_f32;
 NK_HIDDEN extern const nk_op_def nk_op_resize2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_resize2d_i8;
 NK_HIDDEN extern const nk_op_def nk_op_conv_transpose2d_f32;
 
 /* ---- error messages without stdio (on top of format.h's nk_msg) ---- */

@@ -61,6 +61,31 @@ static nk_status nk_resize2d_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
+/* On i8 (TFLite's int8 RESIZE_NEAREST_NEIGHBOR) nearest only: it copies
+ * bytes, so input and output share their quantization. */
+static nk_status nk_resize2d_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
+                                         nk_error_t *err) {
+    nk_status s;
+    if (op->n_in != 1 || op->n_out != 1 || op->in[0] == NK_NONE || op->out[0] == NK_NONE ||
+        t[op->in[0]].dtype != NK_I8 || t[op->out[0]].dtype != NK_I8)
+        return nk_ops_fail(err, NK_ERR_DTYPE, "resize2d", "on i8 takes one i8 input and output");
+    if (op->n_params == NK_RESIZE_PARAMS && nk_param_i32(op, 0) != NK_RESIZE_NEAREST)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d", "on i8 is nearest only");
+    /* the float checks for the rest: relabel the dtypes */
+    {
+        nk_tensor_rt tt[2];
+        nk_op_rt o = *op;
+        const uint32_t ids[2] = {0, 1};
+        tt[0] = t[op->in[0]];
+        tt[1] = t[op->out[0]];
+        tt[0].dtype = tt[1].dtype = NK_F32;
+        o.in = &ids[0];
+        o.out = &ids[1];
+        s = nk_resize2d_validate(&o, tt, err);
+    }
+    return s;
+}
+
 nk_status nk_resize2d_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0), *out = nk_ops_tout(op, x);
     nk_ref_resize_geom g;
@@ -75,7 +100,10 @@ nk_status nk_resize2d_eval(const nk_op_rt *op, const nk_exec *x) {
     g.rounding = nk_param_i32(op, 2);
     g.scale_h = nk_param_f32(op, 5);
     g.scale_w = nk_param_f32(op, 6);
-    nk_ref_resize2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g);
+    if (out->dtype == NK_I8)
+        nk_ref_resize2d_nearest(x->data[op->in[0]], x->data[op->out[0]], &g, 1);
+    else
+        nk_ref_resize2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_out_f32(op, x), &g);
     return NK_OK;
 }
 
@@ -182,6 +210,12 @@ nk_status nk_conv_transpose2d_eval(const nk_op_rt *op, const nk_exec *x) {
 const nk_op_def nk_op_resize2d_f32 = {
     "resize2d", NK_OP_RESIZE2D, NK_F32, 0, 1, 1, 1, NK_RESIZE_PARAMS,
     nk_resize2d_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_resize2d_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_resize2d_i8 = {
+    "resize2d", NK_OP_RESIZE2D, NK_I8, 0, 1, 1, 1, NK_RESIZE_PARAMS,
+    nk_resize2d_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_resize2d_eval,
     NULL,
 };
 

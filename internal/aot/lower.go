@@ -54,6 +54,7 @@ var evalOf = map[string]string{
 	"nk_op_pad_i8":               "nk_ops_pad_eval",
 	"nk_op_transpose_i8":         "nk_ops_transpose_eval",
 	"nk_op_lut_i8":               "nk_lut_i8_eval",
+	"nk_op_resize2d_i8":          "nk_resize2d_eval",
 }
 
 // defOf is the C symbol of the op table entry that runs op (the core picks

@@ -307,6 +307,14 @@ func (m *Model) checkOpTypes(op *Op) error {
 			return fmt.Errorf("output has no quantization record")
 		}
 		return nil
+	case t == OpResize2D && in0 == I8:
+		if err := want(I8, I8); err != nil {
+			return err
+		}
+		if WordI32(op.Params[0]) != ResizeNearest {
+			return fmt.Errorf("i8 resize is nearest only")
+		}
+		return nil
 	case t == OpLutI8 && in0 == I8:
 		if err := want(I8, I8); err != nil {
 			return err

@@ -391,3 +391,25 @@ func TestUpsampleOpsFloat(t *testing.T) {
 		})
 	}
 }
+
+// int8 RESIZE_NEAREST_NEIGHBOR copies bytes (shared quantization), worked
+// by hand; int8 RESIZE_BILINEAR is refused.
+func TestResizeInt8(t *testing.T) {
+	q := perTensor(0.5, -1)
+	for _, code := range []tflite.BuiltinOp{tflite.OpResizeNearestNeighbor, tflite.OpResizeBilinear} {
+		b := newTFLite()
+		x := b.tensor("x", tflite.Int8, []int32{1, 1, 2, 1}, nil, q)
+		size := b.tensor("size", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{2, 4}), nil)
+		y := b.tensor("y", tflite.Int8, []int32{1, 2, 4, 1}, nil, q)
+		b.op(code, tflite.ResizeOptions{}, []int32{x, size}, y)
+		b.sg().Inputs, b.sg().Outputs = []int32{x}, []int32{y}
+		if code == tflite.OpResizeBilinear {
+			_, err := Convert(&b.m, Options{})
+			require.ErrorIs(t, err, ErrUnsupported)
+			assert.Contains(t, err.Error(), "int8 RESIZE_BILINEAR")
+			continue
+		}
+		got := runOneOp(t, b, []byte{0xfb, 7}, 8) // -5 7
+		assert.Equal(t, []byte{0xfb, 0xfb, 7, 7, 0xfb, 0xfb, 7, 7}, got)
+	}
+}

@@ -15,8 +15,8 @@ import (
 // (bilinear) transform, and align_corners is align_corners; nearest
 // floors, or rounds half up with align_corners.
 func (c *converter) resize(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
-	if isInt8 {
-		return fmt.Errorf("%w: int8 %v (float only)", ErrUnsupported, code)
+	if isInt8 && code == tflite.OpResizeBilinear {
+		return fmt.Errorf("%w: int8 %v (float only; int8 nearest is supported)", ErrUnsupported, code)
 	}
 	o, ok := op.Options.(tflite.ResizeOptions)
 	if !ok {
@@ -59,6 +59,11 @@ func (c *converter) resize(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 		p.Mode, p.Rounding = nkfile.ResizeNearest, nkfile.ResizeFloor
 		if o.AlignCorners {
 			p.Rounding = nkfile.ResizeRoundPreferCeil // round() of a non-negative value
+		}
+	}
+	if isInt8 {
+		if err := sameQuant(x, y); err != nil { // TFLite's int8 nearest copies bytes
+			return err
 		}
 	}
 	xid, err := c.input(op.Inputs[0])

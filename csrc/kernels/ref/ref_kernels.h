@@ -181,6 +181,9 @@ typedef struct nk_ref_resize_geom {
     int32_t mode, coord, rounding;
     float scale_h, scale_w;
 } nk_ref_resize_geom;
+/* Nearest over elements of es bytes (any dtype: it copies). */
+NK_REF_HIDDEN void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
+                                           const nk_ref_resize_geom *g, size_t es);
 /* x [batch, in_h, in_w, channels] -> y [batch, out_h, out_w, channels];
  * out-of-range source coordinates take the edge value. */
 NK_REF_HIDDEN void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,

@@ -3,6 +3,7 @@
 #include "ref_kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The source coordinate of output index o along an axis of in_len
  * (ONNX Resize's coordinate_transformation_mode). As ONNX defines it, the
@@ -73,24 +74,44 @@ static void nk_ref_resize_linear(float c, int32_t n, int32_t *i0, int32_t *i1, f
     *w = c - f;
 }
 
+void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
+                             const nk_ref_resize_geom *g, size_t es) {
+    const size_t pixel = (size_t)g->channels * es;
+    const size_t row = (size_t)g->in_w * pixel, image = (size_t)g->in_h * row;
+    const unsigned char *xs = (const unsigned char *)x;
+    unsigned char *yd = (unsigned char *)y;
+    int32_t b, oy, ox;
+    for (b = 0; b < g->batch; b++) {
+        const unsigned char *xb = xs + (size_t)b * image;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy = nk_ref_resize_nearest(
+                nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord), g->in_h, g->rounding);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix = nk_ref_resize_nearest(
+                    nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord), g->in_w, g->rounding);
+                memcpy(yd, xb + (size_t)iy * row + (size_t)ix * pixel, pixel);
+                yd += pixel;
+            }
+        }
+    }
+}
+
 void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
                          const nk_ref_resize_geom *g) {
     const int32_t c = g->channels;
     const size_t row = (size_t)g->in_w * (size_t)c, image = (size_t)g->in_h * row;
     int32_t b, oy, ox, k;
+    if (g->mode == NK_RESIZE_NEAREST) {
+        nk_ref_resize2d_nearest(x, y, g, sizeof(float));
+        return;
+    }
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * image;
         for (oy = 0; oy < g->out_h; oy++) {
             const float cy = nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord);
             for (ox = 0; ox < g->out_w; ox++) {
                 const float cx = nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord);
-                if (g->mode == NK_RESIZE_NEAREST) {
-                    const int32_t iy = nk_ref_resize_nearest(cy, g->in_h, g->rounding);
-                    const int32_t ix = nk_ref_resize_nearest(cx, g->in_w, g->rounding);
-                    const float *src = xb + (size_t)iy * row + (size_t)ix * (size_t)c;
-                    for (k = 0; k < c; k++)
-                        y[k] = src[k];
-                } else {
+                {
                     int32_t y0, y1, x0, x1;
                     float wy, wx;
                     const float *r0, *r1;

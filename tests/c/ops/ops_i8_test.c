@@ -31,6 +31,7 @@ static const nkt_expect_i8 nkt_i8_table[] = {
     {19, NK_I8, "pad", 0, 1, 1, 2},
     {20, NK_I8, "transpose", 0, 1, 1, 0},
     {76, NK_I8, "lut_i8", NK_OPF_ELEMENTWISE, 2, 2, 0},
+    {40, NK_I8, "resize2d", 0, 1, 1, 7},
 };
 
 /* ---- a hand-built one-op graph with typed tensors ---- */
