@@ -96,6 +96,8 @@ NK_LOWERED_EVAL(nk_reduce_eval)
 NK_LOWERED_EVAL(nk_ops_slice_eval)
 NK_LOWERED_EVAL(nk_matmul_eval)
 NK_LOWERED_EVAL(nk_layer_norm_eval)
+NK_LOWERED_EVAL(nk_resize2d_eval)
+NK_LOWERED_EVAL(nk_conv_transpose2d_eval)
 NK_LOWERED_EVAL(nk_conv_i8_eval)
 NK_LOWERED_EVAL(nk_dense_i8_eval)
 NK_LOWERED_EVAL(nk_pool_i8_eval)
@@ -106,6 +108,7 @@ NK_LOWERED_EVAL(nk_actfn_i8_eval)
 NK_LOWERED_EVAL(nk_quantize_f32_eval)
 NK_LOWERED_EVAL(nk_quantize_i8_eval)
 NK_LOWERED_EVAL(nk_dequantize_eval)
+NK_LOWERED_EVAL(nk_lut_i8_eval)
 #undef NK_LOWERED_EVAL
 
 #endif /* NK_LOWERED_H */

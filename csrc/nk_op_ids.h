@@ -43,8 +43,10 @@ enum nk_op_type {
     NK_OP_SLICE = 36,
     NK_OP_MATMUL = 37,
     NK_OP_LAYER_NORM = 38,
+    NK_OP_RESIZE2D = 40,
+    NK_OP_CONV_TRANSPOSE2D = 41,
     /* one past the last float op */
-    NK_OP_TYPE_COUNT = 39,
+    NK_OP_TYPE_COUNT = 42,
     /* int8 ops (docs/NK_FORMAT.md "int8 ops") */
     NK_OP_CONV2D_I8 = 64,
     NK_OP_DEPTHWISE_CONV2D_I8 = 65,
@@ -57,7 +59,8 @@ enum nk_op_type {
     NK_OP_LOGISTIC_I8 = 72,
     NK_OP_TANH_I8 = 73,
     NK_OP_QUANTIZE = 74,
-    NK_OP_DEQUANTIZE = 75
+    NK_OP_DEQUANTIZE = 75,
+    NK_OP_LUT_I8 = 76
 };
 
 /* X(NK_OP_..., "name") for every op in id order; the op table's names are checked
@@ -101,6 +104,8 @@ enum nk_op_type {
     X(NK_OP_SLICE, "slice") \
     X(NK_OP_MATMUL, "matmul") \
     X(NK_OP_LAYER_NORM, "layer_norm") \
+    X(NK_OP_RESIZE2D, "resize2d") \
+    X(NK_OP_CONV_TRANSPOSE2D, "conv_transpose2d") \
     X(NK_OP_CONV2D_I8, "conv2d_i8") \
     X(NK_OP_DEPTHWISE_CONV2D_I8, "depthwise_conv2d_i8") \
     X(NK_OP_DENSE_I8, "dense_i8") \
@@ -112,6 +117,7 @@ enum nk_op_type {
     X(NK_OP_LOGISTIC_I8, "logistic_i8") \
     X(NK_OP_TANH_I8, "tanh_i8") \
     X(NK_OP_QUANTIZE, "quantize") \
-    X(NK_OP_DEQUANTIZE, "dequantize")
+    X(NK_OP_DEQUANTIZE, "dequantize") \
+    X(NK_OP_LUT_I8, "lut_i8")
 
 #endif

@@ -19,6 +19,8 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_reciprocal_f32,   &nk_op_hard_sigmoid_f32, &nk_op_hard_swish_f32,
     &nk_op_reduce_mean_f32,  &nk_op_reduce_sum_f32,   &nk_op_reduce_max_f32,
     &nk_op_slice_f32,        &nk_op_matmul_f32,       &nk_op_layer_norm_f32,
+    /* ids 40.. */
+    &nk_op_resize2d_f32,     &nk_op_conv_transpose2d_f32, &nk_op_resize2d_i8,
     /* int8 (ids 64..75; QUANTIZE has an f32 and an i8 entry) */
     &nk_op_conv2d_i8,        &nk_op_depthwise_conv2d_i8, &nk_op_dense_i8,
     &nk_op_avg_pool2d_i8,    &nk_op_max_pool2d_i8,    &nk_op_add_i8,
@@ -26,6 +28,8 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_tanh_i8,          &nk_op_quantize_f32,     &nk_op_quantize_i8,
     &nk_op_dequantize_i8,    &nk_op_concat_i8,        &nk_op_reshape_i8,
     &nk_op_pad_i8,           &nk_op_transpose_i8,
+    /* int8 ids 76.. */
+    &nk_op_lut_i8,
 };
 
 const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {

@@ -52,6 +52,9 @@ NK_HIDDEN extern const nk_op_def nk_op_reduce_max_f32;
 NK_HIDDEN extern const nk_op_def nk_op_slice_f32;
 NK_HIDDEN extern const nk_op_def nk_op_matmul_f32;
 NK_HIDDEN extern const nk_op_def nk_op_layer_norm_f32;
+NK_HIDDEN extern const nk_op_def nk_op_resize2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_resize2d_i8;
+NK_HIDDEN extern const nk_op_def nk_op_conv_transpose2d_f32;
 
 /* ---- error messages without stdio (on top of format.h's nk_msg) ---- */
 

@@ -52,6 +52,8 @@ var evalOf = map[string]string{
 	"nk_op_matmul_f32":           "nk_matmul_eval",
 	"nk_op_slice_f32":            "nk_ops_slice_eval",
 	"nk_op_hard_swish_f32":       "nk_hard_swish_eval",
+	"nk_op_resize2d_f32":         "nk_resize2d_eval",
+	"nk_op_conv_transpose2d_f32": "nk_conv_transpose2d_eval",
 	"nk_op_conv2d_i8":            "nk_conv_i8_eval",
 	"nk_op_depthwise_conv2d_i8":  "nk_conv_i8_eval",
 	"nk_op_dense_i8":             "nk_dense_i8_eval",
@@ -69,6 +71,8 @@ var evalOf = map[string]string{
 	"nk_op_reshape_i8":           "nk_ops_reshape_eval",
 	"nk_op_pad_i8":               "nk_ops_pad_eval",
 	"nk_op_transpose_i8":         "nk_ops_transpose_eval",
+	"nk_op_lut_i8":               "nk_lut_i8_eval",
+	"nk_op_resize2d_i8":          "nk_resize2d_eval",
 }
 
 // defOf is the C symbol of the op table entry that runs op (the core picks

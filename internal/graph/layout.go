@@ -120,6 +120,9 @@ func (g *Graph) assignLayout() {
 			} else if n.Kind == nkfile.OpDepthwiseConv2D {
 				n.In[1].Perm = []int{1, 2, 3, 0} // [C*M,1,KH,KW] -> [1,KH,KW,C*M]
 			}
+		case nkfile.OpResize2D, nkfile.OpConvTranspose2D:
+			n.In[0] = l.ensure(n.In[0], nhwc)
+			out.Perm = nhwc
 		case nkfile.OpBatchNorm:
 			p := channelsLast(len(n.In[0].Shape))
 			n.In[0] = l.ensure(n.In[0], p)

@@ -57,6 +57,9 @@ var allowedAttrs = map[string][]string{
 	"Dropout":            {"seed", "ratio", "is_test"},
 	"QuantizeLinear":     {"axis", "saturate"},
 	"DequantizeLinear":   {"axis"},
+	"Resize":             {"coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside", "extrapolation_value", "mode", "nearest_mode"},
+	"Upsample":           {"mode"},
+	"ConvTranspose":      {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"},
 }
 
 // lowerNodes walks the graph in order, folding constant nodes, inferring
@@ -181,7 +184,7 @@ func (g *Graph) lowerNodes() error {
 // minInputs is the number of leading inputs an op cannot do without.
 func minInputs(op string) int {
 	switch op {
-	case "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Gather", "QuantizeLinear", "DequantizeLinear":
+	case "Conv", "ConvTranspose", "Upsample", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Pow", "Reshape", "Gather", "QuantizeLinear", "DequantizeLinear":
 		return 2
 	case "BatchNormalization":
 		return 5
@@ -253,6 +256,13 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 			return g.lift1D(n, g.lowerConv)
 		}
 		return g.lowerConv(n)
+	case "ConvTranspose":
+		if len(x.Shape) == 3 {
+			return g.lift1D(n, g.lowerConvTranspose)
+		}
+		return g.lowerConvTranspose(n)
+	case "Resize", "Upsample":
+		return g.lowerResize(n)
 	case "MaxPool", "AveragePool":
 		if len(x.Shape) == 3 {
 			return g.lift1D(n, g.lowerPool)
@@ -1073,11 +1083,15 @@ func (g *Graph) lift1D(n *Node, lower func(*Node) ([]*Node, error)) ([]*Node, er
 	for _, a := range n.src.n.Attrs {
 		b := *a
 		switch a.Name {
-		case "strides", "dilations", "kernel_shape":
+		case "strides", "dilations", "kernel_shape", "output_padding", "output_shape":
+			v := int64(1)
+			if a.Name == "output_padding" {
+				v = 0
+			}
 			if len(a.Ints) != 1 {
 				return nil, fmt.Errorf("attribute %s=%v, want 1 value", a.Name, a.Ints)
 			}
-			b.Ints = []int64{1, a.Ints[0]}
+			b.Ints = []int64{v, a.Ints[0]}
 		case "pads":
 			if len(a.Ints) != 2 {
 				return nil, fmt.Errorf("attribute pads=%v, want 2 values", a.Ints)
@@ -1089,7 +1103,7 @@ func (g *Graph) lift1D(n *Node, lower func(*Node) ([]*Node, error)) ([]*Node, er
 	src := &srcNode{n: &onnx.Node{OpType: n.src.n.OpType, Name: n.Name, Attrs: attrs}, opset: n.src.opset}
 	x4 := &Tensor{Name: x.Name + "_2d", Shape: []int{x.Shape[0], x.Shape[1], 1, x.Shape[2]}}
 	in := []*Tensor{x4}
-	if n.Op == "Conv" {
+	if n.Op == "Conv" || n.Op == "ConvTranspose" {
 		w := n.In[1]
 		if !w.Const || len(w.Shape) != 3 {
 			return nil, fmt.Errorf("weights (input 1) must be a rank-3 constant")

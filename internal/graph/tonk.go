@@ -63,7 +63,7 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = append(op.Params, nkfile.I32Word(v))
 		}
 		switch n.Kind {
-		case nkfile.OpBatchNorm, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSoftmax, nkfile.OpHardSigmoid:
+		case nkfile.OpBatchNorm, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSoftmax, nkfile.OpHardSigmoid, nkfile.OpResize2D:
 			op.Params = append(op.Params, nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpGelu:
 			op.Params = nkfile.I32Words(n.Mode)

@@ -588,6 +588,45 @@ func TestLogisticTanhMatchOracle(t *testing.T) {
 	}
 }
 
+// LUT_I8 with the table internal/quant builds for TFLite's int8 GELU
+// (both forms), over every int8 value, against int8ref.Gelu: random input
+// and output quantization. The table is float math, so it does not depend
+// on the rounding mode.
+func TestGeluLUTMatchesOracle(t *testing.T) {
+	g := newGen(11)
+	all := make([]int8, 256)
+	for i := range all {
+		all[i] = int8(i - 128)
+	}
+	for k := range 200 {
+		sIn, zpIn, sOut, zpOut := g.scale(0.002, 0.2), g.zp(), g.scale(0.002, 0.2), g.zp()
+		approximate := k%2 == 1
+		lut, err := quant.GeluLUT(sIn, zpIn, sOut, zpOut, approximate)
+		require.NoError(t, err)
+		b := nkfile.NewBuilder()
+		xi := b.Input("x", nkfile.I8, len(all))
+		tab := b.Const("lut", nkfile.I8, []int{256}, nkfile.I8Bytes(lut[:]))
+		b.SetQuant(tab, &nkfile.Quant{Axis: -1, Scale: []float32{sOut}, ZeroPoint: []int32{zpOut}})
+		y := b.Op(nkfile.OpLutI8, "gelu", []int{xi, tab}, nil, nkfile.ActNone)
+		b.SetQuant(y, &nkfile.Quant{Axis: -1, Scale: []float32{sOut}, ZeroPoint: []int32{zpOut}})
+		got := run(t, b, y, i8bytes(all))
+		want := int8ref.Gelu(all, sIn, zpIn, sOut, zpOut, approximate)
+		// the oracle itself: within half a step of float64 GELU where not saturated
+		for i, q := range want {
+			v := float64(sIn) * float64(int32(all[i])-zpIn)
+			exact := 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
+			if approximate {
+				exact = 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
+			}
+			if q > -128 && q < 127 {
+				require.InDelta(t, exact, float64(sOut)*float64(int32(q)-zpOut), 0.5001*float64(sOut), "case %d value %d", k, all[i])
+			}
+		}
+		requireSame(t, want, got,
+			fmt.Sprintf("case %d: in %g/%d out %g/%d approximate %v", k, sIn, zpIn, sOut, zpOut, approximate))
+	}
+}
+
 func TestQuantizeDequantizeMatchOracle(t *testing.T) {
 	g := newGen(8)
 	for k := range 100 {

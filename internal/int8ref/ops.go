@@ -461,3 +461,27 @@ func Dequantize(q []int8, scale float32, zp int32) []float32 {
 	}
 	return y
 }
+
+// Gelu is TFLite's int8 GELU (kernels/gelu.cc: a table its prepare fills
+// by LUTPopulate), element by element: dequantize in float32, GELU (the erf
+// form with the double 1/sqrt 2 and double erf, the tanh form in float32
+// with sqrt(2/pi) rounded to float32), times the float32 1/scale_out,
+// std::round, plus zp_out, saturated.
+func Gelu(x []int8, sIn float32, zpIn int32, sOut float32, zpOut int32, approximate bool) []int8 {
+	invOut := 1 / sOut
+	y := make([]int8, len(x))
+	for i, q := range x {
+		v := sIn * float32(int32(q)-zpIn)
+		var g float32
+		if approximate {
+			k := float32(math.Sqrt(2 / math.Pi))
+			t := float32(math.Tanh(float64(k * (v + float32(float32(float32(0.044715)*v)*v)*v))))
+			g = float32(0.5) * v * (1 + t)
+		} else {
+			g = float32(float64(float32(0.5)*v) * (1 + math.Erf(float64(v)*math.Sqrt(0.5))))
+		}
+		r := math.Round(float64(g*invOut)) + float64(zpOut)
+		y[i] = int8(math.Min(math.Max(r, math.MinInt8), math.MaxInt8))
+	}
+	return y
+}

@@ -42,6 +42,8 @@ const (
 	OpSlice           OpType = 36
 	OpMatMul          OpType = 37
 	OpLayerNorm       OpType = 38
+	OpResize2D        OpType = 40
+	OpConvTranspose2D OpType = 41
 
 	// int8 ops (docs/NK_FORMAT.md "int8 ops")
 	OpConv2DI8          OpType = 64
@@ -56,10 +58,11 @@ const (
 	OpTanhI8            OpType = 73
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
+	OpLutI8             OpType = 76
 
-	opFloatEnd = 39 // one past the last float op
+	opFloatEnd = 42 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
-	opTypeEnd  = 76 // one past the last op
+	opTypeEnd  = 77 // one past the last op
 )
 
 // opNames are the names the C core gives the ops (inspect, errors).
@@ -102,6 +105,8 @@ var opNames = [opTypeEnd]string{
 	OpSlice:             "slice",
 	OpMatMul:            "matmul",
 	OpLayerNorm:         "layer_norm",
+	OpResize2D:          "resize2d",
+	OpConvTranspose2D:   "conv_transpose2d",
 	OpConv2DI8:          "conv2d_i8",
 	OpDepthwiseConv2DI8: "depthwise_conv2d_i8",
 	OpDenseI8:           "dense_i8",
@@ -114,4 +119,5 @@ var opNames = [opTypeEnd]string{
 	OpTanhI8:            "tanh_i8",
 	OpQuantize:          "quantize",
 	OpDequantize:        "dequantize",
+	OpLutI8:             "lut_i8",
 }

@@ -28,14 +28,14 @@ var paramCount = [opTypeEnd]int{
 	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: 10, OpAvgPool2D: 11,
 	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
 	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
-	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1,
+	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1, OpResize2D: 7, OpConvTranspose2D: 10,
 	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
 	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
 	OpLayerNorm: 2,
 	OpConv2DI8:  13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
-	OpQuantize: -1, OpDequantize: 0,
+	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0,
 }
 
 // inputArity is the [min, max] number of inputs of each op.
@@ -44,7 +44,7 @@ var inputArity = [opTypeEnd][2]int{
 	OpAvgPool2D: {1, 1}, OpGlobalAvgPool: {1, 1}, OpBatchNorm: {5, 5}, OpRelu: {1, 1},
 	OpClip: {1, 1}, OpLeakyRelu: {1, 1}, OpSigmoid: {1, 1}, OpTanh: {1, 1}, OpGelu: {1, 1},
 	OpSoftmax: {1, 1}, OpAdd: {2, 2}, OpMul: {2, 2}, OpConcat: {1, MaxOpInputs},
-	OpReshape: {1, 1}, OpPad: {1, 1}, OpTranspose: {1, 1},
+	OpReshape: {1, 1}, OpPad: {1, 1}, OpTranspose: {1, 1}, OpResize2D: {1, 1}, OpConvTranspose2D: {2, 3},
 	OpSub: {2, 2}, OpDiv: {2, 2}, OpMaximum: {2, 2}, OpMinimum: {2, 2}, OpPow: {2, 2},
 	OpExp: {1, 1}, OpSqrt: {1, 1}, OpNeg: {1, 1}, OpAbs: {1, 1}, OpReciprocal: {1, 1},
 	OpHardSigmoid: {1, 1}, OpHardSwish: {1, 1},
@@ -53,12 +53,14 @@ var inputArity = [opTypeEnd][2]int{
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
+	OpLutI8: {2, 2},
 }
 
 // optionalInput reports whether input k of op type t may be absent (the bias).
 func optionalInput(t OpType, k int) bool {
 	switch t {
-	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8, OpLayerNorm:
+	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8, OpLayerNorm,
+		OpConvTranspose2D:
 		return k == 2
 	}
 	return false
@@ -336,6 +338,10 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 			out[k] = x[p]
 		}
 		return out, nil
+	case OpResize2D:
+		return resize2DShape(op.Params, x)
+	case OpConvTranspose2D:
+		return convTranspose2DShape(op.Params, in)
 	}
 	return inferShapeI8(op, in)
 }

@@ -180,6 +180,11 @@ func inferShapeI8(op *Op, in [][]int) ([]int, error) {
 			return nil, fmt.Errorf("shift %d must be 0..31 and diff_min %d <= 0", shift, diffMin)
 		}
 		return slices.Clone(x), nil
+	case OpLutI8:
+		if len(in[1]) != 1 || in[1][0] != 256 {
+			return nil, fmt.Errorf("table %v, want [256]", in[1])
+		}
+		return slices.Clone(x), nil
 	case OpLogisticI8, OpTanhI8:
 		if err := checkZeroPoint("input zero point", i32At(p, 0)); err != nil {
 			return nil, err
@@ -300,6 +305,22 @@ func (m *Model) checkOpTypes(op *Op) error {
 		}
 		if in0 == F32 && out.Quant == nil {
 			return fmt.Errorf("output has no quantization record")
+		}
+		return nil
+	case t == OpResize2D && in0 == I8:
+		if err := want(I8, I8); err != nil {
+			return err
+		}
+		if WordI32(op.Params[0]) != ResizeNearest {
+			return fmt.Errorf("i8 resize is nearest only")
+		}
+		return nil
+	case t == OpLutI8 && in0 == I8:
+		if err := want(I8, I8); err != nil {
+			return err
+		}
+		if tab := &m.Tensors[op.Inputs[1]]; !tab.Const() || tab.Elems() != 256 {
+			return fmt.Errorf("table must be a constant of 256 values")
 		}
 		return nil
 	case t == OpDequantize && in0 == I8:

@@ -378,6 +378,18 @@ func (b *builder) op(op *nkfile.Op) error {
 		return b.binary(op)
 	case nkfile.OpSoftmax, nkfile.OpSigmoid, nkfile.OpTanh:
 		return b.fixedOut(op)
+	case nkfile.OpGelu:
+		return b.gelu(op)
+	case nkfile.OpResize2D:
+		if nkfile.WordI32(op.Params[0]) != nkfile.ResizeNearest {
+			return b.float(op, "bilinear (the int8 resize copies, nearest only)")
+		}
+		return b.inherit(op, op.Type, func(QParams) []uint32 { return op.Params })
+	case nkfile.OpConcat:
+		if runtimeIns != len(op.Inputs) {
+			return b.float(op, "a constant input")
+		}
+		return b.concat(op)
 	}
 	return b.float(op, "no int8 kernel")
 }
@@ -459,6 +471,64 @@ func (b *builder) binary(op *nkfile.Op) error {
 	b.emit(op, nkfile.OpMulI8, []int{a, c}, nkfile.MulI8Params{
 		In1ZeroPoint: qa.ZeroPoint, In2ZeroPoint: qc.ZeroPoint, Out: out, M: m.M, Shift: m.Shift,
 	}.Words())
+	return nil
+}
+
+// concat writes an int8 CONCAT (which copies bytes) with the output's
+// calibrated quantization, requantizing (int8 QUANTIZE) each input
+// quantized otherwise, as TFLite's converter does.
+func (b *builder) concat(op *nkfile.Op) error {
+	ins := make([]int, len(op.Inputs))
+	qs := make([]QParams, len(op.Inputs))
+	for k, src := range op.Inputs {
+		var err error
+		if ins[k], qs[k], err = b.int8In(src); err != nil {
+			return err
+		}
+	}
+	qo, err := b.calibratedOut(op)
+	if err != nil {
+		return err
+	}
+	for k := range ins {
+		if qs[k] == qo {
+			continue
+		}
+		m, err := quant.Requantize(qs[k].Scale, qo.Scale, b.opts.Rounding)
+		if err != nil {
+			return err
+		}
+		src := b.dst.Tensors[ins[k]]
+		id := b.add(nkfile.Tensor{Name: src.Name + "/requantized", DType: nkfile.I8, Shape: slices.Clone(src.Shape),
+			Quant: &nkfile.Quant{Axis: -1, Scale: []float32{qo.Scale}, ZeroPoint: []int32{qo.ZeroPoint}}})
+		b.dst.Ops = append(b.dst.Ops, nkfile.Op{Type: nkfile.OpQuantize, Name: b.dst.Tensors[id].Name, Inputs: []int{ins[k]}, Outputs: []int{id},
+			Params: nkfile.RequantizeWords(m.M, m.Shift, qs[k].ZeroPoint, qo.ZeroPoint)})
+		b.sum.Int8Ops[nkfile.OpQuantize]++
+		ins[k] = id
+	}
+	b.emit(op, nkfile.OpConcat, ins, op.Params)
+	return nil
+}
+
+// gelu writes LUT_I8 with TFLite's int8 GELU table for the input's and
+// the calibrated output's quantization.
+func (b *builder) gelu(op *nkfile.Op) error {
+	in, q, err := b.int8In(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	qo, err := b.calibratedOut(op)
+	if err != nil {
+		return err
+	}
+	lut, err := quant.GeluLUT(q.Scale, q.ZeroPoint, qo.Scale, qo.ZeroPoint, nkfile.WordI32(op.Params[0]) != 0)
+	if err != nil {
+		return err
+	}
+	name := b.src.Tensors[op.Outputs[0]].Name + "/gelu_lut"
+	table := b.add(nkfile.Tensor{Name: name, DType: nkfile.I8, Shape: []int{256}, Data: nkfile.I8Bytes(lut[:]),
+		Quant: &nkfile.Quant{Axis: -1, Scale: []float32{qo.Scale}, ZeroPoint: []int32{qo.ZeroPoint}}})
+	b.emit(op, nkfile.OpLutI8, []int{in, table}, nil)
 	return nil
 }
 

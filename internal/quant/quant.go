@@ -423,3 +423,38 @@ func DequantizeWeights(q []int8, shape []int32, scale []float32, zp []int64, axi
 	}
 	return out, nil
 }
+
+// GeluLUT is the 256-entry int8 table of TFLite's int8 GELU (its prepare
+// builds it the same way): entry x+128 holds GELU of scale_in*(x - zp_in)
+// in float32, divided by scale_out (as a multiply by the float32 inverse),
+// rounded half away from zero, plus zp_out, saturated. The erf form runs in
+// double inside (TFLite multiplies by the double 1/sqrt 2); the tanh form
+// in float32.
+func GeluLUT(sIn float32, zpIn int32, sOut float32, zpOut int32, approximate bool) ([256]int8, error) {
+	var lut [256]int8
+	if err := checkScale("input", sIn); err != nil {
+		return lut, err
+	}
+	if err := checkScale("output", sOut); err != nil {
+		return lut, err
+	}
+	inv := float32(1) / sOut
+	for v := int32(-128); v <= 127; v++ {
+		x := float32(sIn * float32(v-zpIn))
+		y := geluF32(x, approximate)
+		q := math.Round(float64(float32(y*inv))) + float64(zpOut)
+		lut[v+128] = int8(min(max(q, QMin), QMax))
+	}
+	return lut, nil
+}
+
+func geluF32(x float32, approximate bool) float32 {
+	half := float32(0.5 * x)
+	if !approximate {
+		return float32(float64(half) * (1 + math.Erf(float64(x)*(1/math.Sqrt2))))
+	}
+	const sqrt2dPi = float32(2 / math.SqrtPi * (1 / math.Sqrt2)) // sqrt(2/pi)
+	cube := float32(float32(float32(0.044715*x)*x) * x)
+	inner := float32(sqrt2dPi * float32(x+cube))
+	return float32(half * float32(1+float32(math.Tanh(float64(inner)))))
+}

@@ -22,6 +22,7 @@ const (
 	OpReluN1To1             BuiltinOp = 20
 	OpRelu6                 BuiltinOp = 21
 	OpReshape               BuiltinOp = 22
+	OpResizeBilinear        BuiltinOp = 23
 	OpSoftmax               BuiltinOp = 25
 	OpSVDF                  BuiltinOp = 27
 	OpTanh                  BuiltinOp = 28
@@ -33,11 +34,14 @@ const (
 	OpSqueeze               BuiltinOp = 43
 	OpStridedSlice          BuiltinOp = 45
 	OpPadV2                 BuiltinOp = 60
+	OpTransposeConv         BuiltinOp = 67
+	OpResizeNearestNeighbor BuiltinOp = 97
 	OpLeakyRelu             BuiltinOp = 98
 	OpQuantize              BuiltinOp = 114
 	OpHardSwish             BuiltinOp = 117
 	OpBatchMatMul           BuiltinOp = 126
 	OpPlaceholderForGreater BuiltinOp = 127
+	OpGelu                  BuiltinOp = 150
 )
 
 var opNames = map[BuiltinOp]string{
@@ -45,15 +49,15 @@ var opNames = map[BuiltinOp]string{
 	OpDepthwiseConv2D: "DEPTHWISE_CONV_2D", 5: "DEPTH_TO_SPACE", OpDequantize: "DEQUANTIZE", 7: "EMBEDDING_LOOKUP",
 	8: "FLOOR", OpFullyConnected: "FULLY_CONNECTED", 11: "L2_NORMALIZATION", 12: "L2_POOL_2D",
 	OpLogistic: "LOGISTIC", 16: "LSTM", OpMaxPool2D: "MAX_POOL_2D", OpMul: "MUL", OpRelu: "RELU",
-	OpReluN1To1: "RELU_N1_TO_1", OpRelu6: "RELU6", OpReshape: "RESHAPE", 23: "RESIZE_BILINEAR",
+	OpReluN1To1: "RELU_N1_TO_1", OpRelu6: "RELU6", OpReshape: "RESHAPE", OpResizeBilinear: "RESIZE_BILINEAR",
 	OpSoftmax: "SOFTMAX", 26: "SPACE_TO_DEPTH", OpSVDF: "SVDF", OpTanh: "TANH", OpCustom: "CUSTOM",
 	OpPad: "PAD", 36: "GATHER", OpTranspose: "TRANSPOSE", OpMean: "MEAN", OpSub: "SUB", 42: "DIV",
 	OpSqueeze: "SQUEEZE", 44: "UNIDIRECTIONAL_SEQUENCE_LSTM", OpStridedSlice: "STRIDED_SLICE", 47: "EXP",
 	49: "SPLIT", 53: "CAST", 54: "PRELU", 55: "MAXIMUM", 56: "ARG_MAX", 57: "MINIMUM", OpPadV2: "PADV2",
-	65: "SLICE", 67: "TRANSPOSE_CONV", 70: "EXPAND_DIMS", 74: "SUM", 83: "PACK", 88: "UNPACK",
-	97: "RESIZE_NEAREST_NEIGHBOR", OpLeakyRelu: "LEAKY_RELU", 100: "MIRROR_PAD", 102: "SPLIT_V",
+	65: "SLICE", OpTransposeConv: "TRANSPOSE_CONV", 70: "EXPAND_DIMS", 74: "SUM", 83: "PACK", 88: "UNPACK",
+	OpResizeNearestNeighbor: "RESIZE_NEAREST_NEIGHBOR", OpLeakyRelu: "LEAKY_RELU", 100: "MIRROR_PAD", 102: "SPLIT_V",
 	OpQuantize: "QUANTIZE", OpHardSwish: "HARD_SWISH", OpBatchMatMul: "BATCH_MATMUL",
-	OpPlaceholderForGreater: "PLACEHOLDER_FOR_GREATER_OP_CODES", 150: "GELU",
+	OpPlaceholderForGreater: "PLACEHOLDER_FOR_GREATER_OP_CODES", OpGelu: "GELU",
 }
 
 func (o BuiltinOp) String() string {
@@ -127,6 +131,10 @@ const (
 	optReshape         = 17
 	optMul             = 21
 	optPad             = 22
+	optResizeBilinear  = 15
+	optTransposeConv   = 49
+	optResizeNearest   = 74
+	optGelu            = 116
 )
 
 type Conv2DOptions struct {
@@ -176,6 +184,17 @@ type ReshapeOptions struct{ NewShape []int32 }
 
 type PadOptions struct{}
 
+type GeluOptions struct{ Approximate bool }
+
+// ResizeOptions are RESIZE_BILINEAR's and RESIZE_NEAREST_NEIGHBOR's.
+type ResizeOptions struct{ AlignCorners, HalfPixelCenters bool }
+
+type TransposeConvOptions struct {
+	Padding          Padding
+	StrideW, StrideH int32
+	Activation       Activation
+}
+
 type SVDFOptions struct {
 	Rank                     int32
 	Activation               Activation
@@ -193,6 +212,9 @@ func (MulOptions) builtinOptions()             {}
 func (ReshapeOptions) builtinOptions()         {}
 func (PadOptions) builtinOptions()             {}
 func (SVDFOptions) builtinOptions()            {}
+func (ResizeOptions) builtinOptions()          {}
+func (GeluOptions) builtinOptions()            {}
+func (TransposeConvOptions) builtinOptions()   {}
 
 // fieldReader collects the first error of a run of field reads.
 type fieldReader struct {
@@ -260,6 +282,14 @@ func parseOptions(tag uint8, t table) (Options, error) {
 		o = ReshapeOptions{NewShape: shape}
 	case optPad:
 		o = PadOptions{}
+	case optResizeBilinear: // fields 0, 1: the deprecated new_height, new_width
+		o = ResizeOptions{AlignCorners: r.boolean(2, false), HalfPixelCenters: r.boolean(3, false)}
+	case optGelu:
+		o = GeluOptions{Approximate: r.boolean(0, false)}
+	case optResizeNearest:
+		o = ResizeOptions{AlignCorners: r.boolean(0, false), HalfPixelCenters: r.boolean(1, false)}
+	case optTransposeConv:
+		o = TransposeConvOptions{Padding: Padding(r.i8(0, 0)), StrideW: r.i32(1, 0), StrideH: r.i32(2, 0), Activation: Activation(r.i8(3, 0))}
 	case optSVDF:
 		o = SVDFOptions{Rank: r.i32(0, 0), Activation: Activation(r.i8(1, 0)), AsymmetricQuantizeInputs: r.boolean(2, false)}
 	default:

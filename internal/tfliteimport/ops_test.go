@@ -137,13 +137,44 @@ func TestSmallOpsInt8(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 
-	// a concatenation of differently quantized int8 tensors is refused
-	b.sg().Tensors[x].Quant = perTensor(0.25, -1)
-	b.sg().Tensors[padded].Quant = perTensor(0.25, -1)
-	b.sg().Tensors[pooled].Quant = perTensor(0.25, -1)
-	_, err = Convert(&b.m, Options{})
-	require.ErrorIs(t, err, ErrUnsupported)
-	assert.Contains(t, err.Error(), "CONCATENATION")
+	// inputs quantized unlike the output are requantized to it first (an
+	// int8 QUANTIZE, as TFLite's converter inserts), checked against
+	// internal/int8ref's requantization (the host runtime's double rounding)
+	b.sg().Tensors[x].Quant = perTensor(0.3, 2)
+	b.sg().Tensors[padded].Quant = perTensor(0.3, 2)
+	b.sg().Tensors[pooled].Quant = perTensor(0.3, 2)
+	{
+		r := quant.DoubleRounding
+		nm, err := Convert(&b.m, Options{Rounding: r})
+		require.NoError(t, err)
+		requants := 0
+		for _, op := range nm.Ops {
+			if op.Type == nkfile.OpQuantize {
+				requants++
+			}
+		}
+		assert.Equal(t, 2, requants, "one requantize per concatenated input")
+		m, err := quant.Requantize(0.3, 0.5, r)
+		require.NoError(t, err)
+		// padded rows: [2 2 2] [3 -5 2] [7 -9 2]; 2x2 max: [3 2; 7 2]
+		pooledVals, xVals := []int8{3, 2, 7, 2}, []int8{3, -5, 7, -9}
+		for i := range 4 {
+			for k, v := range []int8{pooledVals[i], xVals[i]} {
+				q := int64(int8ref.Requantize(int32(v)-2, m, r)) - 1
+				want[2*i+k] = int8(min(max(q, -128), 127))
+			}
+		}
+		img, err := nkfile.Encode(nm)
+		require.NoError(t, err)
+		model, err := nk.LoadBytes(img)
+		require.NoError(t, err)
+		require.NoError(t, model.RunRaw([][]byte{{3, 0xfb, 7, 0xf7}}, [][]byte{out}))
+		model.Close()
+		for i, v := range out {
+			got[i] = int8(v)
+		}
+		assert.Equal(t, want, got)
+	}
 }
 
 // allInt8 is every int8 value once, as a [1, 256] input.
@@ -243,6 +274,17 @@ func TestInt8ElementwiseOps(t *testing.T) {
 		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "%v", code)
 	}
 
+	// GELU (both forms): LUT_I8 with TFLite's table, against int8ref.Gelu
+	for _, approximate := range []bool{false, true} {
+		b := newTFLite()
+		in := b.tensor("x", tflite.Int8, shape, nil, perTensor(sIn, int64(zpIn)))
+		out := b.tensor("y", tflite.Int8, shape, nil, perTensor(sOut, int64(zpOut)))
+		b.op(tflite.OpGelu, tflite.GeluOptions{Approximate: approximate}, []int32{in}, out)
+		b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+		want := int8ref.Gelu(x, sIn, zpIn, sOut, zpOut, approximate)
+		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "GELU approximate=%v", approximate)
+	}
+
 	// QUANTIZE int8 -> int8: clamp(requantize(x - zp_in, M, shift) + zp_out)
 	{
 		b := newTFLite()
@@ -275,5 +317,99 @@ func TestInt8ElementwiseOps(t *testing.T) {
 		}
 		got := nkfile.BytesF32(runOneOp(t, b, nkfile.F32Bytes(f), 4*256))
 		assert.Equal(t, int8ref.Dequantize(int8ref.Quantize(f, sOut, zpOut), sOut, zpOut), got)
+	}
+}
+
+// Float RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR (half-pixel centers and
+// align_corners) and TRANSPOSE_CONV (VALID and SAME, overlapping taps),
+// against values worked by hand from TFLite's reference semantics.
+func TestUpsampleOpsFloat(t *testing.T) {
+	size := func(b *tfliteBuilder, h, w int32) int32 {
+		return b.tensor("size", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{h, w}), nil)
+	}
+	run := func(t *testing.T, b *tfliteBuilder, in []float32, n int) []float32 {
+		nm, err := Convert(&b.m, Options{})
+		require.NoError(t, err)
+		img, err := nkfile.Encode(nm)
+		require.NoError(t, err)
+		m, err := nk.LoadBytes(img)
+		require.NoError(t, err)
+		defer m.Close()
+		out := make([]float32, n)
+		require.NoError(t, m.RunMulti([][]float32{in}, [][]float32{out}))
+		return out
+	}
+	t.Run("resize", func(t *testing.T) {
+		b := newTFLite()
+		x := b.tensor("x", tflite.Float32, []int32{1, 1, 2, 1}, nil, nil)
+		near := b.tensor("near", tflite.Float32, []int32{1, 2, 4, 1}, nil, nil)
+		b.op(tflite.OpResizeNearestNeighbor, tflite.ResizeOptions{}, []int32{x, size(b, 2, 4)}, near)
+		hp := b.tensor("hp", tflite.Float32, []int32{1, 1, 4, 1}, nil, nil)
+		b.op(tflite.OpResizeBilinear, tflite.ResizeOptions{HalfPixelCenters: true}, []int32{x, size(b, 1, 4)}, hp)
+		ac := b.tensor("ac", tflite.Float32, []int32{1, 1, 3, 1}, nil, nil)
+		b.op(tflite.OpResizeBilinear, tflite.ResizeOptions{AlignCorners: true}, []int32{x, size(b, 1, 3)}, ac)
+		acn := b.tensor("acn", tflite.Float32, []int32{1, 1, 3, 1}, nil, nil)
+		b.op(tflite.OpResizeNearestNeighbor, tflite.ResizeOptions{AlignCorners: true}, []int32{x, size(b, 1, 3)}, acn)
+		cat := b.tensor("cat", tflite.Float32, []int32{1, 1, 18, 1}, nil, nil)
+		flat := func(id int32, w int32) int32 {
+			r := b.tensor(b.sg().Tensors[id].Name+"_r", tflite.Float32, []int32{1, 1, w, 1}, nil, nil)
+			b.op(tflite.OpReshape, tflite.ReshapeOptions{NewShape: []int32{1, 1, w, 1}}, []int32{id}, r)
+			return r
+		}
+		b.op(tflite.OpConcatenation, tflite.ConcatenationOptions{Axis: 2}, []int32{flat(near, 8), hp, ac, acn}, cat)
+		b.sg().Inputs, b.sg().Outputs = []int32{x}, []int32{cat}
+		// nearest: floor(o*2/4) repeats each pixel; half-pixel bilinear samples
+		// -0.25 (edge), 0.25, 0.75, 1.25 (edge); align_corners samples 0, 0.5, 1
+		// and its nearest form rounds 0.5 up
+		assert.Equal(t, []float32{0, 0, 4, 4, 0, 0, 4, 4, 0, 1, 3, 4, 0, 2, 4, 0, 4, 4}, run(t, b, []float32{0, 4}, 18))
+	})
+	for _, tc := range []struct {
+		name string
+		pad  tflite.Padding
+		k    int32
+		want []float32
+	}{
+		// stride 2, 2x2 ones: every input pixel fills its own 2x2 block
+		{"valid", tflite.PaddingValid, 2, []float32{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}},
+		// stride 2, 3x3 ones, SAME: pad 0 (the odd one at the end), so rows 0..3
+		// take input rows {0}, {0}, {0,1}, {1} (likewise columns), summed
+		{"same", tflite.PaddingSame, 3, []float32{1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4}},
+	} {
+		t.Run("transpose_conv_"+tc.name, func(t *testing.T) {
+			b := newTFLite()
+			x := b.tensor("x", tflite.Float32, []int32{1, 2, 2, 1}, nil, nil)
+			shape := b.tensor("shape", tflite.Int32, []int32{4}, nkfile.I32Bytes([]int32{1, 4, 4, 1}), nil)
+			ones := make([]float32, tc.k*tc.k)
+			for i := range ones {
+				ones[i] = 1
+			}
+			w := b.tensor("w", tflite.Float32, []int32{1, tc.k, tc.k, 1}, nkfile.F32Bytes(ones), nil)
+			y := b.tensor("y", tflite.Float32, []int32{1, 4, 4, 1}, nil, nil)
+			b.op(tflite.OpTransposeConv, tflite.TransposeConvOptions{Padding: tc.pad, StrideW: 2, StrideH: 2}, []int32{shape, w, x}, y)
+			b.sg().Inputs, b.sg().Outputs = []int32{x}, []int32{y}
+			assert.Equal(t, tc.want, run(t, b, []float32{1, 2, 3, 4}, 16))
+		})
+	}
+}
+
+// int8 RESIZE_NEAREST_NEIGHBOR copies bytes (shared quantization), worked
+// by hand; int8 RESIZE_BILINEAR is refused.
+func TestResizeInt8(t *testing.T) {
+	q := perTensor(0.5, -1)
+	for _, code := range []tflite.BuiltinOp{tflite.OpResizeNearestNeighbor, tflite.OpResizeBilinear} {
+		b := newTFLite()
+		x := b.tensor("x", tflite.Int8, []int32{1, 1, 2, 1}, nil, q)
+		size := b.tensor("size", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{2, 4}), nil)
+		y := b.tensor("y", tflite.Int8, []int32{1, 2, 4, 1}, nil, q)
+		b.op(code, tflite.ResizeOptions{}, []int32{x, size}, y)
+		b.sg().Inputs, b.sg().Outputs = []int32{x}, []int32{y}
+		if code == tflite.OpResizeBilinear {
+			_, err := Convert(&b.m, Options{})
+			require.ErrorIs(t, err, ErrUnsupported)
+			assert.Contains(t, err.Error(), "int8 RESIZE_BILINEAR")
+			continue
+		}
+		got := runOneOp(t, b, []byte{0xfb, 7}, 8) // -5 7
+		assert.Equal(t, []byte{0xfb, 0xfb, 7, 7, 0xfb, 0xfb, 7, 7}, got)
 	}
 }

@@ -125,7 +125,8 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpAveragePool2D: true, tflite.OpMaxPool2D: true, tflite.OpAdd: true, tflite.OpMul: true,
 	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
-	tflite.OpConcatenation: true,
+	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
+	tflite.OpTransposeConv: true, tflite.OpGelu: true,
 }
 
 // checkOps refuses, in one error, every operator the importer cannot map
@@ -505,6 +506,8 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.quantize(op, x, out)
 	case tflite.OpDequantize:
 		return c.dequantize(op, x, out)
+	case tflite.OpTransposeConv: // input 0 is the output shape
+		return c.transposeConv(op, out)
 	}
 	isInt8 := out.Type == tflite.Int8
 	if isInt8 != (x.Type == tflite.Int8) {
@@ -544,6 +547,10 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.pad(op, isInt8)
 	case tflite.OpConcatenation:
 		return c.concat(op, isInt8)
+	case tflite.OpResizeBilinear, tflite.OpResizeNearestNeighbor:
+		return c.resize(op, code, isInt8)
+	case tflite.OpGelu:
+		return c.gelu(op, isInt8)
 	}
 	return fmt.Errorf("%w: operator %v", ErrUnsupported, code)
 }
@@ -1070,6 +1077,29 @@ func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 	return fmt.Errorf("%w: QUANTIZE from %v", ErrUnsupported, x.Type)
 }
 
+// requantize emits an int8 -> int8 QUANTIZE of tensor id (TFLite tensor
+// from) to a new tensor of from's shape with to's quantization.
+func (c *converter) requantize(id int, from, to *tflite.Tensor) (int, error) {
+	sIn, zpIn, err := scaleZp(from)
+	if err != nil {
+		return -1, err
+	}
+	sOut, zpOut, err := scaleZp(to)
+	if err != nil {
+		return -1, err
+	}
+	m, err := quant.Requantize(sIn, sOut, c.opt.Rounding)
+	if err != nil {
+		return -1, err
+	}
+	src := c.out.Tensors[id]
+	nt := nkfile.Tensor{Name: src.Name + "/requantized", DType: nkfile.I8, Shape: slices.Clone(src.Shape), Quant: quantRecord(to, -1)}
+	out := c.add(nt)
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpQuantize, Name: nt.Name, Inputs: []int{id}, Outputs: []int{out},
+		Params: nkfile.RequantizeWords(m.M, m.Shift, zpIn, zpOut)})
+	return out, nil
+}
+
 func (c *converter) dequantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 	if y.Type != tflite.Float32 {
 		return fmt.Errorf("%w: DEQUANTIZE to %v", ErrUnsupported, y.Type)
@@ -1157,8 +1187,9 @@ func (c *converter) pad(op *tflite.Operator, isInt8 bool) error {
 	return c.emit(nkfile.OpPad, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
 }
 
-// concat maps CONCATENATION; int8 inputs must share the output's
-// quantization (TFLite Micro's int8 concatenation copies bytes).
+// concat maps CONCATENATION. TFLite's int8 concatenation copies bytes, so
+// its converter gives every input the output's quantization, inserting an
+// int8 QUANTIZE (requantize) where they differ; so does this importer.
 func (c *converter) concat(op *tflite.Operator, isInt8 bool) error {
 	o, ok := op.Options.(tflite.ConcatenationOptions)
 	if !ok {
@@ -1188,10 +1219,12 @@ func (c *converter) concat(op *tflite.Operator, isInt8 bool) error {
 			if t.Type != tflite.Int8 {
 				return fmt.Errorf("%w: input %d is %v", ErrUnsupported, k, t.Type)
 			}
-			if err := sameQuant(t, y); err != nil {
-				return fmt.Errorf("input %d: %w", k, err)
+			if ids[k], err = c.input(ti); err != nil {
+				return err
 			}
-			ids[k], err = c.input(ti)
+			if sameQuant(t, y) != nil {
+				ids[k], err = c.requantize(ids[k], t, y)
+			}
 		} else {
 			ids[k], err = c.floatInput(ti)
 		}

@@ -162,3 +162,9 @@ void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult, in
     for (i = 0; i < n; i++)
         y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&r, (int32_t)x[i] - in_zp), out_zp, -128, 127);
 }
+
+void nk_ref_lut_i8(const int8_t *x, const int8_t *NK_RESTRICT table, int8_t *y, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        y[i] = table[(int32_t)x[i] + 128];
+}

@@ -135,5 +135,8 @@ NK_REF_HIDDEN void nk_ref_dequantize_i8_f32(const int8_t *NK_RESTRICT x, float *
 /* i8 -> i8 rescale: clamp(requantize(x - in_zp) + out_zp); y may equal x. */
 NK_REF_HIDDEN void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult,
                                         int32_t shift, int32_t in_zp, int32_t out_zp);
+/* y[i] = table[x[i] + 128]; y may equal x. */
+NK_REF_HIDDEN void nk_ref_lut_i8(const int8_t *x, const int8_t *NK_RESTRICT table, int8_t *y,
+                                 size_t n);
 
 #endif /* NK_REF_I8_H */

@@ -235,4 +235,38 @@ NK_REF_HIDDEN void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in
                                     int32_t rank, const int32_t *perm, void *NK_RESTRICT y,
                                     size_t es);
 
+/* RESIZE2D (docs/NK_FORMAT.md): mode, coordinate transform and nearest
+ * rounding as in ONNX Resize; scales are output/input. */
+#define NK_RESIZE_NEAREST 0
+#define NK_RESIZE_BILINEAR 1
+#define NK_RESIZE_HALF_PIXEL 0
+#define NK_RESIZE_ALIGN_CORNERS 1
+#define NK_RESIZE_ASYMMETRIC 2
+#define NK_RESIZE_PYTORCH_HALF_PIXEL 3
+#define NK_RESIZE_TF_HALF_PIXEL_FOR_NN 4
+#define NK_RESIZE_ROUND_PREFER_FLOOR 0
+#define NK_RESIZE_ROUND_PREFER_CEIL 1
+#define NK_RESIZE_FLOOR 2
+#define NK_RESIZE_CEIL 3
+typedef struct nk_ref_resize_geom {
+    int32_t batch, in_h, in_w, channels, out_h, out_w;
+    int32_t mode, coord, rounding;
+    float scale_h, scale_w;
+} nk_ref_resize_geom;
+/* Nearest over elements of es bytes (any dtype: it copies). */
+NK_REF_HIDDEN void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
+                                           const nk_ref_resize_geom *g, size_t es);
+/* x [batch, in_h, in_w, channels] -> y [batch, out_h, out_w, channels];
+ * out-of-range source coordinates take the edge value. */
+NK_REF_HIDDEN void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                       const nk_ref_resize_geom *g);
+/* Transposed convolution: w is [out_c, k_h, k_w, in_c] (groups 1); output
+ * pixel (oy, ox) gathers input (iy, ix) through tap (ky, kx) where
+ * iy*stride_h + ky*dil_h == oy + pad_top (likewise for columns). bias may
+ * be NULL; the result is clamped to [act_min, act_max]. */
+NK_REF_HIDDEN void nk_ref_conv_transpose2d_f32(const float *NK_RESTRICT x,
+                                               const float *NK_RESTRICT w,
+                                               const float *NK_RESTRICT bias,
+                                               float *NK_RESTRICT y, const nk_ref_conv_geom *g);
+
 #endif /* NK_REF_KERNELS_H */

@@ -47,7 +47,8 @@ var (
 )
 
 // Parse reads the table: lines "id<TAB>name<TAB>go", '#' starts a comment.
-// Ids must ascend with no gaps from 1 (float) and from I8Begin (int8).
+// Ids ascend from 1 (float, below I8Begin) and from I8Begin (int8);
+// an id left out is reserved.
 func Parse(text []byte) ([]Op, error) {
 	var ops []Op
 	names, gos := map[string]bool{}, map[string]bool{}
@@ -70,8 +71,11 @@ func Parse(text []byte) ([]Op, error) {
 		if len(ops) > 0 {
 			want = ops[len(ops)-1].ID + 1
 		}
-		if o.ID != want && !(o.ID == I8Begin && want <= I8Begin) {
-			return nil, fmt.Errorf("line %d: id %d, want %d (ids ascend without gaps from 1 and from %d)", n, o.ID, want, I8Begin)
+		// Gaps are reserved ids (ranges handed out to parallel work); a float
+		// op may not run into the int8 range.
+		firstI8 := len(ops) == 0 || ops[len(ops)-1].ID < I8Begin
+		if o.ID < want || o.ID == 0 || (firstI8 && o.ID > I8Begin) {
+			return nil, fmt.Errorf("line %d: id %d, want %d or above (ids ascend from 1 and from %d)", n, o.ID, want, I8Begin)
 		}
 		switch {
 		case !nameRE.MatchString(o.Name) || len(o.Name) >= NameMax:

@@ -37,8 +37,8 @@ func TestGeneratedFilesFresh(t *testing.T) {
 	}
 }
 
-// The table keeps the ids files depend on (a few fixed points) and the
-// runs 1..38 and 64..75.
+// The table keeps the ids files depend on (a few fixed points), the runs
+// 1..38 and 64.., and ids 39 and 42..63 reserved (ids need only ascend).
 func TestTableIDs(t *testing.T) {
 	ops, err := Read(moduleRoot(t))
 	require.NoError(t, err)
@@ -49,8 +49,8 @@ func TestTableIDs(t *testing.T) {
 	for name, id := range map[string]uint16{"dense": 1, "batch_norm": 7, "transpose": 20, "conv2d_i8": 64, "dequantize": 75} {
 		assert.Equal(t, id, byName[name], name)
 	}
-	assert.Len(t, ops, 50)
-	assert.Equal(t, uint16(39), floatEnd(ops))
+	assert.Len(t, ops, 53)
+	assert.Equal(t, uint16(42), floatEnd(ops))
 }
 
 var (
@@ -85,22 +85,22 @@ func TestDocsOpTables(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	for text, msg := range map[string]string{
-		"1\tdense\tOpDense\n3\tconv2d\tOpConv2D\n":     "id 3, want 2",
-		"2\tdense\tOpDense\n":                          "id 2, want 1",
-		"1\tdense\tOpDense\n64\ta_i8\tOpA\n66\tb\tOpB": "id 66, want 65",
-		"1\tdense\tOpDense\n2\tdense\tOpDense2\n":      "listed twice",
-		"1\tdense\tOpDense\n2\tconv\tOpDense\n":        "listed twice",
-		"1\tDense\tOpDense\n":                          "lower-case",
-		"1\ta_name_that_is_far_too_long\tOpA\n":        "shorter than 24",
-		"1\tdense\tDense\n":                            "start with Op",
-		"1 dense OpDense\n":                            "separated by tabs",
-		"# nothing\n":                                  "no ops",
+		"3\tdense\tOpDense\n2\tconv2d\tOpConv2D\n": "id 2, want 4 or above",
+		"0\tdense\tOpDense\n":                      "id 0, want 1 or above",
+		"1\tdense\tOpDense\n65\ta_i8\tOpA\n":       "id 65, want 2 or above",
+		"1\tdense\tOpDense\n2\tdense\tOpDense2\n":  "listed twice",
+		"1\tdense\tOpDense\n2\tconv\tOpDense\n":    "listed twice",
+		"1\tDense\tOpDense\n":                      "lower-case",
+		"1\ta_name_that_is_far_too_long\tOpA\n":    "shorter than 24",
+		"1\tdense\tDense\n":                        "start with Op",
+		"1 dense OpDense\n":                        "separated by tabs",
+		"# nothing\n":                              "no ops",
 	} {
 		_, err := Parse([]byte(text))
 		assert.ErrorContains(t, err, msg, "%q", text)
 	}
-	ops, err := Parse([]byte("# c\n1\tdense\tOpDense\n\n64\tdense_i8\tOpDenseI8\n"))
+	ops, err := Parse([]byte("# c\n1\tdense\tOpDense\n3\tgapped\tOpGapped\n\n64\tdense_i8\tOpDenseI8\n"))
 	require.NoError(t, err)
-	assert.Equal(t, []Op{{1, "dense", "OpDense"}, {64, "dense_i8", "OpDenseI8"}}, ops)
-	assert.Equal(t, "NK_OP_DENSE_I8", ops[1].CName())
+	assert.Equal(t, []Op{{1, "dense", "OpDense"}, {3, "gapped", "OpGapped"}, {64, "dense_i8", "OpDenseI8"}}, ops)
+	assert.Equal(t, "NK_OP_DENSE_I8", ops[2].CName())
 }

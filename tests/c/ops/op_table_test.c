@@ -47,6 +47,8 @@ static const nkt_expect nkt_table[] = {
     {36, "slice", 0, 1, 1, 0},
     {37, "matmul", 0, 2, 2, 2},
     {38, "layer_norm", NK_OPF_ELEMENTWISE, 2, 3, 2},
+    {40, "resize2d", 0, 1, 1, 7},
+    {41, "conv_transpose2d", 0, 2, 3, 10},
 };
 
 /* The generated list (internal/nkfile/ops.tsv): every op has a table entry
@@ -98,11 +100,11 @@ int main(void) {
         NKT_CHECK(strlen(d->name) < sizeof(((nk_op_info_t *)0)->op), "%s fits nk_op_info_t",
                   d->name);
         /* only the byte-moving ops also run on i8 (op_table_i8_test.c) */
-        NKT_CHECK((nk_op_lookup(e->type, NK_I8) != NULL) == (e->type >= 17 && e->type <= 20),
+        NKT_CHECK((nk_op_lookup(e->type, NK_I8) != NULL) == ((e->type >= 17 && e->type <= 20) || e->type == 40),
                   "%s i8 entry", d->name);
     }
     NKT_CHECK(nk_op_lookup(0, NK_F32) == NULL, "type 0");
-    NKT_CHECK(nk_op_lookup(NK_OP_TYPE_COUNT, NK_F32) == NULL, "one past the float ops");
+    NKT_CHECK(nk_op_lookup(NK_OP_TYPE_COUNT, NK_F32) == NULL, "one past the last float op");
     NKT_CHECK(nk_op_lookup(64, NK_F32) == NULL, "type 64");
     NKT_CHECK(nk_op_lookup(0xFFFFu, NK_F32) == NULL, "type 0xFFFF");
     NKT_CHECK(nk_op_lookup(1, NK_DTYPE_INVALID) == NULL, "dtype 0");

@@ -30,6 +30,8 @@ static const nkt_expect_i8 nkt_i8_table[] = {
     {18, NK_I8, "reshape", NK_OPF_ALIAS, 1, 1, 0},
     {19, NK_I8, "pad", 0, 1, 1, 2},
     {20, NK_I8, "transpose", 0, 1, 1, 0},
+    {76, NK_I8, "lut_i8", NK_OPF_ELEMENTWISE, 2, 2, 0},
+    {40, NK_I8, "resize2d", 0, 1, 1, 7},
 };
 
 /* ---- a hand-built one-op graph with typed tensors ---- */
@@ -414,6 +416,36 @@ static void nkt_shape_hand(void) {
               t[1], t[2], t[3]);
 }
 
+/* LUT_I8 maps every int8 value through its table; the table must be a
+ * constant of 256 values. */
+static void nkt_lut_hand(void) {
+    static int8_t table[256];
+    int8_t x[256], y[256];
+    void *data[3];
+    nkt_g8 g;
+    int i;
+    for (i = 0; i < 256; i++) {
+        table[i] = (int8_t)(127 - i); /* x -> -1 - x */
+        x[i] = (int8_t)(i - 128);
+    }
+    memset(&g, 0, sizeof g);
+    nkt_g8_init(&g, NK_OP_LUT_I8, 2, NULL, 0);
+    nkt_t(&g.t[0], NK_I8, 2, 16, 16, 0, 0, NULL);
+    nkt_t(&g.t[1], NK_I8, 1, 256, 0, 0, 0, table);
+    nkt_t(&g.t[2], NK_I8, 2, 16, 16, 0, 0, NULL);
+    NKT_EXPECT(&g, NK_OK, "lut_i8");
+    data[0] = x;
+    data[1] = table;
+    data[2] = y;
+    nkt_g8_eval(&g, data);
+    for (i = 0; i < 256; i++)
+        NKT_CHECK(y[i] == (int8_t)(-1 - x[i]), "lut_i8 [%d]: %d", i, y[i]);
+    nkt_t(&g.t[1], NK_I8, 1, 256, 0, 0, 0, NULL);
+    NKT_EXPECT(&g, NK_ERR_SHAPE, "lut_i8 with a computed table");
+    nkt_t(&g.t[1], NK_I8, 1, 255, 0, 0, 0, table);
+    NKT_EXPECT(&g, NK_ERR_SHAPE, "lut_i8 with 255 entries");
+}
+
 int main(void) {
     size_t i;
     for (i = 0; i < NKT_COUNT(nkt_i8_table); i++) {
@@ -433,11 +465,13 @@ int main(void) {
     for (i = 64; i <= 73; i++)
         NKT_CHECK(nk_op_lookup((uint32_t)i, NK_F32) == NULL, "type %u has an f32 entry",
                   (unsigned)i);
-    NKT_CHECK(nk_op_lookup(76, NK_I8) == NULL, "type 76");
+    NKT_CHECK(nk_op_lookup(77, NK_I8) == NULL, "type 77");
+    NKT_CHECK(nk_op_lookup(76, NK_F32) == NULL, "lut_i8 of f32");
     NKT_CHECK(nk_op_lookup(75, NK_F32) == NULL, "dequantize of f32");
     nkt_validate_rejections();
     nkt_conv_hand();
     nkt_pool_hand();
     nkt_shape_hand();
+    nkt_lut_hand();
     return nkt_finish("ops_i8");
 }

@@ -1,5 +1,6 @@
 /* shape_ops_test.c — CONCAT, RESHAPE, PAD, TRANSPOSE against PyTorch/numpy
- * vectors (reshape also aliased: out == in), and validate rejections. */
+ * vectors (reshape also aliased: out == in), and validate rejections; the
+ * upsampling ops RESIZE2D and CONV_TRANSPOSE2D worked by hand. */
 #include "op_test.h"
 #include "kernels/ref/ref_kernels.h"
 
@@ -39,6 +40,69 @@ static void tr_dup(nkt_graph *g) { nkt_set_i32(g, 1, 1); }
 static void tr_range(nkt_graph *g) { nkt_set_i32(g, 2, 4); }
 static void tr_params(nkt_graph *g) { g->op.n_params = 3; }
 static void tr_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
+
+/* RESIZE2D and CONV_TRANSPOSE2D worked by hand (ONNX's own node tests
+ * cover every mode through the converter: internal/graph's conformance). */
+#define W_I32(v) ((uint32_t)(int32_t)(v))
+static uint32_t nkt_f32_word(float f) {
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    return w;
+}
+static uint32_t rz_params[7], ct_params[10];
+static const float up_x[4] = {1, 2, 3, 4};
+/* [1,2,2,1] -> [1,4,4,1] nearest asymmetric floor: each pixel repeated 2x2 */
+static const float rz_want[16] = {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4};
+/* stride 2, 3x3 ones, pads 0,0,1,1: rows take input rows {0},{0},{0,1},{1} */
+static const float ct_w[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+static const float ct_want[16] = {1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4};
+static void rz_mode(nkt_graph *g) { nkt_set_i32(g, 0, 2); }
+static void rz_scale(nkt_graph *g) { nkt_set_f32(g, 5, 0.0f); }
+static void rz_out(nkt_graph *g) { g->t[1].dims[2] = 5; }
+static void ct_stride(nkt_graph *g) { nkt_set_i32(g, 0, 0); }
+static void ct_weights(nkt_graph *g) { g->t[1].dims[3] = 2; }
+static void ct_crop_all(nkt_graph *g) { nkt_set_i32(g, 6, 5); }
+static void ct_out(nkt_graph *g) { g->t[3].dims[1] = 5; }
+
+static void upsample_hand(void) {
+    static const uint32_t rz[7] = {0, 2, 2, 4, 4, 0, 0};
+    static const uint32_t ct[8] = {2, 2, 1, 1, 0, 0, 1, 1};
+    nkt_case r, c;
+    int i;
+    memcpy(rz_params, rz, sizeof rz);
+    rz_params[5] = rz_params[6] = nkt_f32_word(2.0f);
+    for (i = 0; i < 8; i++)
+        ct_params[i] = W_I32(ct[i]);
+    ct_params[8] = nkt_f32_word(-INFINITY);
+    ct_params[9] = nkt_f32_word(INFINITY);
+    memset(&r, 0, sizeof r);
+    r.name = "resize2d nearest 2x";
+    r.op = NK_OP_RESIZE2D;
+    r.n_in = 1;
+    r.in[0] = (nkt_tensor){4, {1, 2, 2, 1}, up_x};
+    r.out = (nkt_tensor){4, {1, 4, 4, 1}, rz_want};
+    r.n_params = 7;
+    r.params = rz_params;
+    memset(&c, 0, sizeof c);
+    c.name = "conv_transpose2d stride 2 3x3";
+    c.op = NK_OP_CONV_TRANSPOSE2D;
+    c.n_in = 3;
+    c.in[0] = (nkt_tensor){4, {1, 2, 2, 1}, up_x};
+    c.in[1] = (nkt_tensor){4, {1, 3, 3, 1}, ct_w};
+    c.in[2] = (nkt_tensor){-1, {0}, NULL};
+    c.out = (nkt_tensor){4, {1, 4, 4, 1}, ct_want};
+    c.n_params = 10;
+    c.params = ct_params;
+    nkt_run_case(&r);
+    nkt_run_case(&c);
+    nkt_expect_reject(&r, rz_mode, NK_ERR_UNSUPPORTED, "mode 2", "resize mode");
+    nkt_expect_reject(&r, rz_scale, NK_ERR_UNSUPPORTED, "scale_h", "resize scale 0");
+    nkt_expect_reject(&r, rz_out, NK_ERR_SHAPE, "(expected [1,4,4,1])", "resize output");
+    nkt_expect_reject(&c, ct_stride, NK_ERR_UNSUPPORTED, "stride", "conv_transpose stride 0");
+    nkt_expect_reject(&c, ct_weights, NK_ERR_SHAPE, "weights", "conv_transpose weights");
+    nkt_expect_reject(&c, ct_crop_all, NK_ERR_SHAPE, "leave no output", "conv_transpose crop");
+    nkt_expect_reject(&c, ct_out, NK_ERR_SHAPE, "(expected [1,4,4,1])", "conv_transpose output");
+}
 
 /* The data-movement kernels move any element size; no dtype uses 2 bytes
  * yet, so check that size directly (expected values worked by hand). Both
@@ -116,5 +180,6 @@ int main(void) {
                       "transpose params");
     nkt_expect_reject(tr, tr_out, NK_ERR_SHAPE, "(expected [1,5,3,4])", "transpose output");
     byte_kernels_2byte();
+    upsample_hand();
     return nkt_finish("shape_ops");
 }
