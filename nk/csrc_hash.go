@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "45da160b99a2c06f6dd5e35c14c94d62d4ef6ccbbc64482c2196852fd3d9dc38"
+const csrcHash = "b5b768b2471555a5c8b68e704dc449ee0196ab58db68cbe7d4d4986fbce1e8f2"

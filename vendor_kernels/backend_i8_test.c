@@ -47,7 +47,7 @@ static void nkb_tensor(nkb_case *c, uint32_t id, uint8_t dtype, int32_t rank, co
     nk_tensor_rt *t = &c->t[id];
     int32_t i;
     memset(t, 0, sizeof *t);
-    t->name = "";
+    t->name = NK_NONE;
     t->dtype = dtype;
     t->rank = (uint8_t)rank;
     t->elems = 1;
@@ -55,7 +55,6 @@ static void nkb_tensor(nkb_case *c, uint32_t id, uint8_t dtype, int32_t rank, co
         t->dims[i] = dims[i];
         t->elems *= (uint32_t)dims[i];
     }
-    t->bytes = t->elems * (uint32_t)nk_dtype_size((nk_dtype)dtype);
     t->quant = NK_NONE;
     c->data[id] = malloc(t->bytes ? t->bytes : 1u); /* nk-alloc-ok: test program, not the library */
     if (id < c->op.n_in) {

@@ -277,33 +277,30 @@ func (l *Lowered) Source() ([]byte, error) {
 			id, id, len(quant), len(quant))
 	}
 
-	// Tensor records.
-	isIO := make([]int, len(m.Tensors))
-	for _, g := range m.Inputs {
-		isIO[g.Tensor] |= 1
-	}
-	for _, g := range m.Outputs {
-		isIO[g.Tensor] |= 2
-	}
+	// Tensor records: the .nk TENSORS record layout (format 1.1) the
+	// interpreter reads in place, minus the payload offset (there is no
+	// image: run() points data[] at the weight arrays).
 	fmt.Fprintf(&b, "\nstatic const nk_tensor_rt %s_tensors[%d] = {\n", id, len(m.Tensors))
+	slots := make([]string, len(m.Tensors))
 	for i := range m.Tensors {
 		t := &m.Tensors[i]
 		dims := make([]string, len(t.Shape))
 		for d, v := range t.Shape {
 			dims[d] = fmt.Sprint(v)
 		}
-		data, off, q := "NULL", int64(0), "NK_NONE"
+		size, q := 0, "NK_NONE"
 		if t.Const() {
-			data = fmt.Sprintf("%s_w%d", id, i)
+			size = len(t.Data)
+			slots[i] = fmt.Sprintf("(void *)(uintptr_t)%s_w%d", id, i)
 		} else {
-			off = l.Plan.TensorOffsets[i]
+			slots[i] = fmt.Sprintf("act + %du", l.Plan.TensorOffsets[i])
 		}
 		if quantOff[i] >= 0 {
 			q = fmt.Sprint(quantOff[i])
 		}
-		fmt.Fprintf(&b, "    {.name = \"\", .dtype = %d, .rank = %d, .is_const = %d, .is_io = %d, .dims = {%s}, .elems = %du, "+
-			".bytes = %du, .const_data = %s, .act_offset = %du, .quant = %s},\n", t.DType, len(t.Shape), b2i(t.Const()),
-			isIO[i], strings.Join(dims, ", "), t.Elems(), t.Bytes(), data, off, q)
+		fmt.Fprintf(&b, "    {.name = NK_NONE, .dtype = %d, .rank = %d, .is_const = %d, .dims = {%s}, "+
+			".data_offset = NK_NONE, .data_size = %du, .quant = %s, .elems = %du},\n", t.DType, len(t.Shape), b2i(t.Const()),
+			strings.Join(dims, ", "), size, q, t.Elems())
 	}
 	b.WriteString("};\n\n")
 
@@ -337,10 +334,11 @@ func (l *Lowered) Source() ([]byte, error) {
 	b.WriteString("};\n\n")
 
 	fmt.Fprintf(&b, "nk_status %s_run(void *ram) {\n", id)
-	fmt.Fprintf(&b, "    uint8_t *act = (uint8_t *)ram;\n    void *data[%d];\n    nk_exec x;\n    nk_status s;\n    uint32_t i;\n", len(m.Tensors))
-	fmt.Fprintf(&b, "    for (i = 0; i < %d; i++)\n", len(m.Tensors))
-	fmt.Fprintf(&b, "        data[i] = %s_tensors[i].is_const ? (void *)(uintptr_t)%s_tensors[i].const_data\n", id, id)
-	fmt.Fprintf(&b, "                                        : act + %s_tensors[i].act_offset;\n", id)
+	fmt.Fprintf(&b, "    uint8_t *act = (uint8_t *)ram;\n    void *data[%d] = {\n", len(m.Tensors))
+	for i, sl := range slots {
+		fmt.Fprintf(&b, "        %s, /* tensor %d */\n", sl, i)
+	}
+	b.WriteString("    };\n    nk_exec x;\n    nk_status s;\n")
 	b.WriteString("    memset(&x, 0, sizeof x); /* x.host NULL: the portable and fast kernels, as on a device */\n")
 	if len(quant) > 0 {
 		fmt.Fprintf(&b, "    x.img = &%s_img;\n", id)
