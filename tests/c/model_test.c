@@ -364,6 +364,8 @@ static void test_errors(void) {
         uint8_t *t = tensor_record(bad, len, out_id);
         uint32_t rank = t[5], d = nkt_rd32(t + 8 + 4 * (rank - 1));
         nkt_wr32(t + 8 + 4 * (rank - 1), d + 1);
+        /* and its element count (format 1.1), so the record itself is consistent */
+        nkt_wr32(t + 44, nkt_rd32(t + 44) / d * (d + 1));
     }
     nkt_fix_crc(bad, len);
     NKT_CHECK(nk_model_load_buffer(&m, bad, len, &arena, &err) == NK_ERR_SHAPE, "bad shape: %s",
