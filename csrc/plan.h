@@ -5,7 +5,7 @@
  * place in one activation block for the steps where it is alive. The
  * planner picks an offset for each so the block is as small as it can be
  * for the given execution order. It runs once, at load, and its result is
- * just tensor->act_offset plus the block size; invoke only adds offsets.
+ * just each tensor's offset plus the block size; invoke only adds offsets.
  *
  * HOW IT WORKS
  *

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "b5b768b2471555a5c8b68e704dc449ee0196ab58db68cbe7d4d4986fbce1e8f2"
+const csrcHash = "666139cee0780d61a7a82a3b41176ae35e41b58b04ffa52195b05f5fb1944d9b"

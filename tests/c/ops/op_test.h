@@ -172,10 +172,7 @@ static inline void nkt_run_backend(const nkt_case *c, const nk_op_def *def) {
             continue;
         data[i] = calloc(1, nk_tensor_bytes(&g.t[i]) + 16u);
         memcpy(data[i], c->in[i].data, nk_tensor_bytes(&g.t[i]));
-        if (weights && i >= 1) {
-            g.t[i].is_const = 1;
-            g.t[i].const_data = data[i];
-        }
+        if (weights && i >= 1) g.t[i].is_const = 1; /* its bytes: data[i], as a load binds */
     }
     impl = nk_backend_find(&g.op, g.t);
     if (impl == NULL) {
