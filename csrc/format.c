@@ -247,11 +247,23 @@ static int nk_mul_overflows(uint32_t a, uint32_t b) {
     return (uint32_t)(((uint64_t)a * b) >> 32) != 0;
 }
 
-static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt *t,
+const nk_tensor_rt *nk_format_tensors(const nk_image *img) {
+    /* 4-byte aligned: 16-aligned base, 4-aligned section, 48 B records */
+    return (const nk_tensor_rt *)(const void *)(img->base + img->sec[NK_SECTION_TENSORS].offset + 8u);
+}
+
+int nk_format_tensors_in_place(const nk_image *img) {
+    return img->version_minor >= NK_FORMAT_MINOR_ELEMS;
+}
+
+/* Checks tensor record i; with `copy`, writes it there with the element
+ * count filled in (format 1.0). */
+static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt *copy,
                                   nk_error_t *err) {
     /* i < n_tensors, whose 48 B records fit in the section: no wrap */
     const uint8_t *r = img->base + img->sec[NK_SECTION_TENSORS].offset + 8u +
                        NK_FORMAT_TENSOR_RECORD * i;
+    nk_tensor_rt rec, *t = &rec;
     const nk_section *data = &img->sec[NK_SECTION_DATA];
     uint32_t name = nk_rd_u32(r), data_off = nk_rd_u32(r + 32), data_size = nk_rd_u32(r + 36);
     uint8_t dtype = r[4], rank = r[5], flags = r[6];
@@ -271,8 +283,8 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
         goto fail;
     }
     v[1] = rank;
-    if (rank > NK_MAX_DIMS || (flags & ~NK_FORMAT_TENSOR_CONST) != 0 || r[7] != 0 ||
-        nk_rd_u32(r + 44) != 0) {
+    memcpy(&rec, r, sizeof rec);
+    if (rank > NK_MAX_DIMS || (flags & ~NK_FORMAT_TENSOR_CONST) != 0 || r[7] != 0) {
         bad = NK_TEXT("tensor %u: rank %u > 6, or unknown flag or reserved bits set");
         goto fail;
     }
@@ -291,7 +303,6 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
                 goto fail;
             }
             elems *= x;
-            t->dims[d] = (int32_t)x;
         }
     }
     v[1] = elems;
@@ -301,13 +312,14 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
         goto fail;
     }
     bytes = elems * dsize;
-    t->name = nk_format_string(img, name);
-    t->dtype = dtype;
-    t->rank = rank;
-    t->elems = elems;
-    t->bytes = bytes;
-    t->is_const = (uint8_t)(flags & NK_FORMAT_TENSOR_CONST);
-    t->quant = nk_rd_u32(r + 40);
+    /* format 1.1 stores the count (kernels read it in place), 1.0 a 0 */
+    v[1] = rec.elems;
+    v[2] = nk_format_tensors_in_place(img) ? elems : 0u;
+    if (rec.elems != v[2]) {
+        bad = NK_TEXT("tensor %u: element count word is %u, this format version needs %u");
+        goto fail;
+    }
+    rec.elems = elems;
 
     v[1] = data_off;
     v[2] = data_size;
@@ -333,7 +345,6 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
             bad = NK_TEXT("tensor %u: payload of %u B, its shape and dtype need %u B");
             goto fail;
         }
-        t->const_data = img->base + data_off;
     } else if (data_off != NK_NONE || data_size != 0) {
         bad = NK_TEXT("tensor %u: runtime tensor carries a payload reference");
         goto fail;
@@ -343,6 +354,7 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
         bad = NK_TEXT("tensor %u: bad quantization record at QUANT+%u");
         goto fail;
     }
+    if (copy != NULL) *copy = rec;
     return NK_OK;
 fail:
     return nk_fail_f(err, st, -1, bad, NULL, v);
@@ -350,30 +362,30 @@ fail:
 
 /* By payload start, then id: an overlap names the same pair every time. */
 static int nk_format_payload_before(const void *ctx, uint32_t a, uint32_t b) {
-    const uint8_t *pa = (const uint8_t *)((const nk_tensor_rt *)ctx)[a].const_data;
-    const uint8_t *pb = (const uint8_t *)((const nk_tensor_rt *)ctx)[b].const_data;
+    uint32_t pa = ((const nk_tensor_rt *)ctx)[a].data_offset;
+    uint32_t pb = ((const nk_tensor_rt *)ctx)[b].data_offset;
     return pa != pb ? pa < pb : a < b;
 }
 
 /* Payload ranges must not overlap (a load-time write such as BN folding
  * must never change another tensor): the constants sorted by payload
  * start, each must end before the next begins. O(T log T) for T tensors;
- * act_offset, free until nk_format_ops, holds the sorted ids. */
-static nk_status nk_format_payloads_disjoint(const nk_image *img, nk_tensor_rt *t,
-                                             nk_error_t *err) {
+ * `ids` (scratch) holds the sorted ids. */
+static nk_status nk_format_payloads_disjoint(const nk_image *img, const nk_tensor_rt *t,
+                                             uint32_t *ids, nk_error_t *err) {
     uint32_t i, n = 0, v[2];
     nk_status st = NK_OK;
     for (i = 0; i < img->n_tensors; i++)
-        if (t[i].is_const) t[n++].act_offset = i;
-    if (n > 1) nk_sort_u32(&t[0].act_offset, sizeof *t, n, nk_format_payload_before, t);
+        if (t[i].is_const) ids[n++] = i;
+    if (n > 1) nk_sort_u32(ids, sizeof *ids, n, nk_format_payload_before, t);
     for (i = 1; i < n && st == NK_OK; i++) {
-        const nk_tensor_rt *a = &t[t[i - 1u].act_offset], *b = &t[t[i].act_offset];
-        v[0] = t[i - 1u].act_offset;
-        v[1] = t[i].act_offset;
-        if ((const uint8_t *)a->const_data + a->bytes > (const uint8_t *)b->const_data)
+        const nk_tensor_rt *a = &t[ids[i - 1u]], *b = &t[ids[i]];
+        v[0] = ids[i - 1u];
+        v[1] = ids[i];
+        /* both ranges lie inside the file: the sum fits */
+        if (a->data_offset + a->data_size > b->data_offset)
             st = nk_fail_f(err, NK_ERR_FORMAT, -1, "payloads of tensors %u and %u overlap", NULL, v);
     }
-    for (i = 0; i < n; i++) t[i].act_offset = 0;
     return st;
 }
 
@@ -390,8 +402,17 @@ uint32_t nk_format_io_layout(const nk_image *img, int is_output, uint32_t i) {
     return nk_rd_u32(nk_format_io_entry(img, is_output, i) + 4u);
 }
 
-static nk_status nk_format_graph(const nk_image *img, nk_tensor_rt *t, nk_error_t *err) {
-    uint32_t i, total = img->n_inputs + img->n_outputs, v[3];
+uint32_t nk_format_io_flags(const nk_image *img, uint32_t id) {
+    uint32_t i, f = 0;
+    for (i = 0; i < img->n_inputs; i++)
+        if (nk_format_io_tensor(img, 0, i) == id) f |= 1u;
+    for (i = 0; i < img->n_outputs; i++)
+        if (nk_format_io_tensor(img, 1, i) == id) f |= 2u;
+    return f;
+}
+
+static nk_status nk_format_graph(const nk_image *img, const nk_tensor_rt *t, nk_error_t *err) {
+    uint32_t i, j, total = img->n_inputs + img->n_outputs, v[3];
     for (i = 0; i < total; i++) {
         int is_out = i >= img->n_inputs;
         uint32_t k = is_out ? i - img->n_inputs : i;
@@ -404,27 +425,29 @@ static nk_status nk_format_graph(const nk_image *img, nk_tensor_rt *t, nk_error_
         if (id >= img->n_tensors)
             return nk_fail_f(err, NK_ERR_FORMAT, -1,
                              "graph %s %u: tensor id %u outside the %u tensors", what, v);
-        if (t[id].is_const || layout > NK_LAYOUT_NCHW || (!is_out && (t[id].is_io & 1u)))
+        for (j = 0; !is_out && j < k && nk_format_io_tensor(img, 0, j) != id; j++) {
+        }
+        if (t[id].is_const || layout > NK_LAYOUT_NCHW || (!is_out && j < k))
             return nk_fail_f(err, NK_ERR_FORMAT, -1,
                              "graph %s %u: tensor %u is constant, listed twice, or has an "
                              "unknown layout",
                              what, v);
-        t[id].is_io |= (uint8_t)(is_out ? 2u : 1u);
     }
     return NK_OK;
 }
 
-/* Walks the op records. act_offset serves as a "produced" mark while the
- * graph order is checked, and is cleared at the end. Messages start
+/* Walks the op records. `made` (scratch) marks the tensors produced so
+ * far while the graph order is checked. Messages start
  * "op 3 (\"conv2\"): ". */
-static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *ops,
-                               nk_error_t *err) {
+static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op_rt *ops,
+                               uint32_t *made, nk_error_t *err) {
     const nk_section *s = &img->sec[NK_SECTION_OPS];
     uint32_t pos = 8, k, j, n = img->n_tensors, v[4];
     const char *bad = NULL, *name = NULL;
     int32_t at = -1;
 
-    for (j = 0; j < n; j++) t[j].act_offset = (t[j].is_io & 1u) ? 1u : 0u;
+    for (j = 0; j < n; j++) made[j] = 0;
+    for (j = 0; j < img->n_inputs; j++) made[nk_format_io_tensor(img, 0, j)] = 1;
     for (k = 0; k < img->n_ops && bad == NULL; k++) {
         const uint8_t *r = img->base + s->offset + pos;
         const uint32_t *ids;
@@ -476,7 +499,7 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
                 bad = NK_TEXT("op %u%q: input %u (tensor %u) does not exist");
                 break;
             }
-            if (!t[id].is_const && t[id].act_offset == 0) {
+            if (!t[id].is_const && made[id] == 0) {
                 bad = NK_TEXT("op %u%q: input %u (tensor %u) is read before any op produces it");
                 break;
             }
@@ -485,12 +508,12 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
             uint32_t id = op->out[j];
             v[1] = j;
             v[2] = id;
-            if (id >= n || t[id].is_const || t[id].act_offset != 0) {
+            if (id >= n || t[id].is_const || made[id] != 0) {
                 bad = NK_TEXT("op %u%q: output %u (tensor %u) does not exist, is constant, "
                               "a graph input or already produced");
                 break;
             }
-            t[id].act_offset = 1;
+            made[id] = 1;
         }
         pos += rec;
     }
@@ -504,9 +527,8 @@ static nk_status nk_format_ops(const nk_image *img, nk_tensor_rt *t, nk_op_rt *o
         at = -1;
         v[0] = j;
         v[1] = id;
-        if (t[id].act_offset == 0) bad = NK_TEXT("graph output %u: tensor %u is produced by no op");
+        if (made[id] == 0) bad = NK_TEXT("graph output %u: tensor %u is produced by no op");
     }
-    for (j = 0; j < n; j++) t[j].act_offset = 0;
     return bad == NULL ? NK_OK : nk_fail_f(err, NK_ERR_FORMAT, at, bad, name, v);
 }
 
@@ -522,18 +544,19 @@ static nk_status nk_format_meta_ok(const nk_image *img, nk_error_t *err) {
     return NK_OK;
 }
 
-nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *t, nk_op_rt *ops,
-                           nk_error_t *err) {
+nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk_op_rt *ops,
+                           uint32_t *scratch, nk_error_t *err) {
+    const nk_tensor_rt *t = copy != NULL ? copy : nk_format_tensors(img);
     uint32_t i;
     nk_status st;
     for (i = 0; i < img->n_tensors; i++) {
-        st = nk_format_tensor(img, i, &t[i], err);
+        st = nk_format_tensor(img, i, copy != NULL ? &copy[i] : NULL, err);
         if (st != NK_OK) return st;
     }
-    st = nk_format_payloads_disjoint(img, t, err);
+    st = nk_format_payloads_disjoint(img, t, scratch, err);
     if (st == NK_OK) st = nk_format_meta_ok(img, err);
     if (st == NK_OK) st = nk_format_graph(img, t, err);
-    if (st == NK_OK) st = nk_format_ops(img, t, ops, err);
+    if (st == NK_OK) st = nk_format_ops(img, t, ops, scratch, err);
     return st;
 }
 

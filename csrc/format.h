@@ -23,6 +23,9 @@
 
 #define NK_FORMAT_MAGIC "NKIT"
 #define NK_FORMAT_MAJOR 1u
+/* The first minor whose tensor records carry the element count (their last
+ * word), so the loader reads them in place. */
+#define NK_FORMAT_MINOR_ELEMS 1u
 #define NK_FORMAT_HEADER_SIZE 32u
 #define NK_FORMAT_SECTION_ENTRY 16u
 #define NK_FORMAT_MAX_SECTIONS 64u
@@ -70,11 +73,22 @@ NK_HIDDEN uint32_t nk_crc32(uint32_t crc, const void *data, size_t n);
 NK_HIDDEN nk_status nk_format_open(nk_image *img, const void *bytes, size_t len,
                                    nk_error_t *err);
 
-/* Step 2: fills t[0..n_tensors) and ops[0..n_ops) (zero them first) and
- * validates the graph. Sets nk_tensor_rt.is_io. Leaves op->def, workspace
- * and in_place alone and act_offset at 0: they belong to the loader. */
-NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *t, nk_op_rt *ops,
-                                     nk_error_t *err);
+/* Step 2: checks the tensor records and fills ops[0..n_ops) (zero them
+ * first), and validates the graph. The tensor records are read in place
+ * (nk_format_tensors) when nk_format_tensors_in_place, else `copy` (room
+ * for n_tensors) receives them with the element count filled in. `scratch`
+ * holds n_tensors words while it runs. Leaves op->def, workspace and
+ * in_place alone: they belong to the loader. */
+NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk_op_rt *ops,
+                                     uint32_t *scratch, nk_error_t *err);
+
+/* The image's TENSORS records (valid to read as nk_tensor_rt when
+ * nk_format_tensors_in_place, i.e. format 1.1 on). */
+NK_HIDDEN const nk_tensor_rt *nk_format_tensors(const nk_image *img);
+NK_HIDDEN int nk_format_tensors_in_place(const nk_image *img);
+
+/* Bit 0: tensor `id` is a graph input; bit 1: a graph output. */
+NK_HIDDEN uint32_t nk_format_io_flags(const nk_image *img, uint32_t id);
 
 /* Graph input (is_output 0) or output (1) number i: tensor id and layout. */
 NK_HIDDEN uint32_t nk_format_io_tensor(const nk_image *img, int is_output, uint32_t i);

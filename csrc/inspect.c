@@ -30,8 +30,8 @@ static uint64_t nk_inspect_io_bytes(const nk_model_t *m) {
     for (i = 0; i < m->img.n_inputs + m->img.n_outputs; i++) {
         int is_out = i >= m->img.n_inputs;
         uint32_t id = nk_format_io_tensor(&m->img, is_out, is_out ? i - m->img.n_inputs : i);
-        uint64_t a = m->tensors[id].act_offset;
-        uint64_t b = a + (((uint64_t)m->tensors[id].bytes + 15u) & ~(uint64_t)15u);
+        uint64_t a = nk_model_act_offset(m, id);
+        uint64_t b = a + (((uint64_t)nk_tensor_bytes(&m->tensors[id]) + 15u) & ~(uint64_t)15u);
         /* insertion by start offset */
         for (j = n; j > 0 && lo[j - 1] > a; j--) {
             lo[j] = lo[j - 1];
@@ -99,10 +99,10 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
         row->macs = op->def->macs != NULL ? op->def->macs(op, m->tensors) : 0;
         for (j = 0; j < op->n_in; j++)
             if (op->in[j] != NK_NONE && m->tensors[op->in[j]].is_const)
-                row->param_bytes += m->tensors[op->in[j]].bytes;
+                row->param_bytes += m->tensors[op->in[j]].data_size;
     }
-    row->act_offset = out->act_offset;
-    row->act_bytes = out->bytes;
+    row->act_offset = nk_model_act_offset(m, op->out[0]);
+    row->act_bytes = nk_tensor_bytes(out);
     row->workspace_bytes = op->workspace;
     row->in_place = op->in_place;
     row->last_use = nk_inspect_last_use(m, op->out[0], k);
@@ -114,7 +114,7 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
                 if (m->ops[r].in[j] == id) first = r;
         if (first != k) continue;
         row->input_number = (int32_t)i;
-        row->input_offset = m->tensors[id].act_offset;
+        row->input_offset = nk_model_act_offset(m, id);
         row->input_last_use = nk_inspect_last_use(m, id, k);
     }
     nk_inspect_copy(row->impl, sizeof row->impl, nk_inspect_impl(m, op));
@@ -125,7 +125,7 @@ nk_status nk_model_tensor_offsets(const nk_model_t *m, uint64_t *offsets, int32_
     if (m == NULL || (offsets == NULL && n > 0) || n < 0) return NK_ERR_ARG;
     if (m->state != NK_MODEL_READY) return NK_ERR_STATE;
     for (i = 0; i < m->n_tensors && i < (uint32_t)n; i++)
-        offsets[i] = m->tensors[i].is_const ? UINT64_MAX : m->tensors[i].act_offset;
+        offsets[i] = m->tensors[i].is_const ? UINT64_MAX : nk_model_act_offset(m, i);
     return NK_OK;
 }
 
@@ -147,9 +147,9 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     rep->file_bytes = m->img.size;
     /* a copied image is arena, not flash */
     for (i = 0; m->kind != NK_IMAGE_OWNED && i < m->n_tensors; i++) {
-        const uint8_t *p = (const uint8_t *)m->tensors[i].const_data;
+        const uint8_t *p = (const uint8_t *)m->ctx->data[i];
         if (m->tensors[i].is_const && p >= m->img.base && p < m->img.base + m->img.size)
-            in_image += m->tensors[i].bytes;
+            in_image += m->tensors[i].data_size;
     }
     rep->flash_payload = in_image;
     rep->bytes_structs = m->stats.structs;

@@ -24,6 +24,30 @@ const char *nk_version(void) { return NK_VERSION_STRING; }
 /* Binding ops to the op table                                         */
 /* ------------------------------------------------------------------ */
 
+nk_status nk_op_check_requant(const nk_op_rt *op, const nk_op_def *def, const nk_tensor_rt *t,
+                              void *const *data, int32_t index, nk_error_t *err) {
+    const int32_t *mv, *sv;
+    uint32_t c, v[3];
+    if (!(def->flags & NK_OPF_I8_REQUANT)) return NK_OK;
+    /* validate checked both are constant i32 of one shape */
+    mv = (const int32_t *)data[op->in[3]];
+    sv = (const int32_t *)data[op->in[4]];
+    for (c = 0; c < t[op->in[3]].elems; c++) {
+        int32_t mc, sc;
+        memcpy(&mc, &mv[c], 4);
+        memcpy(&sc, &sv[c], 4);
+        if (nk_i8_mult_ok(mc, sc)) continue;
+        v[0] = c;
+        v[1] = (uint32_t)mc;
+        v[2] = (uint32_t)sc;
+        return nk_fail_op(err, NK_ERR_UNSUPPORTED, index, op,
+                          "channel %u multiplier %d shift %d: the multiplier must be 0 or in "
+                          "[2^30, 2^31), the shift in -31..30",
+                          NULL, v);
+    }
+    return NK_OK;
+}
+
 static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
     uint32_t k;
     m->workspace = 0;
@@ -67,6 +91,8 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
                 return nk_fail_op(err, s, k, op, "%s",
                                   ve.message[0] != '\0' ? ve.message : nk_status_str(s), NULL);
         }
+        s = nk_op_check_requant(op, def, m->tensors, m->ctx->data, (int32_t)k, err);
+        if (s != NK_OK) return s;
         ws = def->workspace_size != NULL ? def->workspace_size(op, m->tensors) : 0;
         if (ws > UINT32_MAX)
             return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB",
@@ -197,32 +223,32 @@ static int nk_fold_const_f32(const nk_model_t *m, uint32_t id, uint32_t elems) {
 
 /* Readers and writer of every tensor, in one pass over the ops instead of
  * scans per batch-norm (which made the fold O(O^2) for O ops; now it is
- * O(T + O*I) for T tensors and I inputs an op). They live in act_offset,
- * free until the planner sets it: bits 0-1 count readers, stopping at 2,
+ * O(T + O*I) for T tensors and I inputs an op). They live in a word per
+ * tensor, taken only when the model has a batch-norm: bits 0-1 count readers, stopping at 2,
  * bits 2-31 hold 1 + the op writing the tensor when that op has one
  * output (0: none; n_ops < 2^30, as each op record takes 12 B of a u32-
  * sized section). A fold adds a reader only to a tensor its batch-norm
  * reads too, which no later fold can then take: counts from before any
  * fold answer every fold as live counts would. */
-static void nk_fold_index(nk_model_t *m) {
+static void nk_fold_index(const nk_model_t *m, uint32_t *idx) {
     uint32_t k, j;
-    for (k = 0; k < m->n_tensors; k++) m->tensors[k].act_offset = 0;
+    for (k = 0; k < m->n_tensors; k++) idx[k] = 0;
     for (k = 0; k < m->n_ops; k++) {
         const nk_op_rt *op = &m->ops[k];
         for (j = 0; j < op->n_in; j++) {
             uint32_t id = op->in[j];
-            if (id < m->n_tensors && (m->tensors[id].act_offset & 3u) < 2u) m->tensors[id].act_offset++;
+            if (id < m->n_tensors && (idx[id] & 3u) < 2u) idx[id]++;
         }
-        if (op->n_out == 1) m->tensors[op->out[0]].act_offset |= (k + 1u) << 2;
+        if (op->n_out == 1) idx[op->out[0]] |= (k + 1u) << 2;
     }
 }
 
-static int nk_fold_one_reader(const nk_model_t *m, uint32_t id) {
-    return (m->tensors[id].act_offset & 3u) == 1u;
+static int nk_fold_one_reader(const uint32_t *idx, uint32_t id) {
+    return (idx[id] & 3u) == 1u;
 }
 
 /* Is batch-norm op k foldable into the op producing its input? */
-static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
+static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, uint32_t k, nk_fold *f) {
     const nk_op_rt *bn = &m->ops[k], *p;
     const nk_tensor_rt *x, *w;
     uint32_t xid, pk, act_param, i;
@@ -230,8 +256,10 @@ static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
     if (bn->type != NK_OP_BATCH_NORM || bn->n_in != 5 || bn->n_params < 1) return 0;
     xid = bn->in[0];
     x = &m->tensors[xid];
-    if (x->is_const || x->dtype != NK_F32 || (x->is_io & 2u) || x->rank == 0) return 0;
-    pk = x->act_offset >> 2;
+    if (x->is_const || x->dtype != NK_F32 || (nk_format_io_flags(&m->img, xid) & 2u) ||
+        x->rank == 0)
+        return 0;
+    pk = idx[xid] >> 2;
     if (pk-- == 0) return 0; /* a graph input: nothing to fold into */
     p = &m->ops[pk];
     if (p->type == NK_OP_DENSE) {
@@ -269,35 +297,36 @@ static int nk_fold_find(const nk_model_t *m, uint32_t k, nk_fold *f) {
     for (i = 1; i < 5; i++) /* gamma, beta, mean, var */
         if (!nk_fold_const_f32(m, bn->in[i], f->channels)) return 0;
     /* the payloads we rewrite must belong to this conv alone */
-    return nk_fold_one_reader(m, xid) && nk_fold_one_reader(m, f->w) &&
-           nk_fold_one_reader(m, f->bias != NK_NONE ? f->bias : f->beta);
+    return nk_fold_one_reader(idx, xid) && nk_fold_one_reader(idx, f->w) &&
+           nk_fold_one_reader(idx, f->bias != NK_NONE ? f->bias : f->beta);
 }
 
 static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const nk_fold *f,
                                nk_error_t *err) {
     nk_op_rt *p = &m->ops[f->prod];
-    nk_tensor_rt *tw = &m->tensors[f->w];
+    const nk_tensor_rt *tw = &m->tensors[f->w];
+    void **data = m->ctx->data; /* the model's payload pointers (nk_context_bind) */
     uint32_t bias_id = f->bias != NK_NONE ? f->bias : f->beta, c, e, row, C = f->channels;
-    const float *gamma = (const float *)m->tensors[f->gamma].const_data;
-    const float *beta = (const float *)m->tensors[f->beta].const_data;
-    const float *mean = (const float *)m->tensors[f->mean].const_data;
-    const float *var = (const float *)m->tensors[f->var].const_data;
+    const float *gamma = (const float *)data[f->gamma];
+    const float *beta = (const float *)data[f->beta];
+    const float *mean = (const float *)data[f->mean];
+    const float *var = (const float *)data[f->var];
     float *w, *b;
 
     if (m->kind == NK_IMAGE_BORROWED) {
         /* never write the caller's bytes: fold into arena copies */
-        w = (float *)nk_core_alloc(a, tw->bytes, "batch-norm folded weights", (int32_t)f->prod, p, err);
+        w = (float *)nk_core_alloc(a, tw->data_size, "batch-norm folded weights", (int32_t)f->prod, p, err);
         if (w == NULL) return NK_ERR_ARENA_OVERFLOW;
         b = (float *)nk_core_alloc(a, (size_t)C * 4u, "batch-norm folded bias", (int32_t)f->prod, p, err);
         if (b == NULL) return NK_ERR_ARENA_OVERFLOW;
-        m->stats.copied_weights += tw->bytes + (uint64_t)C * 4u;
+        m->stats.copied_weights += tw->data_size + (uint64_t)C * 4u;
         if (m->state != NK_MODEL_SIZING) {
-            memcpy(w, tw->const_data, tw->bytes);
-            memcpy(b, m->tensors[bias_id].const_data, (size_t)C * 4u);
+            memcpy(w, data[f->w], tw->data_size);
+            memcpy(b, data[bias_id], (size_t)C * 4u);
         }
     } else {
-        w = (float *)(uintptr_t)tw->const_data;
-        b = (float *)(uintptr_t)m->tensors[bias_id].const_data;
+        w = (float *)data[f->w];
+        b = (float *)data[bias_id];
     }
     if (f->bias == NK_NONE) {
         /* no bias: beta's payload becomes the conv's bias */
@@ -324,20 +353,27 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
         b[c] = (b0 - mean[c]) * scale + beta[c];
         for (e = 0; e < row; e++) w[f->inner ? (size_t)e * C + c : (size_t)c * row + e] *= scale;
     }
-    tw->const_data = w;
-    m->tensors[bias_id].const_data = b;
+    data[f->w] = w;
+    data[bias_id] = b;
     return NK_OK;
 }
 
 static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
-    uint32_t k;
+    uint32_t k, *idx;
     /* sizing has no mapping to open up, and writes nothing */
     int writable = m->kind != NK_IMAGE_MAPPED || m->state == NK_MODEL_SIZING;
-    nk_fold_index(m);
+    for (k = 0; k < m->n_ops && m->ops[k].type != NK_OP_BATCH_NORM; k++) {
+    }
+    if (k == m->n_ops) return NK_OK; /* nothing to fold: no index */
+    idx = (uint32_t *)nk_core_alloc(a, (size_t)m->n_tensors * sizeof *idx, "batch-norm fold index",
+                                    -1, NULL, err);
+    if (idx == NULL) return NK_ERR_ARENA_OVERFLOW;
+    m->stats.structs += (size_t)m->n_tensors * sizeof *idx;
+    nk_fold_index(m, idx);
     for (k = 0; k < m->n_ops; k++) {
         nk_fold f;
         nk_status s;
-        if (!nk_fold_find(m, k, &f)) continue;
+        if (!nk_fold_find(m, idx, k, &f)) continue;
         if (!writable) {
 #if !defined(NETKIT_MCU) && NETKIT_MMAP
             s = nk_platform_map_writable(m->mapping, m->mapping_len, err);
@@ -368,14 +404,14 @@ static nk_status nk_model_host_prepare(nk_model_t *m, nk_arena_t *a, nk_error_t 
 #if NETKIT_BACKEND
         if (op->impl != NULL) continue; /* the backend runs it */
 #endif
-        n = nk_host_pack_size(m->host, op, m->tensors);
+        n = nk_host_pack_size(m->host, op, m->tensors, m->ctx->data);
         if (n == 0) continue;
         p = nk_core_alloc(a, n, "packed weights", (int32_t)k, op, err);
         if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
         m->stats.packed_weights += n;
-        if (m->state != NK_MODEL_SIZING) nk_host_pack(m->host, op, m->tensors, p);
+        if (m->state != NK_MODEL_SIZING) nk_host_pack(m->host, op, m->tensors, m->ctx->data, p);
         op->host_packed = p;
-        ws = nk_host_workspace(m->host, op, m->tensors);
+        ws = nk_host_workspace(m->host, op, m->tensors, m->ctx->data);
         if (ws > UINT32_MAX)
             return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
         if (ws > op->workspace) op->workspace = (uint32_t)ws;
@@ -423,50 +459,63 @@ size_t nk_model_activation_size(const nk_model_t *m) {
     return n <= (size_t)-1 ? (size_t)n : (size_t)-1;
 }
 
-/* Points c at an activation block laid out as nk_context_block_bytes says. */
+/* The default context's data table is the model's one per-tensor record:
+ * a constant's payload (in the image, or the arena copy a batch-norm fold
+ * made) and an activation's slot, which is its planned offset plus the
+ * block (plain offsets while the default context has no block). Every
+ * context copies it. */
+uint32_t nk_model_act_offset(const nk_model_t *m, uint32_t id) {
+    return (uint32_t)((uintptr_t)m->ctx->data[id] - (uintptr_t)m->ctx->activations);
+}
+
+/* Points c at an activation block laid out as nk_context_block_bytes says
+ * (NULL: none yet; the slots hold the offsets). */
 static void nk_context_bind(nk_context_t *c, uint8_t *block) {
     const nk_model_t *m = c->model;
     uint32_t i;
+    for (i = 0; i < m->n_tensors; i++)
+        c->data[i] = m->tensors[i].is_const ? m->ctx->data[i]
+                                            : (void *)((uintptr_t)block + nk_model_act_offset(m, i));
     c->activations = block;
     c->workspace = block != NULL ? block + ((m->plan.peak + 15u) & ~(uint64_t)15u) : NULL;
-    for (i = 0; i < m->n_tensors; i++) {
-        const nk_tensor_rt *t = &m->tensors[i];
-        c->data[i] = t->is_const ? (void *)(uintptr_t)t->const_data
-                     : block != NULL ? block + t->act_offset : NULL;
-    }
 }
 
-/* A context's record and data table, and, with own_block, its activation
- * block from the arena (else it has none until nk_context_bind). */
-static nk_status nk_context_make(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
-                                 int own_block, nk_error_t *err) {
-    nk_context_t *c;
-    size_t mark;
-    int32_t peak_op;
-    uint8_t *block = NULL;
-    peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
-    mark = nk_arena_mark(arena);
-    c = (nk_context_t *)nk_core_alloc(arena, sizeof *c, "context record", -1, NULL, err);
-    if (c == NULL) goto overflow;
+/* A context's record and its data table (zeroed), unbound. */
+static nk_context_t *nk_context_records(const nk_model_t *m, nk_arena_t *arena, nk_error_t *err) {
+    nk_context_t *c = (nk_context_t *)nk_core_alloc(arena, sizeof *c, "context record", -1, NULL, err);
+    if (c == NULL) return NULL;
     c->model = m;
     c->data = (void **)nk_core_alloc(arena, (size_t)m->n_tensors * sizeof(void *),
                                      "tensor data table", -1, NULL, err);
-    if (c->data == NULL) goto overflow;
-    if (own_block) {
-        block = (uint8_t *)nk_core_alloc(arena, (size_t)m->plan.peak, "activations", peak_op,
-                                         peak_op >= 0 ? &m->ops[peak_op] : NULL, err);
-        if (block == NULL) goto overflow;
-        /* the workspace follows the 16-rounded activations: nk_context_bind's layout */
-        if (nk_core_alloc(arena, m->workspace, "workspace", m->workspace_op,
-                          m->workspace_op >= 0 ? &m->ops[m->workspace_op] : NULL, err) == NULL)
-            goto overflow;
+    return c->data != NULL ? c : NULL;
+}
+
+/* An activation block (then the workspace) from the arena, or NULL. */
+static uint8_t *nk_context_block(const nk_model_t *m, nk_arena_t *arena, nk_error_t *err) {
+    int32_t peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
+    uint8_t *block = (uint8_t *)nk_core_alloc(arena, (size_t)m->plan.peak, "activations", peak_op,
+                                              peak_op >= 0 ? &m->ops[peak_op] : NULL, err);
+    if (block == NULL) return NULL;
+    /* the workspace follows the 16-rounded activations: nk_context_bind's layout */
+    if (nk_core_alloc(arena, m->workspace, "workspace", m->workspace_op,
+                      m->workspace_op >= 0 ? &m->ops[m->workspace_op] : NULL, err) == NULL)
+        return NULL;
+    return block;
+}
+
+/* A further context: record, data table and its own activation block. */
+static nk_status nk_context_make(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
+                                 nk_error_t *err) {
+    size_t mark = nk_arena_mark(arena);
+    nk_context_t *c = nk_context_records(m, arena, err);
+    uint8_t *block = c != NULL ? nk_context_block(m, arena, err) : NULL;
+    if (block == NULL) {
+        nk_arena_rewind(arena, mark);
+        return NK_ERR_ARENA_OVERFLOW;
     }
     nk_context_bind(c, block);
     *out = c;
     return NK_OK;
-overflow:
-    nk_arena_rewind(arena, mark);
-    return NK_ERR_ARENA_OVERFLOW;
 }
 
 nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t *arena,
@@ -475,7 +524,7 @@ nk_status nk_context_create(nk_context_t **out, const nk_model_t *m, nk_arena_t 
         return nk_fail(err, NK_ERR_ARG, -1, "nk_context_create: NULL argument");
     *out = NULL;
     if (!nk_model_ready(m)) return nk_fail(err, NK_ERR_STATE, -1, NK_MODEL_UNLOADED_MSG);
-    return nk_context_make(out, m, arena, 1, err);
+    return nk_context_make(out, m, arena, err);
 }
 
 nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t size, nk_error_t *err) {
@@ -517,9 +566,9 @@ static nk_status nk_context_view(const nk_context_t *c, int is_out, int32_t i, n
     id = nk_format_io_tensor(&m->img, is_out, (uint32_t)i);
     t = &m->tensors[id];
     memset(out, 0, sizeof *out);
-    out->name = t->name;
+    out->name = nk_format_string(&m->img, t->name);
     out->data = c->data[id];
-    out->bytes = t->bytes;
+    out->bytes = nk_tensor_bytes(t);
     out->dtype = t->dtype;
     out->rank = t->rank;
     for (d = 0; d < t->rank; d++) out->dims[d] = t->dims[d];
@@ -667,7 +716,9 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
                                 uint32_t state, int own_block, nk_arena_t *arena, nk_error_t *err) {
     nk_image img;
     nk_model_t *m;
-    size_t mark;
+    nk_tensor_rt *copy;
+    uint32_t *scratch;
+    size_t mark, scratch_mark;
     nk_status s;
 
     const int overlap = (kind & NK_LOAD_NO_OVERLAP) == 0u;
@@ -688,22 +739,44 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     m->state = state == NK_MODEL_SIZING ? NK_MODEL_SIZING : NK_MODEL_UNLOADED;
     m->n_tensors = img.n_tensors;
     m->n_ops = img.n_ops;
-    m->tensors = (nk_tensor_rt *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(nk_tensor_rt),
-                                               "tensor records", -1, NULL, err);
-    if (m->tensors == NULL) goto fail_overflow;
+    /* format 1.1 records are read in place; a 1.0 file's are copied */
+    copy = NULL;
+    if (!nk_format_tensors_in_place(&img)) {
+        copy = (nk_tensor_rt *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(nk_tensor_rt),
+                                             "tensor records (format 1.0 file)", -1, NULL, err);
+        if (copy == NULL) goto fail_overflow;
+        m->stats.structs += (size_t)img.n_tensors * sizeof(nk_tensor_rt);
+    }
+    m->tensors = copy != NULL ? copy : nk_format_tensors(&img);
     m->ops = (nk_op_rt *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_rt), "op records",
                                        -1, NULL, err);
     if (m->ops == NULL) goto fail_overflow;
-    /* all three came from the arena: the sum fits a size_t */
-    m->stats.structs = sizeof *m + (size_t)img.n_tensors * sizeof(nk_tensor_rt) +
-                       (size_t)img.n_ops * sizeof(nk_op_rt);
+    /* the default context's data table is the model's payload pointers too */
+    m->ctx = nk_context_records(m, arena, err);
+    if (m->ctx == NULL) goto fail_overflow;
+    /* all came from the arena: the sum fits a size_t */
+    m->stats.structs += sizeof *m + (size_t)img.n_ops * sizeof(nk_op_rt) + sizeof(nk_context_t) +
+                        (size_t)m->n_tensors * sizeof(void *);
     if (kind == NK_IMAGE_MAPPED && state != NK_MODEL_SIZING) {
         m->mapping = (void *)(uintptr_t)bytes;
         m->mapping_len = len;
     }
 
-    s = nk_format_decode(&img, m->tensors, m->ops, err);
-    if (s == NK_OK) s = nk_model_check_rounding(&img, err);
+    /* decode's scratch word per tensor sits above the records, released after */
+    scratch_mark = nk_arena_mark(arena);
+    scratch = (uint32_t *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(uint32_t),
+                                        "load scratch", -1, NULL, err);
+    if (scratch == NULL) goto fail_overflow;
+    s = nk_format_decode(&img, copy, m->ops, scratch, err);
+    nk_arena_rewind(arena, scratch_mark);
+    if (s == NK_OK) {
+        uint32_t i;
+        for (i = 0; i < m->n_tensors; i++)
+            m->ctx->data[i] = m->tensors[i].is_const
+                                  ? (void *)(uintptr_t)(img.base + m->tensors[i].data_offset)
+                                  : NULL;
+        s = nk_model_check_rounding(&img, err);
+    }
     if (s == NK_OK) s = nk_model_bind_ops(m, err);
 #if NETKIT_LOAD_FOLD_BN
     if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
@@ -714,13 +787,37 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
 #if NETKIT_HOST_KERNELS
     if (s == NK_OK) s = nk_model_host_prepare(m, arena, err);
 #endif
-    if (s == NK_OK)
-        s = nk_plan_activations(m->tensors, m->n_tensors, m->ops, m->n_ops, overlap, arena,
-                                &m->plan, err);
+    if (s == NK_OK) {
+        /* the plan's offsets go into the default context's slots; they and
+         * the graph input/output marks are transient */
+        uint8_t *io;
+        scratch_mark = nk_arena_mark(arena);
+        scratch = (uint32_t *)nk_core_alloc(arena, (size_t)img.n_tensors * 5u,
+                                            "activation offsets", -1, NULL, err);
+        io = scratch != NULL ? (uint8_t *)(scratch + img.n_tensors) : NULL;
+        if (io != NULL) {
+            uint32_t i;
+            for (i = 0; i < m->n_tensors; i++) io[i] = (uint8_t)nk_format_io_flags(&img, i);
+        }
+        s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
+                            : nk_plan_activations(m->tensors, io, m->n_tensors, m->ops, m->n_ops,
+                                                  overlap, arena, scratch, &m->plan, err);
+        if (s == NK_OK) {
+            uint32_t i;
+            for (i = 0; i < m->n_tensors; i++)
+                if (!m->tensors[i].is_const) m->ctx->data[i] = (void *)(uintptr_t)scratch[i];
+        }
+        nk_arena_rewind(arena, scratch_mark);
+    }
+    m->stats.records_end = arena->used;
     if (s == NK_OK && state != NK_MODEL_SIZING) {
+        uint8_t *block = NULL;
         m->state = NK_MODEL_READY; /* a failure below discards the record */
-        s = nk_context_make(&m->ctx, m, arena, own_block, err);
-        m->stats.structs += sizeof(nk_context_t) + (size_t)m->n_tensors * sizeof(void *);
+        if (own_block) {
+            block = nk_context_block(m, arena, err);
+            if (block == NULL) s = NK_ERR_ARENA_OVERFLOW;
+        }
+        if (s == NK_OK) nk_context_bind(m->ctx, block);
 #if NETKIT_BACKEND
         if (s == NK_OK) s = nk_model_prepare_impls(m, err);
 #endif
@@ -777,7 +874,11 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
         if (first == NULL) first = (const uint8_t *)m;
         if (path != NULL) m->stats.file_copy = len;
         m->stats.arena_bytes = (uint64_t)(arena->base + arena->high_water - first);
-        m->stats.model_bytes = (uint64_t)((const uint8_t *)m->ctx - first);
+        /* the default context's record and table sit among the records:
+         * what one more context takes (nk_context_size) is not the model's */
+        m->stats.model_bytes = (uint64_t)(arena->base + m->stats.records_end - first) -
+                               nk_model_round16(sizeof(nk_context_t)) -
+                               nk_model_round16((size_t)m->n_tensors * sizeof(void *));
     }
     if (hw > arena->high_water) arena->high_water = hw;
 #endif
@@ -907,12 +1008,13 @@ nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_a
                        scratch, err);
     if (s == NK_OK) {
         /* the load, from a 16-byte aligned start: the copied image (16-
-         * rounded: the model record follows it), the records up to here
-         * then the context, or the planner's scratch if that reached higher */
+         * rounded: the model record follows it), the records (the default
+         * context's included) up to here then the activation block, or the
+         * planner's scratch if that reached higher */
         const uint8_t *start = (const uint8_t *)m;
         uint64_t records = (uint64_t)(scratch->base + scratch->used - start);
         uint64_t peak = (uint64_t)(scratch->base + scratch->high_water - start);
-        uint64_t total = ((records + 15u) & ~(uint64_t)15u) + nk_context_bytes(m);
+        uint64_t total = ((records + 15u) & ~(uint64_t)15u) + nk_context_block_bytes(m);
         if (peak > total) total = peak;
         if (kind == NK_IMAGE_OWNED) total += ((uint64_t)len + 15u) & ~(uint64_t)15u;
         if (total > (size_t)-1)

@@ -46,7 +46,8 @@ typedef struct nk_load_stats {
     uint64_t packed_weights; /* weights packed for the host kernels */
     uint64_t file_copy;      /* the image itself (copied into the arena) */
     uint64_t arena_bytes;    /* the load's arena peak from its first allocation */
-    uint64_t model_bytes;    /* from there up to the default context */
+    uint64_t model_bytes;    /* from there up to the activation block: the persistent records */
+    size_t records_end;      /* arena->used where the records end (load's own bookkeeping) */
     uint32_t folded_bn;      /* batch-norm ops folded at load */
 #if NETKIT_BACKEND
     uint64_t backend_heap;   /* host heap the backend's per-op state holds (outside the arena) */
@@ -62,7 +63,7 @@ struct nk_context_t {
 
 struct nk_model_t {
     nk_image img;
-    nk_tensor_rt *tensors;
+    const nk_tensor_rt *tensors; /* the image's records (format 1.1) or an arena copy (1.0) */
     nk_op_rt *ops;
     uint32_t n_tensors;
     uint32_t n_ops;
@@ -79,6 +80,10 @@ struct nk_model_t {
     const struct nk_host_kernels *host; /* chosen at load; NULL: portable kernels */
 #endif
 };
+
+/* Runtime tensor id's offset in the activation block (model.c: the
+ * default context's data table holds it). */
+NK_HIDDEN uint32_t nk_model_act_offset(const nk_model_t *m, uint32_t id);
 
 #if defined(NETKIT_OP_MARKERS) && NETKIT_OP_MARKERS
 /* The bench runner's build only (model.c): nk_model_invoke with a call to

@@ -58,20 +58,32 @@ typedef struct nk_quant_rt {
     const int32_t *zero_point;
 } nk_quant_rt;
 
-/* A tensor as the loaded model sees it. */
+/* A tensor as the loaded model sees it: byte for byte the image's TENSORS
+ * record (docs/NK_FORMAT.md, format 1.1), so the model reads the records in
+ * place from flash or the mapped file and keeps none in RAM. A file of
+ * format 1.0 (last word 0) has its records copied into the arena with the
+ * element count filled in (model.c). The payload of a constant and the
+ * slot of an activation are the context's data[id], never here. */
 typedef struct nk_tensor_rt {
-    const char *name;        /* "" when unnamed */
+    uint32_t name;           /* string ref (nk_format_string), NK_NONE when unnamed */
     uint8_t dtype;           /* nk_dtype */
     uint8_t rank;
-    uint8_t is_const;
-    uint8_t is_io;           /* bit 0 graph input, bit 1 graph output */
+    uint8_t is_const;        /* the record's flags: bit 0 CONST, the only bit a valid file sets */
+    uint8_t reserved;
     int32_t dims[NK_MAX_DIMS];
-    uint32_t elems;
-    uint32_t bytes;
-    const void *const_data;  /* CONST: bound payload (image or arena copy) */
-    uint32_t act_offset;     /* runtime: offset in the activation block */
+    uint32_t data_offset;    /* CONST: payload offset in the image; NK_NONE otherwise */
+    uint32_t data_size;      /* CONST: payload bytes; 0 otherwise (nk_tensor_bytes for all) */
     uint32_t quant;          /* offset into the QUANT section or NK_NONE */
+    uint32_t elems;          /* element count (format 1.1; checked against dims at load) */
 } nk_tensor_rt;
+
+/* The tensor's bytes: elements times the dtype's size (a loaded tensor's
+ * dtype is valid and the product was checked not to overflow). */
+static inline uint32_t nk_tensor_bytes(const nk_tensor_rt *t) {
+    return t->elems * (t->dtype == NK_I8 ? 1u : t->dtype == NK_I16 ? 2u : 4u);
+}
+
+typedef char nk_tensor_rt_is_the_image_record[sizeof(nk_tensor_rt) == 48 ? 1 : -1];
 
 /* An op of the loaded model. in/out/params point into the image (4-byte
  * aligned, little-endian; all supported targets are little-endian). */
@@ -120,6 +132,23 @@ typedef struct nk_exec {
 /* Op flags, used by the planner. */
 #define NK_OPF_ELEMENTWISE 1u /* safe with the output aliasing input 0 of equal size: may run in place */
 #define NK_OPF_ALIAS 2u       /* output is a view of input 0 (reshape): no copy */
+#define NK_OPF_I8_REQUANT 4u  /* inputs 3, 4: constant per-channel multiplier and shift, whose
+                               * values the loader checks (nk_i8_mult_ok): validate sees the
+                               * records, not the payloads */
+
+/* A requantization pair the int8 kernels take: multiplier 0 or in
+ * [2^30, 2^31), shift in -31..30. */
+static inline int nk_i8_mult_ok(int32_t mult, int32_t shift) {
+    return (mult == 0 || mult >= (1 << 30)) && shift >= -31 && shift <= 30;
+}
+
+struct nk_op_def;
+/* The loader's check of an NK_OPF_I8_REQUANT op's multiplier and shift
+ * values (payloads in `data`, by tensor id); NK_OK for other ops. `index`:
+ * the op's number for the message. (model.c) */
+NK_HIDDEN nk_status nk_op_check_requant(const struct nk_op_rt *op, const struct nk_op_def *def,
+                                        const struct nk_tensor_rt *t, void *const *data,
+                                        int32_t index, nk_error_t *err);
 
 /* One op table entry. A backend (vendor_kernels/, csrc/backend.h) may
  * supply its own eval and workspace size for an (op, dtype) pair, chosen per
@@ -174,15 +203,16 @@ NK_HIDDEN nk_status nk_host_select(const struct nk_host_kernels **out, nk_error_
  * runs it, else NULL (the tests walk every level this way). */
 NK_HIDDEN const struct nk_host_kernels *nk_host_find(const char *name);
 /* Bytes of weights op (bound, validated) packs for kernels h; 0 when the op
- * has no packed host kernel for these parameters (it then runs portable). */
+ * has no packed host kernel for these parameters (it then runs portable).
+ * `data`: the tensors' payload pointers (the default context's table). */
 NK_HIDDEN size_t nk_host_pack_size(const struct nk_host_kernels *h, const nk_op_rt *op,
-                                   const nk_tensor_rt *t);
+                                   const nk_tensor_rt *t, void *const *data);
 /* Writes those bytes (16-byte aligned dst) from the op's current weights. */
 NK_HIDDEN void nk_host_pack(const struct nk_host_kernels *h, const nk_op_rt *op,
-                            const nk_tensor_rt *t, void *dst);
+                            const nk_tensor_rt *t, void *const *data, void *dst);
 /* Scratch bytes the packed kernel needs on top of the op's own. */
 NK_HIDDEN size_t nk_host_workspace(const struct nk_host_kernels *h, const nk_op_rt *op,
-                                   const nk_tensor_rt *t);
+                                   const nk_tensor_rt *t, void *const *data);
 #endif
 
 /* Parameter words (little-endian; supported targets are LE). */

@@ -25,6 +25,7 @@ typedef struct nk_plan_ws {
     uint32_t *list;  /* placed buffers sorted by offset (first-fit); then, */
     uint32_t *list2; /* with list2 right after it, a segment tree (two-ended) */
     uint8_t *side;   /* two-ended: 0 bottom, 1 top */
+    const uint8_t *io; /* per tensor: bit 0 graph input, bit 1 graph output */
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
     uint32_t *off_two;
@@ -183,10 +184,10 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
 static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
     uint32_t i, k, j;
     for (i = 0; i < w->n; i++) {
-        w->first[i] = (w->t[i].is_io & 1u) && !w->t[i].is_const ? 0u : NK_NONE;
+        w->first[i] = (w->io[i] & 1u) && !w->t[i].is_const ? 0u : NK_NONE;
         w->last[i] = 0;
         w->root[i] = i;
-        w->size[i] = w->t[i].bytes;
+        w->size[i] = nk_tensor_bytes(&w->t[i]);
     }
     for (k = 0; k < n_ops; k++) {
         for (j = 0; j < ops[k].n_in; j++) {
@@ -200,7 +201,7 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         }
     }
     for (i = 0; i < w->n; i++)
-        if ((w->t[i].is_io & 2u) && w->first[i] != NK_NONE) w->last[i] = n_ops;
+        if ((w->io[i] & 2u) && w->first[i] != NK_NONE) w->last[i] = n_ops;
 
     for (k = 0; k < n_ops; k++) {
         nk_op_rt *op = &ops[k];
@@ -214,7 +215,7 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         if (flags & NK_OPF_ALIAS) {
             merge = 1;
         } else if ((flags & NK_OPF_ELEMENTWISE) && w->last[ra] == k &&
-                   w->t[a].bytes == w->t[b].bytes && w->size[ra] == w->t[b].bytes) {
+                   nk_tensor_bytes(&w->t[a]) == nk_tensor_bytes(&w->t[b]) && w->size[ra] == nk_tensor_bytes(&w->t[b])) {
             merge = 1;
             for (j = 1; j < op->n_in; j++)
                 if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == ra) merge = 0;
@@ -222,7 +223,7 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         if (!merge) continue;
         w->root[b] = ra;
         if (w->last[b] > w->last[ra]) w->last[ra] = w->last[b];
-        if (w->t[b].bytes > w->size[ra]) w->size[ra] = w->t[b].bytes;
+        if (nk_tensor_bytes(&w->t[b]) > w->size[ra]) w->size[ra] = nk_tensor_bytes(&w->t[b]);
         op->in_place = 1;
         st->n_in_place++;
     }
@@ -316,7 +317,7 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n; i++)
-        if (w->first[i] == 0 && (w->t[i].is_io & 1u) && w->root[i] == i) {
+        if (w->first[i] == 0 && (w->io[i] & 1u) && w->root[i] == i) {
             w->side[i] = (uint8_t)flip;
             flip ^= 1u;
             w->order[n_order++] = i;
@@ -457,9 +458,9 @@ static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t
     return high;
 }
 
-nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
-                              uint32_t n_ops, int overlap, nk_arena_t *scratch,
-                              nk_plan_stats *stats, nk_error_t *err) {
+nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
+                              nk_op_rt *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                              uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err) {
     size_t mark = nk_arena_mark(scratch);
     nk_plan_ws w;
     nk_plan_stats st;
@@ -472,6 +473,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     memset(&w, 0, sizeof w);
     memset(&st, 0, sizeof st);
     w.t = t;
+    w.io = io;
     w.n = n_tensors;
     s = nk_plan_scratch(&w, n_ops, scratch, err);
     if (s != NK_OK) {
@@ -488,7 +490,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
     /* buffers, lower bound and ping-pong */
     for (i = 0; i < n_tensors; i++) {
         if (w.first[i] == NK_NONE) continue;
-        if (nk_plan_units(t[i].bytes) > largest) largest = nk_plan_units(t[i].bytes);
+        if (nk_plan_units(nk_tensor_bytes(&t[i])) > largest) largest = nk_plan_units(nk_tensor_bytes(&t[i]));
         if (w.root[i] != i) continue;
         w.order[n_buf++] = i;
         w.diff[w.first[i]] += w.size[i];
@@ -552,7 +554,7 @@ nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops
         return nk_fail(err, NK_ERR_UNSUPPORTED, -1, m.text);
     }
     for (i = 0; i < n_tensors; i++)
-        t[i].act_offset = (!t[i].is_const && w.first[i] != NK_NONE) ? off[w.root[i]] * 16u : 0u;
+        act_offset[i] = (!t[i].is_const && w.first[i] != NK_NONE) ? off[w.root[i]] * 16u : 0u;
     nk_arena_rewind(scratch, mark);
     if (stats != NULL) *stats = st;
     return NK_OK;

@@ -5,7 +5,7 @@
  * place in one activation block for the steps where it is alive. The
  * planner picks an offset for each so the block is as small as it can be
  * for the given execution order. It runs once, at load, and its result is
- * just tensor->act_offset plus the block size; invoke only adds offsets.
+ * just each tensor's offset plus the block size; invoke only adds offsets.
  *
  * HOW IT WORKS
  *
@@ -116,14 +116,17 @@ typedef struct nk_plan_stats {
                               * classic plan is the one NK_LOAD_NO_OVERLAP gives */
 } nk_plan_stats;
 
-/* Plans t[0..n_tensors) for ops[0..n_ops) in order: sets act_offset of each
- * runtime tensor and in_place of each op (1: output aliases input 0; 2:
- * output overlaps input 0 as the op's out_shift allows). Reads
- * op->def->flags and out_shift (a NULL def has none) and t->is_io; with
- * `overlap` 0 no output overlaps its input (the classic plan). Scratch comes from `scratch` and is rewound before
- * returning. Fails with NK_ERR_ARENA_OVERFLOW when scratch does not fit. */
-NK_HIDDEN nk_status nk_plan_activations(nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
-                                        uint32_t n_ops, int overlap, nk_arena_t *scratch,
+/* Plans t[0..n_tensors) for ops[0..n_ops) in order: writes act_offset[id]
+ * of each runtime tensor (0 for the others) and sets in_place of each op
+ * (1: output aliases input 0; 2: output overlaps input 0 as the op's
+ * out_shift allows). Reads op->def->flags and out_shift (a NULL def has
+ * none) and io[id] (bit 0 graph input, bit 1 graph output); with
+ * `overlap` 0 no output overlaps its input (the classic plan). Scratch
+ * comes from `scratch` and is rewound before returning. Fails with
+ * NK_ERR_ARENA_OVERFLOW when scratch does not fit. */
+NK_HIDDEN nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io,
+                                        uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops,
+                                        int overlap, nk_arena_t *scratch, uint32_t *act_offset,
                                         nk_plan_stats *stats, nk_error_t *err);
 
 #endif /* NK_PLAN_H */

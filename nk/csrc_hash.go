@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3b569df959057bdd06e348ff17cc50d994dfda3e5d1ccab22fc75144046769af"
+const csrcHash = "749db4e7397e2762bb2bdded6093667e060a7da261ec325a69e9a0ad8fefbf5a"

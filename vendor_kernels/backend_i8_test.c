@@ -47,7 +47,7 @@ static void nkb_tensor(nkb_case *c, uint32_t id, uint8_t dtype, int32_t rank, co
     nk_tensor_rt *t = &c->t[id];
     int32_t i;
     memset(t, 0, sizeof *t);
-    t->name = "";
+    t->name = NK_NONE;
     t->dtype = dtype;
     t->rank = (uint8_t)rank;
     t->elems = 1;
@@ -55,14 +55,12 @@ static void nkb_tensor(nkb_case *c, uint32_t id, uint8_t dtype, int32_t rank, co
         t->dims[i] = dims[i];
         t->elems *= (uint32_t)dims[i];
     }
-    t->bytes = t->elems * (uint32_t)nk_dtype_size((nk_dtype)dtype);
     t->quant = NK_NONE;
-    c->data[id] = malloc(t->bytes ? t->bytes : 1u); /* nk-alloc-ok: test program, not the library */
+    c->data[id] = malloc(nk_tensor_bytes(t) ? nk_tensor_bytes(t) : 1u); /* nk-alloc-ok: test program, not the library */
     if (id < c->op.n_in) {
         uint32_t k;
         t->is_const = id > 0;
-        t->const_data = t->is_const ? c->data[id] : NULL;
-        for (k = 0; k < t->bytes; k++)
+        for (k = 0; k < nk_tensor_bytes(t); k++)
             ((uint8_t *)c->data[id])[k] = (uint8_t)nkb_next();
     }
 }
@@ -302,7 +300,6 @@ static int nkb_make_binary(nkb_case *c, uint16_t type) {
     nkb_tensor(c, 0, NK_I8, 2, d);
     nkb_tensor(c, 1, NK_I8, 2, d);
     c->t[1].is_const = 0; /* an activation, like input 0 */
-    c->t[1].const_data = NULL;
     nkb_tensor(c, 2, NK_I8, 2, d);
     return 1;
 }
@@ -417,23 +414,23 @@ static void nkb_run(const nk_op_impl *impl) {
         }
         supported++;
         y = &c.t[c.out_id];
-        want = (int8_t *)malloc(y->bytes); /* nk-alloc-ok: test program, not the library */
-        got = (int8_t *)malloc(y->bytes); /* nk-alloc-ok: test program, not the library */
-        memset(want, 0x55, y->bytes);
-        memset(got, 0xAA, y->bytes);
+        want = (int8_t *)malloc(nk_tensor_bytes(y)); /* nk-alloc-ok: test program, not the library */
+        got = (int8_t *)malloc(nk_tensor_bytes(y)); /* nk-alloc-ok: test program, not the library */
+        memset(want, 0x55, nk_tensor_bytes(y));
+        memset(got, 0xAA, nk_tensor_bytes(y));
         nkb_eval(&c, def->eval, def->workspace_size(&c.op, c.t), want);
         s = nkb_eval(&c, impl->eval, impl->workspace_size ? impl->workspace_size(&c.op, c.t) : 0,
                      got);
-        if (s != NK_OK || memcmp(want, got, y->bytes) != 0) {
+        if (s != NK_OK || memcmp(want, got, nk_tensor_bytes(y)) != 0) {
             uint32_t k = 0;
-            while (k < y->bytes && want[k] == got[k])
+            while (k < nk_tensor_bytes(y) && want[k] == got[k])
                 k++;
             if (mismatched++ < 3) {
                 fprintf(stderr, "%s %s: case %d: status %d, ", impl->backend, def->name, made,
                         (int)s);
-                if (k < y->bytes)
+                if (k < nk_tensor_bytes(y))
                     fprintf(stderr, "byte %lu of %lu is %d, portable %d\n", (unsigned long)k,
-                            (unsigned long)y->bytes, got[k], want[k]);
+                            (unsigned long)nk_tensor_bytes(y), got[k], want[k]);
                 else
                     fprintf(stderr, "outputs equal\n");
                 nkb_print_case(&c);

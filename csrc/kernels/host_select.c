@@ -111,8 +111,8 @@ static int nk_host_packs_i8(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 /* The geometry and quantization of a bound int8 op (the fields
  * ops/conv_i8.c's eval fills; dense as a 1x1 conv over its rows). */
-static void nk_host_i8_args(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geom *g,
-                            nk_ref_i8_quant *q) {
+static void nk_host_i8_args(const nk_op_rt *op, const nk_tensor_rt *t, void *const *data,
+                            nk_ref_conv_geom *g, nk_ref_i8_quant *q) {
     const nk_tensor_rt *w = &t[op->in[1]], *m = &t[op->in[3]];
     uint32_t k = 9; /* conv params: in_zp at 9; dense at 0 */
     if (op->type == NK_OP_DENSE_I8) {
@@ -126,8 +126,8 @@ static void nk_host_i8_args(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_co
     q->out_zp = nk_param_i32(op, k + 1);
     q->act_min = nk_param_i32(op, k + 2);
     q->act_max = nk_param_i32(op, k + 3);
-    q->mult = (const int32_t *)m->const_data;
-    q->shift = (const int32_t *)t[op->in[4]].const_data;
+    q->mult = (const int32_t *)data[op->in[3]];
+    q->shift = (const int32_t *)data[op->in[4]];
     q->per_channel = m->dims[0] > 1;
 }
 
@@ -140,11 +140,12 @@ static int nk_host_packs(const nk_op_rt *op, const nk_tensor_rt *t) {
            op->type == NK_OP_DEPTHWISE_CONV2D;
 }
 
-size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
+size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t,
+                         void *const *data) {
     nk_ref_conv_geom g;
     if (h != NULL && nk_host_packs_i8(op, t)) {
         nk_ref_i8_quant q;
-        nk_host_i8_args(op, t, &g, &q);
+        nk_host_i8_args(op, t, data, &g, &q);
         if (op->type == NK_OP_DEPTHWISE_CONV2D_I8)
             return h->depthwise_i8_pack_size != NULL ? h->depthwise_i8_pack_size(&g, &q) : 0;
         return h->conv2d_i8_pack_size != NULL ? h->conv2d_i8_pack_size(&g, &q) : 0;
@@ -160,37 +161,39 @@ size_t nk_host_pack_size(const nk_host_kernels *h, const nk_op_rt *op, const nk_
     return h->conv2d_pack_size != NULL ? h->conv2d_pack_size(&g) : 0;
 }
 
-void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t, void *dst) {
+void nk_host_pack(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t,
+                  void *const *data, void *dst) {
     const nk_tensor_rt *w = &t[op->in[1]];
     nk_ref_conv_geom g;
     if (nk_host_packs_i8(op, t)) {
         const int32_t *bias =
-            op->in[2] != NK_NONE ? (const int32_t *)t[op->in[2]].const_data : NULL;
+            op->in[2] != NK_NONE ? (const int32_t *)data[op->in[2]] : NULL;
         nk_ref_i8_quant q;
-        nk_host_i8_args(op, t, &g, &q);
+        nk_host_i8_args(op, t, data, &g, &q);
         if (op->type == NK_OP_DEPTHWISE_CONV2D_I8)
-            h->depthwise_i8_pack((const int8_t *)w->const_data, bias, &g, &q, dst);
+            h->depthwise_i8_pack((const int8_t *)data[op->in[1]], bias, &g, &q, dst);
         else
-            h->conv2d_i8_pack((const int8_t *)w->const_data, bias, &g, &q, dst);
+            h->conv2d_i8_pack((const int8_t *)data[op->in[1]], bias, &g, &q, dst);
         return;
     }
     if (op->type == NK_OP_DENSE) {
-        h->dense_pack((const float *)w->const_data, w->dims[1], w->dims[0], (float *)dst);
+        h->dense_pack((const float *)data[op->in[1]], w->dims[1], w->dims[0], (float *)dst);
         return;
     }
     nk_ops_conv_geom(op, t, &g);
     if (op->type == NK_OP_DEPTHWISE_CONV2D)
-        h->depthwise_pack((const float *)w->const_data, &g, (float *)dst);
+        h->depthwise_pack((const float *)data[op->in[1]], &g, (float *)dst);
     else
-        h->conv2d_pack((const float *)w->const_data, &g, (float *)dst);
+        h->conv2d_pack((const float *)data[op->in[1]], &g, (float *)dst);
 }
 
-size_t nk_host_workspace(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t) {
+size_t nk_host_workspace(const nk_host_kernels *h, const nk_op_rt *op, const nk_tensor_rt *t,
+                         void *const *data) {
     nk_ref_conv_geom g;
     if (h != NULL && (op->type == NK_OP_CONV2D_I8 || op->type == NK_OP_DENSE_I8) &&
         nk_host_packs_i8(op, t) && h->conv2d_i8_workspace != NULL) {
         nk_ref_i8_quant q;
-        nk_host_i8_args(op, t, &g, &q);
+        nk_host_i8_args(op, t, data, &g, &q);
         return h->conv2d_i8_workspace(&g);
     }
     if (h == NULL || op->type == NK_OP_DENSE || !nk_host_packs(op, t)) return 0;

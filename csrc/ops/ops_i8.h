@@ -51,7 +51,7 @@ NK_HIDDEN nk_status nk_i8_check_clamp(const char *name, int32_t lo, int32_t hi, 
 NK_HIDDEN nk_status nk_i8_check_mult(const char *name, const char *what, int32_t m,
                                      int32_t shift, nk_error_t *err);
 /* Inputs 3 and 4 (multiplier and shift): constant i32 [n] or [1], equal
- * shapes, every pair valid. */
+ * shapes (the values: the loader, NK_OPF_I8_REQUANT). */
 NK_HIDDEN nk_status nk_i8_check_per_channel(const nk_op_rt *op, const nk_tensor_rt *t,
                                             const char *name, int32_t n, nk_error_t *err);
 /* Output dims must equal input 0's. */

@@ -116,7 +116,7 @@ nk_status nk_ops_reshape_eval(const nk_op_rt *op, const nk_exec *x) {
     const void *src = x->data[op->in[0]];
     void *dst = x->data[op->out[0]];
     if (dst != src)
-        memmove(dst, src, nk_ops_tout(op, x)->bytes);
+        memmove(dst, src, nk_tensor_bytes(nk_ops_tout(op, x)));
     return NK_OK;
 }
 

@@ -288,17 +288,19 @@ func (l *Lowered) Source() ([]byte, error) {
 		b.WriteString("\n/* the kernels' arguments */\n")
 		b.Write(d.decls.Bytes())
 	}
+	var slots []string
 	if records {
-		l.writeRecords(&b)
+		slots = l.writeRecords(&b)
 	}
 
 	fmt.Fprintf(&b, "\nnk_status %s_run(void *ram) {\n", id)
 	b.WriteString("    uint8_t *act = (uint8_t *)ram;\n")
 	if records {
-		fmt.Fprintf(&b, "    void *data[%d];\n    nk_exec x;\n    nk_status s;\n    uint32_t i;\n", len(m.Tensors))
-		fmt.Fprintf(&b, "    for (i = 0; i < %d; i++)\n", len(m.Tensors))
-		fmt.Fprintf(&b, "        data[i] = %s_tensors[i].is_const ? (void *)(uintptr_t)%s_tensors[i].const_data\n", id, id)
-		fmt.Fprintf(&b, "                                        : act + %s_tensors[i].act_offset;\n", id)
+		fmt.Fprintf(&b, "    void *data[%d] = {\n", len(m.Tensors))
+		for i, sl := range slots {
+			fmt.Fprintf(&b, "        %s, /* tensor %d */\n", sl, i)
+		}
+		b.WriteString("    };\n    nk_exec x;\n    nk_status s;\n")
 		b.WriteString("    memset(&x, 0, sizeof x); /* x.host NULL: the portable and fast kernels, as on a device */\n")
 		if l.hasQuantOps() {
 			fmt.Fprintf(&b, "    x.img = &%s_img;\n", id)
@@ -343,8 +345,9 @@ func (l *Lowered) hasQuantOps() bool {
 
 // writeRecords writes the tensor records, the QUANT records of the
 // quantize/dequantize tensors and the op records of the ops that are not
-// direct: what their evals read.
-func (l *Lowered) writeRecords(b *bytes.Buffer) {
+// direct: what their evals read. It returns each tensor's data[] entry
+// for IDENT_run (a weight array or an offset into the RAM).
+func (l *Lowered) writeRecords(b *bytes.Buffer) (slots []string) {
 	m, id := l.Model, l.Ident
 	quantOff := make([]int64, len(m.Tensors))
 	for i := range quantOff {
@@ -379,32 +382,30 @@ func (l *Lowered) writeRecords(b *bytes.Buffer) {
 			id, id, len(quant), len(quant))
 	}
 
-	isIO := make([]int, len(m.Tensors))
-	for _, g := range m.Inputs {
-		isIO[g.Tensor] |= 1
-	}
-	for _, g := range m.Outputs {
-		isIO[g.Tensor] |= 2
-	}
+	// Tensor records: the .nk TENSORS record layout (format 1.1) the
+	// interpreter reads in place, minus the payload offset (there is no
+	// image: run() points data[] at the weight arrays and activations).
 	fmt.Fprintf(b, "\nstatic const nk_tensor_rt %s_tensors[%d] = {\n", id, len(m.Tensors))
+	slots = make([]string, len(m.Tensors))
 	for i := range m.Tensors {
 		t := &m.Tensors[i]
 		dims := make([]string, len(t.Shape))
 		for d, v := range t.Shape {
 			dims[d] = fmt.Sprint(v)
 		}
-		data, off, q := "NULL", int64(0), "NK_NONE"
+		size, q := 0, "NK_NONE"
 		if t.Const() {
-			data = fmt.Sprintf("%s_w%d", id, i)
+			size = len(t.Data)
+			slots[i] = fmt.Sprintf("(void *)(uintptr_t)%s_w%d", id, i)
 		} else {
-			off = l.Plan.TensorOffsets[i]
+			slots[i] = fmt.Sprintf("act + %du", l.Plan.TensorOffsets[i])
 		}
 		if quantOff[i] >= 0 {
 			q = fmt.Sprint(quantOff[i])
 		}
-		fmt.Fprintf(b, "    {.name = \"\", .dtype = %d, .rank = %d, .is_const = %d, .is_io = %d, .dims = {%s}, .elems = %du, "+
-			".bytes = %du, .const_data = %s, .act_offset = %du, .quant = %s},\n", t.DType, len(t.Shape), b2i(t.Const()),
-			isIO[i], strings.Join(dims, ", "), t.Elems(), t.Bytes(), data, off, q)
+		fmt.Fprintf(b, "    {.name = NK_NONE, .dtype = %d, .rank = %d, .is_const = %d, .dims = {%s}, "+
+			".data_offset = NK_NONE, .data_size = %du, .quant = %s, .elems = %du},\n", t.DType, len(t.Shape), b2i(t.Const()),
+			strings.Join(dims, ", "), size, q, t.Elems())
 	}
 	b.WriteString("};\n\n")
 
@@ -443,6 +444,7 @@ func (l *Lowered) writeRecords(b *bytes.Buffer) {
 			len(op.Params), op.Act, b2i(l.Plan.InPlace[k]), id, k, id, k, nIn, params, op.Type)
 	}
 	b.WriteString("};\n")
+	return slots
 }
 
 func tensorID(v int) string {

@@ -30,6 +30,7 @@ func Decode(b []byte) (*Model, error) {
 
 type decoder struct {
 	b      []byte // the image, cut to file_size
+	minor  uint16 // version_minor
 	secs   [SectionData + 1]secRange
 	strs   string            // the STRINGS section, copied once; names are substrings
 	nuls   []uint32          // offsets of its NUL bytes, ascending
@@ -76,6 +77,7 @@ func (d *decoder) decode() (*Model, error) {
 		return nil, ferr(12, "file_size %d outside %d..%d (the buffer length)", size, HeaderSize, len(b))
 	}
 	d.b = b[:size]
+	d.minor = le.Uint16(b[6:])
 	if want, got := le.Uint32(b[8:]), crc32.ChecksumIEEE(d.b[12:]); want != got {
 		return nil, ferr(8, "checksum mismatch: header says %08x, bytes give %08x", want, got)
 	}
@@ -285,8 +287,14 @@ func (d *decoder) tensors(m *Model) error {
 		} else if doff != None || dsize != 0 {
 			return ferr(r+32, "tensor %d is not CONST but has payload offset %#x size %d", i, doff, dsize)
 		}
-		if d.u32(r+44) != 0 {
-			return ferr(r+44, "tensor %d: reserved word is not 0", i)
+		// format 1.1 stores the element count there (the C runtime reads the
+		// record in place); 1.0 a 0
+		wantElems := uint32(0)
+		if d.minor >= MinorElems {
+			wantElems = uint32(elems)
+		}
+		if got := d.u32(r + 44); got != wantElems {
+			return ferr(r+44, "tensor %d: element count word is %d, format 1.%d needs %d", i, got, d.minor, wantElems)
 		}
 		if qref := d.u32(r + 40); qref != None {
 			if t.Quant, err = d.quant(qref, r+40, t.Shape); err != nil {

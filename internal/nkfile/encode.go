@@ -368,6 +368,7 @@ func Encode(m *Model) ([]byte, error) {
 			copy(out[abs:], t.Data)
 		}
 		le.PutUint32(r[40:], quantRef[i])
+		le.PutUint32(r[44:], uint32(t.Elems()))
 	}
 
 	le.PutUint32(out[8:], crc32.ChecksumIEEE(out[12:]))

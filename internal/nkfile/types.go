@@ -16,7 +16,10 @@ import (
 const (
 	Magic        = "NKIT"
 	VersionMajor = 1
-	VersionMinor = 0
+	VersionMinor = 1
+	// MinorElems is the first minor whose tensor records carry the element
+	// count in their last word (docs/NK_FORMAT.md).
+	MinorElems = 1
 
 	HeaderSize       = 32
 	SectionEntrySize = 16

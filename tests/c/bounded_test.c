@@ -274,9 +274,9 @@ static void case_planner(void) {
         /* alive together, so all apart: the offsets are 0, 16, ... in some order */
         seen = calloc(N_CHAIN + 1, 1);
         for (i = 0; i <= N_CHAIN && seen != NULL; i++) {
-            uint32_t slot = m->tensors[t[i]].act_offset / 16u;
-            NKT_CHECK(m->tensors[t[i]].act_offset % 16u == 0 && slot <= N_CHAIN && !seen[slot],
-                      "tensor %u at %u", t[i], m->tensors[t[i]].act_offset);
+            uint32_t slot = nk_model_act_offset(m, t[i]) / 16u;
+            NKT_CHECK(nk_model_act_offset(m, t[i]) % 16u == 0 && slot <= N_CHAIN && !seen[slot],
+                      "tensor %u at %u", t[i], nk_model_act_offset(m, t[i]));
             if (slot <= N_CHAIN) seen[slot] = 1;
             if (nkt_failures) break;
         }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "model.h"
 #include "testutil.h"
 
 static uint8_t *good;
@@ -42,6 +42,51 @@ static uint8_t *op(uint8_t *img, uint32_t k) {
 }
 
 static uint8_t *copy(void) { return nkt_dup_aligned(good, good_len); }
+
+/* Writes each tensor record's element count into its last word (what the
+ * writer of format 1.1 does), or 0 with `zero` (format 1.0). */
+static void nkt_set_elems(uint8_t *img, int zero) {
+    uint32_t n_sec = nk_rd_u32(img + 16), i, j, d;
+    for (i = 0; i < n_sec; i++) {
+        const uint8_t *e = img + 32 + 16 * i;
+        if (nk_rd_u32(e) != 1) continue; /* TENSORS */
+        for (j = 0; j < nk_rd_u32(img + nk_rd_u32(e + 4)); j++) {
+            uint8_t *r = img + nk_rd_u32(e + 4) + 8 + 48 * j;
+            uint32_t elems = 1;
+            for (d = 0; d < r[5]; d++) elems *= nk_rd_u32(r + 8 + 4 * d);
+            if (zero) elems = 0;
+            memcpy(r + 44, &elems, 4);
+        }
+    }
+}
+
+/* The good (format 1.1) image loads with its tensor records read in place:
+ * the arena holds no tensor record, only a data pointer per tensor; its
+ * 1.0 form `img` (counts 0) loads with the records copied into the arena. */
+static void expect_records_copied(uint8_t *img, size_t len) {
+    nk_arena_t a10, a11;
+    nk_model_t *m10 = NULL, *m11 = NULL;
+    nk_error_t err;
+    nk_arena_init_heap(&a10, 1u << 20);
+    nk_arena_init_heap(&a11, 1u << 20);
+    NKT_CHECK(nk_model_load_buffer(&m10, img, len, &a10, &err) == NK_OK, "1.0: %s", err.message);
+    NKT_CHECK(nk_model_load_buffer(&m11, good, good_len, &a11, &err) == NK_OK, "1.1: %s", err.message);
+    if (m10 != NULL && m11 != NULL) {
+        NKT_CHECK((const uint8_t *)m11->tensors > good && (const uint8_t *)m11->tensors < good + good_len,
+                  "1.1 records are the image's");
+        NKT_CHECK(memcmp(m10->tensors, m11->tensors, m10->n_tensors * sizeof(nk_tensor_rt)) == 0,
+                  "the 1.0 copy is the 1.1 record");
+        NKT_CHECK(m10->stats.structs - m11->stats.structs == m10->n_tensors * sizeof(nk_tensor_rt),
+                  "1.0 copies %u records: %llu vs %llu B", m10->n_tensors,
+                  (unsigned long long)m10->stats.structs, (unsigned long long)m11->stats.structs);
+        NKT_CHECK(nk_arena_used(&a10) - nk_arena_used(&a11) >= m10->n_tensors * sizeof(nk_tensor_rt),
+                  "arena: %zu vs %zu B", nk_arena_used(&a10), nk_arena_used(&a11));
+    }
+    nk_model_unload(m10);
+    nk_model_unload(m11);
+    nk_arena_free_heap(&a10);
+    nk_arena_free_heap(&a11);
+}
 
 /* Loads `img` (after fixing its CRC when asked) and expects status `want`. */
 static void expect(const char *what, uint8_t *img, size_t len, int fix_crc, nk_status want) {
@@ -85,6 +130,19 @@ static void test_header(void) {
     b = copy();
     b[6] = 7;
     expect("minor version 7 is accepted", b, good_len, 1, NK_OK);
+    b = copy();
+    b[6] = 7;
+    nkt_set_elems(b, 1);
+    expect("minor version 7 without element counts", b, good_len, 1, NK_ERR_FORMAT);
+    b = copy();
+    b[6] = 0;
+    expect("format 1.0 with element counts", b, good_len, 1, NK_ERR_FORMAT);
+    b = copy();
+    b[6] = 0;
+    nkt_set_elems(b, 1);
+    nkt_fix_crc(b, good_len);
+    expect_records_copied(b, good_len);
+    free(b);
     b = copy();
     b[good_len - 1] ^= 0x40;
     expect("flipped payload bit", b, good_len, 0, NK_ERR_CHECKSUM);

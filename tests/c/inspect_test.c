@@ -124,8 +124,14 @@ static void check_model(const char *name, int sequential) {
         NKT_CHECK(nk_arena_high_water(&arena) == need, "%s: high water", name);
         /* every record the loader keeps (no folded op in these models lacks a bias,
          * so no extra input lists) */
+        /* tensor records: none for a format 1.1 file (read in place), a
+         * copy for 1.0; a word per tensor for the batch-norm fold's index */
+        uint32_t k, has_bn = 0;
+        for (k = 0; k < m->n_ops; k++) has_bn |= m->ops[k].type == NK_OP_BATCH_NORM;
         NKT_CHECK(rep.bytes_structs == sizeof(nk_model_t) +
-                                           m->n_tensors * (sizeof(nk_tensor_rt) + sizeof(void *)) +
+                                           (nk_format_tensors_in_place(&m->img) ? 0 : m->n_tensors * sizeof(nk_tensor_rt)) +
+                                           m->n_tensors * sizeof(void *) +
+                                           (NETKIT_LOAD_FOLD_BN && has_bn ? m->n_tensors * 4u : 0u) +
                                            m->n_ops * sizeof(nk_op_rt) + sizeof(nk_context_t),
                   "%s: structs %llu", name, (unsigned long long)rep.bytes_structs);
     }
@@ -319,7 +325,7 @@ static void sim_fail(sim *s, uint32_t k, const char *what, uint64_t byte) {
 
 /* A read of tensor id's bytes [from, to): each must still hold id's group. */
 static void sim_read(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to) {
-    const uint64_t base = s->m->tensors[id].act_offset;
+    const uint64_t base = nk_model_act_offset(s->m, id);
     uint64_t b;
     for (b = from; b < to; b++)
         if (s->owner[base + b] != s->group[id]) {
@@ -333,7 +339,7 @@ static void sim_read(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to
  * sim_read checks). */
 static void sim_write(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to, uint32_t streamed) {
     const nk_op_rt *op = &s->m->ops[k];
-    const uint64_t base = s->m->tensors[id].act_offset;
+    const uint64_t base = nk_model_act_offset(s->m, id);
     uint64_t b;
     uint32_t j;
     for (b = from; b < to; b++) {
@@ -377,8 +383,8 @@ static void sim_streamed(sim *s, uint32_t k) {
     const nk_tensor_rt *t = s->m->tensors, *in = &t[op->in[0]], *out = &t[op->out[0]];
     nk_ops_window win;
     const int32_t block = sim_block(op, t, &win);
-    const uint64_t in_px = in->bytes / ((uint64_t)in->dims[0] * in->dims[1] * in->dims[2]);
-    const uint64_t out_px = out->bytes / ((uint64_t)out->dims[0] * out->dims[1] * out->dims[2]);
+    const uint64_t in_px = nk_tensor_bytes(in) / ((uint64_t)in->dims[0] * in->dims[1] * in->dims[2]);
+    const uint64_t out_px = nk_tensor_bytes(out) / ((uint64_t)out->dims[0] * out->dims[1] * out->dims[2]);
     const uint64_t n = (uint64_t)out->dims[0] * out->dims[1] * out->dims[2];
     uint64_t q, written = 0;
     NKT_CHECK(block > 0 && in->rank == 4 && out->rank == 4, "%s: op %u overlaps but has no raster order",
@@ -419,7 +425,7 @@ static void sim_plan(const nk_model_t *m, const char *path) {
     for (i = 0; i < m->n_tensors; i++) s.group[i] = i;
     for (k = 0; k < m->n_ops; k++)
         if (m->ops[k].in_place == 1) {
-            NKT_CHECK(m->tensors[m->ops[k].out[0]].act_offset == m->tensors[m->ops[k].in[0]].act_offset,
+            NKT_CHECK(nk_model_act_offset(m, m->ops[k].out[0]) == nk_model_act_offset(m, m->ops[k].in[0]),
                       "%s: op %u in place at another offset", path, k);
             s.group[m->ops[k].out[0]] = s.group[m->ops[k].in[0]];
         }
@@ -429,28 +435,28 @@ static void sim_plan(const nk_model_t *m, const char *path) {
                 s.death[s.group[m->ops[k].in[j]]] = k;
     for (i = 0; i < m->n_tensors; i++) {
         if (m->tensors[i].is_const) continue;
-        NKT_CHECK(m->tensors[i].act_offset + (uint64_t)m->tensors[i].bytes <= m->plan.peak ||
-                      m->tensors[i].bytes == 0,
+        NKT_CHECK(nk_model_act_offset(m, i) + (uint64_t)nk_tensor_bytes(&m->tensors[i]) <= m->plan.peak ||
+                      nk_tensor_bytes(&m->tensors[i]) == 0,
                   "%s: tensor %u ends past the block", path, i);
-        if (m->tensors[i].is_io & 2) s.death[s.group[i]] = m->n_ops;
-        if (m->tensors[i].is_io & 1) sim_write(&s, 0, i, 0, m->tensors[i].bytes, NK_NONE);
+        if (nk_format_io_flags(&m->img, i) & 2) s.death[s.group[i]] = m->n_ops;
+        if (nk_format_io_flags(&m->img, i) & 1) sim_write(&s, 0, i, 0, nk_tensor_bytes(&m->tensors[i]), NK_NONE);
     }
     for (k = 0; k < m->n_ops && s.bad == 0; k++) {
         const nk_op_rt *op = &m->ops[k];
         for (j = 0; j < op->n_in; j++)
             if (sim_runtime(&s, op->in[j]) && (op->in_place != 2 || j > 0))
-                sim_read(&s, k, op->in[j], 0, m->tensors[op->in[j]].bytes);
+                sim_read(&s, k, op->in[j], 0, nk_tensor_bytes(&m->tensors[op->in[j]]));
         if (op->in_place == 2) {
             sim_streamed(&s, k);
             continue;
         }
         for (j = 0; j < op->n_out; j++)
             if (op->in_place != 1 || j > 0)
-                sim_write(&s, k, op->out[j], 0, m->tensors[op->out[j]].bytes, NK_NONE);
+                sim_write(&s, k, op->out[j], 0, nk_tensor_bytes(&m->tensors[op->out[j]]), NK_NONE);
     }
     for (i = 0; i < m->n_tensors && s.bad == 0; i++)
-        if ((m->tensors[i].is_io & 2) && !m->tensors[i].is_const)
-            sim_read(&s, m->n_ops - 1u, i, 0, m->tensors[i].bytes);
+        if ((nk_format_io_flags(&m->img, i) & 2) && !m->tensors[i].is_const)
+            sim_read(&s, m->n_ops - 1u, i, 0, nk_tensor_bytes(&m->tensors[i]));
     free(s.owner);
     free(s.group);
     free(s.death);

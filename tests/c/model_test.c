@@ -231,15 +231,15 @@ static void test_bn_folding(void) {
     for (k = 0; k < m->n_ops; k++)
         if (m->ops[k].type == NK_OP_BATCH_NORM) bn = k;
     NKT_CHECK(m->ops[bn].in_place == 1, "folded BN is a view of the dw output");
-    NKT_CHECK(m->tensors[m->ops[bn].out[0]].act_offset == m->tensors[m->ops[bn].in[0]].act_offset,
+    NKT_CHECK(nk_model_act_offset(m, m->ops[bn].out[0]) == nk_model_act_offset(m, m->ops[bn].in[0]),
               "same slot");
     /* copies: dw weights [1,3,3,8] = 288 B + bias 32 B */
     NKT_CHECK(m->stats.copied_weights > 0, "buffer load folds into arena copies");
     {
         const nk_op_rt *dw = &m->ops[bn - 1];
-        const uint8_t *w = (const uint8_t *)m->tensors[dw->in[1]].const_data;
+        const uint8_t *w = (const uint8_t *)m->ctx->data[dw->in[1]];
         NKT_CHECK(w < img || w >= img + len, "folded weights live in the arena");
-        NKT_CHECK(m->stats.copied_weights == m->tensors[dw->in[1]].bytes + 4u * (uint64_t)m->tensors[m->ops[bn].in[0]].dims[3],
+        NKT_CHECK(m->stats.copied_weights == nk_tensor_bytes(&m->tensors[dw->in[1]]) + 4u * (uint64_t)m->tensors[m->ops[bn].in[0]].dims[3],
                   "copied %llu B", (unsigned long long)m->stats.copied_weights);
     }
     nk_model_unload(m);
@@ -364,6 +364,8 @@ static void test_errors(void) {
         uint8_t *t = tensor_record(bad, len, out_id);
         uint32_t rank = t[5], d = nkt_rd32(t + 8 + 4 * (rank - 1));
         nkt_wr32(t + 8 + 4 * (rank - 1), d + 1);
+        /* and its element count (format 1.1), so the record itself is consistent */
+        nkt_wr32(t + 44, nkt_rd32(t + 44) / d * (d + 1));
     }
     nkt_fix_crc(bad, len);
     NKT_CHECK(nk_model_load_buffer(&m, bad, len, &arena, &err) == NK_ERR_SHAPE, "bad shape: %s",

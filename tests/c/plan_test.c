@@ -33,6 +33,8 @@ static const nk_op_def def_shift = {"shift", 4, NK_F32, 0, 1, 8, 1, 0,
 
 typedef struct graph {
     nk_tensor_rt t[G_MAX_T];
+    uint8_t io[G_MAX_T];   /* bit 0 graph input, bit 1 graph output */
+    uint32_t off[G_MAX_T]; /* the plan's offsets */
     nk_op_rt ops[G_MAX_OPS];
     uint32_t ids[G_MAX_OPS][NK_OP_MAX_IN + 1];
     uint32_t nt, nops;
@@ -49,10 +51,10 @@ static uint32_t g_tensor(graph *g, uint32_t bytes, int io) {
     t->rank = 1;
     t->dims[0] = (int32_t)(bytes / 4u);
     t->elems = bytes / 4u;
-    t->bytes = bytes;
-    t->is_io = (uint8_t)(io & 3);
+    NKT_CHECK(bytes % 4u == 0, "f32 tensor of %u B", bytes);
+    g->io[g->nt] = (uint8_t)(io & 3);
     t->is_const = (uint8_t)((io & 4) != 0);
-    t->name = "";
+    t->name = NK_NONE;
     return g->nt++;
 }
 
@@ -75,7 +77,7 @@ static nk_status g_plan_overlap(graph *g, nk_plan_stats *st, int overlap) {
     nk_error_t err;
     nk_status s;
     nk_arena_init(&a, scratch_mem, sizeof scratch_mem);
-    s = nk_plan_activations(g->t, g->nt, g->ops, g->nops, overlap, &a, st, &err);
+    s = nk_plan_activations(g->t, g->io, g->nt, g->ops, g->nops, overlap, &a, g->off, st, &err);
     NKT_CHECK(s == NK_OK, "plan failed: %s", err.message);
     NKT_CHECK(nk_arena_used(&a) == 0, "scratch rewound");
     NKT_CHECK(nk_arena_high_water(&a) > 0, "scratch came from the arena");
@@ -91,7 +93,7 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
     uint32_t birth[G_MAX_T], death[G_MAX_T], i, j, k;
     int used[G_MAX_T];
     for (i = 0; i < g->nt; i++) {
-        used[i] = (g->t[i].is_io & 1) != 0;
+        used[i] = (g->io[i] & 1) != 0;
         birth[i] = 0;
         death[i] = 0;
     }
@@ -103,10 +105,10 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
         if (death[g->ops[k].out[0]] < k) death[g->ops[k].out[0]] = k;
     }
     for (i = 0; i < g->nt; i++)
-        if (g->t[i].is_io & 2) death[i] = g->nops;
+        if (g->io[i] & 2) death[i] = g->nops;
     for (i = 0; i < g->nt; i++) {
         if (!used[i] || g->t[i].is_const) continue;
-        NKT_CHECK(g->t[i].act_offset + (uint64_t)g->t[i].bytes <= st->peak,
+        NKT_CHECK(g->off[i] + (uint64_t)nk_tensor_bytes(&g->t[i]) <= st->peak,
                   "%s: tensor %u ends past the block", what, i);
         for (j = i + 1; j < g->nt; j++) {
             int shared = 0;
@@ -117,25 +119,25 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
                                            (g->ops[k].in[0] == j && g->ops[k].out[0] == i)))
                     shared = 1;
             if (shared) {
-                NKT_CHECK(g->t[i].act_offset == g->t[j].act_offset, "%s: in-place pair %u/%u", what, i, j);
+                NKT_CHECK(g->off[i] == g->off[j], "%s: in-place pair %u/%u", what, i, j);
                 continue;
             }
             for (k = 0; k < g->nops; k++)
                 if (g->ops[k].in_place == 2 && g->ops[k].in[0] == i && g->ops[k].out[0] == j) {
                     /* the output may start at most the rule's shift (16-byte floored) above */
                     int64_t sh = shift_of[j] >= 0 ? shift_of[j] / 16 * 16 : -((-shift_of[j] + 15) / 16 * 16);
-                    shared = (int64_t)g->t[j].act_offset <= (int64_t)g->t[i].act_offset + sh;
-                    NKT_CHECK(shared || g->t[j].act_offset >= g->t[i].act_offset + g->t[i].bytes ||
-                                  g->t[j].act_offset + g->t[j].bytes <= g->t[i].act_offset,
+                    shared = (int64_t)g->off[j] <= (int64_t)g->off[i] + sh;
+                    NKT_CHECK(shared || g->off[j] >= g->off[i] + nk_tensor_bytes(&g->t[i]) ||
+                                  g->off[j] + nk_tensor_bytes(&g->t[j]) <= g->off[i],
                               "%s: overlap pair %u [%u] -> %u [%u] beyond shift %lld", what, i,
-                              g->t[i].act_offset, j, g->t[j].act_offset, (long long)shift_of[j]);
+                              g->off[i], j, g->off[j], (long long)shift_of[j]);
                     shared = 1;
                 }
             if (shared) continue;
-            NKT_CHECK(g->t[i].act_offset + (uint64_t)g->t[i].bytes <= g->t[j].act_offset ||
-                          g->t[j].act_offset + (uint64_t)g->t[j].bytes <= g->t[i].act_offset,
+            NKT_CHECK(g->off[i] + (uint64_t)nk_tensor_bytes(&g->t[i]) <= g->off[j] ||
+                          g->off[j] + (uint64_t)nk_tensor_bytes(&g->t[j]) <= g->off[i],
                       "%s: tensors %u [%u,+%u) and %u [%u,+%u) are alive together and overlap", what,
-                      i, g->t[i].act_offset, g->t[i].bytes, j, g->t[j].act_offset, g->t[j].bytes);
+                      i, g->off[i], nk_tensor_bytes(&g->t[i]), j, g->off[j], nk_tensor_bytes(&g->t[j]));
         }
     }
 }
@@ -162,7 +164,7 @@ static void test_chain_in_place(void) {
     NKT_CHECK(st.peak == 1408, "peak %llu", (unsigned long long)st.peak);
     NKT_CHECK(st.pingpong == 2016, "pingpong %llu", (unsigned long long)st.pingpong);
     NKT_CHECK(st.peak_step == 0, "peak at op 0");
-    NKT_CHECK(g.ops[1].in_place == 1 && g.t[t1].act_offset == g.t[t2].act_offset, "relu in place");
+    NKT_CHECK(g.ops[1].in_place == 1 && g.off[t1] == g.off[t2], "relu in place");
     NKT_CHECK(g.ops[0].in_place == 0 && g.ops[2].in_place == 0, "others not in place");
     NKT_CHECK(st.n_in_place == 1 && st.n_buffers == 4, "4 buffers, 1 in place");
     g_check_safe(&g, &st, "chain_in_place");
@@ -250,7 +252,7 @@ static void test_residual(void) {
     /* the same with an elementwise add: w is written over x, LB stays 768 (op 1) */
     g.ops[2].def = &def_ew;
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[2].in_place == 1 && g.t[w].act_offset == g.t[x].act_offset, "add in place over x");
+    NKT_CHECK(g.ops[2].in_place == 1 && g.off[w] == g.off[x], "add in place over x");
     NKT_CHECK(st.lower_bound == 768 && st.peak == 768, "LB %llu peak %llu",
               (unsigned long long)st.lower_bound, (unsigned long long)st.peak);
     g_check_safe(&g, &st, "residual in place");
@@ -277,7 +279,7 @@ static void test_alias(void) {
     g_op(&g, &def_alias, 1, &a, b);
     g_op(&g, &def_plain, 1, &b, c);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[1].in_place == 1 && g.t[a].act_offset == g.t[b].act_offset, "reshape is a view");
+    NKT_CHECK(g.ops[1].in_place == 1 && g.off[a] == g.off[b], "reshape is a view");
     /* x+a = 128 at op 0; b+c = 96 at op 2 */
     NKT_CHECK(st.lower_bound == 128 && st.peak == 128, "alias LB %llu peak %llu",
               (unsigned long long)st.lower_bound, (unsigned long long)st.peak);
@@ -295,7 +297,7 @@ static void test_alias(void) {
     g_op(&g, &def_plain, 2, (uint32_t[]){a, c}, d);
     g_plan(&g, &st);
     NKT_CHECK(g.ops[2].in_place == 0, "relu on a view of a live tensor is not in place");
-    NKT_CHECK(g.t[c].act_offset + 64 <= g.t[a].act_offset || g.t[a].act_offset + 64 <= g.t[c].act_offset,
+    NKT_CHECK(g.off[c] + 64 <= g.off[a] || g.off[a] + 64 <= g.off[c],
               "c does not overlap a");
     g_check_safe(&g, &st, "alias hazard");
 }
@@ -320,7 +322,7 @@ static void test_io_rules(void) {
     g_op(&g, &def_ew, 1, &y, z);
     g_plan(&g, &st);
     NKT_CHECK(g.ops[1].in_place == 0, "a graph output is never written over");
-    NKT_CHECK(g.t[y].act_offset != g.t[z].act_offset, "separate slots");
+    NKT_CHECK(g.off[y] != g.off[z], "separate slots");
     g_check_safe(&g, &st, "io");
 
     /* different byte sizes: no in place */
@@ -342,7 +344,7 @@ static void test_scratch_overflow(void) {
     y = g_tensor(&g, 100, 2);
     g_op(&g, &def_plain, 1, &x, y);
     nk_arena_init(&a, scratch_mem, 40);
-    NKT_CHECK(nk_plan_activations(g.t, g.nt, g.ops, g.nops, 1, &a, NULL, &err) == NK_ERR_ARENA_OVERFLOW,
+    NKT_CHECK(nk_plan_activations(g.t, g.io, g.nt, g.ops, g.nops, 1, &a, g.off, NULL, &err) == NK_ERR_ARENA_OVERFLOW,
               "scratch does not fit 40 B");
     NKT_CHECK(strstr(err.message, "planner scratch") != NULL && err.requested > err.free_bytes,
               "message: %s", err.message);
@@ -373,12 +375,12 @@ static void test_overlap_hand(void) {
     NKT_CHECK(st.lower_bound == 1600, "LB %llu", (unsigned long long)st.lower_bound);
     NKT_CHECK(st.peak == 960, "peak %llu, expected 960", (unsigned long long)st.peak);
     NKT_CHECK(st.n_overlap == 1 && g.ops[1].in_place == 2, "op 1 overlaps");
-    NKT_CHECK(g.t[c].act_offset + 96u <= g.t[b].act_offset, "output %u, input %u", g.t[c].act_offset,
-              g.t[b].act_offset);
+    NKT_CHECK(g.off[c] + 96u <= g.off[b], "output %u, input %u", g.off[c],
+              g.off[b]);
     g_check_safe(&g, &st, "overlap_hand");
     shift_of[c] = 0; /* an in-place rule: 800 then */
     g_plan(&g, &st);
-    NKT_CHECK(st.peak == 960 && g.t[c].act_offset <= g.t[b].act_offset, "in place: peak %llu",
+    NKT_CHECK(st.peak == 960 && g.off[c] <= g.off[b], "in place: peak %llu",
               (unsigned long long)st.peak);
     g_check_safe(&g, &st, "overlap_hand in place");
     memset(shift_of, 0, sizeof shift_of);

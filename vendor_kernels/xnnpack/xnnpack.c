@@ -207,9 +207,11 @@ static nk_status nk_xnn_status(enum xnn_status s) {
     }
 }
 
-static enum xnn_status nk_xnn_create(const nk_op_rt *op, const nk_tensor_rt *t, xnn_operator_t *out) {
+static enum xnn_status nk_xnn_create(const nk_op_rt *op, const nk_exec *ex, xnn_operator_t *out) {
+    const nk_tensor_rt *t = ex->tensors;
     const nk_tensor_rt *x = &t[op->in[0]], *w = nk_xnn_in(op, t, 1), *b = nk_xnn_in(op, t, 2);
-    const float *bias = b != NULL ? (const float *)b->const_data : NULL;
+    const float *bias = b != NULL ? (const float *)ex->data[op->in[2]] : NULL;
+    const float *weights = (const float *)ex->data[op->in[1]];
     const size_t c = (size_t)x->dims[x->rank - 1];
     switch (op->type) {
     case NK_OP_CONV2D:
@@ -224,12 +226,12 @@ static enum xnn_status nk_xnn_create(const nk_op_rt *op, const nk_tensor_rt *t, 
             (uint32_t)nk_param_i32(op, 5), (uint32_t)w->dims[1], (uint32_t)w->dims[2],
             (uint32_t)nk_param_i32(op, 0), (uint32_t)nk_param_i32(op, 1), (uint32_t)nk_param_i32(op, 2),
             (uint32_t)nk_param_i32(op, 3), groups, gin, gout, c, (size_t)groups * gout,
-            (const float *)w->const_data, bias, nk_param_f32(op, 9), nk_param_f32(op, 10),
+            weights, bias, nk_param_f32(op, 9), nk_param_f32(op, 10),
             dw ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0u, out);
     }
     case NK_OP_DENSE:
         return xnn_create_fully_connected_nc_f32(c, (size_t)w->dims[0], c, (size_t)w->dims[0],
-                                                 (const float *)w->const_data, bias, nk_param_f32(op, 0),
+                                                 weights, bias, nk_param_f32(op, 0),
                                                  nk_param_f32(op, 1), 0u, out);
     case NK_OP_MAX_POOL2D:
         return xnn_create_max_pooling2d_nhwc_f32(
@@ -314,7 +316,7 @@ static nk_status nk_xnn_prepare(const nk_op_rt *op, const nk_exec *x, void **sta
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "xnnpack: cannot create the operator's mutex");
     }
     nk_xnn_charge = &s->heap;
-    xs = nk_xnn_create(op, x->tensors, &s->op);
+    xs = nk_xnn_create(op, x, &s->op);
     if (xs == xnn_status_success && x->data[op->out[0]] != NULL) xs = nk_xnn_setup(op, x, s->op);
     nk_xnn_charge = NULL;
     if (xs != xnn_status_success) {

@@ -58,12 +58,11 @@ static inline uint32_t nkt_elems(const int32_t *dims, int32_t rank) {
 
 static inline void nkt_tensor_set(nk_tensor_rt *t, const int32_t *dims, int32_t rank) {
     memset(t, 0, sizeof *t);
-    t->name = "";
+    t->name = NK_NONE;
     t->dtype = NK_F32;
     t->rank = (uint8_t)rank;
     memcpy(t->dims, dims, sizeof(int32_t) * (size_t)rank);
     t->elems = nkt_elems(dims, rank);
-    t->bytes = t->elems * 4u;
     t->quant = NK_NONE;
 }
 
@@ -171,12 +170,9 @@ static inline void nkt_run_backend(const nkt_case *c, const nk_op_def *def) {
     for (i = 0; i < c->n_in; i++) {
         if (c->in[i].rank < 0)
             continue;
-        data[i] = calloc(1, g.t[i].bytes + 16u);
-        memcpy(data[i], c->in[i].data, g.t[i].bytes);
-        if (weights && i >= 1) {
-            g.t[i].is_const = 1;
-            g.t[i].const_data = data[i];
-        }
+        data[i] = calloc(1, nk_tensor_bytes(&g.t[i]) + 16u);
+        memcpy(data[i], c->in[i].data, nk_tensor_bytes(&g.t[i]));
+        if (weights && i >= 1) g.t[i].is_const = 1; /* its bytes: data[i], as a load binds */
     }
     impl = nk_backend_find(&g.op, g.t);
     if (impl == NULL) {
@@ -206,9 +202,9 @@ static inline void nkt_run_backend(const nkt_case *c, const nk_op_def *def) {
             for (i = 0; i < 64; i++)
                 NKT_CHECK(out_block[n_out * 4u + (uint32_t)i] == NKT_CANARY,
                           "%s: %s wrote past the output", c->name, impl->backend);
-            if ((def->flags & NK_OPF_ELEMENTWISE) && g.t[0].bytes == g.t[c->n_in].bytes) {
+            if ((def->flags & NK_OPF_ELEMENTWISE) && nk_tensor_bytes(&g.t[0]) == nk_tensor_bytes(&g.t[c->n_in])) {
                 void *in0 = data[0];
-                memcpy(out_block, c->in[0].data, g.t[0].bytes);
+                memcpy(out_block, c->in[0].data, nk_tensor_bytes(&g.t[0]));
                 data[0] = out_block;
                 s = impl->eval(&g.op, &x);
                 data[0] = in0;
@@ -275,13 +271,12 @@ static inline void *nkt_host_prepare(nkt_graph *g, nk_exec *x, void *const *data
     if (x->host == NULL || g->op.n_in < 2 || g->op.in[1] == NK_NONE || data[1] == NULL)
         return NULL;
     g->t[1].is_const = 1;
-    g->t[1].const_data = data[1];
-    n = nk_host_pack_size(x->host, &g->op, g->t);
+    n = nk_host_pack_size(x->host, &g->op, g->t, data);
     if (n != 0) {
         packed = malloc(n); /* 16-byte aligned; the kernels load unaligned */
-        nk_host_pack(x->host, &g->op, g->t, packed);
+        nk_host_pack(x->host, &g->op, g->t, data, packed);
         g->op.host_packed = packed;
-        need = nk_host_workspace(x->host, &g->op, g->t);
+        need = nk_host_workspace(x->host, &g->op, g->t, data);
         if (need > *ws_size) {
             free(*ws);
             *ws = malloc(need);
@@ -289,7 +284,6 @@ static inline void *nkt_host_prepare(nkt_graph *g, nk_exec *x, void *const *data
         }
     }
     g->t[1].is_const = 0;
-    g->t[1].const_data = NULL;
     return packed;
 #else
     (void)g;
@@ -331,8 +325,8 @@ static inline void nkt_run_case(const nkt_case *c) {
     for (i = 0; i < c->n_in; i++) {
         if (c->in[i].rank < 0)
             continue;
-        data[i] = malloc(g.t[i].bytes);
-        memcpy(data[i], c->in[i].data, g.t[i].bytes);
+        data[i] = malloc(nk_tensor_bytes(&g.t[i]));
+        memcpy(data[i], c->in[i].data, nk_tensor_bytes(&g.t[i]));
     }
     out_block = (unsigned char *)malloc(n_out * 4u + 64u);
     memset(out_block, NKT_CANARY, n_out * 4u + 64u);
@@ -355,12 +349,12 @@ static inline void nkt_run_case(const nkt_case *c) {
                   c->name);
     for (i = 0; i < c->n_in; i++)
         if (data[i])
-            NKT_CHECK(memcmp(data[i], c->in[i].data, g.t[i].bytes) == 0,
+            NKT_CHECK(memcmp(data[i], c->in[i].data, nk_tensor_bytes(&g.t[i])) == 0,
                       "%s: input %d was modified", c->name, (int)i);
 
     /* in place: what the planner does when input 0 dies at this op */
-    if ((def->flags & (NK_OPF_ELEMENTWISE | NK_OPF_ALIAS)) && g.t[0].bytes == g.t[c->n_in].bytes) {
-        memcpy(out_block, c->in[0].data, g.t[0].bytes);
+    if ((def->flags & (NK_OPF_ELEMENTWISE | NK_OPF_ALIAS)) && nk_tensor_bytes(&g.t[0]) == nk_tensor_bytes(&g.t[c->n_in])) {
+        memcpy(out_block, c->in[0].data, nk_tensor_bytes(&g.t[0]));
         free(data[0]);
         data[0] = out_block;
         s = def->eval(&g.op, &x);

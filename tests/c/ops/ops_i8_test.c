@@ -13,9 +13,9 @@ typedef struct nkt_expect_i8 {
 } nkt_expect_i8;
 
 static const nkt_expect_i8 nkt_i8_table[] = {
-    {64, NK_I8, "conv2d_i8", 0, 5, 5, 13},
-    {65, NK_I8, "depthwise_conv2d_i8", 0, 5, 5, 13},
-    {66, NK_I8, "dense_i8", 0, 5, 5, 4},
+    {64, NK_I8, "conv2d_i8", NK_OPF_I8_REQUANT, 5, 5, 13},
+    {65, NK_I8, "depthwise_conv2d_i8", NK_OPF_I8_REQUANT, 5, 5, 13},
+    {66, NK_I8, "dense_i8", NK_OPF_I8_REQUANT, 5, 5, 4},
     {67, NK_I8, "avg_pool2d_i8", 0, 1, 1, 10},
     {68, NK_I8, "max_pool2d_i8", 0, 1, 1, 10},
     {69, NK_I8, "add_i8", NK_OPF_ELEMENTWISE, 2, 2, 12},
@@ -38,22 +38,23 @@ static const nkt_expect_i8 nkt_i8_table[] = {
 typedef struct nkt_g8 {
     nk_tensor_rt t[NK_OP_MAX_IN + 1];
     uint32_t in_ids[NK_OP_MAX_IN], out_id, params[32];
+    void *payload[NK_OP_MAX_IN + 1]; /* constants' bytes, as a loaded model's data table */
     nk_op_rt op;
 } nkt_g8;
 
-static void nkt_t(nk_tensor_rt *t, uint8_t dtype, int32_t rank, int32_t d0, int32_t d1,
+static void nkt_t(nkt_g8 *g, uint32_t i, uint8_t dtype, int32_t rank, int32_t d0, int32_t d1,
                   int32_t d2, int32_t d3, const void *data) {
     const int32_t dims[4] = {d0, d1, d2, d3};
+    nk_tensor_rt *t = &g->t[i];
+    g->payload[i] = (void *)(uintptr_t)data;
     memset(t, 0, sizeof *t);
-    t->name = "";
+    t->name = NK_NONE;
     t->dtype = dtype;
     t->rank = (uint8_t)rank;
     memcpy(t->dims, dims, sizeof(int32_t) * (size_t)rank);
     t->elems = nkt_elems(dims, rank);
-    t->bytes = t->elems * (uint32_t)nk_dtype_size((nk_dtype)dtype);
     t->quant = NK_NONE;
     t->is_const = data != NULL;
-    t->const_data = data;
 }
 
 static void nkt_g8_init(nkt_g8 *g, uint16_t type, int32_t n_in, const int32_t *params,
@@ -76,10 +77,13 @@ static void nkt_g8_init(nkt_g8 *g, uint16_t type, int32_t n_in, const int32_t *p
 
 static nk_status nkt_g8_validate(const nkt_g8 *g, nk_error_t *err) {
     const nk_op_def *def = nk_op_lookup(g->op.type, g->t[0].dtype);
+    nk_status s;
     memset(err, 0, sizeof *err);
     if (!def)
         return NK_ERR_UNSUPPORTED;
-    return def->validate(&g->op, g->t, err);
+    /* what the loader checks: the records, then the requantization values */
+    s = def->validate(&g->op, g->t, err);
+    return s == NK_OK ? nk_op_check_requant(&g->op, def, g->t, g->payload, 0, err) : s;
 }
 
 /* Runs the op on the given data pointers (index = tensor id). */
@@ -115,12 +119,12 @@ static void nkt_conv_graph(nkt_g8 *g, const int32_t *mult, const int32_t *shift)
     static const int32_t p[13] = {1, 1, 1, 1, 0, 0, 0, 0, 1, -3, 5, -128, 127};
     memset(g, 0, sizeof *g);
     nkt_g8_init(g, NK_OP_CONV2D_I8, 5, p, 13);
-    nkt_t(&g->t[0], NK_I8, 4, 1, 3, 3, 2, NULL);
-    nkt_t(&g->t[1], NK_I8, 4, 3, 2, 2, 2, nkt_w_conv);
-    nkt_t(&g->t[2], NK_I32, 1, 3, 0, 0, 0, nkt_bias3);
-    nkt_t(&g->t[3], NK_I32, 1, 3, 0, 0, 0, mult);
-    nkt_t(&g->t[4], NK_I32, 1, 3, 0, 0, 0, shift);
-    nkt_t(&g->t[5], NK_I8, 4, 1, 2, 2, 3, NULL);
+    nkt_t(g, 0, NK_I8, 4, 1, 3, 3, 2, NULL);
+    nkt_t(g, 1, NK_I8, 4, 3, 2, 2, 2, nkt_w_conv);
+    nkt_t(g, 2, NK_I32, 1, 3, 0, 0, 0, nkt_bias3);
+    nkt_t(g, 3, NK_I32, 1, 3, 0, 0, 0, mult);
+    nkt_t(g, 4, NK_I32, 1, 3, 0, 0, 0, shift);
+    nkt_t(g, 5, NK_I8, 4, 1, 2, 2, 3, NULL);
 }
 
 static void nkt_validate_rejections(void) {
@@ -194,13 +198,13 @@ static void nkt_validate_rejections(void) {
 
     /* accumulation depth: W [1, 256, 1, 257] over x [1,256,1,257] */
     nkt_conv_graph(&g, nkt_mult3, nkt_shift3);
-    nkt_t(&g.t[0], NK_I8, 4, 1, 256, 1, 257, NULL);
-    nkt_t(&g.t[1], NK_I8, 4, 1, 256, 1, 257, nkt_w_conv);
+    nkt_t(&g, 0, NK_I8, 4, 1, 256, 1, 257, NULL);
+    nkt_t(&g, 1, NK_I8, 4, 1, 256, 1, 257, nkt_w_conv);
     g.t[2].dims[0] = g.t[3].dims[0] = g.t[4].dims[0] = 1;
-    nkt_t(&g.t[5], NK_I8, 4, 1, 1, 1, 1, NULL);
+    nkt_t(&g, 5, NK_I8, 4, 1, 1, 1, 1, NULL);
     NKT_EXPECT(&g, NK_ERR_UNSUPPORTED, "depth 65792 > 65536");
-    nkt_t(&g.t[0], NK_I8, 4, 1, 256, 1, 256, NULL);
-    nkt_t(&g.t[1], NK_I8, 4, 1, 256, 1, 256, nkt_w_conv);
+    nkt_t(&g, 0, NK_I8, 4, 1, 256, 1, 256, NULL);
+    nkt_t(&g, 1, NK_I8, 4, 1, 256, 1, 256, nkt_w_conv);
     NKT_EXPECT(&g, NK_OK, "depth 65536");
 
     /* softmax: shift 0..31, diff_min <= 0 */
@@ -209,8 +213,8 @@ static void nkt_validate_rejections(void) {
         nkt_g8 s;
         memset(&s, 0, sizeof s);
         nkt_g8_init(&s, NK_OP_SOFTMAX_I8, 1, p, 3);
-        nkt_t(&s.t[0], NK_I8, 2, 2, 10, 0, 0, NULL);
-        nkt_t(&s.t[1], NK_I8, 2, 2, 10, 0, 0, NULL);
+        nkt_t(&s, 0, NK_I8, 2, 2, 10, 0, 0, NULL);
+        nkt_t(&s, 1, NK_I8, 2, 2, 10, 0, 0, NULL);
         NKT_EXPECT(&s, NK_OK, "softmax shift 31");
         s.params[1] = 32;
         NKT_EXPECT(&s, NK_ERR_UNSUPPORTED, "softmax shift 32");
@@ -224,9 +228,9 @@ static void nkt_validate_rejections(void) {
         nkt_g8 a;
         memset(&a, 0, sizeof a);
         nkt_g8_init(&a, NK_OP_ADD_I8, 2, p, 12);
-        nkt_t(&a.t[0], NK_I8, 2, 3, 4, 0, 0, NULL);
-        nkt_t(&a.t[1], NK_I8, 2, 3, 4, 0, 0, NULL);
-        nkt_t(&a.t[2], NK_I8, 2, 3, 4, 0, 0, NULL);
+        nkt_t(&a, 0, NK_I8, 2, 3, 4, 0, 0, NULL);
+        nkt_t(&a, 1, NK_I8, 2, 3, 4, 0, 0, NULL);
+        nkt_t(&a, 2, NK_I8, 2, 3, 4, 0, 0, NULL);
         NKT_EXPECT(&a, NK_OK, "add");
         a.params[3] = 24;
         NKT_EXPECT(&a, NK_ERR_UNSUPPORTED, "add left shift 24");
@@ -240,8 +244,8 @@ static void nkt_validate_rejections(void) {
         nkt_g8 q;
         memset(&q, 0, sizeof q);
         nkt_g8_init(&q, NK_OP_PAD, 1, p, 6);
-        nkt_t(&q.t[0], NK_I8, 2, 2, 3, 0, 0, NULL);
-        nkt_t(&q.t[1], NK_I8, 2, 5, 4, 0, 0, NULL);
+        nkt_t(&q, 0, NK_I8, 2, 2, 3, 0, 0, NULL);
+        nkt_t(&q, 1, NK_I8, 2, 5, 4, 0, 0, NULL);
         NKT_EXPECT(&q, NK_OK, "pad -7 (a NaN as f32)");
         q.params[1] = 128;
         NKT_EXPECT(&q, NK_ERR_UNSUPPORTED, "pad value 128");
@@ -257,16 +261,16 @@ static void nkt_validate_rejections(void) {
         nkt_g8 q;
         memset(&q, 0, sizeof q);
         nkt_g8_init(&q, NK_OP_QUANTIZE, 1, NULL, 0);
-        nkt_t(&q.t[0], NK_F32, 1, 8, 0, 0, 0, NULL);
-        nkt_t(&q.t[1], NK_I8, 1, 8, 0, 0, 0, NULL);
+        nkt_t(&q, 0, NK_F32, 1, 8, 0, 0, 0, NULL);
+        nkt_t(&q, 1, NK_I8, 1, 8, 0, 0, 0, NULL);
         NKT_EXPECT(&q, NK_ERR_FORMAT, "quantize without QUANT");
         q.t[1].quant = 0;
         NKT_EXPECT(&q, NK_OK, "quantize");
         q.t[1].dtype = NK_I16;
         NKT_EXPECT(&q, NK_ERR_DTYPE, "quantize to i16");
         nkt_g8_init(&q, NK_OP_DEQUANTIZE, 1, NULL, 0);
-        nkt_t(&q.t[0], NK_I8, 1, 8, 0, 0, 0, NULL);
-        nkt_t(&q.t[1], NK_F32, 1, 8, 0, 0, 0, NULL);
+        nkt_t(&q, 0, NK_I8, 1, 8, 0, 0, 0, NULL);
+        nkt_t(&q, 1, NK_F32, 1, 8, 0, 0, 0, NULL);
         NKT_EXPECT(&q, NK_ERR_FORMAT, "dequantize without QUANT");
         q.t[0].quant = 0;
         NKT_EXPECT(&q, NK_OK, "dequantize");
@@ -288,12 +292,12 @@ static void nkt_conv_hand(void) {
     nkt_g8 g;
     memset(&g, 0, sizeof g);
     nkt_g8_init(&g, NK_OP_CONV2D_I8, 5, p, 13);
-    nkt_t(&g.t[0], NK_I8, 4, 1, 1, 2, 1, NULL);
-    nkt_t(&g.t[1], NK_I8, 4, 1, 1, 1, 1, w);
-    nkt_t(&g.t[2], NK_I32, 1, 1, 0, 0, 0, bias);
-    nkt_t(&g.t[3], NK_I32, 1, 1, 0, 0, 0, m);
-    nkt_t(&g.t[4], NK_I32, 1, 1, 0, 0, 0, sh);
-    nkt_t(&g.t[5], NK_I8, 4, 1, 1, 2, 1, NULL);
+    nkt_t(&g, 0, NK_I8, 4, 1, 1, 2, 1, NULL);
+    nkt_t(&g, 1, NK_I8, 4, 1, 1, 1, 1, w);
+    nkt_t(&g, 2, NK_I32, 1, 1, 0, 0, 0, bias);
+    nkt_t(&g, 3, NK_I32, 1, 1, 0, 0, 0, m);
+    nkt_t(&g, 4, NK_I32, 1, 1, 0, 0, 0, sh);
+    nkt_t(&g, 5, NK_I8, 4, 1, 1, 2, 1, NULL);
     NKT_EXPECT(&g, NK_OK, "hand conv");
     data[0] = x;
     data[1] = (void *)(uintptr_t)w;
@@ -317,12 +321,12 @@ static void nkt_conv_hand(void) {
         for (k = 0; k < 2; k++) {
             memset(&g, 0, sizeof g);
             nkt_g8_init(&g, k ? NK_OP_DEPTHWISE_CONV2D_I8 : NK_OP_CONV2D_I8, 5, pp, 13);
-            nkt_t(&g.t[0], NK_I8, 4, 1, 1, 1, 1, NULL);
-            nkt_t(&g.t[1], NK_I8, 4, 1, 3, 1, 1, ones);
-            nkt_t(&g.t[2], NK_I32, 1, 1, 0, 0, 0, bias);
-            nkt_t(&g.t[3], NK_I32, 1, 1, 0, 0, 0, m);
-            nkt_t(&g.t[4], NK_I32, 1, 1, 0, 0, 0, one_sh);
-            nkt_t(&g.t[5], NK_I8, 4, 1, 1, 1, 1, NULL);
+            nkt_t(&g, 0, NK_I8, 4, 1, 1, 1, 1, NULL);
+            nkt_t(&g, 1, NK_I8, 4, 1, 3, 1, 1, ones);
+            nkt_t(&g, 2, NK_I32, 1, 1, 0, 0, 0, bias);
+            nkt_t(&g, 3, NK_I32, 1, 1, 0, 0, 0, m);
+            nkt_t(&g, 4, NK_I32, 1, 1, 0, 0, 0, one_sh);
+            nkt_t(&g, 5, NK_I8, 4, 1, 1, 1, 1, NULL);
             g.in_ids[2] = NK_NONE;
             NKT_EXPECT(&g, NK_OK, "padded conv");
             data[0] = px;
@@ -348,8 +352,8 @@ static void nkt_pool_hand(void) {
     nkt_g8 g;
     memset(&g, 0, sizeof g);
     nkt_g8_init(&g, NK_OP_AVG_POOL2D_I8, 1, p, 10);
-    nkt_t(&g.t[0], NK_I8, 4, 1, 1, 4, 1, NULL);
-    nkt_t(&g.t[1], NK_I8, 4, 1, 1, 2, 1, NULL);
+    nkt_t(&g, 0, NK_I8, 4, 1, 1, 4, 1, NULL);
+    nkt_t(&g, 1, NK_I8, 4, 1, 1, 2, 1, NULL);
     NKT_EXPECT(&g, NK_OK, "avg pool");
     data[0] = x;
     data[1] = y;
@@ -362,8 +366,8 @@ static void nkt_pool_hand(void) {
         int8_t px[3] = {5, 6, 9}, py[2] = {0, 0};
         memset(&g, 0, sizeof g);
         nkt_g8_init(&g, NK_OP_AVG_POOL2D_I8, 1, pp, 10);
-        nkt_t(&g.t[0], NK_I8, 4, 1, 1, 3, 1, NULL);
-        nkt_t(&g.t[1], NK_I8, 4, 1, 1, 1, 1, NULL);
+        nkt_t(&g, 0, NK_I8, 4, 1, 1, 3, 1, NULL);
+        nkt_t(&g, 1, NK_I8, 4, 1, 1, 1, 1, NULL);
         NKT_EXPECT(&g, NK_OK, "padded avg pool");
         data[0] = px;
         data[1] = py;
@@ -375,8 +379,8 @@ static void nkt_pool_hand(void) {
         int8_t mx[4] = {-7, -9, 100, 3}, my[2] = {0, 0};
         memset(&g, 0, sizeof g);
         nkt_g8_init(&g, NK_OP_MAX_POOL2D_I8, 1, mp, 10);
-        nkt_t(&g.t[0], NK_I8, 4, 1, 1, 4, 1, NULL);
-        nkt_t(&g.t[1], NK_I8, 4, 1, 1, 2, 1, NULL);
+        nkt_t(&g, 0, NK_I8, 4, 1, 1, 4, 1, NULL);
+        nkt_t(&g, 1, NK_I8, 4, 1, 1, 2, 1, NULL);
         NKT_EXPECT(&g, NK_OK, "max pool");
         data[0] = mx;
         data[1] = my;
@@ -397,8 +401,8 @@ static void nkt_shape_hand(void) {
     int i;
     memset(&g, 0, sizeof g);
     nkt_g8_init(&g, NK_OP_PAD, 1, p, 6);
-    nkt_t(&g.t[0], NK_I8, 2, 2, 2, 0, 0, NULL);
-    nkt_t(&g.t[1], NK_I8, 2, 3, 3, 0, 0, NULL);
+    nkt_t(&g, 0, NK_I8, 2, 2, 2, 0, 0, NULL);
+    nkt_t(&g, 1, NK_I8, 2, 3, 3, 0, 0, NULL);
     NKT_EXPECT(&g, NK_OK, "pad");
     data[0] = (void *)(uintptr_t)x;
     data[1] = y;
@@ -407,8 +411,8 @@ static void nkt_shape_hand(void) {
         NKT_CHECK(y[i] == want[i], "pad [%d]: %d, want %d", i, y[i], want[i]);
     memset(&g, 0, sizeof g);
     nkt_g8_init(&g, NK_OP_TRANSPOSE, 1, perm, 2);
-    nkt_t(&g.t[0], NK_I8, 2, 2, 2, 0, 0, NULL);
-    nkt_t(&g.t[1], NK_I8, 2, 2, 2, 0, 0, NULL);
+    nkt_t(&g, 0, NK_I8, 2, 2, 2, 0, 0, NULL);
+    nkt_t(&g, 1, NK_I8, 2, 2, 2, 0, 0, NULL);
     NKT_EXPECT(&g, NK_OK, "transpose");
     data[1] = t;
     nkt_g8_eval(&g, data);

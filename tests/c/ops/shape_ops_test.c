@@ -19,7 +19,6 @@ static void cat_absent(nkt_graph *g) { g->in_ids[2] = NK_NONE; }
 static void rs_elems(nkt_graph *g) {
     g->t[1].dims[1] = 23;
     g->t[1].elems = 23;
-    g->t[1].bytes = 92;
 }
 /* pad fixtures */
 static void pad_mode(nkt_graph *g) { nkt_set_i32(g, 0, 3); }

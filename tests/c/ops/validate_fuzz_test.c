@@ -44,7 +44,6 @@ static void nkt_refresh(nk_tensor_rt *t) {
         n *= (uint64_t)t->dims[i];
     /* the loader rejects element counts past u32; keep the mutation legal */
     t->elems = n > 0xFFFFFFFFull / 4 ? 0 : (uint32_t)n;
-    t->bytes = t->elems * 4u;
 }
 
 static void nkt_mutate(nkt_graph *g, uint32_t n_tensors) {
@@ -131,7 +130,7 @@ static void nkt_fuzz_case(const nkt_case *c) {
             size_t ws = def->workspace_size(&g.op, g.t);
             for (i = 0; i < n_tensors; i++) {
                 uint32_t j;
-                float *p = (float *)malloc(g.t[i].bytes);
+                float *p = (float *)malloc(nk_tensor_bytes(&g.t[i]));
                 for (j = 0; j < g.t[i].elems; j++)
                     p[j] = (float)((int32_t)(nkt_rand() % 2001) - 1000) / 100.0f;
                 data[i] = p;
@@ -147,7 +146,7 @@ static void nkt_fuzz_case(const nkt_case *c) {
             nkt_evaluated++;
             /* and in place, as the planner would run it */
             if ((def->flags & (NK_OPF_ELEMENTWISE | NK_OPF_ALIAS)) && g.op.in[0] != NK_NONE &&
-                g.t[0].bytes == g.t[c->n_in].bytes) {
+                nk_tensor_bytes(&g.t[0]) == nk_tensor_bytes(&g.t[c->n_in])) {
                 void *own = data[c->n_in];
                 data[c->n_in] = data[0];
                 s = def->eval(&g.op, &x);
