@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "749db4e7397e2762bb2bdded6093667e060a7da261ec325a69e9a0ad8fefbf5a"
+const csrcHash = "4ee3a37e09b87299af10813f00b61b6c81406b80af167a778d61a866c81419f5"

@@ -48,17 +48,22 @@
  * host, are what a DSP target takes. Conv: two output pixels' windows of
  * K = k_h * k_w * in_c taps as int16 pairs (0 for the convs it leaves to the
  * portable kernel: grouped, horizontally dilated), and a byte stage when
- * in_c is not a multiple of 4; dense: the same for two rows; add: two
+ * in_c is not a multiple of 4; dense: the same for two rows (more than one
+ * row; a single row needs none, and rows of too many taps run portable); add: two
  * 256-entry tables for adds of NK_DSP_ADD_MIN elements and more. */
 #define NK_DSP_WIN_TAPS(k) (((size_t)(k) + 3u) & ~(size_t)3u)
+/* Windows of more taps than this (16 KiB of them) are left to the portable
+ * kernel: an MCU's RAM is better spent on activations. */
+#define NK_DSP_WIN_MAX_TAPS 4096
 #define NK_DSP_ADD_MIN 1024
 static inline size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
-    if (g->groups != 1 || g->dil_w != 1)
+    const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;
+    if (g->groups != 1 || g->dil_w != 1 || k > NK_DSP_WIN_MAX_TAPS)
         return 0;
-    return (g->in_c & 3 ? 5u : 4u) * NK_DSP_WIN_TAPS(g->k_h * g->k_w * g->in_c);
+    return (g->in_c & 3 ? 5u : 4u) * NK_DSP_WIN_TAPS(k);
 }
 static inline size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features) {
-    return rows > 1 ? 4u * NK_DSP_WIN_TAPS(in_features) : 0;
+    return rows > 1 && in_features <= NK_DSP_WIN_MAX_TAPS ? 4u * NK_DSP_WIN_TAPS(in_features) : 0;
 }
 static inline size_t nk_fast_add_i8_workspace(size_t n) {
     return n >= NK_DSP_ADD_MIN ? 2u * 256u * sizeof(int32_t) : 0;

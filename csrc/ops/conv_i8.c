@@ -278,18 +278,18 @@ static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 const nk_op_def nk_op_conv2d_i8 = {
     "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
     "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_dense_i8 = {
     "dense_i8", NK_OP_DENSE_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_DENSE_I8_PARAMS,
-    nk_dense_i8_validate, nk_dense_i8_workspace, NK_OP_MACS(nk_dense_i8_macs), nk_dense_i8_eval,
+    nk_dense_i8_validate, nk_dense_i8_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
     NULL,
 };

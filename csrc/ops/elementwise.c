@@ -142,13 +142,13 @@ nk_status nk_unop_eval(const nk_op_rt *op, const nk_exec *x) {
 
 const nk_op_def nk_op_add_f32 = {
     "add", NK_OP_ADD, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_add_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_add_eval,
+    nk_add_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_add_eval,
     NULL,
 };
 
 const nk_op_def nk_op_mul_f32 = {
     "mul", NK_OP_MUL, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_mul_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_mul_eval,
+    nk_mul_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_mul_eval,
     NULL,
 };
 

@@ -160,14 +160,6 @@ NK_HIDDEN nk_status nk_ops_check_rank(const char *name, const char *what, const 
 NK_HIDDEN int64_t nk_ops_raster_shift(const nk_op_rt *op, const nk_tensor_rt *t,
                                       const nk_ops_window *win, int32_t block);
 
-/* An entry's macs callback: only nk_inspect_model (inspect.c) calls it,
- * and an MCU build without the heap arena has no inspect.c, so there the
- * field is NULL and the linker drops the callbacks. */
-#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
-#define NK_OP_MACS(fn) fn
-#else
-#define NK_OP_MACS(fn) (0 ? (fn) : NULL)
-#endif
 
 /* Shared op_def callbacks. */
 NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);

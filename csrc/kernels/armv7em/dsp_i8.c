@@ -492,6 +492,8 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     size_t r;
     int32_t n;
     if (rows > 1) { /* by windows, two rows at a time (the last one twice) */
+        if (nk_fast_dense_i8_workspace(rows, in_features) == 0)
+            return 0; /* no windows that long: the portable kernel */
         for (r = 0; r < rows; r += 2) {
             const int np = r + 1 < rows ? 2 : 1;
             nk_dsp_widen_run(x + r * k_n, in_features, off, offp, ws);

@@ -434,9 +434,9 @@ static void nkt_lut_hand(void) {
     }
     memset(&g, 0, sizeof g);
     nkt_g8_init(&g, NK_OP_LUT_I8, 2, NULL, 0);
-    nkt_t(&g.t[0], NK_I8, 2, 16, 16, 0, 0, NULL);
-    nkt_t(&g.t[1], NK_I8, 1, 256, 0, 0, 0, table);
-    nkt_t(&g.t[2], NK_I8, 2, 16, 16, 0, 0, NULL);
+    nkt_t(&g, 0, NK_I8, 2, 16, 16, 0, 0, NULL);
+    nkt_t(&g, 1, NK_I8, 1, 256, 0, 0, 0, table);
+    nkt_t(&g, 2, NK_I8, 2, 16, 16, 0, 0, NULL);
     NKT_EXPECT(&g, NK_OK, "lut_i8");
     data[0] = x;
     data[1] = table;
@@ -444,9 +444,9 @@ static void nkt_lut_hand(void) {
     nkt_g8_eval(&g, data);
     for (i = 0; i < 256; i++)
         NKT_CHECK(y[i] == (int8_t)(-1 - x[i]), "lut_i8 [%d]: %d", i, y[i]);
-    nkt_t(&g.t[1], NK_I8, 1, 256, 0, 0, 0, NULL);
+    nkt_t(&g, 1, NK_I8, 1, 256, 0, 0, 0, NULL);
     NKT_EXPECT(&g, NK_ERR_SHAPE, "lut_i8 with a computed table");
-    nkt_t(&g.t[1], NK_I8, 1, 255, 0, 0, 0, table);
+    nkt_t(&g, 1, NK_I8, 1, 255, 0, 0, 0, table);
     NKT_EXPECT(&g, NK_ERR_SHAPE, "lut_i8 with 255 entries");
 }
 
