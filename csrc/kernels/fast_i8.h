@@ -19,11 +19,11 @@
  * and returns 1 when it wrote the output, or 0, before touching anything,
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
- * both rounding modes. Only the DSP set's conv and dense need a workspace
- * of their own (below); depthwise takes the portable kernel's optional
- * weight sums, which the op computes into its workspace in either case. An op with no fast
- * function here (add, ...; pools outside the MVE set) always runs the
- * portable one.
+ * both rounding modes. Only the DSP set's conv, dense and add need a
+ * workspace of their own (below); depthwise takes the portable kernel's
+ * optional weight sums, which the op computes into its workspace in either
+ * case. An op with no fast function here (add outside the DSP set, average
+ * pool outside the MVE set, ...) always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
