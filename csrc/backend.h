@@ -34,7 +34,10 @@ typedef struct nk_op_impl {
     nk_status (*eval)(const nk_op_rt *op, const nk_exec *x);
     /* Optional per-model state (XNNPACK operators); NULL when stateless.
      * prepare runs once per op at the end of a load (never while sizing),
-     * with the final weights and the default context's pointers in x; it
+     * with the final weights and the default context's pointers in x
+     * (x->workspace is NULL while the model has no activation block yet,
+     * after a shared or two-region load: x->data's activation entries are
+     * then bare offsets, not addresses); it
      * stores its state in *state and the host-heap bytes it holds in *heap
      * (inspect reports their sum), or fails the load with err filled
      * (op index is filled by the caller). State must not come from the

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f9fb6ce603f6f4f474749de345f644a0b6d4a62591190754a3497d253d2d54c8"
+const csrcHash = "de4c7a2e722fb54952c35c1746ca4efcca7dfc381b6a8103c27df59046a266eb"

@@ -317,7 +317,7 @@ static nk_status nk_xnn_prepare(const nk_op_rt *op, const nk_exec *x, void **sta
     }
     nk_xnn_charge = &s->heap;
     xs = nk_xnn_create(op, x, &s->op);
-    if (xs == xnn_status_success && x->data[op->out[0]] != NULL) xs = nk_xnn_setup(op, x, s->op);
+    if (xs == xnn_status_success && x->workspace != NULL) xs = nk_xnn_setup(op, x, s->op); /* a block */
     nk_xnn_charge = NULL;
     if (xs != xnn_status_success) {
         nk_xnn_release(s);
