@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "de4c7a2e722fb54952c35c1746ca4efcca7dfc381b6a8103c27df59046a266eb"
+const csrcHash = "23c995046470da53f923ac2761fb82c70776a2f117f0e567f10e160cfec76b08"

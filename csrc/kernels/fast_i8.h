@@ -41,6 +41,13 @@
 #else
 #define NK_FAST_I8 0
 #endif
+/* Both set names are always defined (0 or 1), so C expressions may test them. */
+#ifndef NK_FAST_I8_MVE
+#define NK_FAST_I8_MVE 0
+#endif
+#ifndef NK_FAST_I8_ARMV7EM
+#define NK_FAST_I8_ARMV7EM 0
+#endif
 
 /* The DSP set's workspace needs (bytes). The ops count them on every build,
  * whichever set it compiles, so that one plan holds for every kernel set: the
@@ -106,7 +113,7 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
 /* Pools (Helium/MVE: average and max; the DSP set: max, returning 0 for
  * average; elsewhere the portable kernel): the portable
  * nk_ref_avg_pool2d_i8 (is_max 0) or nk_ref_max_pool2d_i8 (1). */
-#if defined(NK_FAST_I8_MVE) || defined(NK_FAST_I8_ARMV7EM)
+#if NK_FAST_I8_MVE || NK_FAST_I8_ARMV7EM
 #define NK_FAST_I8_POOL 1
 NK_REF_HIDDEN int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
                                     const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max,

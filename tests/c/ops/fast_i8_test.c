@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(NK_FAST_I8_MVE)
+#if NK_FAST_I8_MVE
 #define NKF_SET_NAME "Helium/MVE"
 #else
 #define NKF_SET_NAME "Arm DSP"
