@@ -102,12 +102,12 @@ func ExampleModel_NewSession() {
 
 // A budget too small for the model fails with the figures.
 func ExampleWithArenaSize() {
-	_, err := nk.Load("../testdata/models/mlp.nk", nk.WithArenaSize(1024))
+	_, err := nk.Load("../testdata/models/mlp.nk", nk.WithArenaSize(256))
 	var e *nk.Error
 	if errors.As(err, &e) {
 		fmt.Println(errors.Is(err, nk.ErrArenaOverflow), e.Capacity, e.Requested > e.Free)
 	}
-	// Output: true 1024 true
+	// Output: true 256 true
 }
 
 // Inspect reports the exact arena size and a per-op table.
