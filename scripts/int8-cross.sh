@@ -7,7 +7,7 @@
 # instructions per inference (input 1, counted by the nkinsn plugin, marker
 # overhead subtracted) and per MAC, and the arena the model took, which for
 # the MLPerf Tiny models must not exceed TFLM's arena_used_bytes on a 32-bit
-# target (issue 6's figures) except AD's (a known gap, issue 10). Fails when
+# target (issue 6's figures). Fails when
 # any output differs or an arena is over.
 #
 # Each target is built twice: with the target's fast kernels (kernels/
@@ -97,7 +97,6 @@ done
 # arena is known to be over it.
 declare -A TFLM_ARENA=([mlperf_kws_ref_model]=22820 [mlperf_vww_96_int8]=100708
     [mlperf_pretrainedResnet_quant]=54996 [mlperf_ad01_int8]=2580)
-declare -A ARENA_GAP=([mlperf_ad01_int8]="known gap, issue 10")
 
 failed=0
 # binutils prefix of a target's toolchain
@@ -207,9 +206,7 @@ for t in "${TARGETS[@]}"; do
             [[ -z $c_verdict || $verdict == "$c_verdict" ]] || verdict="$verdict, cmsis-nn $c_verdict"
         fi
         tflm=${TFLM_ARENA[$name]:-}
-        if [[ -n $tflm && -n ${ARENA_GAP[$name]:-} ]]; then
-            tflm="$tflm (${ARENA_GAP[$name]})"
-        elif [[ -n $tflm ]] && { [[ -z $arena ]] || ((arena > tflm)); }; then
+        if [[ -n $tflm ]] && { [[ -z $arena ]] || ((arena > tflm)); }; then
             tflm="$tflm **netkit over**"
             failed=1
         fi
