@@ -21,7 +21,7 @@ void nk_ref_concat(const void *const *xs, const int32_t *axis_dims, int32_t n_in
 
 /* dst[j] = src[j * step] for j < n elements of es bytes. */
 static void nk_ref_gather(unsigned char *NK_RESTRICT dst, const unsigned char *NK_RESTRICT src,
-                          size_t n, size_t step, size_t es) {
+                          size_t n, ptrdiff_t step, size_t es) {
     size_t j;
     if (step == 1) {
         memcpy(dst, src, n * es);
@@ -30,20 +30,46 @@ static void nk_ref_gather(unsigned char *NK_RESTRICT dst, const unsigned char *N
     switch (es) {
     case 1:
         for (j = 0; j < n; j++)
-            dst[j] = src[j * step];
+            dst[j] = src[(ptrdiff_t)j * step];
         break;
     case 2:
         for (j = 0; j < n; j++)
-            memcpy(dst + 2 * j, src + 2 * j * step, 2);
+            memcpy(dst + 2 * j, src + 2 * (ptrdiff_t)j * step, 2);
         break;
     case 4:
         for (j = 0; j < n; j++)
-            memcpy(dst + 4 * j, src + 4 * j * step, 4);
+            memcpy(dst + 4 * j, src + 4 * (ptrdiff_t)j * step, 4);
         break;
     default:
         for (j = 0; j < n; j++)
-            memcpy(dst + es * j, src + es * j * step, es);
+            memcpy(dst + es * j, src + (ptrdiff_t)es * (ptrdiff_t)j * step, es);
         break;
+    }
+}
+
+/* Copies the strided view of x that starts at element off and walks
+ * st[d] elements (may be negative) per step of output dim d, out_dims in
+ * raster order, to y (rank >= 1): what transpose and slice both are. */
+static void nk_ref_strided_copy(const unsigned char *NK_RESTRICT xb, ptrdiff_t off,
+                                const ptrdiff_t *st, const size_t *out_dims, int32_t rank,
+                                unsigned char *NK_RESTRICT yb, size_t es) {
+    size_t outer = 1, o, idx[6];
+    const size_t n = out_dims[rank - 1];
+    int32_t d;
+    for (d = 0; d < rank; d++)
+        idx[d] = 0;
+    for (d = 0; d < rank - 1; d++)
+        outer *= out_dims[d];
+    for (o = 0; o < outer; o++) {
+        nk_ref_gather(yb, xb + off * (ptrdiff_t)es, n, st[rank - 1], es);
+        yb += n * es;
+        for (d = rank - 2; d >= 0; d--) {
+            off += st[d];
+            if (++idx[d] < out_dims[d])
+                break;
+            off -= st[d] * (ptrdiff_t)out_dims[d];
+            idx[d] = 0;
+        }
     }
 }
 
@@ -151,50 +177,32 @@ void nk_ref_pad(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
 
 void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
                       const int32_t *perm, void *NK_RESTRICT y, size_t es) {
-    const unsigned char *xb = (const unsigned char *)x;
-    unsigned char *yb = (unsigned char *)y;
-    size_t in_stride[6], st[6], dims[6], outer = 1, o, off = 0, n, step;
-    int32_t idx[6], d;
+    ptrdiff_t in_stride[6], st[6];
+    size_t dims[6];
+    int32_t d;
     if (rank == 0) {
-        memcpy(yb, xb, es);
+        memcpy(y, x, es);
         return;
     }
     in_stride[rank - 1] = 1;
     for (d = rank - 2; d >= 0; d--)
-        in_stride[d] = in_stride[d + 1] * (size_t)in_dims[d + 1];
+        in_stride[d] = in_stride[d + 1] * (ptrdiff_t)in_dims[d + 1];
     /* Output dim d walks input dim perm[d]; strides and offsets count elements. */
     for (d = 0; d < rank; d++) {
         dims[d] = (size_t)in_dims[perm[d]];
         st[d] = in_stride[perm[d]];
-        idx[d] = 0;
     }
-    for (d = 0; d < rank - 1; d++)
-        outer *= dims[d];
-    n = dims[rank - 1];
-    step = st[rank - 1];
-    for (o = 0; o < outer; o++) {
-        nk_ref_gather(yb, xb + off * es, n, step, es);
-        yb += n * es;
-        for (d = rank - 2; d >= 0; d--) {
-            off += st[d];
-            if ((size_t)++idx[d] < dims[d])
-                break;
-            off -= st[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
+    nk_ref_strided_copy((const unsigned char *)x, 0, st, dims, rank, (unsigned char *)y, es);
 }
 
 void nk_ref_slice(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t rank,
                   const int32_t *begin, const int32_t *step, void *NK_RESTRICT y,
                   const int32_t *out_dims, size_t es) {
-    const unsigned char *xb = (const unsigned char *)x;
-    unsigned char *yb = (unsigned char *)y;
-    ptrdiff_t in_stride[6], st[6], off = 0, inner;
-    size_t outer = 1, o, n, j;
-    int32_t idx[6], d;
+    ptrdiff_t in_stride[6], st[6], off = 0;
+    size_t dims[6];
+    int32_t d;
     if (rank == 0) {
-        memcpy(yb, xb, es);
+        memcpy(y, x, es);
         return;
     }
     in_stride[rank - 1] = 1;
@@ -204,27 +212,7 @@ void nk_ref_slice(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t ran
     for (d = 0; d < rank; d++) {
         off += (ptrdiff_t)begin[d] * in_stride[d];
         st[d] = (ptrdiff_t)step[d] * in_stride[d];
-        idx[d] = 0;
+        dims[d] = (size_t)out_dims[d];
     }
-    for (d = 0; d < rank - 1; d++)
-        outer *= (size_t)out_dims[d];
-    n = (size_t)out_dims[rank - 1];
-    inner = st[rank - 1];
-    for (o = 0; o < outer; o++) {
-        const unsigned char *src = xb + off * (ptrdiff_t)es;
-        if (inner == 1) {
-            memcpy(yb, src, n * es);
-        } else {
-            for (j = 0; j < n; j++)
-                memcpy(yb + j * es, src + (ptrdiff_t)j * inner * (ptrdiff_t)es, es);
-        }
-        yb += n * es;
-        for (d = rank - 2; d >= 0; d--) {
-            off += st[d];
-            if (++idx[d] < out_dims[d])
-                break;
-            off -= st[d] * out_dims[d];
-            idx[d] = 0;
-        }
-    }
+    nk_ref_strided_copy((const unsigned char *)x, off, st, dims, rank, (unsigned char *)y, es);
 }
