@@ -156,9 +156,13 @@ NK_HIDDEN nk_status nk_ops_check_rank(const char *name, const char *what, const 
 /* The out_shift of a windowed op (conv, depthwise, pool) whose kernels
  * visit output pixels in NHWC raster order, reading only the window's taps
  * and writing at most `block` pixels ahead of the first pixel whose window
- * they still read (docs/MEMORY.md). */
+ * they still read (docs/MEMORY.md). Only the planner calls it (through
+ * out_shift), and links it (plan_model.c): overlap_rules.c says why the
+ * ops' reference is weak. */
 NK_HIDDEN int64_t nk_ops_raster_shift(const nk_op_rt *op, const nk_tensor_rt *t,
-                                      const nk_ops_window *win, int32_t block);
+                                      const nk_ops_window *win, int32_t block) NK_WEAK_REF;
+/* Defined beside it: a reference to this one links it (plan_model.c). */
+NK_HIDDEN extern const int nk_ops_overlap_rules;
 
 
 /* Shared op_def callbacks. */
