@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "70692becb7ba6ea0471ad564389eeb036ce256b00e3629fd287ffae3105f5261"
+const csrcHash = "744c98a32535bb3cab14c7c605acdbe4186a965e47246efb058ad376615a9001"

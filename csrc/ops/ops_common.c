@@ -1,7 +1,7 @@
 /* ops_common.c — helpers shared by the op families (see ops_common.h). */
 #include "ops_common.h"
 
-void nk_msg_begin(nk_msg *m, const char *op) {
+void (nk_msg_begin)(nk_msg *m, const char *op) {
     m->len = 0;
     m->text[0] = '\0';
     nk_msg_s(m, op);
@@ -61,7 +61,7 @@ nk_status nk_msg_fail(nk_msg *m, nk_error_t *err, nk_status s) {
     return nk_fail(err, s, -1, m->text);
 }
 
-nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, const char *what) {
+nk_status (nk_ops_fail)(nk_error_t *err, nk_status s, const char *op, const char *what) {
     nk_msg m;
     nk_msg_begin(&m, op);
     nk_msg_s(&m, what);
@@ -91,7 +91,7 @@ static nk_status nk_ops_fail_count(nk_error_t *err, const char *name, const char
     return nk_msg_fail(&m, err, NK_ERR_FORMAT);
 }
 
-nk_status nk_ops_fail_dtype(nk_error_t *err, const char *name, const char *what, int64_t index,
+nk_status (nk_ops_fail_dtype)(nk_error_t *err, const char *name, const char *what, int64_t index,
                             uint8_t got, uint8_t want) {
     nk_msg m;
     nk_msg_begin(&m, name);
@@ -107,7 +107,7 @@ nk_status nk_ops_fail_dtype(nk_error_t *err, const char *name, const char *what,
     return nk_msg_fail(&m, err, NK_ERR_DTYPE);
 }
 
-nk_status nk_ops_check_tensors(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_ops_check_tensors)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                uint32_t opt_lo, uint32_t opt_hi, const uint8_t *in_dt,
                                uint32_t n_dt, uint8_t out_dt, nk_error_t *err) {
     uint32_t i;
@@ -134,7 +134,7 @@ nk_status nk_ops_check_tensors(const nk_op_rt *op, const nk_tensor_rt *t, const 
     return NK_OK;
 }
 
-nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_ops_check_io)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                           uint32_t min_in, uint32_t max_in, uint32_t first_optional,
                           int32_t n_params, nk_error_t *err) {
     static const uint8_t f32 = NK_F32;
@@ -157,7 +157,7 @@ int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int32_t rank) 
     return 1;
 }
 
-nk_status nk_ops_fail_out_dims(nk_error_t *err, const char *op, const nk_tensor_rt *out,
+nk_status (nk_ops_fail_out_dims)(nk_error_t *err, const char *op, const nk_tensor_rt *out,
                                const nk_tensor_rt *in, const char *detail,
                                const int32_t *expected, int32_t rank) {
     nk_msg m;
@@ -180,7 +180,7 @@ int nk_ops_finite(float v) {
     return v == v && v - v == 0.0f;
 }
 
-nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name, nk_error_t *err) {
+nk_status (nk_ops_check_act)(const nk_op_rt *op, uint32_t k, const char *name, nk_error_t *err) {
     float lo = nk_param_f32(op, k), hi = nk_param_f32(op, k + 1);
     if (lo != lo || hi != hi || lo > hi) {
         nk_msg m;
@@ -195,7 +195,7 @@ nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name, nk_
     return NK_OK;
 }
 
-nk_status nk_ops_check_same_shape(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_ops_check_same_shape)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                   nk_error_t *err) {
     const nk_tensor_rt *in = &t[op->in[0]], *out = &t[op->out[0]];
     if (!nk_ops_dims_equal(out, in->dims, in->rank))
@@ -233,7 +233,7 @@ static nk_status nk_ops_fail_param(nk_error_t *err, const char *name, const char
     return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
 }
 
-nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x, const nk_ops_window *w,
+nk_status (nk_ops_window_check)(const char *name, const nk_tensor_rt *x, const nk_ops_window *w,
                               int32_t *out_h, int32_t *out_w, nk_error_t *err) {
     static const char *const names[10] = {"kernel_h", "kernel_w", "stride_h", "stride_w",
                                           "dilation_h", "dilation_w", "pad_top", "pad_left",
@@ -299,7 +299,7 @@ void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w) {
     nk_msg_i(m, w->pad_right);
 }
 
-nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_rt *x,
+nk_status (nk_ops_check_rank)(const char *name, const char *what, const nk_tensor_rt *x,
                             int32_t rank, nk_error_t *err) {
     nk_msg m;
     if ((int32_t)x->rank == rank)
@@ -381,7 +381,7 @@ void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geo
     }
 }
 
-nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,
+nk_status (nk_ops_check_bias)(const nk_tensor_rt *bias, const char *name, int32_t n,
                             const char *unit, nk_error_t *err) {
     nk_msg m;
     if (bias == NULL || (bias->rank == 1 && bias->dims[0] == n))
@@ -396,7 +396,7 @@ nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t 
     return nk_msg_fail(&m, err, NK_ERR_SHAPE);
 }
 
-nk_status nk_ops_fail_inputs(nk_error_t *err, const char *name, const nk_tensor_rt *a,
+nk_status (nk_ops_fail_inputs)(nk_error_t *err, const char *name, const nk_tensor_rt *a,
                              const nk_tensor_rt *b, const char *tail) {
     nk_msg m;
     nk_msg_begin(&m, name);
@@ -408,7 +408,7 @@ nk_status nk_ops_fail_inputs(nk_error_t *err, const char *name, const nk_tensor_
     return nk_msg_fail(&m, err, NK_ERR_SHAPE);
 }
 
-void nk_ops_msg_weights_misfit(nk_msg *m, const char *name, const nk_tensor_rt *w,
+void (nk_ops_msg_weights_misfit)(nk_msg *m, const char *name, const nk_tensor_rt *w,
                                const nk_tensor_rt *x, const char *what, int32_t k) {
     nk_msg_begin(m, name);
     nk_msg_s(m, "weights ");
