@@ -14,6 +14,8 @@
 #include "sort.c"
 #include "format.c"
 #include "plan.c"
+#include "plan_model.c"
+#include "plan_fixed.c"
 #include "model.c"
 #include "inspect.c"
 

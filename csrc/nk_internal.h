@@ -227,6 +227,16 @@ static inline float nk_param_f32(const nk_op_rt *op, uint32_t k) {
     return v;
 }
 
+/* A reference that does not by itself pull a definition out of a static
+ * library (ELF weak): for code only some programs need, which another
+ * object then references strongly (overlap_rules.c). Elsewhere a plain
+ * reference: the code is linked as before. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__)
+#define NK_WEAK_REF __attribute__((weak))
+#else
+#define NK_WEAK_REF
+#endif
+
 /* Fills err with status, op index and a printf-free formatted message.
  * (csrc/error.c; the core builds without stdio.) */
 NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg);

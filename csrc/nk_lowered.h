@@ -5,6 +5,9 @@
  *     over the model's own op entries with nk_op_lookup_in, so the loader
  *     pulls in only those ops' code (the full table, csrc/ops/op_table.c,
  *     is then never linked from the static library);
+ *   - a precomputed activation plan (`netkit aot`, IDENT_plan.c) defines
+ *     nk_plan_model over an nk_fixed_plan with nk_plan_fixed_apply, so the
+ *     loader links neither the planner (plan.c) nor its default entry;
  *   - lowered firmware (`netkit aot --lower`, IDENT.c) calls, in order,
  *     the kernel-level entry points below (the int8 conv, depthwise, dense
  *     and pool ops) and the portable int8 kernels with a const struct or
@@ -20,6 +23,7 @@
 
 #include "format.h" /* nk_image, nk_format_quant: QUANTIZE/DEQUANTIZE read QUANT records */
 #include "kernels/ref/ref_i8.h" /* the kernels' geometry and quantization structs */
+#include "plan.h"               /* nk_plan_model, nk_plan_stats */
 
 /* Kernel-level entry points of the int8 conv, depthwise, dense and pool
  * ops: each picks the build's fast kernel or the portable one. The evals
@@ -57,6 +61,26 @@ NK_HIDDEN void nk_pool2d_i8_run(const nk_i8_pool_args *a, const int8_t *in, int8
 /* y may equal a or b; workspace: the op's (the DSP set's tables). */
 NK_HIDDEN void nk_add_i8_run(const nk_ref_add_i8_params *p, const int8_t *a, const int8_t *b,
                              int8_t *y, size_t n, void *workspace);
+
+/* An activation plan made on the host for one image (IDENT_plan.c). */
+typedef struct nk_fixed_plan {
+    uint32_t image_crc, image_size; /* the image's header checksum and size */
+    uint32_t n_tensors, n_ops;
+    uint32_t peak;                  /* activation block bytes */
+    uint32_t peak_step;             /* the op named by an activation block overflow */
+    uint32_t n_activations;         /* non-constant tensors */
+    const uint32_t *offsets;        /* each one's byte offset in the block, in tensor id order */
+    const uint8_t *in_place;        /* per op: nk_op_rt.in_place */
+} nk_fixed_plan;
+
+/* nk_plan_model's work for a precomputed plan: checks `p` belongs to the
+ * loaded image and keeps every activation inside the block (plan_fixed.c
+ * says what is checked), then writes act_offset, each op's in_place and the
+ * peak into `stats`. */
+NK_HIDDEN nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img,
+                                        const nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
+                                        uint32_t n_ops, int overlap, uint32_t *act_offset,
+                                        nk_plan_stats *stats, nk_error_t *err);
 
 /* The op table scan over `table[0..n)`: NULL when no entry serves (type, dtype). */
 NK_HIDDEN const nk_op_def *nk_op_lookup_in(const nk_op_def *const *table, size_t n,

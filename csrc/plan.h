@@ -129,4 +129,16 @@ NK_HIDDEN nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io
                                         int overlap, nk_arena_t *scratch, uint32_t *act_offset,
                                         nk_plan_stats *stats, nk_error_t *err);
 
+/* The loader's call (model.c): plans the graph of the loaded image `img`.
+ * Defined in plan_model.c as nk_plan_activations; a firmware built from
+ * `netkit aot` output defines it in IDENT_plan.c over the plan computed on
+ * the host (nk_plan_fixed_apply in nk_lowered.h), so that neither the
+ * planner nor plan_model.c is linked. Same contract as
+ * nk_plan_activations. */
+struct nk_image;
+NK_HIDDEN nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t,
+                                  const uint8_t *io, uint32_t n_tensors, nk_op_rt *ops,
+                                  uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                                  uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err);
+
 #endif /* NK_PLAN_H */

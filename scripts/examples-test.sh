@@ -32,6 +32,12 @@ for m in interpreter lowered; do
         </dev/null >"$B/kws_$m.out" 2>&1 # semihosting writes to stderr
     cat "$B/kws_$m.out"
 done
+# the interpreter firmware ran netkit aot's plan (kws_plan.c), not the planner
+if grep -q 'nk_plan_activations' "$B/firmware-m4/kws_interpreter.map" ||
+    ! grep -q 'nk_plan_fixed_apply' "$B/firmware-m4/kws_interpreter.map"; then
+    echo "examples: kws_interpreter links the planner instead of kws_plan.c" >&2
+    exit 1
+fi
 i=$(sed 's/^interpreter://' "$B/kws_interpreter.out")
 l=$(sed 's/^lowered://' "$B/kws_lowered.out")
 if [[ -z $i || $i != "$l" ]]; then

@@ -7,6 +7,8 @@
 # not counted):
 #   interpreter, all kernels     `netkit aot` image + libnetkit's full op table
 #   interpreter, model's kernels the same with IDENT_ops.c (the model's ops only)
+#   + host plan                  and with IDENT_plan.c (the plan made by `netkit aot`:
+#                                no planner linked)
 #   lowered                      `netkit aot --lower`: no parser, loader, planner
 # "code + consts" is .text, .rodata and .data except the weights; "weights"
 # is the embedded .nk image (interpreter) or the weight arrays (lowered).
@@ -96,7 +98,7 @@ for line in text.splitlines():
     pending = None
     if not re.match(r"\.(text|rodata|data)", sec):
         continue
-    if "libnetkit.a" not in obj and not re.search(r"/m(_ops)?\.c\.o$|/m(_ops)?\.o$", obj):
+    if "libnetkit.a" not in obj and not re.search(r"/m(_ops|_plan)?\.c\.o$|/m(_ops|_plan)?\.o$", obj):
         continue
     if weights.search(sec):
         wts += size
@@ -124,8 +126,8 @@ for kind in fast portable; do
     echo
     echo "Kernels: $kind ($([[ $kind == fast ]] && echo 'the Arm DSP int8 set, with the portable ones it falls back to' || echo 'NETKIT_PORTABLE_KERNELS=1'))"
     echo
-    echo "| model | interpreter, all kernels: code + consts | interpreter, model's kernels: code + consts | model image (weights + graph) | lowered: code + consts | lowered weights | interpreter arena B | lowered RAM B |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| model | interpreter, all kernels: code + consts | interpreter, model's kernels: code + consts | + host plan (IDENT_plan.c) | model image (weights + graph) | lowered: code + consts | lowered weights | interpreter arena B | lowered RAM B |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for i in "${!NAMES[@]}"; do
         name=${NAMES[$i]} file=${FILES[$i]}
         d=$OUT/$kind-$(echo "$name" | tr ' ' _)
@@ -134,12 +136,14 @@ for kind in fast portable; do
         "$OUT/netkit" aot --lower "$file" -o "$d/lowered" --name m >/dev/null
         link "$lib" "$d/interp" all "$interp_main" "$d/interp/m.c"
         link "$lib" "$d/interp" own "$interp_main" "$d/interp/m.c" "$d/interp/m_ops.c"
+        link "$lib" "$d/interp" fixed "$interp_main" "$d/interp/m.c" "$d/interp/m_ops.c" "$d/interp/m_plan.c"
         link "$lib" "$d/lowered" lowered "$lowered_main" "$d/lowered/m.c"
         read -r all_code img <<<"$(netkit_bytes "$d/interp/all.map" '^\.rodata\.m_nk$')"
         read -r own_code _ <<<"$(netkit_bytes "$d/interp/own.map" '^\.rodata\.m_nk$')"
+        read -r fixed_code _ <<<"$(netkit_bytes "$d/interp/fixed.map" '^\.rodata\.m_nk$')"
         read -r low_code low_w <<<"$(netkit_bytes "$d/lowered/lowered.map" '^\.rodata\.m_w[0-9]+$')"
         arena=$(awk '$2 == "M_ARENA_SIZE" { print $3 + 0 }' "$d/interp/m.h")
         ramb=$(awk '$2 == "M_RAM_SIZE" { print $3 + 0 }' "$d/lowered/m.h")
-        echo "| $name | $all_code | $own_code | $img | $low_code | $low_w | $arena | $ramb |"
+        echo "| $name | $all_code | $own_code | $fixed_code | $img | $low_code | $low_w | $arena | $ramb |"
     done
 done

@@ -27,7 +27,11 @@ of each input and output, with IDENT_INPUT0_SCALE and IDENT_INPUT0_ZERO_POINT
 (and so on) for a quantized one. IDENT defaults to the model's file name.
 It also writes IDENT_ops.c, the op table of this model's ops only: linked
 with libnetkit.a it replaces the library's table, so the firmware carries
-only these ops' kernels (one such file per firmware).
+only these ops' kernels (one such file per firmware). IDENT_plan.c is the
+activation plan made for this image on the host, as const data: linked too,
+the loader applies it (after checking the image is this one) instead of
+running the planner, which is then left out of the firmware; such a
+firmware loads only this image (leave the file out to load others).
 
 With --lower there is no interpreter: IDENT.c holds the weights and op
 parameters as const data and IDENT_run(ram), which calls the op kernels in
@@ -69,15 +73,26 @@ single source; no op table) and the summary to standard error.`,
 	})
 }
 
-// aotOutputs are the files `aot` writes for ident in dir: header, source, op table.
-func aotOutputs(path, dir, ident string) (h, c, ops string, err error) {
-	h, c, ops = filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c"), filepath.Join(dir, ident+"_ops.c")
-	for _, out := range []string{h, c, ops} {
+// aotOutputs are the files `aot` writes for ident in dir: header, source, op table, plan.
+func aotOutputs(path, dir, ident string) (h, c, ops, plan string, err error) {
+	h, c = filepath.Join(dir, ident+".h"), filepath.Join(dir, ident+".c")
+	ops, plan = filepath.Join(dir, ident+"_ops.c"), filepath.Join(dir, ident+"_plan.c")
+	for _, out := range []string{h, c, ops, plan} {
 		if cliutil.SameFile(out, path) {
-			return "", "", "", usagef("output %q is the input file; choose another -o or --name", out)
+			return "", "", "", "", usagef("output %q is the input file; choose another -o or --name", out)
 		}
 	}
-	return h, c, ops, nil
+	return h, c, ops, plan, nil
+}
+
+// planOf is the activation plan in an inspect report, as data.
+func planOf(r *nk.Report) aot.Plan {
+	p := aot.Plan{TensorOffsets: r.TensorOffsets, Activations: r.PeakActivations, Workspace: r.Workspace,
+		InPlace: make([]bool, len(r.Ops))}
+	for k, op := range r.Ops {
+		p.InPlace[k] = op.InPlace
+	}
+	return p
 }
 
 // writeOpTable writes IDENT_ops.c for the decoded image.
@@ -93,11 +108,11 @@ func writeOpTable(out, path, ident string, img []byte) (*nkfile.Model, error) {
 	return m, cliutil.WriteFile(out, src)
 }
 
-// writeAot writes IDENT.h, IDENT.c and IDENT_ops.c into dir, or with dir
+// writeAot writes IDENT.h, IDENT.c, IDENT_ops.c and IDENT_plan.c into dir, or with dir
 // "-" the header and the array as one file to stdout (the summary then
 // goes to stderr).
 func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
-	h, c, ops, err := aotOutputs(path, dir, ident)
+	h, c, ops, plan, err := aotOutputs(path, dir, ident)
 	if err != nil {
 		return err
 	}
@@ -139,17 +154,25 @@ func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
 	if err := cliutil.WriteFile(c, e.Source()); err != nil {
 		return err
 	}
-	if _, err := writeOpTable(ops, path, ident, img); err != nil {
+	m, err := writeOpTable(ops, path, ident, img)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, ops, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
+	src, err := aot.FixedPlan(ident, filepath.Base(path), img, m, planOf(r))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := cliutil.WriteFile(plan, src); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s, %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, ops, plan, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))
 	return nil
 }
 
 // writeLowered is `aot --lower`: the plan comes from the C core (a buffer
 // load with the device's kernels), the ops and weights from the file.
 func writeLowered(w io.Writer, path, dir, ident string) error {
-	h, c, _, err := aotOutputs(path, dir, ident)
+	h, c, _, _, err := aotOutputs(path, dir, ident)
 	if err != nil {
 		return err
 	}
@@ -173,12 +196,7 @@ func writeLowered(w io.Writer, path, dir, ident string) error {
 	if err != nil {
 		return loadError(path, err)
 	}
-	l := &aot.Lowered{Ident: ident, ModelFile: filepath.Base(path), Model: m, Plan: aot.Plan{
-		TensorOffsets: r.TensorOffsets, Activations: r.PeakActivations, Workspace: r.Workspace,
-		InPlace: make([]bool, len(r.Ops))}}
-	for k, op := range r.Ops {
-		l.Plan.InPlace[k] = op.InPlace
-	}
+	l := &aot.Lowered{Ident: ident, ModelFile: filepath.Base(path), Model: m, Plan: planOf(r)}
 	hdr, err := l.Header()
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

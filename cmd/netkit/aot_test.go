@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,4 +159,44 @@ func TestReadmeCSnippetCompiles(t *testing.T) {
 	out, err := exec.Command(cc, "-std=c99", "-Wall", "-Werror", "-fsyntax-only",
 		"-I", filepath.Join(root, "include"), "-I", dir, filepath.Join(dir, "main.c")).CombinedOutput()
 	require.NoError(t, err, "%s\n%s", out, src)
+}
+
+// IDENT_plan.c is the plan the C core makes at load, as data: its offsets,
+// block size and image checksum are the inspect report's and the file's,
+// and it compiles warning-free against the core's headers.
+func TestAotPlanFile(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, path := range []string{model("branch.nk"), filepath.Join(root, "testdata", "models_i8", "mlperf_kws_ref_model.nk")} {
+		dir := t.TempDir()
+		code, stdout, stderr := cli(t, "aot", path, "-o", dir, "--name", "m")
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, "m_plan.c")
+		src, err := os.ReadFile(filepath.Join(dir, "m_plan.c"))
+		require.NoError(t, err)
+		img, err := os.ReadFile(path)
+		require.NoError(t, err)
+		restore := deviceKernels()
+		r, err := nk.InspectBytes(img)
+		restore()
+		require.NoError(t, err)
+		var want []string
+		for _, off := range r.TensorOffsets {
+			if off >= 0 {
+				want = append(want, strconv.FormatInt(off, 10))
+			}
+		}
+		offs := regexp.MustCompile(`(?s)m_plan_offsets\[(\d+)\] = \{(.*?)\};`).FindStringSubmatch(string(src))
+		require.NotNil(t, offs, string(src))
+		assert.Equal(t, strconv.Itoa(len(want)), offs[1])
+		assert.Equal(t, want, strings.Fields(strings.ReplaceAll(offs[2], ",", " ")), path)
+		assert.Contains(t, string(src), fmt.Sprintf("0x%08xu, %du, /* image checksum and size */",
+			binary.LittleEndian.Uint32(img[8:]), len(img)))
+		assert.Contains(t, string(src), fmt.Sprintf("%du, /* activation block bytes */", r.PeakActivations))
+		if cc, err := exec.LookPath("gcc"); err == nil {
+			out, err := exec.Command(cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+				"-I", filepath.Join(root, "include"), "-I", filepath.Join(root, "csrc"),
+				filepath.Join(dir, "m_plan.c")).CombinedOutput()
+			require.NoError(t, err, string(out))
+		}
+	}
 }

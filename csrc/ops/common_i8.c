@@ -1,7 +1,7 @@
 /* common_i8.c — checks shared by the int8 validators (ops_i8.h). */
 #include "ops_i8.h"
 
-nk_status nk_i8_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_i8_check_io)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                          uint32_t min_in, uint32_t max_in, uint32_t optional, int32_t n_params,
                          const uint8_t *in_dt, uint32_t n_dt, uint8_t out_dt, nk_error_t *err) {
     if (op->n_in < min_in || op->n_in > max_in || op->n_out != 1 ||
@@ -31,7 +31,7 @@ nk_status nk_i8_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *
     return nk_ops_check_tensors(op, t, name, optional, optional + 1u, in_dt, n_dt, out_dt, err);
 }
 
-nk_status nk_i8_check_zp(const char *name, const char *what, int32_t zp, nk_error_t *err) {
+nk_status (nk_i8_check_zp)(const char *name, const char *what, int32_t zp, nk_error_t *err) {
     nk_msg m;
     if (zp >= -128 && zp <= 127)
         return NK_OK;
@@ -43,7 +43,7 @@ nk_status nk_i8_check_zp(const char *name, const char *what, int32_t zp, nk_erro
     return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
 }
 
-nk_status nk_i8_check_clamp(const char *name, int32_t lo, int32_t hi, nk_error_t *err) {
+nk_status (nk_i8_check_clamp)(const char *name, int32_t lo, int32_t hi, nk_error_t *err) {
     nk_msg m;
     if (lo >= -128 && hi <= 127 && lo <= hi)
         return NK_OK;
@@ -56,7 +56,7 @@ nk_status nk_i8_check_clamp(const char *name, int32_t lo, int32_t hi, nk_error_t
     return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
 }
 
-nk_status nk_i8_check_mult(const char *name, const char *what, int32_t mult, int32_t shift,
+nk_status (nk_i8_check_mult)(const char *name, const char *what, int32_t mult, int32_t shift,
                            nk_error_t *err) {
     nk_msg m;
     if (nk_i8_mult_ok(mult, shift))
@@ -71,7 +71,7 @@ nk_status nk_i8_check_mult(const char *name, const char *what, int32_t mult, int
     return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
 }
 
-nk_status nk_i8_check_per_channel(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_i8_check_per_channel)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                   int32_t n, nk_error_t *err) {
     const nk_tensor_rt *mt = &t[op->in[3]], *st = &t[op->in[4]];
     if (mt->rank != 1 || st->rank != 1 || mt->dims[0] != st->dims[0] ||

@@ -1,7 +1,7 @@
 /* ops_common.c — helpers shared by the op families (see ops_common.h). */
 #include "ops_common.h"
 
-void nk_msg_begin(nk_msg *m, const char *op) {
+void (nk_msg_begin)(nk_msg *m, const char *op) {
     m->len = 0;
     m->text[0] = '\0';
     nk_msg_s(m, op);
@@ -61,7 +61,7 @@ nk_status nk_msg_fail(nk_msg *m, nk_error_t *err, nk_status s) {
     return nk_fail(err, s, -1, m->text);
 }
 
-nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, const char *what) {
+nk_status (nk_ops_fail)(nk_error_t *err, nk_status s, const char *op, const char *what) {
     nk_msg m;
     nk_msg_begin(&m, op);
     nk_msg_s(&m, what);
@@ -91,7 +91,7 @@ static nk_status nk_ops_fail_count(nk_error_t *err, const char *name, const char
     return nk_msg_fail(&m, err, NK_ERR_FORMAT);
 }
 
-nk_status nk_ops_fail_dtype(nk_error_t *err, const char *name, const char *what, int64_t index,
+nk_status (nk_ops_fail_dtype)(nk_error_t *err, const char *name, const char *what, int64_t index,
                             uint8_t got, uint8_t want) {
     nk_msg m;
     nk_msg_begin(&m, name);
@@ -107,7 +107,7 @@ nk_status nk_ops_fail_dtype(nk_error_t *err, const char *name, const char *what,
     return nk_msg_fail(&m, err, NK_ERR_DTYPE);
 }
 
-nk_status nk_ops_check_tensors(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_ops_check_tensors)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                uint32_t opt_lo, uint32_t opt_hi, const uint8_t *in_dt,
                                uint32_t n_dt, uint8_t out_dt, nk_error_t *err) {
     uint32_t i;
@@ -134,7 +134,7 @@ nk_status nk_ops_check_tensors(const nk_op_rt *op, const nk_tensor_rt *t, const 
     return NK_OK;
 }
 
-nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_ops_check_io)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                           uint32_t min_in, uint32_t max_in, uint32_t first_optional,
                           int32_t n_params, nk_error_t *err) {
     static const uint8_t f32 = NK_F32;
@@ -157,7 +157,7 @@ int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int32_t rank) 
     return 1;
 }
 
-nk_status nk_ops_fail_out_dims(nk_error_t *err, const char *op, const nk_tensor_rt *out,
+nk_status (nk_ops_fail_out_dims)(nk_error_t *err, const char *op, const nk_tensor_rt *out,
                                const nk_tensor_rt *in, const char *detail,
                                const int32_t *expected, int32_t rank) {
     nk_msg m;
@@ -180,7 +180,7 @@ int nk_ops_finite(float v) {
     return v == v && v - v == 0.0f;
 }
 
-nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name, nk_error_t *err) {
+nk_status (nk_ops_check_act)(const nk_op_rt *op, uint32_t k, const char *name, nk_error_t *err) {
     float lo = nk_param_f32(op, k), hi = nk_param_f32(op, k + 1);
     if (lo != lo || hi != hi || lo > hi) {
         nk_msg m;
@@ -195,7 +195,7 @@ nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char *name, nk_
     return NK_OK;
 }
 
-nk_status nk_ops_check_same_shape(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+nk_status (nk_ops_check_same_shape)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                   nk_error_t *err) {
     const nk_tensor_rt *in = &t[op->in[0]], *out = &t[op->out[0]];
     if (!nk_ops_dims_equal(out, in->dims, in->rank))
@@ -233,7 +233,7 @@ static nk_status nk_ops_fail_param(nk_error_t *err, const char *name, const char
     return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
 }
 
-nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x, const nk_ops_window *w,
+nk_status (nk_ops_window_check)(const char *name, const nk_tensor_rt *x, const nk_ops_window *w,
                               int32_t *out_h, int32_t *out_w, nk_error_t *err) {
     static const char *const names[10] = {"kernel_h", "kernel_w", "stride_h", "stride_w",
                                           "dilation_h", "dilation_w", "pad_top", "pad_left",
@@ -299,7 +299,7 @@ void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w) {
     nk_msg_i(m, w->pad_right);
 }
 
-nk_status nk_ops_check_rank(const char *name, const char *what, const nk_tensor_rt *x,
+nk_status (nk_ops_check_rank)(const char *name, const char *what, const nk_tensor_rt *x,
                             int32_t rank, nk_error_t *err) {
     nk_msg m;
     if ((int32_t)x->rank == rank)
@@ -381,54 +381,7 @@ void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geo
     }
 }
 
-/* Input bytes below which output pixel (oy, ox) reads nothing: its first
- * valid tap's row and column, clamped into the image (a pixel with no valid
- * tap reads nothing, so any lower figure is safe). */
-static int64_t nk_ops_first_read(const nk_ops_window *win, const nk_tensor_rt *in, int64_t oy,
-                                 int64_t ox) {
-    int64_t iy = oy * win->stride_h - win->pad_top, ix = ox * win->stride_w - win->pad_left;
-    const int64_t px = (int64_t)in->dims[3] * (nk_tensor_bytes(in) / (in->elems ? in->elems : 1u));
-    if (iy < 0) iy = 0;
-    if (iy > in->dims[1]) iy = in->dims[1];
-    if (ix < 0) ix = 0;
-    if (ix > in->dims[2]) ix = in->dims[2];
-    return (iy * in->dims[2] + ix) * px;
-}
-
-/* Output pixel p (raster order over batch, rows, columns) is written while
- * the kernel may still read the windows of pixels p-block+1 on, so its last
- * byte must stay below the first byte any pixel from there on reads:
- *     shift + (p + 1) * out_px <= first_read(suffix from p - block + 1)
- * for every p, i.e. shift = min over q of suffix_min(q) - min(q + block, n) * out_px
- * for the n output pixels.
- * Rows are non-decreasing in oy and columns in ox, so the suffix minimum
- * from (oy, ox) is min(first_read(oy, ox), first_read(oy + 1, 0)). */
-int64_t nk_ops_raster_shift(const nk_op_rt *op, const nk_tensor_rt *t, const nk_ops_window *win,
-                            int32_t block) {
-    const nk_tensor_rt *in = &t[op->in[0]], *out = &t[op->out[0]];
-    const int64_t out_px = (int64_t)nk_tensor_bytes(out) / ((int64_t)out->dims[0] * out->dims[1] * out->dims[2]);
-    const int64_t n = (int64_t)out->dims[0] * out->dims[1] * out->dims[2];
-    int64_t shift = INT64_MAX, b, oy, ox, q = 0;
-    if (in->rank != 4 || out->rank != 4 || out->elems == 0 || in->elems == 0 || block < 1)
-        return NK_SHIFT_NONE;
-    for (b = 0; b < out->dims[0]; b++) {
-        const int64_t base = b * (int64_t)(nk_tensor_bytes(in) / (uint32_t)in->dims[0]);
-        for (oy = 0; oy < out->dims[1]; oy++) {
-            const int64_t next = oy + 1 < out->dims[1]
-                                     ? base + nk_ops_first_read(win, in, oy + 1, 0)
-                                     : base + (int64_t)(nk_tensor_bytes(in) / (uint32_t)in->dims[0]);
-            for (ox = 0; ox < out->dims[2]; ox++, q++) {
-                int64_t lo = base + nk_ops_first_read(win, in, oy, ox), v;
-                if (next < lo) lo = next;
-                v = lo - (q + block < n ? q + block : n) * out_px;
-                if (v < shift) shift = v;
-            }
-        }
-    }
-    return shift;
-}
-
-nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t n,
+nk_status (nk_ops_check_bias)(const nk_tensor_rt *bias, const char *name, int32_t n,
                             const char *unit, nk_error_t *err) {
     nk_msg m;
     if (bias == NULL || (bias->rank == 1 && bias->dims[0] == n))
@@ -443,7 +396,7 @@ nk_status nk_ops_check_bias(const nk_tensor_rt *bias, const char *name, int32_t 
     return nk_msg_fail(&m, err, NK_ERR_SHAPE);
 }
 
-nk_status nk_ops_fail_inputs(nk_error_t *err, const char *name, const nk_tensor_rt *a,
+nk_status (nk_ops_fail_inputs)(nk_error_t *err, const char *name, const nk_tensor_rt *a,
                              const nk_tensor_rt *b, const char *tail) {
     nk_msg m;
     nk_msg_begin(&m, name);
@@ -455,7 +408,7 @@ nk_status nk_ops_fail_inputs(nk_error_t *err, const char *name, const nk_tensor_
     return nk_msg_fail(&m, err, NK_ERR_SHAPE);
 }
 
-void nk_ops_msg_weights_misfit(nk_msg *m, const char *name, const nk_tensor_rt *w,
+void (nk_ops_msg_weights_misfit)(nk_msg *m, const char *name, const nk_tensor_rt *w,
                                const nk_tensor_rt *x, const char *what, int32_t k) {
     nk_msg_begin(m, name);
     nk_msg_s(m, "weights ");

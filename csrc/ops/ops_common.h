@@ -156,9 +156,13 @@ NK_HIDDEN nk_status nk_ops_check_rank(const char *name, const char *what, const 
 /* The out_shift of a windowed op (conv, depthwise, pool) whose kernels
  * visit output pixels in NHWC raster order, reading only the window's taps
  * and writing at most `block` pixels ahead of the first pixel whose window
- * they still read (docs/MEMORY.md). */
+ * they still read (docs/MEMORY.md). Only the planner calls it (through
+ * out_shift), and links it (plan_model.c): overlap_rules.c says why the
+ * ops' reference is weak. */
 NK_HIDDEN int64_t nk_ops_raster_shift(const nk_op_rt *op, const nk_tensor_rt *t,
-                                      const nk_ops_window *win, int32_t block);
+                                      const nk_ops_window *win, int32_t block) NK_WEAK_REF;
+/* Defined beside it: a reference to this one links it (plan_model.c). */
+NK_HIDDEN extern const int nk_ops_overlap_rules;
 
 
 /* Shared op_def callbacks. */
@@ -191,5 +195,37 @@ static inline const nk_tensor_rt *nk_ops_tin(const nk_op_rt *op, const nk_exec *
 static inline const nk_tensor_rt *nk_ops_tout(const nk_op_rt *op, const nk_exec *x) {
     return &x->tensors[op->out[0]];
 }
+
+/* NETKIT_STRIP_MESSAGES: the text arguments (op names, what is checked)
+ * are left unevaluated, as nk_fail does (nk_internal.h), so their literals
+ * are not linked; the definitions are parenthesised. */
+#if NETKIT_STRIP_MESSAGES
+#define nk_msg_begin(m, op) \
+    (NK_MSG_DROP(op), nk_msg_begin((m), NULL))
+#define nk_ops_fail(err, s, op, what) \
+    (NK_MSG_DROP(op), NK_MSG_DROP(what), nk_ops_fail((err), (s), NULL, NULL))
+#define nk_ops_check_io(op, t, name, min_in, max_in, first_optional, n_params, err) \
+    (NK_MSG_DROP(name), nk_ops_check_io((op), (t), NULL, (min_in), (max_in), (first_optional), (n_params), (err)))
+#define nk_ops_check_tensors(op, t, name, opt_lo, opt_hi, in_dt, n_dt, out_dt, err) \
+    (NK_MSG_DROP(name), nk_ops_check_tensors((op), (t), NULL, (opt_lo), (opt_hi), (in_dt), (n_dt), (out_dt), (err)))
+#define nk_ops_fail_dtype(err, name, what, index, got, want) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(what), nk_ops_fail_dtype((err), NULL, NULL, (index), (got), (want)))
+#define nk_ops_fail_out_dims(err, op, out, in, detail, expected, rank) \
+    (NK_MSG_DROP(op), NK_MSG_DROP(detail), nk_ops_fail_out_dims((err), NULL, (out), (in), NULL, (expected), (rank)))
+#define nk_ops_fail_inputs(err, name, a, b, tail) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(tail), nk_ops_fail_inputs((err), NULL, (a), (b), NULL))
+#define nk_ops_check_act(op, k, name, err) \
+    (NK_MSG_DROP(name), nk_ops_check_act((op), (k), NULL, (err)))
+#define nk_ops_check_same_shape(op, t, name, err) \
+    (NK_MSG_DROP(name), nk_ops_check_same_shape((op), (t), NULL, (err)))
+#define nk_ops_window_check(name, x, w, out_h, out_w, err) \
+    (NK_MSG_DROP(name), nk_ops_window_check(NULL, (x), (w), (out_h), (out_w), (err)))
+#define nk_ops_check_bias(bias, name, n, unit, err) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(unit), nk_ops_check_bias((bias), NULL, (n), NULL, (err)))
+#define nk_ops_msg_weights_misfit(m, name, w, x, what, k) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(what), nk_ops_msg_weights_misfit((m), NULL, (w), (x), NULL, (k)))
+#define nk_ops_check_rank(name, what, x, rank, err) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(what), nk_ops_check_rank(NULL, NULL, (x), (rank), (err)))
+#endif
 
 #endif /* NK_OPS_COMMON_H */

@@ -71,4 +71,20 @@ static inline int8_t *nk_i8_out(const nk_op_rt *op, const nk_exec *x) {
     return (int8_t *)x->data[op->out[0]];
 }
 
+/* NETKIT_STRIP_MESSAGES: the text arguments (op names, what is checked)
+ * are left unevaluated, as nk_fail does (nk_internal.h), so their literals
+ * are not linked; the definitions are parenthesised. */
+#if NETKIT_STRIP_MESSAGES
+#define nk_i8_check_io(op, t, name, min_in, max_in, optional, n_params, in_dt, n_dt, out_dt, err) \
+    (NK_MSG_DROP(name), nk_i8_check_io((op), (t), NULL, (min_in), (max_in), (optional), (n_params), (in_dt), (n_dt), (out_dt), (err)))
+#define nk_i8_check_zp(name, what, zp, err) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(what), nk_i8_check_zp(NULL, NULL, (zp), (err)))
+#define nk_i8_check_clamp(name, lo, hi, err) \
+    (NK_MSG_DROP(name), nk_i8_check_clamp(NULL, (lo), (hi), (err)))
+#define nk_i8_check_mult(name, what, m, shift, err) \
+    (NK_MSG_DROP(name), NK_MSG_DROP(what), nk_i8_check_mult(NULL, NULL, (m), (shift), (err)))
+#define nk_i8_check_per_channel(op, t, name, n, err) \
+    (NK_MSG_DROP(name), nk_i8_check_per_channel((op), (t), NULL, (n), (err)))
+#endif
+
 #endif /* NK_OPS_I8_H */

@@ -1,7 +1,8 @@
 /*
  * Keyword spotting on a Cortex-M4F, built two ways from one source:
  *   kws_interpreter  the .nk image in flash, loaded by netkit's interpreter
- *                    (only this model's kernels linked: kws_ops.c)
+ *                    (only this model's kernels linked: kws_ops.c; the
+ *                    activation plan made by netkit aot: kws_plan.c)
  *   kws_lowered      the model lowered to C (netkit aot --lower): no
  *                    interpreter, one static buffer of KWS_RAM_SIZE bytes
  * Both run the same input (a fixed pseudo-random feature map: put your

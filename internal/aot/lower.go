@@ -162,23 +162,12 @@ func (l *Lowered) workspaceOffset() int64 { return (l.Plan.Activations + 15) &^ 
 
 func (l *Lowered) check() error {
 	m, p := l.Model, &l.Plan
-	if len(p.TensorOffsets) != len(m.Tensors) {
-		return fmt.Errorf("plan has %d tensor offsets, model %d tensors", len(p.TensorOffsets), len(m.Tensors))
-	}
-	if len(p.InPlace) != len(m.Ops) {
-		return fmt.Errorf("plan has %d ops, model %d", len(p.InPlace), len(m.Ops))
+	if err := checkPlan(m, p); err != nil {
+		return err
 	}
 	for i := range m.Tensors {
-		t := &m.Tensors[i]
-		if t.Const() != (p.TensorOffsets[i] < 0) {
-			return fmt.Errorf("tensor %d %q: plan and model disagree on whether it is constant", i, t.Name)
-		}
-		if len(t.Shape) > nkfile.MaxRank {
+		if t := &m.Tensors[i]; len(t.Shape) > nkfile.MaxRank {
 			return fmt.Errorf("tensor %d %q: rank %d", i, t.Name, len(t.Shape))
-		}
-		if !t.Const() && p.TensorOffsets[i]+int64(t.Bytes()) > p.Activations {
-			return fmt.Errorf("tensor %d %q: offset %d + %d B is past the %d B activation block",
-				i, t.Name, p.TensorOffsets[i], t.Bytes(), p.Activations)
 		}
 	}
 	for k := range m.Ops {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nk_lowered.h" /* nk_fixed_plan */
 #include "plan.h"
 #include "testutil.h"
 
@@ -453,6 +454,97 @@ static void test_random_overlap_chains(void) {
     memset(shift_of, 0, sizeof shift_of);
 }
 
+/* A plan made here, applied as `netkit aot`'s IDENT_plan.c applies it
+ * (nk_plan_fixed_apply): the same offsets and in-place flags; another
+ * image, count or load option, or an activation outside the block, is an
+ * error naming it. */
+static void test_fixed_plan(void) {
+    graph g;
+    nk_plan_stats st, fst;
+    nk_error_t err;
+    nk_image img;
+    uint8_t header[16] __attribute__((aligned(16)));
+    uint32_t a, b, c, d, w, i, n = 0, offs[G_MAX_T], planned[G_MAX_T];
+    uint8_t in_place[G_MAX_OPS];
+    nk_fixed_plan p;
+    g_init(&g);
+    a = g_tensor(&g, 160, 1);
+    w = g_tensor(&g, 64, 4); /* a constant: no slot in the fixed plan */
+    b = g_tensor(&g, 800, 0);
+    c = g_tensor(&g, 800, 0);
+    d = g_tensor(&g, 64, 2);
+    shift_of[c] = -90;
+    {
+        uint32_t in2[2] = {a, w};
+        g_op(&g, &def_plain, 2, in2, b);
+    }
+    g_op(&g, &def_shift, 1, &b, c);
+    g_op(&g, &def_plain, 1, &c, d);
+    g_plan(&g, &st);
+    NKT_CHECK(g.ops[1].in_place == 2, "op 1 overlaps its input");
+    for (i = 0; i < g.nt; i++)
+        if (!g.t[i].is_const) offs[n++] = g.off[i];
+    for (i = 0; i < g.nops; i++) in_place[i] = g.ops[i].in_place;
+    memcpy(planned, g.off, sizeof planned);
+    memset(header, 0, sizeof header);
+    header[8] = 0x78; /* the image's checksum word: 0x12345678 */
+    header[9] = 0x56;
+    header[10] = 0x34;
+    header[11] = 0x12;
+    memset(&img, 0, sizeof img);
+    img.base = header;
+    img.size = 4096;
+    p.image_crc = 0x12345678u;
+    p.image_size = 4096;
+    p.n_tensors = g.nt;
+    p.n_ops = g.nops;
+    p.peak = (uint32_t)st.peak;
+    p.peak_step = st.peak_step;
+    p.n_activations = n;
+    p.offsets = offs;
+    p.in_place = in_place;
+
+    memset(g.off, 0xff, sizeof g.off);
+    for (i = 0; i < g.nops; i++) g.ops[i].in_place = 0;
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) == NK_OK,
+              "fixed plan: %s", err.message);
+    NKT_CHECK(fst.peak == st.peak && fst.peak_step == st.peak_step, "peak %llu",
+              (unsigned long long)fst.peak);
+    for (i = 0; i < g.nt; i++)
+        NKT_CHECK(g.off[i] == (g.t[i].is_const ? 0u : planned[i]), "tensor %u at %u, planned %u", i,
+                  g.off[i], planned[i]);
+    for (i = 0; i < g.nops; i++)
+        NKT_CHECK(g.ops[i].in_place == in_place[i], "op %u in_place %u", i, g.ops[i].in_place);
+    g_check_safe(&g, &fst, "fixed plan");
+
+    p.image_crc ^= 1u; /* another image */
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+                      NK_ERR_UNSUPPORTED &&
+                  strstr(err.message, "0x12345679 of 4096 B, not this one (0x12345678, 4096 B)") != NULL,
+              "another image: %s", err.message);
+    p.image_crc ^= 1u;
+    p.n_ops--;
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+                  NK_ERR_UNSUPPORTED,
+              "another op count: %s", err.message);
+    p.n_ops++;
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 0, g.off, &fst, &err) ==
+                      NK_ERR_UNSUPPORTED &&
+                  err.op_index == 1,
+              "overlap off: %s (op %d)", err.message, (int)err.op_index);
+    offs[n - 1] = p.peak - 16u; /* the 64 B output past the block's end */
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+                      NK_ERR_FORMAT &&
+                  strstr(err.message, "tensor 4 at") != NULL,
+              "outside the block: %s", err.message);
+    offs[n - 1] = planned[d];
+    p.n_activations--;
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+                  NK_ERR_FORMAT,
+              "one offset short: %s", err.message);
+    memset(shift_of, 0, sizeof shift_of);
+}
+
 int main(void) {
     test_chain_in_place();
     test_chain_hand();
@@ -463,6 +555,7 @@ int main(void) {
     test_scratch_overflow();
     test_overlap_hand();
     test_random_overlap_chains();
+    test_fixed_plan();
     if (nkt_failures) fprintf(stderr, "plan_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }

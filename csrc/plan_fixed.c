@@ -1,0 +1,67 @@
+/*
+ * plan_fixed.c — applies an activation plan computed on the host by
+ * `netkit aot` (IDENT_plan.c) in place of running the planner at load.
+ *
+ * What is checked, since the plan comes from outside the image:
+ *   - identity: the plan names its image by header checksum and size
+ *     (nk_format_open has verified that checksum over the bytes), and its
+ *     tensor and op counts; the load options must allow what the plan does
+ *     (an output overlapping its input needs overlap on and netkit's own
+ *     kernel for that op, as plan.c requires);
+ *   - memory safety: every activation tensor lies inside the block (the
+ *     plan has one offset per non-constant tensor, in id order), so even an image forged to the same checksum
+ *     cannot make an op write outside the activation block.
+ * Not checked: that tensors alive together do not share bytes. That holds
+ * for the image the plan was made for, which the checksum pins down.
+ */
+#include "nk_lowered.h"
+
+nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const nk_tensor_rt *t,
+                              uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,
+                              uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err) {
+    uint32_t i, j, v[4];
+    v[0] = p->image_crc;
+    v[1] = p->image_size;
+    v[2] = nk_rd_u32(img->base + 8);
+    v[3] = img->size;
+    if (v[0] != v[2] || v[1] != v[3] || n_tensors != p->n_tensors || n_ops != p->n_ops)
+        return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
+                         "the firmware's activation plan (netkit aot's IDENT_plan.c) is for image "
+                         "%x of %u B, not this one (%x, %u B): link the planner to load others",
+                         NULL, v);
+    for (i = 0; i < n_ops; i++) {
+        ops[i].in_place = p->in_place[i];
+        /* an output over its input: only where plan.c would allow it */
+        if (p->in_place[i] && ops[i].def != NULL && ops[i].def->out_shift != NULL &&
+            (!overlap
+#if NETKIT_BACKEND
+             || ops[i].impl != NULL
+#endif
+             ))
+            return nk_fail(err, NK_ERR_UNSUPPORTED, (int32_t)i,
+                           "the firmware's activation plan overlaps this op's output with its "
+                           "input, which this load or kernel does not allow: link the planner");
+    }
+    for (i = 0, j = 0; i < n_tensors; i++) {
+        act_offset[i] = 0;
+        if (t[i].is_const) continue;
+        v[0] = i;
+        v[1] = j < p->n_activations ? p->offsets[j] : NK_NONE;
+        v[2] = nk_tensor_bytes(&t[i]);
+        v[3] = p->peak;
+        if (v[1] > v[3] || v[2] > v[3] - v[1])
+            return nk_fail_f(err, NK_ERR_FORMAT, -1,
+                             "the firmware's activation plan puts tensor %u at %u (%u B) outside "
+                             "its %u B block",
+                             NULL, v);
+        act_offset[i] = v[1];
+        j++;
+    }
+    if (j != p->n_activations)
+        return nk_fail(err, NK_ERR_FORMAT, -1,
+                       "the firmware's activation plan has another number of activations");
+    memset(stats, 0, sizeof *stats);
+    stats->peak = p->peak;
+    stats->peak_step = p->peak_step;
+    return NK_OK;
+}

@@ -1,0 +1,23 @@
+/*
+ * plan_model.c — the loader's planning step, in its own object so a
+ * firmware can replace it: nk_plan_model runs the planner (plan.c) here,
+ * while the IDENT_plan.c that `netkit aot` writes defines nk_plan_model over
+ * the plan it computed on the host (nk_plan_fixed_apply, plan_fixed.c).
+ * With that file linked, neither this object nor plan.c comes out of
+ * libnetkit.a, nor the ops' overlap rules the planner calls.
+ */
+#include "plan.h"
+#include "ops/ops_common.h"
+
+/* The planner calls the ops' out_shift, which calls nk_ops_raster_shift:
+ * referencing overlap_rules.c links it (the ops' reference is weak). */
+NK_HIDDEN const void *const nk_plan_needs_overlap_rules = &nk_ops_overlap_rules;
+
+nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const uint8_t *io,
+                        uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,
+                        nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
+                        nk_error_t *err) {
+    (void)img; /* the planner needs only the graph */
+    return nk_plan_activations(t, io, n_tensors, ops, n_ops, overlap, scratch, act_offset, stats,
+                               err);
+}
