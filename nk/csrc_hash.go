@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e6cd680c5293e2343eff043bd242e9237e8b9e4265b9340fb809b2df92812440"
+const csrcHash = "eaa52c9b0a51f0ce3742b00a8955d695302feb28c72af9946ebb4ab78dd70620"

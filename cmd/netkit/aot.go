@@ -175,9 +175,10 @@ func writeLowered(w io.Writer, path, dir, ident string) error {
 	}
 	l := &aot.Lowered{Ident: ident, ModelFile: filepath.Base(path), Model: m, Plan: aot.Plan{
 		TensorOffsets: r.TensorOffsets, Activations: r.PeakActivations, Workspace: r.Workspace,
-		InPlace: make([]bool, len(r.Ops))}}
+		InPlace: make([]bool, len(r.Ops)), Staged: make([]bool, len(r.Ops))}}
 	for k, op := range r.Ops {
 		l.Plan.InPlace[k] = op.InPlace
+		l.Plan.Staged[k] = op.Staged
 	}
 	hdr, err := l.Header()
 	if err != nil {

@@ -144,6 +144,10 @@ type Plan struct {
 	Activations   int64
 	Workspace     int64
 	InPlace       []bool // per op
+	// Staged, per op: the int8 conv or depthwise stages its output rows
+	// in the workspace (the plan put its output over its input further
+	// than the kernels' direct order allows; OpInfo.Staged). Nil: none.
+	Staged []bool
 }
 
 // Lowered is everything `netkit aot --lower` writes.
@@ -165,7 +169,7 @@ func (l *Lowered) check() error {
 	if len(p.TensorOffsets) != len(m.Tensors) {
 		return fmt.Errorf("plan has %d tensor offsets, model %d tensors", len(p.TensorOffsets), len(m.Tensors))
 	}
-	if len(p.InPlace) != len(m.Ops) {
+	if len(p.InPlace) != len(m.Ops) || (p.Staged != nil && len(p.Staged) != len(m.Ops)) {
 		return fmt.Errorf("plan has %d ops, model %d", len(p.InPlace), len(m.Ops))
 	}
 	for i := range m.Tensors {
