@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "nk_lowered.h" /* nk_i8_conv_stage */
 #include "testutil.h"
 
 static const nk_op_def def_plain = {"plain", 1, NK_F32, 0, 1, 8, 1, 0, NULL, NULL, NULL, NULL, NULL};
@@ -453,6 +454,69 @@ static void test_random_overlap_chains(void) {
     memset(shift_of, 0, sizeof shift_of);
 }
 
+/* Staged rows of an int8 conv (is_dw 0) or depthwise over [n,h,w,c] ->
+ * [n,oh,ow,oc], a k x k window, stride st, pad_top pt; the expected band,
+ * slots, shift and staging bytes (0 slots: cannot stage). */
+static void staged_case(const char *what, int is_dw, int32_t n, int32_t h, int32_t w, int32_t c, int32_t oh,
+                        int32_t ow, int32_t oc, int32_t k, int32_t st, int32_t pt, int32_t band, int32_t slots,
+                        int64_t shift, size_t staging) {
+    nk_ref_conv_geom g;
+    nk_i8_stage s;
+    int ok;
+    memset(&g, 0, sizeof g);
+    memset(&s, 0, sizeof s);
+    g.batch = n;
+    g.in_h = h;
+    g.in_w = w;
+    g.in_c = c;
+    g.out_h = oh;
+    g.out_w = ow;
+    g.out_c = oc;
+    g.k_h = g.k_w = k;
+    g.stride_h = g.stride_w = st;
+    g.dil_h = g.dil_w = 1;
+    g.pad_top = g.pad_left = pt;
+    g.groups = g.multiplier = 1;
+    ok = nk_i8_conv_stage(&g, is_dw, &s);
+    if (slots == 0) {
+        NKT_CHECK(!ok, "%s: stages, expected not", what);
+        return;
+    }
+    NKT_CHECK(ok && s.band == band && s.slots == slots && s.shift == shift && s.staging == staging,
+              "%s: band %d, %d slots, shift %lld, %zu B; expected %d, %d, %lld, %zu", what, s.band, s.slots,
+              (long long)s.shift, s.staging, band, slots, (long long)shift, staging);
+}
+
+/* Hand-computed staged rows (nk_lowered.h): with L slots of bands of B
+ * rows, band j - L lands before band j is read, so
+ * shift = min over j >= L of first_read(j) - end(j - L) * out_row. */
+static void test_staged_rows_hand(void) {
+    /* KWS depthwise 3x3 s1 p1 over 25x5x64, rows of 320 B, one-row bands:
+     * first_read(j) = (j-1)*320; L=1 gives (j-1)*320 - j*320 = -320, L=2
+     * gives 0: the output on its input, two rows staged */
+    staged_case("depthwise 3x3 s1", 1, 1, 25, 5, 64, 25, 5, 64, 3, 1, 1, 1, 2, 0, 640);
+    /* KWS pointwise 64->64: rows of 5 pixels (odd), bands of 2 rows:
+     * first_read(j) = 2j*320 and end(j-1) = 2j: 0 with one slot */
+    staged_case("pointwise 64->64, odd rows", 0, 1, 25, 5, 64, 25, 5, 64, 1, 1, 0, 2, 1, 0, 640);
+    /* 1x1 8->16 over 48x48, 384 B in and 768 B out per row (even rows: one-row
+     * bands): 384j - 768j, least at j = 47: -18048 (the window is one row
+     * high: one slot at most) */
+    staged_case("pointwise 8->16", 0, 1, 48, 48, 8, 48, 48, 16, 1, 1, 0, 1, 1, -18048, 768);
+    /* depthwise 3x3 s2 pad top 0 over 48x48x16 -> 24x24x16: 2j*768 - j*384,
+     * least at j = 1 */
+    staged_case("depthwise 3x3 s2", 1, 1, 48, 48, 16, 24, 24, 16, 3, 2, 0, 1, 1, 1152, 384);
+    /* two images of 4 rows of 32 B: L=1 fails at j=1 (0 - 32); L=2 holds
+     * (the second image: 128 - 3*32 = 32, 128 - 4*32 = 0, ...) */
+    staged_case("depthwise batch 2", 1, 2, 4, 4, 8, 4, 4, 8, 3, 1, 1, 1, 2, 0, 64);
+    /* conv 3x3 s1 p1 over 6x5x4 (odd rows: bands of 2, 20 B rows): L=1 gives
+     * (2j-1)*20 - 2j*20 = -20; L=2 (the window's 3 rows in 2-row bands):
+     * only j=2, 3*20 - 2*20 = 20 */
+    staged_case("conv 3x3, odd rows", 0, 1, 6, 5, 4, 6, 5, 4, 3, 1, 1, 2, 2, 20, 80);
+    /* a 1x1 conv with a top pad: its first output row reads only padding,
+     * nothing to give that row's kernel call */
+    staged_case("all-padding row", 0, 1, 4, 4, 4, 5, 4, 4, 1, 1, 1, 0, 0, 0, 0);
+}
+
 int main(void) {
     test_chain_in_place();
     test_chain_hand();
@@ -463,6 +527,7 @@ int main(void) {
     test_scratch_overflow();
     test_overlap_hand();
     test_random_overlap_chains();
+    test_staged_rows_hand();
     if (nkt_failures) fprintf(stderr, "plan_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
