@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "eaa52c9b0a51f0ce3742b00a8955d695302feb28c72af9946ebb4ab78dd70620"
+const csrcHash = "a7a5b8922f8299414d534de9e1ddb9cffd83b490da8e5a3068a788ad6d3e3e96"

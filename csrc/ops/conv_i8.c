@@ -105,11 +105,11 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
 typedef void (*nk_i8_band_fn)(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
                               void *ws);
 
-/* Runs `fn` over the bands of nk_i8_conv_stage (the caller checked it
- * holds): band j into slot j % slots, slot copied to its place before it
- * is reused and after the last band. Each call sees one image, the rows
- * of its band and the input rows its windows touch, with the top padding
- * that band sees: the bytes are the whole op's. */
+/* Runs `fn` over the bands of nk_i8_conv_stage: band j into slot
+ * j % slots, each slot copied to its place before it is reused and after
+ * the last band. Each call sees one image, the rows of its band and the
+ * input rows its windows touch, with the top padding that band sees: the
+ * bytes are the whole op's. */
 static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int is_dw, const int8_t *in, int8_t *out,
                               void *workspace, nk_i8_band_fn fn, void *ctx) {
     const size_t in_row = (size_t)g->in_w * (size_t)g->in_c, out_row = (size_t)g->out_w * (size_t)g->out_c;
@@ -118,7 +118,10 @@ static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int is_dw, const int8_t
     nk_i8_stage st;
     nk_ref_conv_geom one = *g;
     int64_t n, j, img, r0, rows;
-    (void)nk_i8_conv_stage(g, is_dw, &st);
+    if (!nk_i8_conv_stage(g, is_dw, &st)) { /* never planned so: the direct order */
+        fn(ctx, g, in, out, workspace);
+        return;
+    }
     n = (int64_t)g->batch * (((int64_t)g->out_h + st.band - 1) / st.band);
     one.batch = 1;
     for (j = 0; j <= n; j++) {
