@@ -801,7 +801,8 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         }
         s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
                             : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, m->ops,
-                                            m->n_ops, overlap, arena, scratch, &m->plan, err);
+                                            m->n_ops, overlap, arena, scratch, &m->plan,
+                                            &m->workspace, &m->workspace_op, err);
         if (s == NK_OK) {
             uint32_t i;
             for (i = 0; i < m->n_tensors; i++)

@@ -35,13 +35,45 @@ typedef struct nk_i8_conv_args {
     const int8_t *w;
     const int32_t *bias;       /* NULL: none */
     nk_ref_i8_quant q;
+    /* 1: the plan put the output over input 0 further than the kernels'
+     * direct order allows (in_place 3): stage the output rows in the
+     * workspace (nk_i8_conv_stage; docs/MEMORY.md, "staged rows") */
+    int32_t staged;
 } nk_i8_conv_args;
 /* workspace: the op's (out_c int32 weight sums, or the DSP set's windows;
- * 16-byte aligned). */
+ * 16-byte aligned), after the staged rows' slots when `staged`. */
 NK_HIDDEN void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
                                 void *workspace);
 NK_HIDDEN void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
                                    void *workspace);
+/* Staged rows of an int8 conv (is_dw 0) or depthwise (1) over geometry g:
+ * output rows in bands of `band` rows (a band never crosses an image),
+ * band j computed into slot j % slots at the workspace's start and copied
+ * to its place just before band j + slots is computed (the rest after the
+ * last). With the output placed at most `shift` bytes above input 0's
+ * start, no input byte is overwritten before its last read:
+ *     shift = min over j >= slots of first_read(j) - end(j - slots) * out_row
+ * (first_read(j): the lowest input byte band j reads; end(j): the output
+ * row after band j, counted over the batch). Band: 2 rows for a conv
+ * whose rows have an odd pixel count (the DSP and Helium kernels compute
+ * pixel pairs, across rows for 1x1), else 1; slots: the fewest (windows
+ * of up to 8 rows) that let the output sit on its input (shift >= 0), else
+ * one. staging: the slots' bytes, 16-rounded. Returns 0 (nothing set) when
+ * the op cannot stage: a band whose every tap falls in the padding. */
+typedef struct nk_i8_stage {
+    int32_t band, slots;
+    size_t staging;
+    int64_t shift;
+} nk_i8_stage;
+NK_HIDDEN int nk_i8_conv_stage(const nk_ref_conv_geom *g, int is_dw, nk_i8_stage *s);
+/* Band j of `band` rows: its image, first output row in it, and rows. */
+static inline void nk_i8_stage_band(const nk_ref_conv_geom *g, int32_t band, int64_t j, int64_t *img,
+                                    int64_t *r0, int64_t *rows) {
+    const int64_t per_img = ((int64_t)g->out_h + band - 1) / band;
+    *img = j / per_img;
+    *r0 = (j % per_img) * band;
+    *rows = g->out_h - *r0 < band ? g->out_h - *r0 : band;
+}
 typedef struct nk_i8_dense_args {
     const int8_t *w; /* [n, k] */
     const int32_t *bias;
@@ -76,11 +108,13 @@ typedef struct nk_fixed_plan {
 /* nk_plan_model's work for a precomputed plan: checks `p` belongs to the
  * loaded image and keeps every activation inside the block (plan_fixed.c
  * says what is checked), then writes act_offset, each op's in_place and the
- * peak into `stats`. */
+ * peak into `stats`, and grows `*workspace` (`*workspace_op`) by the rows
+ * the staged ops (in_place 3) take ahead of their own workspace. */
 NK_HIDDEN nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img,
                                         const nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
                                         uint32_t n_ops, int overlap, uint32_t *act_offset,
-                                        nk_plan_stats *stats, nk_error_t *err);
+                                        nk_plan_stats *stats, size_t *workspace,
+                                        int32_t *workspace_op, nk_error_t *err);
 
 /* The op table scan over `table[0..n)`: NULL when no entry serves (type, dtype). */
 NK_HIDDEN const nk_op_def *nk_op_lookup_in(const nk_op_def *const *table, size_t n,

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "format.h"
 #include "sort.h"
+#include "ops/ops_common.h" /* nk_ops_staged_shift */
 
 typedef struct nk_plan_ws {
     const nk_tensor_rt *t;
@@ -43,6 +44,7 @@ typedef struct nk_plan_ws {
      * (see the lower bound in nk_plan_activations) */
     uint32_t *diff;
     uint32_t budget; /* first-fit steps left in the current layout */
+    uint64_t staged_from; /* ops whose input 0 and output hold this many bytes may stage rows */
 } nk_plan_ws;
 
 /* Placed buffers of one layout (or of one end), sorted by offset. */
@@ -272,6 +274,12 @@ static nk_status nk_plan_pairs(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_
         int64_t shift;
         if (x == NK_NONE || w->pout[x] != NK_NONE) continue;
         shift = op->def->out_shift(op, w->t);
+        if ((uint64_t)nk_tensor_bytes(&w->t[op->in[0]]) + nk_tensor_bytes(&w->t[y]) >= w->staged_from) {
+            /* the rule with the op's rows staged in the workspace (plan.h, 2b) */
+            size_t staging;
+            const int64_t staged = nk_ops_staged_shift(op, w->t, &staging);
+            if (staged > shift) shift = staged;
+        }
         if (shift == NK_SHIFT_NONE) continue;
         /* floor to units; at or below -size the output sits clear below
          * anyway: no pair */
@@ -458,9 +466,10 @@ static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t
     return high;
 }
 
-nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
-                              nk_op_rt *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
-                              uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err) {
+static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
+                             nk_op_rt *ops, uint32_t n_ops, int overlap, uint64_t staged_from,
+                             nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
+                             nk_error_t *err) {
     size_t mark = nk_arena_mark(scratch);
     nk_plan_ws w;
     nk_plan_stats st;
@@ -475,6 +484,7 @@ nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t
     w.t = t;
     w.io = io;
     w.n = n_tensors;
+    w.staged_from = staged_from;
     s = nk_plan_scratch(&w, n_ops, scratch, err);
     if (s != NK_OK) {
         nk_arena_rewind(scratch, mark);
@@ -556,6 +566,88 @@ nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t
     for (i = 0; i < n_tensors; i++)
         act_offset[i] = (!t[i].is_const && w.first[i] != NK_NONE) ? off[w.root[i]] * 16u : 0u;
     nk_arena_rewind(scratch, mark);
+    if (stats != NULL) *stats = st;
+    return NK_OK;
+}
+
+nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
+                              nk_op_rt *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                              uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err) {
+    return nk_plan_run(t, io, n_tensors, ops, n_ops, overlap, UINT64_MAX, scratch, act_offset, stats,
+                       err);
+}
+
+/* Marks in_place 3 the ops whose output overlaps input 0 past their
+ * direct rule (out_shift) and returns the workspace: `ws` or, when more,
+ * a marked op's staged rows ahead of its own workspace (op->workspace). */
+static size_t nk_plan_mark_staged(const nk_tensor_rt *t, nk_op_rt *ops, uint32_t n_ops,
+                                  const uint32_t *act_offset, size_t ws, int32_t *ws_op) {
+    uint32_t k;
+    for (k = 0; k < n_ops; k++) {
+        nk_op_rt *op = &ops[k];
+        const uint64_t in = act_offset[op->in[0]], out = act_offset[op->out[0]];
+        size_t staging = 0;
+        if (op->in_place != 2 || nk_ops_staged_shift(op, t, &staging) == NK_SHIFT_NONE) continue;
+        /* clear of the input, or as the kernels' direct order allows */
+        if (out >= in + nk_tensor_bytes(&t[op->in[0]]) || out + nk_tensor_bytes(&t[op->out[0]]) <= in ||
+            (int64_t)out <= (int64_t)in + op->def->out_shift(op, t))
+            continue;
+        op->in_place = 3;
+        if (staging + op->workspace > ws) {
+            ws = staging + op->workspace;
+            *ws_op = (int32_t)k;
+        }
+    }
+    return ws;
+}
+
+nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors, nk_op_rt *ops,
+                         uint32_t n_ops, int overlap, nk_arena_t *scratch, uint32_t *act_offset,
+                         nk_plan_stats *stats, size_t *workspace, int32_t *workspace_op,
+                         nk_error_t *err) {
+    const size_t ws = *workspace;
+    nk_plan_stats st;
+    uint64_t from[3], best;
+    size_t best_ws;
+    int32_t best_op;
+    uint32_t k;
+    int i, keep = 0;
+    nk_status s = nk_plan_run(t, io, n_tensors, ops, n_ops, overlap, UINT64_MAX, scratch, act_offset,
+                              &st, err);
+    for (k = 0; overlap && k < n_ops && ops[k].type != NK_OP_CONV2D_I8 && ops[k].type != NK_OP_DEPTHWISE_CONV2D_I8;
+         k++) {}
+    if (s != NK_OK || !overlap || k == n_ops) { /* no op can stage */
+        if (s == NK_OK && stats != NULL) *stats = st;
+        return s;
+    }
+    best = ((st.peak + 15u) & ~(uint64_t)15u) + ws;
+    best_ws = ws;
+    best_op = *workspace_op;
+    from[0] = UINT64_MAX;
+    from[1] = st.peak; /* staging only where it can lower the peak */
+    from[2] = 0;       /* staging wherever it lowers the layout */
+    for (i = 1; i < 3; i++) {
+        int32_t op_i = *workspace_op;
+        size_t ws_i;
+        if ((s = nk_plan_run(t, io, n_tensors, ops, n_ops, 1, from[i], scratch, act_offset, &st, err)) != NK_OK)
+            return s;
+        ws_i = nk_plan_mark_staged(t, ops, n_ops, act_offset, ws, &op_i);
+        if (((st.peak + 15u) & ~(uint64_t)15u) + ws_i < best) {
+            best = ((st.peak + 15u) & ~(uint64_t)15u) + ws_i;
+            best_ws = ws_i;
+            best_op = op_i;
+            keep = i;
+        }
+    }
+    /* the kept plan again, unless it was the last */
+    if (keep != 2) {
+        int32_t op_k = *workspace_op;
+        if ((s = nk_plan_run(t, io, n_tensors, ops, n_ops, 1, from[keep], scratch, act_offset, &st, err)) != NK_OK)
+            return s;
+        (void)nk_plan_mark_staged(t, ops, n_ops, act_offset, ws, &op_k);
+    }
+    *workspace = best_ws;
+    *workspace_op = best_op;
     if (stats != NULL) *stats = st;
     return NK_OK;
 }

@@ -36,6 +36,20 @@
  *    buffer, output buffer) may then share bytes at step k, provided
  *        out_offset <= in_offset + shift   (floored to 16 bytes)
  *    or the two are disjoint. Off (NK_LOAD_NO_OVERLAP), there are no pairs.
+ *    An op with staged rows (nk_ops_staged_shift: the int8 conv and
+ *    depthwise compute output rows into workspace slots and copy each to
+ *    its place once no later row reads there) may take the higher of the
+ *    two rules; nk_plan_model says when.
+ *
+ * 2c. Staged rows cost workspace, so nk_plan_model plans up to three
+ *    times and keeps the lowest activations + workspace (a tie: the
+ *    earlier): the direct rules only; staged rows for the ops whose input
+ *    and output hold at least the direct plan's peak (the only ones that
+ *    can lower it); staged rows for every op. In the kept plan an op whose
+ *    output overlaps input 0 past its direct rule is marked in_place 3
+ *    (its eval stages) and the workspace grows to its staged rows plus
+ *    its own workspace when that is more. Float models (no op stages)
+ *    plan once.
  *
  * 3. Lower bound. For each step, the bytes of all buffers alive at that
  *    step (sizes rounded up to 16). No layout can be smaller than the
@@ -119,7 +133,7 @@ typedef struct nk_plan_stats {
 /* Plans t[0..n_tensors) for ops[0..n_ops) in order: writes act_offset[id]
  * of each runtime tensor (0 for the others) and sets in_place of each op
  * (1: output aliases input 0; 2: output overlaps input 0 as the op's
- * out_shift allows). Reads op->def->flags and out_shift (a NULL def has
+ * out_shift allows; no staged rows). Reads op->def->flags and out_shift (a NULL def has
  * none) and io[id] (bit 0 graph input, bit 1 graph output); with
  * `overlap` 0 no output overlaps its input (the classic plan). Scratch
  * comes from `scratch` and is rewound before returning. Fails with
@@ -129,16 +143,24 @@ NK_HIDDEN nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io
                                         int overlap, nk_arena_t *scratch, uint32_t *act_offset,
                                         nk_plan_stats *stats, nk_error_t *err);
 
+/* nk_plan_activations with staged rows (2c above): `*workspace` and
+ * `*workspace_op` hold the ops' own largest workspace and its op on entry,
+ * the kept plan's on return; in_place 3 marks the ops that stage. */
+NK_HIDDEN nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
+                                   nk_op_rt *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                                   uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
+                                   int32_t *workspace_op, nk_error_t *err);
+
 /* The loader's call (model.c): plans the graph of the loaded image `img`.
- * Defined in plan_model.c as nk_plan_activations; a firmware built from
+ * Defined in plan_model.c as nk_plan_staged; a firmware built from
  * `netkit aot` output defines it in IDENT_plan.c over the plan computed on
  * the host (nk_plan_fixed_apply in nk_lowered.h), so that neither the
- * planner nor plan_model.c is linked. Same contract as
- * nk_plan_activations. */
+ * planner nor plan_model.c is linked. Same contract as nk_plan_staged. */
 struct nk_image;
 NK_HIDDEN nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t,
                                   const uint8_t *io, uint32_t n_tensors, nk_op_rt *ops,
                                   uint32_t n_ops, int overlap, nk_arena_t *scratch,
-                                  uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err);
+                                  uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
+                                  int32_t *workspace_op, nk_error_t *err);
 
 #endif /* NK_PLAN_H */

@@ -15,10 +15,12 @@
  * for the image the plan was made for, which the checksum pins down.
  */
 #include "nk_lowered.h"
+#include "ops/ops_common.h" /* nk_ops_staged_shift */
 
 nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const nk_tensor_rt *t,
                               uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,
-                              uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err) {
+                              uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
+                              int32_t *workspace_op, nk_error_t *err) {
     uint32_t i, j, v[4];
     v[0] = p->image_crc;
     v[1] = p->image_size;
@@ -41,6 +43,16 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
             return nk_fail(err, NK_ERR_UNSUPPORTED, (int32_t)i,
                            "the firmware's activation plan overlaps this op's output with its "
                            "input, which this load or kernel does not allow: link the planner");
+        if (p->in_place[i] == 3) { /* staged rows, ahead of the op's own workspace */
+            size_t staging = 0;
+            if (nk_ops_staged_shift(&ops[i], t, &staging) == NK_SHIFT_NONE)
+                return nk_fail(err, NK_ERR_FORMAT, (int32_t)i,
+                               "the firmware's activation plan stages an op that cannot stage");
+            if (staging + ops[i].workspace > *workspace) {
+                *workspace = staging + ops[i].workspace;
+                *workspace_op = (int32_t)i;
+            }
+        }
     }
     for (i = 0, j = 0; i < n_tensors; i++) {
         act_offset[i] = 0;

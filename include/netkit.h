@@ -395,7 +395,9 @@ typedef struct nk_op_info_t {
     uint64_t act_offset;     /* first output's offset in the activation block */
     uint64_t act_bytes;      /* first output's bytes */
     uint64_t workspace_bytes; /* scratch this op asks for */
-    int32_t in_place;        /* 1 when the output aliases its input */
+    int32_t in_place;        /* 1 when the output aliases its input; 2 when it overlaps
+                                input 0 as the kernels' order allows; 3 when further,
+                                the op staging its output rows in the workspace */
     int32_t last_use;        /* last op reading the first output; num_ops for a graph
                                 output (it lives past the last op) */
     char impl[16];           /* what runs it: the build's backend ("xnnpack",

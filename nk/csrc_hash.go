@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e68093f9bd9da50927f227488e91595429cb516a7c7117751b251f11440294f9"
+const csrcHash = "8abf1842ab056506a703bbb99cb80b694391b9bc26af80f5e901641083ca9b60"

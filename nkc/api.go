@@ -67,6 +67,11 @@ type OpInfo struct {
 	InShape, OutShape                                     []int
 	MACs, ParamBytes, ActOffset, ActBytes, WorkspaceBytes int64
 	InPlace                                               bool
+	// Staged: the output overlaps input 0 further than the kernels'
+	// direct order allows, so the op computes its output rows into the
+	// workspace and copies each to its place once no later row reads
+	// there (docs/MEMORY.md, "staged rows"; nk_op_info_t.in_place 3).
+	Staged bool
 	// LastUse is the last op reading the first output; the op count for a
 	// graph output, which lives past the last op.
 	LastUse int

@@ -88,9 +88,10 @@ func aotOutputs(path, dir, ident string) (h, c, ops, plan string, err error) {
 // planOf is the activation plan in an inspect report, as data.
 func planOf(r *nk.Report) aot.Plan {
 	p := aot.Plan{TensorOffsets: r.TensorOffsets, Activations: r.PeakActivations, Workspace: r.Workspace,
-		InPlace: make([]bool, len(r.Ops))}
+		InPlace: make([]bool, len(r.Ops)), Staged: make([]bool, len(r.Ops))}
 	for k, op := range r.Ops {
 		p.InPlace[k] = op.InPlace
+		p.Staged[k] = op.Staged
 	}
 	return p
 }

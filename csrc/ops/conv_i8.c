@@ -100,34 +100,141 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
     q->per_channel = nk_ops_tin(op, x, 3)->dims[0] > 1;
 }
 
-void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
-                      void *workspace) {
-    const nk_ref_conv_geom *g = a->g;
-    /* the weight sums for windows inside the input, once per invoke */
-    int32_t *wsum = (int32_t *)workspace;
-#if NK_FAST_I8_ARMV7EM
-    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)workspace))
+/* One band (or the whole op) of a conv or depthwise: the kernel over
+ * geometry g from `in` to `out` with the op's own workspace `ws`. */
+typedef void (*nk_i8_band_fn)(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
+                              void *ws);
+
+/* Runs `fn` over the bands of nk_i8_conv_stage: band j into slot
+ * j % slots, each slot copied to its place before it is reused and after
+ * the last band. Each call sees one image, the rows of its band and the
+ * input rows its windows touch, with the top padding that band sees: the
+ * bytes are the whole op's. */
+static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int is_dw, const int8_t *in, int8_t *out,
+                              void *workspace, nk_i8_band_fn fn, void *ctx) {
+    const size_t in_row = (size_t)g->in_w * (size_t)g->in_c, out_row = (size_t)g->out_w * (size_t)g->out_c;
+    const int64_t span = (int64_t)(g->k_h - 1) * g->dil_h + 1;
+    int8_t *slots = (int8_t *)workspace;
+    nk_i8_stage st;
+    nk_ref_conv_geom one = *g;
+    int64_t n, j, img, r0, rows;
+    if (!nk_i8_conv_stage(g, is_dw, &st)) { /* never planned so: the direct order */
+        fn(ctx, g, in, out, workspace);
         return;
+    }
+    n = (int64_t)g->batch * (((int64_t)g->out_h + st.band - 1) / st.band);
+    one.batch = 1;
+    for (j = 0; j <= n; j++) {
+        if (j >= st.slots) { /* band j - slots leaves its slot for its place */
+            nk_i8_stage_band(g, st.band, j - st.slots, &img, &r0, &rows);
+            memcpy(out + (size_t)(img * g->out_h + r0) * out_row,
+                   slots + (size_t)((j - st.slots) % st.slots) * (size_t)st.band * out_row,
+                   (size_t)rows * out_row);
+        }
+        if (j < n) {
+            int64_t top, a, e;
+            nk_i8_stage_band(g, st.band, j, &img, &r0, &rows);
+            top = r0 * g->stride_h - g->pad_top;
+            a = top > 0 ? top : 0;
+            e = top + (rows - 1) * g->stride_h + span;
+            if (e > g->in_h) e = g->in_h;
+            one.out_h = (int32_t)rows;
+            one.in_h = (int32_t)(e - a);
+            one.pad_top = (int32_t)(a - top);
+            fn(ctx, &one, in + (size_t)(img * g->in_h + a) * in_row,
+               slots + (size_t)(j % st.slots) * (size_t)st.band * out_row, slots + st.staging);
+        }
+    }
+    /* the last bands, once every read is done */
+    for (j = n - st.slots + 1 > 0 ? n - st.slots + 1 : 0; j < n; j++) {
+        nk_i8_stage_band(g, st.band, j, &img, &r0, &rows);
+        memcpy(out + (size_t)(img * g->out_h + r0) * out_row,
+               slots + (size_t)(j % st.slots) * (size_t)st.band * out_row, (size_t)rows * out_row);
+    }
+}
+/* What a band of the entry points needs: the op's arguments, and whether
+ * the weight sums are in the workspace already (once per call, however
+ * many bands run; a DSP conv band uses that space for its windows). */
+typedef struct nk_i8_band_ctx {
+    const nk_i8_conv_args *a;
+    int wsum_done;
+} nk_i8_band_ctx;
+
+static void nk_conv2d_i8_band(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
+                              void *ws) {
+    nk_i8_band_ctx *c = (nk_i8_band_ctx *)ctx;
+    const nk_i8_conv_args *a = c->a;
+    /* the weight sums for windows inside the input */
+    int32_t *wsum = (int32_t *)ws;
+#if NK_FAST_I8_ARMV7EM
+    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws)) {
+        c->wsum_done = 0;
+        return;
+    }
 #elif NK_FAST_I8
     if (nk_fast_conv2d_i8(in, a->w, a->bias, out, g, &a->q))
         return;
 #endif
-    nk_ref_conv_wsum_i8(a->w, g->out_c, (size_t)g->k_h * (size_t)g->k_w * (size_t)(g->in_c / g->groups),
-                        wsum);
+    if (!c->wsum_done)
+        nk_ref_conv_wsum_i8(a->w, g->out_c, (size_t)g->k_h * (size_t)g->k_w * (size_t)(g->in_c / g->groups),
+                            wsum);
+    c->wsum_done = 1;
     nk_ref_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum);
 }
 
-void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
-                         void *workspace) {
-    const nk_ref_conv_geom *g = a->g;
-    int32_t *wsum = (int32_t *)workspace;
-    nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
+static void nk_depthwise_i8_band(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
+                                 void *ws) {
+    nk_i8_band_ctx *c = (nk_i8_band_ctx *)ctx;
+    const nk_i8_conv_args *a = c->a;
+    int32_t *wsum = (int32_t *)ws;
+    if (!c->wsum_done) nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
+    c->wsum_done = 1;
 #if NK_FAST_I8
     if (nk_fast_depthwise_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum))
         return;
 #endif
     nk_ref_depthwise_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum);
 }
+
+void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
+                      void *workspace) {
+    nk_i8_band_ctx c;
+    c.a = a;
+    c.wsum_done = 0;
+    if (a->staged)
+        nk_i8_conv_staged(a->g, 0, in, out, workspace, nk_conv2d_i8_band, &c);
+    else
+        nk_conv2d_i8_band(&c, a->g, in, out, workspace);
+}
+
+void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
+                         void *workspace) {
+    nk_i8_band_ctx c;
+    c.a = a;
+    c.wsum_done = 0;
+    if (a->staged)
+        nk_i8_conv_staged(a->g, 1, in, out, workspace, nk_depthwise_i8_band, &c);
+    else
+        nk_depthwise_i8_band(&c, a->g, in, out, workspace);
+}
+
+#if NETKIT_HOST_KERNELS
+/* The host SIMD kernels over the weights packed at load (host.h), as a band. */
+typedef struct nk_i8_host_ctx {
+    const nk_op_rt *op;
+    const nk_exec *x;
+    const nk_i8_conv_args *a;
+} nk_i8_host_ctx;
+
+static void nk_i8_host_band(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
+                            void *ws) {
+    const nk_i8_host_ctx *c = (const nk_i8_host_ctx *)ctx;
+    if (c->op->type == NK_OP_CONV2D_I8)
+        NK_EXEC_HOST(c->x)->conv2d_i8(in, c->op->host_packed, out, g, &c->a->q, ws);
+    else
+        NK_EXEC_HOST(c->x)->depthwise_i8(in, c->a->w, c->op->host_packed, out, g, &c->a->q);
+}
+#endif
 
 nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
@@ -137,15 +244,18 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     a.w = nk_i8_in(op, x, 1);
     a.bias = nk_i8_in_i32(op, x, 2);
     nk_i8_quant_params(op, x, 9, &a.q);
+    a.staged = op->in_place == 3;
 #if NETKIT_HOST_KERNELS
-    /* host SIMD kernels over the weights packed at load (host.h) */
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
-        if (op->type == NK_OP_CONV2D_I8)
-            NK_EXEC_HOST(x)->conv2d_i8(nk_i8_in(op, x, 0), op->host_packed, nk_i8_out(op, x), &g,
-                                       &a.q, x->workspace);
+        nk_i8_host_ctx c;
+        c.op = op;
+        c.x = x;
+        c.a = &a;
+        if (a.staged)
+            nk_i8_conv_staged(&g, op->type != NK_OP_CONV2D_I8, nk_i8_in(op, x, 0), nk_i8_out(op, x),
+                              x->workspace, nk_i8_host_band, &c);
         else
-            NK_EXEC_HOST(x)->depthwise_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), op->host_packed,
-                                          nk_i8_out(op, x), &g, &a.q);
+            nk_i8_host_band(&c, &g, nk_i8_in(op, x, 0), nk_i8_out(op, x), x->workspace);
         return NK_OK;
     }
 #endif

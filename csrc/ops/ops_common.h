@@ -165,6 +165,14 @@ NK_HIDDEN int64_t nk_ops_raster_shift(const nk_op_rt *op, const nk_tensor_rt *t,
 NK_HIDDEN extern const int nk_ops_overlap_rules;
 
 
+/* Staged rows (docs/MEMORY.md): the overlap rule of an int8 conv or
+ * depthwise whose eval stages its output rows in the workspace
+ * (nk_i8_conv_stage, nk_lowered.h), with *staging the rows' bytes ahead of
+ * the op's own workspace; NK_SHIFT_NONE for other ops and convs that
+ * cannot stage. The planner marks an op placed past its out_shift but
+ * within this in_place 3 (plan.h, 2c). */
+NK_HIDDEN int64_t nk_ops_staged_shift(const nk_op_rt *op, const nk_tensor_rt *t, size_t *staging);
+
 /* Shared op_def callbacks. */
 NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);
 NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);

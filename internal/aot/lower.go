@@ -144,6 +144,10 @@ type Plan struct {
 	Activations   int64
 	Workspace     int64
 	InPlace       []bool // per op
+	// Staged, per op: the int8 conv or depthwise stages its output rows
+	// in the workspace (the plan put its output over its input further
+	// than the kernels' direct order allows; OpInfo.Staged). Nil: none.
+	Staged []bool
 }
 
 // Lowered is everything `netkit aot --lower` writes.

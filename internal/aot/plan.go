@@ -14,7 +14,7 @@ func checkPlan(m *nkfile.Model, p *Plan) error {
 	if len(p.TensorOffsets) != len(m.Tensors) {
 		return fmt.Errorf("plan has %d tensor offsets, model %d tensors", len(p.TensorOffsets), len(m.Tensors))
 	}
-	if len(p.InPlace) != len(m.Ops) {
+	if len(p.InPlace) != len(m.Ops) || (p.Staged != nil && len(p.Staged) != len(m.Ops)) {
 		return fmt.Errorf("plan has %d ops, model %d", len(p.InPlace), len(m.Ops))
 	}
 	for i := range m.Tensors {
@@ -77,9 +77,12 @@ func FixedPlan(ident, modelFile string, image []byte, m *nkfile.Model, p Plan) (
 		if k%16 == 0 {
 			b.WriteString("\n   ")
 		}
-		if in {
+		switch {
+		case p.Staged != nil && p.Staged[k]:
+			b.WriteString(" 3,") // staged rows (nk_op_rt.in_place 3)
+		case in:
 			b.WriteString(" 1,")
-		} else {
+		default:
 			b.WriteString(" 0,")
 		}
 	}
@@ -92,9 +95,10 @@ func FixedPlan(ident, modelFile string, image []byte, m *nkfile.Model, p Plan) (
 	b.WriteString("nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const uint8_t *io,\n")
 	b.WriteString("                        uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,\n")
 	b.WriteString("                        nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,\n")
-	b.WriteString("                        nk_error_t *err) {\n")
+	b.WriteString("                        size_t *workspace, int32_t *workspace_op, nk_error_t *err) {\n")
 	b.WriteString("    (void)io;\n    (void)scratch;\n")
-	fmt.Fprintf(&b, "    return nk_plan_fixed_apply(&%s_plan, img, t, n_tensors, ops, n_ops, overlap, act_offset, stats, err);\n}\n", ident)
+	fmt.Fprintf(&b, "    return nk_plan_fixed_apply(&%s_plan, img, t, n_tensors, ops, n_ops, overlap, act_offset, stats,\n", ident)
+	b.WriteString("                               workspace, workspace_op, err);\n}\n")
 	return b.Bytes(), nil
 }
 

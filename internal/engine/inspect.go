@@ -127,6 +127,7 @@ func (m *Model) Report() (*Report, error) {
 			ActBytes:       int64(c.ActBytes),
 			WorkspaceBytes: int64(c.WorkspaceBytes),
 			InPlace:        c.InPlace != 0,
+			Staged:         c.InPlace == 3,
 			LastUse:        int(c.LastUse),
 			InputOffset:    int64(c.InputOffset),
 			InputNumber:    int(c.InputNumber),

@@ -60,8 +60,8 @@ var mlperfTiny = []struct {
 	name, label            string
 	lower, overlap, tflm32 int64
 }{
-	{"mlperf_kws_ref_model", "KWS", 16000, 11328, 22820},
-	{"mlperf_vww_96_int8", "VWW", 55296, 37264, 100708},
+	{"mlperf_kws_ref_model", "KWS", 16000, 8064, 22820},
+	{"mlperf_vww_96_int8", "VWW", 55296, 36864, 100708},
 	{"mlperf_pretrainedResnet_quant", "IC ResNet-8", 49152, 33328, 54996},
 	{"mlperf_ad01_int8", "AD", 768, 768, 2580},
 }

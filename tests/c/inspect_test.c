@@ -92,7 +92,7 @@ static void check_model(const char *name, int sequential) {
               "%s: model + context vs total", name);
     NKT_CHECK(rep.bytes_activations + rep.bytes_io == rep.peak_activations, "%s: activation split", name);
     overlaps = 0;
-    for (k = 0; k < rep.num_ops && k < 64; k++) overlaps += rows[k].in_place == 2;
+    for (k = 0; k < rep.num_ops && k < 64; k++) overlaps += rows[k].in_place >= 2; /* 3: staged rows */
     /* only an output over its dying input goes below the bound */
     NKT_CHECK(rep.peak_activations >= rep.activation_lower_bound || overlaps > 0,
               "%s: below the lower bound?", name);
@@ -309,6 +309,7 @@ typedef struct sim {
     uint32_t *death;  /* per group: last op reading it (n_ops for graph outputs) */
     const char *path;
     int bad;          /* failures reported for this model (capped) */
+    uint32_t n_staged; /* ops simulated with staged rows */
 } sim;
 
 static int sim_runtime(const sim *s, uint32_t id) {
@@ -374,6 +375,24 @@ static int32_t sim_block(const nk_op_rt *op, const nk_tensor_rt *t, nk_ops_windo
     }
 }
 
+/* Reads every tap of output pixel (b, oy, ox) of op k (whole pixels). */
+static void sim_read_window(sim *s, uint32_t k, const nk_ops_window *win, int64_t b, int64_t oy,
+                            int64_t ox) {
+    const nk_op_rt *op = &s->m->ops[k];
+    const nk_tensor_rt *in = &s->m->tensors[op->in[0]];
+    const uint64_t in_px = nk_tensor_bytes(in) / ((uint64_t)in->dims[0] * in->dims[1] * in->dims[2]);
+    int64_t ky, kx;
+    for (ky = 0; ky < win->k_h; ky++)
+        for (kx = 0; kx < win->k_w; kx++) {
+            const int64_t iy = oy * win->stride_h - win->pad_top + ky * win->dil_h;
+            const int64_t ix = ox * win->stride_w - win->pad_left + kx * win->dil_w;
+            uint64_t at;
+            if (iy < 0 || iy >= in->dims[1] || ix < 0 || ix >= in->dims[2]) continue;
+            at = (((uint64_t)b * in->dims[1] + (uint64_t)iy) * in->dims[2] + (uint64_t)ix) * in_px;
+            sim_read(s, k, op->in[0], at, at + in_px);
+        }
+}
+
 /* An op whose output overlaps input 0: raster order over the output
  * pixels; while pixel q's window is read, pixels up to q + block - 1 may
  * be written already (all their channels, the worst case for any order
@@ -383,7 +402,6 @@ static void sim_streamed(sim *s, uint32_t k) {
     const nk_tensor_rt *t = s->m->tensors, *in = &t[op->in[0]], *out = &t[op->out[0]];
     nk_ops_window win;
     const int32_t block = sim_block(op, t, &win);
-    const uint64_t in_px = nk_tensor_bytes(in) / ((uint64_t)in->dims[0] * in->dims[1] * in->dims[2]);
     const uint64_t out_px = nk_tensor_bytes(out) / ((uint64_t)out->dims[0] * out->dims[1] * out->dims[2]);
     const uint64_t n = (uint64_t)out->dims[0] * out->dims[1] * out->dims[2];
     uint64_t q, written = 0;
@@ -395,24 +413,56 @@ static void sim_streamed(sim *s, uint32_t k) {
         const int64_t b = (int64_t)(q / ((uint64_t)out->dims[1] * out->dims[2]));
         const int64_t oy = (int64_t)(q / (uint64_t)out->dims[2] % (uint64_t)out->dims[1]);
         const int64_t ox = (int64_t)(q % (uint64_t)out->dims[2]);
-        int64_t ky, kx;
         if (upto > written) {
             sim_write(s, k, op->out[0], written * out_px, upto * out_px, s->group[op->in[0]]);
             written = upto;
         }
-        for (ky = 0; ky < win.k_h; ky++)
-            for (kx = 0; kx < win.k_w; kx++) {
-                const int64_t iy = oy * win.stride_h - win.pad_top + ky * win.dil_h;
-                const int64_t ix = ox * win.stride_w - win.pad_left + kx * win.dil_w;
-                uint64_t at;
-                if (iy < 0 || iy >= in->dims[1] || ix < 0 || ix >= in->dims[2]) continue;
-                at = (((uint64_t)b * in->dims[1] + (uint64_t)iy) * in->dims[2] + (uint64_t)ix) * in_px;
-                sim_read(s, k, op->in[0], at, at + in_px);
-            }
+        sim_read_window(s, k, &win, b, oy, ox);
     }
 }
 
-static void sim_plan(const nk_model_t *m, const char *path) {
+/* An op staging its output rows (in_place 3; nk_i8_conv_stage gives the
+ * bands and slots, this order is written independently of conv_i8.c's
+ * loop): before band j's windows are read, band j - slots is written whole
+ * to its place; the last bands after every read. */
+static void sim_staged(sim *s, uint32_t k) {
+    const nk_op_rt *op = &s->m->ops[k];
+    const nk_tensor_rt *out = &s->m->tensors[op->out[0]];
+    const uint64_t out_row = nk_tensor_bytes(out) / ((uint64_t)out->dims[0] * out->dims[1]);
+    nk_ops_window win;
+    nk_ref_conv_geom g;
+    nk_i8_stage st;
+    int64_t per_img, n, j, r, ox;
+    sim_block(op, s->m->tensors, &win);
+    nk_ops_conv_geom(op, s->m->tensors, &g);
+    if (!nk_i8_conv_stage(&g, op->type == NK_OP_DEPTHWISE_CONV2D_I8, &st)) {
+        NKT_CHECK(0, "%s: op %u marked staged cannot stage", s->path, k);
+        return;
+    }
+    NKT_CHECK(s->m->workspace >= st.staging + op->workspace,
+              "%s: op %u stages %zu B of rows ahead of its %u B, workspace %zu", s->path, k, st.staging,
+              op->workspace, s->m->workspace);
+    per_img = (g.out_h + st.band - 1) / st.band;
+    n = (int64_t)g.batch * per_img;
+    for (j = 0; j <= n + st.slots; j++) {
+        const int64_t done = j - st.slots; /* the band leaving its slot */
+        if (done >= 0 && done < n) {
+            const int64_t img = done / per_img, r0 = (done % per_img) * st.band;
+            const int64_t rows = g.out_h - r0 < st.band ? g.out_h - r0 : st.band;
+            sim_write(s, k, op->out[0], (uint64_t)(img * g.out_h + r0) * out_row,
+                      (uint64_t)(img * g.out_h + r0 + rows) * out_row, s->group[op->in[0]]);
+        }
+        if (j < n) {
+            const int64_t img = j / per_img, r0 = (j % per_img) * st.band;
+            for (r = r0; r < r0 + st.band && r < g.out_h; r++)
+                for (ox = 0; ox < g.out_w; ox++) sim_read_window(s, k, &win, img, r, ox);
+        }
+    }
+    s->n_staged++;
+}
+
+/* Returns the ops simulated with staged rows. */
+static uint32_t sim_plan(const nk_model_t *m, const char *path) {
     sim s;
     uint32_t i, j, k;
     memset(&s, 0, sizeof s);
@@ -444,10 +494,14 @@ static void sim_plan(const nk_model_t *m, const char *path) {
     for (k = 0; k < m->n_ops && s.bad == 0; k++) {
         const nk_op_rt *op = &m->ops[k];
         for (j = 0; j < op->n_in; j++)
-            if (sim_runtime(&s, op->in[j]) && (op->in_place != 2 || j > 0))
+            if (sim_runtime(&s, op->in[j]) && (op->in_place < 2 || j > 0))
                 sim_read(&s, k, op->in[j], 0, nk_tensor_bytes(&m->tensors[op->in[j]]));
         if (op->in_place == 2) {
             sim_streamed(&s, k);
+            continue;
+        }
+        if (op->in_place == 3) {
+            sim_staged(&s, k);
             continue;
         }
         for (j = 0; j < op->n_out; j++)
@@ -460,6 +514,7 @@ static void sim_plan(const nk_model_t *m, const char *path) {
     free(s.owner);
     free(s.group);
     free(s.death);
+    return s.n_staged;
 }
 
 /* Loads `path` into a heap arena of the exact size, overlap on or off. */
@@ -492,8 +547,9 @@ static uint64_t check_overlap(const char *path) {
     nk_error_t err;
     int32_t i;
     if (on != NULL && off != NULL) {
+        uint32_t staged;
         peak = on->plan.peak;
-        sim_plan(on, path);
+        staged = sim_plan(on, path);
         sim_plan(off, path);
         NKT_CHECK(off->plan.n_overlap == 0,
                   "%s: overlap off still overlaps", path);
@@ -512,9 +568,11 @@ static uint64_t check_overlap(const char *path) {
             NKT_CHECK(a.bytes == b.bytes && memcmp(a.data, b.data, (size_t)a.bytes) == 0,
                       "%s: output %d differs with overlap planning", path, (int)i);
         }
-        fprintf(stderr, "%s: activations %llu B with overlap (%u ops), %llu classic, lower bound %llu\n",
-                path, (unsigned long long)on->plan.peak, on->plan.n_overlap,
-                (unsigned long long)off->plan.peak, (unsigned long long)on->plan.lower_bound);
+        fprintf(stderr,
+                "%s: activations %llu B with overlap (%u ops, %u staged), workspace %zu B (%zu classic), "
+                "%llu classic, lower bound %llu\n",
+                path, (unsigned long long)on->plan.peak, on->plan.n_overlap, staged, on->workspace,
+                off->workspace, (unsigned long long)off->plan.peak, (unsigned long long)on->plan.lower_bound);
     }
     if (on != NULL) nk_model_unload(on);
     if (off != NULL) nk_model_unload(off);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nk_lowered.h" /* nk_fixed_plan */
+#include "nk_lowered.h" /* nk_fixed_plan, nk_i8_conv_stage */
 #include "plan.h"
 #include "testutil.h"
 
@@ -467,6 +467,8 @@ static void test_fixed_plan(void) {
     uint32_t a, b, c, d, w, i, n = 0, offs[G_MAX_T], planned[G_MAX_T];
     uint8_t in_place[G_MAX_OPS];
     nk_fixed_plan p;
+    size_t ws = 0; /* no op stages here: the workspace stays */
+    int32_t ws_op = -1;
     g_init(&g);
     a = g_tensor(&g, 160, 1);
     w = g_tensor(&g, 64, 4); /* a constant: no slot in the fixed plan */
@@ -506,10 +508,11 @@ static void test_fixed_plan(void) {
 
     memset(g.off, 0xff, sizeof g.off);
     for (i = 0; i < g.nops; i++) g.ops[i].in_place = 0;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) == NK_OK,
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) == NK_OK,
               "fixed plan: %s", err.message);
     NKT_CHECK(fst.peak == st.peak && fst.peak_step == st.peak_step, "peak %llu",
               (unsigned long long)fst.peak);
+    NKT_CHECK(ws == 0 && ws_op == -1, "no staged op, workspace %zu", ws);
     for (i = 0; i < g.nt; i++)
         NKT_CHECK(g.off[i] == (g.t[i].is_const ? 0u : planned[i]), "tensor %u at %u, planned %u", i,
                   g.off[i], planned[i]);
@@ -518,31 +521,94 @@ static void test_fixed_plan(void) {
     g_check_safe(&g, &fst, "fixed plan");
 
     p.image_crc ^= 1u; /* another image */
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_UNSUPPORTED &&
                   strstr(err.message, "0x12345679 of 4096 B, not this one (0x12345678, 4096 B)") != NULL,
               "another image: %s", err.message);
     p.image_crc ^= 1u;
     p.n_ops--;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                   NK_ERR_UNSUPPORTED,
               "another op count: %s", err.message);
     p.n_ops++;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 0, g.off, &fst, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 0, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_UNSUPPORTED &&
                   err.op_index == 1,
               "overlap off: %s (op %d)", err.message, (int)err.op_index);
     offs[n - 1] = p.peak - 16u; /* the 64 B output past the block's end */
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_FORMAT &&
                   strstr(err.message, "tensor 4 at") != NULL,
               "outside the block: %s", err.message);
     offs[n - 1] = planned[d];
     p.n_activations--;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                   NK_ERR_FORMAT,
               "one offset short: %s", err.message);
     memset(shift_of, 0, sizeof shift_of);
+}
+
+/* Staged rows of an int8 conv (is_dw 0) or depthwise over [n,h,w,c] ->
+ * [n,oh,ow,oc], a k x k window, stride st, pad_top pt; the expected band,
+ * slots, shift and staging bytes (0 slots: cannot stage). */
+static void staged_case(const char *what, int is_dw, int32_t n, int32_t h, int32_t w, int32_t c, int32_t oh,
+                        int32_t ow, int32_t oc, int32_t k, int32_t st, int32_t pt, int32_t band, int32_t slots,
+                        int64_t shift, size_t staging) {
+    nk_ref_conv_geom g;
+    nk_i8_stage s;
+    int ok;
+    memset(&g, 0, sizeof g);
+    memset(&s, 0, sizeof s);
+    g.batch = n;
+    g.in_h = h;
+    g.in_w = w;
+    g.in_c = c;
+    g.out_h = oh;
+    g.out_w = ow;
+    g.out_c = oc;
+    g.k_h = g.k_w = k;
+    g.stride_h = g.stride_w = st;
+    g.dil_h = g.dil_w = 1;
+    g.pad_top = g.pad_left = pt;
+    g.groups = g.multiplier = 1;
+    ok = nk_i8_conv_stage(&g, is_dw, &s);
+    if (slots == 0) {
+        NKT_CHECK(!ok, "%s: stages, expected not", what);
+        return;
+    }
+    NKT_CHECK(ok && s.band == band && s.slots == slots && s.shift == shift && s.staging == staging,
+              "%s: band %d, %d slots, shift %lld, %zu B; expected %d, %d, %lld, %zu", what, s.band, s.slots,
+              (long long)s.shift, s.staging, band, slots, (long long)shift, staging);
+}
+
+/* Hand-computed staged rows (nk_lowered.h): with L slots of bands of B
+ * rows, band j - L lands before band j is read, so
+ * shift = min over j >= L of first_read(j) - end(j - L) * out_row. */
+static void test_staged_rows_hand(void) {
+    /* KWS depthwise 3x3 s1 p1 over 25x5x64, rows of 320 B, one-row bands:
+     * first_read(j) = (j-1)*320; L=1 gives (j-1)*320 - j*320 = -320, L=2
+     * gives 0: the output on its input, two rows staged */
+    staged_case("depthwise 3x3 s1", 1, 1, 25, 5, 64, 25, 5, 64, 3, 1, 1, 1, 2, 0, 640);
+    /* KWS pointwise 64->64: rows of 5 pixels (odd), bands of 2 rows:
+     * first_read(j) = 2j*320 and end(j-1) = 2j: 0 with one slot */
+    staged_case("pointwise 64->64, odd rows", 0, 1, 25, 5, 64, 25, 5, 64, 1, 1, 0, 2, 1, 0, 640);
+    /* 1x1 8->16 over 48x48, 384 B in and 768 B out per row (even rows: one-row
+     * bands): 384j - 768j, least at j = 47: -18048 (the window is one row
+     * high: one slot at most) */
+    staged_case("pointwise 8->16", 0, 1, 48, 48, 8, 48, 48, 16, 1, 1, 0, 1, 1, -18048, 768);
+    /* depthwise 3x3 s2 pad top 0 over 48x48x16 -> 24x24x16: 2j*768 - j*384,
+     * least at j = 1 */
+    staged_case("depthwise 3x3 s2", 1, 1, 48, 48, 16, 24, 24, 16, 3, 2, 0, 1, 1, 1152, 384);
+    /* two images of 4 rows of 32 B: L=1 fails at j=1 (0 - 32); L=2 holds
+     * (the second image: 128 - 3*32 = 32, 128 - 4*32 = 0, ...) */
+    staged_case("depthwise batch 2", 1, 2, 4, 4, 8, 4, 4, 8, 3, 1, 1, 1, 2, 0, 64);
+    /* conv 3x3 s1 p1 over 6x5x4 (odd rows: bands of 2, 20 B rows): L=1 gives
+     * (2j-1)*20 - 2j*20 = -20; L=2 (the window's 3 rows in 2-row bands):
+     * only j=2, 3*20 - 2*20 = 20 */
+    staged_case("conv 3x3, odd rows", 0, 1, 6, 5, 4, 6, 5, 4, 3, 1, 1, 2, 2, 20, 80);
+    /* a 1x1 conv with a top pad: its first output row reads only padding,
+     * nothing to give that row's kernel call */
+    staged_case("all-padding row", 0, 1, 4, 4, 4, 5, 4, 4, 1, 1, 1, 0, 0, 0, 0);
 }
 
 int main(void) {
@@ -556,6 +622,7 @@ int main(void) {
     test_overlap_hand();
     test_random_overlap_chains();
     test_fixed_plan();
+    test_staged_rows_hand();
     if (nkt_failures) fprintf(stderr, "plan_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
