@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ef2cfe1ab937b757c1edcfeff6e250260fedf7825222fe27c8b2f05bc1eeedf7"
+const csrcHash = "ca215aafb5624114df59565e480822d150e09a5e08e563fbfc9b1dfcadaa0139"

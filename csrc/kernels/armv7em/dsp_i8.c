@@ -458,10 +458,12 @@ static void nk_dsp_tail22(const int8_t *w, size_t ws, const int32_t *win, int32_
  * layers with the portable epilogue, go by blocks in memory. */
 static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *bias,
                                                 const int32_t *win, int32_t k, int np, int8_t *y0,
-                                                int32_t out_c, const nk_dsp_epi *e) {
+                                                int32_t out_c, const nk_dsp_epi *e_in) {
     const int32_t n4 = k / 4, tail = k % 4;
     const size_t kk = (size_t)k;
     int8_t *const y1 = y0 + out_c;
+    /* a copy on this frame: a field is one load from the stack, not two */
+    const nk_dsp_epi e_copy = *e_in, *const e = &e_copy;
     int32_t o = 0;
     if (e->fast) {
         /* the whole tail word reads over = 0..3 bytes past row o+1:
