@@ -490,20 +490,120 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
     }
 }
 
-/* The whole conv by windows (see above); k = k_h * k_w * in_c taps. */
+/* The conv by windows (see above) from output pixel p on; k = k_h * k_w *
+ * in_c taps. */
 static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win) {
+                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win,
+                            int32_t p) {
     const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
     const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
     int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
-    int32_t p;
-    for (p = 0; p < n_pix; p += 2) {
+    for (; p < n_pix; p += 2) {
         const int np = p + 1 < n_pix ? 2 : 1;
         /* one pixel: its window twice */
         nk_dsp_window(x, g, p, off, offp, win, stage);
         nk_dsp_window(x, g, p + np - 1, off, offp, win + 2, stage);
         nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
     }
+}
+
+/* Small windows (k <= NK_DSP_SMALL_TAPS, 1 to 3 words: a first layer's
+ * 3x3 over one channel) would spend more on a channel pair's epilogue
+ * and bookkeeping than on its few MACs. There each output channel runs
+ * over four pixels' windows (two interleaved pairs, gathered before any
+ * output is written) with its weights widened once per call into the
+ * workspace, in window order; the channel's requantization pair is read
+ * once for the four, and the loop keeps no state across an asm block, so
+ * nothing spills. The C loops below unroll for each word count. */
+NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *wa, const int32_t *wb,
+                                     int j, int32_t *acc) {
+    const int32_t we = wv[2 * j], wo = wv[2 * j + 1];
+    acc[0] = nk_dsp_smlad(wo, wa[4 * j + 1], nk_dsp_smlad(we, wa[4 * j], acc[0]));
+    acc[1] = nk_dsp_smlad(wo, wa[4 * j + 3], nk_dsp_smlad(we, wa[4 * j + 2], acc[1]));
+    acc[2] = nk_dsp_smlad(wo, wb[4 * j + 1], nk_dsp_smlad(we, wb[4 * j], acc[2]));
+    acc[3] = nk_dsp_smlad(wo, wb[4 * j + 3], nk_dsp_smlad(we, wb[4 * j + 2], acc[3]));
+}
+
+/* acc[0..3] (acc[0] holding the bias) = window i times the channel's
+ * widened weights wv, straight-line for n4w = 1..3 */
+NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *wa, const int32_t *wb,
+                                    const int n4w, int32_t *acc) {
+    acc[1] = acc[2] = acc[3] = acc[0];
+    nk_dsp_small_word(wv, wa, wb, 0, acc);
+    if (n4w > 1)
+        nk_dsp_small_word(wv, wa, wb, 1, acc);
+    if (n4w > 2)
+        nk_dsp_small_word(wv, wa, wb, 2, acc);
+}
+
+/* Every channel of the four pixels whose windows are in win (pixels 0, 1
+ * at win, 2, 3 at win + 4 * n4w), the outputs at y, y + out_c, ... The
+ * epilogue is nk_dsp_store22's on the channel's four pixels. */
+NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bias,
+                                           const int32_t *win, const int n4w, int8_t *y,
+                                           int32_t out_c, const nk_dsp_epi *e) {
+    const int32_t *const wb = win + 4 * n4w;
+    const size_t s1 = (size_t)out_c;
+    int32_t c;
+    for (c = 0; c < out_c; c++, wv += 2 * n4w) {
+        const int32_t k = c & e->cmask;
+        const int32_t m2 = (int32_t)((uint32_t)e->mult[k] << 1), a = ~e->shift[k];
+        int32_t acc[4];
+        uint32_t v;
+        acc[0] = bias ? bias[c] : 0;
+        nk_dsp_small_mac(wv, win, wb, n4w, acc);
+        /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
+        v = (uint32_t)nk_dsp_zip8(
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e->zp1));
+        v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+        y[c] = (int8_t)(v & 0xFFu);
+        y[s1 + (size_t)c] = (int8_t)(v >> 16 & 0xFFu);
+        y[2 * s1 + (size_t)c] = (int8_t)(v >> 8 & 0xFFu);
+        y[3 * s1 + (size_t)c] = (int8_t)(v >> 24);
+    }
+}
+
+static NK_DSP_NOINLINE void nk_dsp_small_channels(const int32_t *wv, const int32_t *bias,
+                                                  const int32_t *win, int32_t n4w, int8_t *y,
+                                                  int32_t out_c, const nk_dsp_epi *e_in) {
+    const nk_dsp_epi e = *e_in; /* on this frame: one load per field */
+    if (n4w == 1)
+        nk_dsp_small_channels_n(wv, bias, win, 1, y, out_c, &e);
+    else if (n4w == 2)
+        nk_dsp_small_channels_n(wv, bias, win, 2, y, out_c, &e);
+    else
+        nk_dsp_small_channels_n(wv, bias, win, 3, y, out_c, &e);
+}
+
+/* The conv with small windows (e->fast): the weights widened to wv (2
+ * words per 4 taps and channel, the last word's missing taps 0), then
+ * four pixels at a time; the last 1..3 pixels by pairs. */
+static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                              const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *ws) {
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
+    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
+    int32_t *const win = ws, *const wv = ws + 2 * NK_DSP_WIN_TAPS(k);
+    int8_t *const stage = (int8_t *)(wv + 2 * (size_t)out_c * (size_t)n4w);
+    int32_t c, p, i;
+    for (c = 0; c < out_c; c++) {
+        const int8_t *wc = w + (size_t)c * (size_t)k;
+        for (i = 0; i < n4w; i++) {
+            int32_t t[4], j;
+            for (j = 0; j < 4; j++)
+                t[j] = 4 * i + j < k ? wc[4 * i + j] : 0;
+            wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i] = nk_dsp_pack16(t[0], t[2]);
+            wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i + 1] = nk_dsp_pack16(t[1], t[3]);
+        }
+    }
+    for (p = 0; p + 4 <= n_pix; p += 4) {
+        for (i = 0; i < 4; i++)
+            nk_dsp_window(x, g, p + i, off, offp, win + (i & 1) * 2 + (i >> 1) * 4 * n4w, stage);
+        nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
+    }
+    if (p < n_pix) /* its windows and stage lie in ws too */
+        nk_dsp_conv_win(x, w, bias, y, g, e, ws, p);
 }
 
 /* One group, no horizontal dilation (nk_fast_conv2d_i8_workspace);
@@ -516,13 +616,15 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         return 0;
     /* a pointwise conv is a dense layer over all pixels: pixel pairs run
      * on across rows */
-    if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
-        g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w)
+    if (nk_fast_conv2d_i8_is_dense(g))
         return nk_fast_dense_i8_ws(x, w, bias, y,
                                    (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w,
                                    g->in_c, g->out_c, q, ws);
     e = nk_dsp_epi_make(q, g->out_c);
-    nk_dsp_conv_win(x, w, bias, y, g, &e, ws);
+    if (e.fast && nk_fast_conv2d_i8_small(g))
+        nk_dsp_conv_small(x, w, bias, y, g, &e, ws);
+    else
+        nk_dsp_conv_win(x, w, bias, y, g, &e, ws, 0);
     return 1;
 }
 
