@@ -515,25 +515,46 @@ static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bia
  * workspace, in window order; the channel's requantization pair is read
  * once for the four, and the loop keeps no state across an asm block, so
  * nothing spills. The C loops below unroll for each word count. */
-NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *wa, const int32_t *wb,
-                                     int j, int32_t *acc) {
-    const int32_t we = wv[2 * j], wo = wv[2 * j + 1];
-    acc[0] = nk_dsp_smlad(wo, wa[4 * j + 1], nk_dsp_smlad(we, wa[4 * j], acc[0]));
-    acc[1] = nk_dsp_smlad(wo, wa[4 * j + 3], nk_dsp_smlad(we, wa[4 * j + 2], acc[1]));
-    acc[2] = nk_dsp_smlad(wo, wb[4 * j + 1], nk_dsp_smlad(we, wb[4 * j], acc[2]));
-    acc[3] = nk_dsp_smlad(wo, wb[4 * j + 3], nk_dsp_smlad(we, wb[4 * j + 2], acc[3]));
+/* words base[i], base[i + 1], i a constant (base 4-byte aligned): one
+ * LDRD on the target, where GCC would take two LDRs. The asm tells GCC
+ * it reads the NK_DSP_PAIR_SPAN words from base (all of a small
+ * window pair), one operand whatever i, so no address is computed. */
+#define NK_DSP_PAIR_SPAN 24
+#if NK_DSP_ASM
+#define NK_DSP_LOAD_PAIR(base, i, lo, hi)                                                          \
+    __asm__("ldrd %0, %1, [%2, %3]"                                                                \
+            : "=r"(lo), "=r"(hi)                                                                   \
+            : "r"(base), "n"(4 * (i)), "m"(*(const int32_t(*)[NK_DSP_PAIR_SPAN])(base)))
+#else
+#define NK_DSP_LOAD_PAIR(base, i, lo, hi) ((lo) = (base)[i], (hi) = (base)[(i) + 1])
+#endif
+
+/* acc[i] += window i (pixels 0, 1 interleaved at win, 2, 3 at win +
+ * 4 * n4w) times the channel's widened weights wv, over word j */
+NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *win, const int n4w,
+                                     const int j, int32_t *acc) {
+    int32_t we, wo, xe, xo;
+    NK_DSP_LOAD_PAIR(wv, 2 * j, we, wo);
+    NK_DSP_LOAD_PAIR(win, 4 * j, xe, xo);
+    acc[0] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[0]));
+    NK_DSP_LOAD_PAIR(win, 4 * j + 2, xe, xo);
+    acc[1] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[1]));
+    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j, xe, xo);
+    acc[2] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[2]));
+    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j + 2, xe, xo);
+    acc[3] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[3]));
 }
 
 /* acc[0..3] (acc[0] holding the bias) = window i times the channel's
  * widened weights wv, straight-line for n4w = 1..3 */
-NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *wa, const int32_t *wb,
-                                    const int n4w, int32_t *acc) {
+NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *win, const int n4w,
+                                    int32_t *acc) {
     acc[1] = acc[2] = acc[3] = acc[0];
-    nk_dsp_small_word(wv, wa, wb, 0, acc);
+    nk_dsp_small_word(wv, win, n4w, 0, acc);
     if (n4w > 1)
-        nk_dsp_small_word(wv, wa, wb, 1, acc);
+        nk_dsp_small_word(wv, win, n4w, 1, acc);
     if (n4w > 2)
-        nk_dsp_small_word(wv, wa, wb, 2, acc);
+        nk_dsp_small_word(wv, win, n4w, 2, acc);
 }
 
 /* Every channel of the four pixels whose windows are in win (pixels 0, 1
@@ -542,7 +563,6 @@ NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *wa, const 
 NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bias,
                                            const int32_t *win, const int n4w, int8_t *y,
                                            int32_t out_c, const nk_dsp_epi *e) {
-    const int32_t *const wb = win + 4 * n4w;
     const size_t s1 = (size_t)out_c;
     int32_t c;
     for (c = 0; c < out_c; c++, wv += 2 * n4w) {
@@ -551,7 +571,7 @@ NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bia
         int32_t acc[4];
         uint32_t v;
         acc[0] = bias ? bias[c] : 0;
-        nk_dsp_small_mac(wv, win, wb, n4w, acc);
+        nk_dsp_small_mac(wv, win, n4w, acc);
         /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
         v = (uint32_t)nk_dsp_zip8(
             nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
