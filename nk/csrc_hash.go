@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6fd2b7c5b1e9732bd716cca68d0e576743ead32783fd56d9e1e8e3824d4a7ab1"
+const csrcHash = "8e496d5966f4cf18255c6c3baf333c0116f4f13f4928d71d3b4827310452a65c"

@@ -312,20 +312,17 @@ static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_
     return win;
 }
 
-/* Pixel p's window (p counts pixels over batch, rows, columns) to words
+/* The window of the output pixel whose taps start at input row iy0 and
+ * column ix0 (padding included) of the image at xb, to words
  * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
  * zero. With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
  * the rows' runs do not fall on words: the window's bytes are first
  * copied to stage (k bytes rounded up to 4), the padding as in_zp,
  * which the offset makes 0, and widened by whole words. */
-static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
-                                          int32_t off, int32_t offp, int32_t *win,
-                                          int8_t *stage) {
-    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
-    const int32_t ox = p - b * hw - oy * g->out_w;
-    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
+static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv_geom *g,
+                                             int32_t iy0, int32_t ix0, int32_t off, int32_t offp,
+                                             int32_t *win, int8_t *stage) {
     const int32_t in_c = g->in_c, run = g->k_w * in_c;
-    const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)in_c;
     const int8_t zp = (int8_t)-off;
     int32_t ky, i, kx_lo, kx_hi, i_lo, i_hi;
     /* a row's valid taps: bytes [i_lo, i_hi) of its run (no dilation) */
@@ -338,6 +335,18 @@ static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geo
          * valid bytes over it */
         const int32_t k4 = (int32_t)NK_DSP_WIN_TAPS(g->k_h * run), zp4 = nk_dsp_dup8(zp);
         int8_t *sp = stage;
+        if (i_lo == 0 && i_hi == run && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h) {
+            /* inside the image (most pixels): the rows' bytes one after
+             * another over a last word of in_zp */
+            const int8_t *xr = xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)in_c;
+            const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)in_c;
+            memcpy(stage + k4 - 4, &zp4, 4);
+            for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
+                for (i = 0; i < run; i++)
+                    sp[i] = xr[i];
+            nk_dsp_widen_run(stage, k4, off, offp, win);
+            return;
+        }
         for (i = 0; i < k4; i += 4)
             memcpy(stage + i, &zp4, 4);
         if (i_hi > i_lo)
@@ -368,6 +377,16 @@ static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geo
         for (i = hi; i < run; i += 4, win += 4)
             win[0] = win[1] = 0;
     }
+}
+
+/* The window of output pixel p (over batch, rows, columns). */
+static void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p, int32_t off,
+                          int32_t offp, int32_t *win, int8_t *stage) {
+    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
+    const int32_t ox = p - b * hw - oy * g->out_w;
+    nk_dsp_window_at(x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c, g,
+                     oy * g->stride_h - g->pad_top, ox * g->stride_w - g->pad_left, off, offp, win,
+                     stage);
 }
 
 /* a00..a11 (channel i, window j) += window j (interleaved in win) times
@@ -617,10 +636,52 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
             wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i + 1] = nk_dsp_pack16(t[1], t[3]);
         }
     }
-    for (p = 0; p + 4 <= n_pix; p += 4) {
-        for (i = 0; i < 4; i++)
-            nk_dsp_window(x, g, p + i, off, offp, win + (i & 1) * 2 + (i >> 1) * 4 * n4w, stage);
-        nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
+    {
+        /* the pixels' image and window origin, stepped (no divisions) */
+        const size_t image = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
+        const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)g->in_c;
+        const int32_t y_span = (g->k_h - 1) * g->dil_h, x_span = g->k_w - 1;
+        const int32_t run = g->k_w * g->in_c, zp4 = nk_dsp_dup8(-off);
+        const int8_t *xb = x;
+        int32_t oy = 0, ox = 0;
+        for (p = 0; p + 4 <= n_pix; p += 4) {
+            for (i = 0; i < 4; i++) {
+                const int32_t iy0 = oy * g->stride_h - g->pad_top;
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t *const wp = win + (i & 1) * 2 + (i >> 1) * 4 * n4w;
+                if ((g->in_c & 3) && iy0 >= 0 && iy0 + y_span < g->in_h && ix0 >= 0 &&
+                    ix0 + x_span < g->in_w) {
+                    /* inside the image (most pixels), with no call: the
+                     * rows' bytes to the stage over a last word of in_zp,
+                     * then widened. The stores are volatile so that GCC
+                     * keeps the byte loop: its memmove call for a few
+                     * bytes costs more. */
+                    const int8_t *xr =
+                        xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
+                    volatile int8_t *sp = stage;
+                    int32_t ky, j;
+                    memcpy(stage + 4 * n4w - 4, &zp4, 4);
+                    for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
+                        for (j = 0; j < run; j++)
+                            sp[j] = xr[j];
+                    for (j = 0; j < n4w; j++) {
+                        const int32_t v = nk_dsp_load4(stage + 4 * j);
+                        wp[4 * j] = nk_dsp_sxtab16(offp, v);
+                        wp[4 * j + 1] = nk_dsp_sxtab16_ror8(offp, v);
+                    }
+                } else {
+                    nk_dsp_window_at(xb, g, iy0, ix0, off, offp, wp, stage);
+                }
+                if (++ox == g->out_w) {
+                    ox = 0;
+                    if (++oy == g->out_h) {
+                        oy = 0;
+                        xb += image;
+                    }
+                }
+            }
+            nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
+        }
     }
     if (p < n_pix) /* its windows and stage lie in ws too */
         nk_dsp_conv_win(x, w, bias, y, g, e, ws, p);
