@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "8e496d5966f4cf18255c6c3baf333c0116f4f13f4928d71d3b4827310452a65c"
+const csrcHash = "8f6ce4b58750f6473ba9c2d190dba543fb986713129cc429e8f8136b4141cac1"

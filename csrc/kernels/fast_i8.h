@@ -70,12 +70,12 @@ static inline int nk_fast_conv2d_i8_is_dense(const nk_ref_conv_geom *g) {
     return g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
            g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w;
 }
-/* Other convs of at most this many taps take four pixels' windows and
- * their weights widened once per call (2 x K rounded to 4 bytes per
- * output channel) instead of two windows. */
+/* Convs of at most this many taps (pointwise ones too) take four pixels'
+ * windows and their weights widened once per call (2 x K rounded to 4
+ * bytes per output channel) instead of two windows. */
 #define NK_DSP_SMALL_TAPS 12
 static inline int nk_fast_conv2d_i8_small(const nk_ref_conv_geom *g) {
-    return (int64_t)g->k_h * g->k_w * g->in_c <= NK_DSP_SMALL_TAPS && !nk_fast_conv2d_i8_is_dense(g);
+    return (int64_t)g->k_h * g->k_w * g->in_c <= NK_DSP_SMALL_TAPS;
 }
 static inline size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
     const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;

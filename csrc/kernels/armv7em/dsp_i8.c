@@ -649,8 +649,20 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
                 const int32_t iy0 = oy * g->stride_h - g->pad_top;
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t *const wp = win + (i & 1) * 2 + (i >> 1) * 4 * n4w;
-                if ((g->in_c & 3) && iy0 >= 0 && iy0 + y_span < g->in_h && ix0 >= 0 &&
-                    ix0 + x_span < g->in_w) {
+                const int inside = iy0 >= 0 && iy0 + y_span < g->in_h && ix0 >= 0 &&
+                                   ix0 + x_span < g->in_w;
+                if (inside && !(g->in_c & 3)) {
+                    /* whole words straight from the rows */
+                    const int8_t *xr =
+                        xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
+                    int32_t *q = wp, ky, j;
+                    for (ky = 0; ky < g->k_h; ky++, xr += row)
+                        for (j = 0; j < run; j += 4, q += 4) {
+                            const int32_t v = nk_dsp_load4(xr + j);
+                            q[0] = nk_dsp_sxtab16(offp, v);
+                            q[1] = nk_dsp_sxtab16_ror8(offp, v);
+                        }
+                } else if (inside) {
                     /* inside the image (most pixels), with no call: the
                      * rows' bytes to the stage over a last word of in_zp,
                      * then widened. The stores are volatile so that GCC
@@ -697,7 +709,7 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         return 0;
     /* a pointwise conv is a dense layer over all pixels: pixel pairs run
      * on across rows */
-    if (nk_fast_conv2d_i8_is_dense(g))
+    if (nk_fast_conv2d_i8_is_dense(g) && !nk_fast_conv2d_i8_small(g))
         return nk_fast_dense_i8_ws(x, w, bias, y,
                                    (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w,
                                    g->in_c, g->out_c, q, ws);
