@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "8f6ce4b58750f6473ba9c2d190dba543fb986713129cc429e8f8136b4141cac1"
+const csrcHash = "22069a79d9cadee44d20ac0fbae1d905cc8dff42d68fd12283176114d35e0b2d"
