@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "8abf1842ab056506a703bbb99cb80b694391b9bc26af80f5e901641083ca9b60"
+const csrcHash = "1cd4b11dccc347398438f13dc873fe934df77590b89fddbd36f2396251c3efe0"

@@ -53,8 +53,9 @@
  * whichever set it compiles, so that one plan holds for every kernel set: the
  * host's inspect figures and `netkit aot --lower`'s static RAM, planned on the
  * host, are what a DSP target takes. Conv: two output pixels' windows of
- * K = k_h * k_w * in_c taps as int16 pairs (0 for the convs it leaves to the
- * portable kernel: grouped, horizontally dilated), and a byte stage when
+ * K = k_h * k_w * in_c taps as int16 pairs (four, and the weights widened,
+ * for small K: below; 0 for the convs it leaves to the portable kernel:
+ * grouped, horizontally dilated), and a byte stage when
  * in_c is not a multiple of 4; dense: the same for two rows (more than one
  * row; a single row needs none, and rows of too many taps run portable); add: two
  * 256-entry tables for adds of NK_DSP_ADD_MIN elements and more. */
@@ -63,11 +64,25 @@
  * kernel: an MCU's RAM is better spent on activations. */
 #define NK_DSP_WIN_MAX_TAPS 4096
 #define NK_DSP_ADD_MIN 1024
+/* A pointwise conv (1x1, stride 1, unpadded) runs as a dense layer over
+ * all its pixels. */
+static inline int nk_fast_conv2d_i8_is_dense(const nk_ref_conv_geom *g) {
+    return g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
+           g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w;
+}
+/* Convs of at most this many taps (pointwise ones too) take four pixels'
+ * windows and their weights widened once per call (2 x K rounded to 4
+ * bytes per output channel) instead of two windows. */
+#define NK_DSP_SMALL_TAPS 12
+static inline int nk_fast_conv2d_i8_small(const nk_ref_conv_geom *g) {
+    return (int64_t)g->k_h * g->k_w * g->in_c <= NK_DSP_SMALL_TAPS;
+}
 static inline size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
     const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;
+    const size_t windows = nk_fast_conv2d_i8_small(g) ? 8u + 2u * (size_t)g->out_c : 4u;
     if (g->groups != 1 || g->dil_w != 1 || k > NK_DSP_WIN_MAX_TAPS)
         return 0;
-    return (g->in_c & 3 ? 5u : 4u) * NK_DSP_WIN_TAPS(k);
+    return (windows + (g->in_c & 3 ? 1u : 0u)) * NK_DSP_WIN_TAPS(k);
 }
 static inline size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features) {
     return rows > 1 && in_features <= NK_DSP_WIN_MAX_TAPS ? 4u * NK_DSP_WIN_TAPS(in_features) : 0;

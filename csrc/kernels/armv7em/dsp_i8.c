@@ -12,7 +12,9 @@
  *
  * Register blocking: two output channels by two output pixels (conv) or
  * two rows (dense), four accumulators, each weight word loaded and widened
- * once for four SMLADs; the accumulators start from the bias.
+ * once for four SMLADs; the accumulators start from the bias. Convs of at
+ * most NK_DSP_SMALL_TAPS taps take one channel by four pixels instead,
+ * over weights widened once per call (nk_dsp_conv_small).
  * The epilogue of a 2-channel block takes each channel's multiplier and
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
@@ -26,8 +28,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NK_DSP_NOINLINE __attribute__((noinline))
+#define NK_DSP_INLINE static inline __attribute__((always_inline))
 #else
 #define NK_DSP_NOINLINE
+#define NK_DSP_INLINE static inline
 #endif
 
 /* The inline-asm MAC loops need 13 or 14 registers: Cortex-M, optimized
@@ -196,32 +200,30 @@ static NK_DSP_NOINLINE void nk_dsp_finish_any(const int32_t *acc, int nw, int np
     }
 }
 
-/* Channels o, o+1 by pixels at y0 and y1 (np = 2) or y0 alone (np = 1),
- * with nk_dsp_rq_half: the requantization's last halving, the zero point
- * and the saturation to int8 on int16 lanes, the activation clamp on int8
- * lanes, and each pixel's two channels stored as one halfword. Out of
- * line: the MAC loops need every register. */
-static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o, int8_t *y0,
-                                           int8_t *y1, const nk_dsp_epi *e) {
+/* Channels o, o+1 (accumulators c0p0, c0p1, c1p0, c1p1: channel, pixel;
+ * bias included) by pixels at y0 and y1 (np = 2) or y0 alone (np = 1),
+ * for an epilogue with e->fast: nk_dsp_rq_half, then the requantization's
+ * last halving, the zero point and the saturation to int8 on int16 lanes,
+ * the activation clamp on int8 lanes, and each pixel's two channels
+ * stored as one halfword. Inlined into the channel loops, so a block
+ * costs no call and no accumulator round trip through memory. */
+NK_DSP_INLINE void nk_dsp_store22(int32_t c0p0, int32_t c0p1, int32_t c1p0, int32_t c1p1, int np,
+                                  int32_t o, int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
     const int32_t k0 = o & e->cmask, k1 = (o + 1) & e->cmask;
     const int32_t m0 = (int32_t)((uint32_t)e->mult[k0] << 1), a0 = ~e->shift[k0];
     const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
     uint32_t v;
-    if (!e->fast) {
-        nk_dsp_finish_any(acc, 2, np, o, y0, y1, e);
-        return;
-    }
     if (np == 2) {
         /* lanes: channel o for pixels 0, 1; channel o+1 */
-        const int32_t c0 = nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m0, a0),
-                                          nk_dsp_rq_half(acc[1], m0, a0), e->zp1);
-        const int32_t c1 = nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m1, a1),
-                                          nk_dsp_rq_half(acc[3], m1, a1), e->zp1);
+        const int32_t c0 =
+            nk_dsp_half_zp(nk_dsp_rq_half(c0p0, m0, a0), nk_dsp_rq_half(c0p1, m0, a0), e->zp1);
+        const int32_t c1 =
+            nk_dsp_half_zp(nk_dsp_rq_half(c1p0, m1, a1), nk_dsp_rq_half(c1p1, m1, a1), e->zp1);
         /* bytes: pixel 0's channels o, o+1, then pixel 1's */
         v = (uint32_t)nk_dsp_zip8(c0, c1);
     } else {
-        const int32_t c = nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m0, a0),
-                                         nk_dsp_rq_half(acc[2], m1, a1), e->zp1);
+        const int32_t c =
+            nk_dsp_half_zp(nk_dsp_rq_half(c0p0, m0, a0), nk_dsp_rq_half(c1p0, m1, a1), e->zp1);
         v = (uint32_t)nk_dsp_zip8(c, 0);
         v |= v >> 8;
     }
@@ -229,6 +231,16 @@ static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o
     nk_dsp_store2(y0 + o, v);
     if (np == 2)
         nk_dsp_store2(y1 + o, v >> 16);
+}
+
+/* nk_dsp_store22 from an accumulator block, any epilogue (out of line:
+ * the single-row dense loops need every register). */
+static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o, int8_t *y0,
+                                           int8_t *y1, const nk_dsp_epi *e) {
+    if (!e->fast)
+        nk_dsp_finish_any(acc, 2, np, o, y0, y1, e);
+    else
+        nk_dsp_store22(acc[0], acc[1], acc[2], acc[3], np, o, y0, y1, e);
 }
 
 /* Channels o..o+3 of one pixel at y (acc[i]: channel o+i, bias
@@ -302,28 +314,57 @@ static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_
     return win;
 }
 
-/* Pixel p's window (p counts pixels over batch, rows, columns) to words
+/* The window of the output pixel whose taps start at input row iy0 and
+ * column ix0 (padding included) of the image at xb, to words
  * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
  * zero. With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
  * the rows' runs do not fall on words: the window's bytes are first
- * copied to stage (k bytes), the padding as in_zp, which the offset
- * makes 0. */
-static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
-                                          int32_t off, int32_t offp, int32_t *win,
-                                          int8_t *stage) {
-    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
-    const int32_t ox = p - b * hw - oy * g->out_w;
-    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
+ * copied to stage (k bytes rounded up to 4), the padding as in_zp,
+ * which the offset makes 0, and widened by whole words. */
+static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv_geom *g,
+                                             int32_t iy0, int32_t ix0, int32_t off, int32_t offp,
+                                             int32_t *win, int8_t *stage) {
     const int32_t in_c = g->in_c, run = g->k_w * in_c;
-    const int8_t *xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)in_c;
     const int8_t zp = (int8_t)-off;
-    int8_t *sp = stage;
     int32_t ky, i, kx_lo, kx_hi, i_lo, i_hi;
     /* a row's valid taps: bytes [i_lo, i_hi) of its run (no dilation) */
     nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
     i_lo = kx_lo * in_c;
     i_hi = kx_hi > kx_lo ? kx_hi * in_c : i_lo;
-    for (ky = 0; ky < g->k_h; ky++) {
+    if (in_c & 3) {
+        /* the stage all in_zp first by words (byte loops would become
+         * memset calls, dearer than the few bytes), then each row's
+         * valid bytes over it */
+        const int32_t k4 = (int32_t)NK_DSP_WIN_TAPS(g->k_h * run), zp4 = nk_dsp_dup8(zp);
+        int8_t *sp = stage;
+        if (i_lo == 0 && i_hi == run && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h) {
+            /* inside the image (most pixels): the rows' bytes one after
+             * another over a last word of in_zp */
+            const int8_t *xr = xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)in_c;
+            const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)in_c;
+            memcpy(stage + k4 - 4, &zp4, 4);
+            for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
+                for (i = 0; i < run; i++)
+                    sp[i] = xr[i];
+            nk_dsp_widen_run(stage, k4, off, offp, win);
+            return;
+        }
+        for (i = 0; i < k4; i += 4)
+            memcpy(stage + i, &zp4, 4);
+        if (i_hi > i_lo)
+            for (ky = 0; ky < g->k_h; ky++, sp += run) {
+                const int32_t iy = iy0 + ky * g->dil_h;
+                const int8_t *xr;
+                if (iy < 0 || iy >= g->in_h)
+                    continue;
+                xr = xb + ((size_t)iy * (size_t)g->in_w + (size_t)(ix0 + kx_lo)) * (size_t)in_c;
+                for (i = i_lo; i < i_hi; i++)
+                    sp[i] = xr[i - i_lo];
+            }
+        nk_dsp_widen_run(stage, k4, off, offp, win);
+        return;
+    }
+    for (ky = 0; ky < g->k_h; ky++) { /* whole words: the runs and their padding */
         const int32_t iy = iy0 + ky * g->dil_h;
         const int row_ok = iy >= 0 && iy < g->in_h;
         /* the row's first valid byte, i_lo bytes into the run */
@@ -332,32 +373,30 @@ static NK_DSP_NOINLINE void nk_dsp_window(const int8_t *x, const nk_ref_conv_geo
                 ? xb + ((size_t)iy * (size_t)g->in_w + (size_t)(ix0 + kx_lo)) * (size_t)in_c
                 : xb;
         const int32_t lo = row_ok ? i_lo : 0, hi = row_ok ? i_hi : 0;
-        if ((in_c & 3) == 0) { /* whole words: the runs and their padding */
-            for (i = 0; i < lo; i += 4, win += 4)
-                win[0] = win[1] = 0;
-            win = nk_dsp_widen_run(xr, hi - lo, off, offp, win);
-            for (i = hi; i < run; i += 4, win += 4)
-                win[0] = win[1] = 0;
-            continue;
-        }
-        for (i = 0; i < lo; i++)
-            *sp++ = zp;
-        for (; i < hi; i++)
-            *sp++ = xr[i - lo];
-        for (; i < run; i++)
-            *sp++ = zp;
+        for (i = 0; i < lo; i += 4, win += 4)
+            win[0] = win[1] = 0;
+        win = nk_dsp_widen_run(xr, hi - lo, off, offp, win);
+        for (i = hi; i < run; i += 4, win += 4)
+            win[0] = win[1] = 0;
     }
-    if (in_c & 3)
-        nk_dsp_widen_run(stage, g->k_h * run, off, offp, win);
 }
 
-/* acc[2*i + j] += window j (interleaved in win) times weight row i (w,
- * w + ws) over n4 whole words and a last word of tail (0..3) weight
- * bytes, read one by one (the last channel's row ends the weights). On
- * the target an inline-asm loop: 18 instructions per 16 MACs. */
-static NK_DSP_NOINLINE void nk_dsp_win22(const int8_t *w, size_t ws, const int32_t *win,
-                                         int32_t n4, int32_t tail, int32_t *acc) {
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+/* The window of output pixel p (over batch, rows, columns). */
+static void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p, int32_t off,
+                          int32_t offp, int32_t *win, int8_t *stage) {
+    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
+    const int32_t ox = p - b * hw - oy * g->out_w;
+    nk_dsp_window_at(x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c, g,
+                     oy * g->stride_h - g->pad_top, ox * g->stride_w - g->pad_left, off, offp, win,
+                     stage);
+}
+
+/* a00..a11 (channel i, window j) += window j (interleaved in win) times
+ * weight row i (w, w + ws) over n4 whole words. On the target an
+ * inline-asm loop: 18 instructions per 16 MACs. */
+NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, int32_t n4,
+                                int32_t *p00, int32_t *p01, int32_t *p10, int32_t *p11) {
+    int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
     if (n4 > 0) {
@@ -404,62 +443,262 @@ static NK_DSP_NOINLINE void nk_dsp_win22(const int8_t *w, size_t ws, const int32
         win += 4;
     }
 #endif
-    if (tail) {
-        /* the row's last 1..3 weights as a word, the rest 0 (the window
-         * is 0 there too) */
-        uint32_t t0 = 0, t1 = 0;
-        int32_t k, w0e, w0o, w1e, w1o;
-        for (k = 0; k < tail; k++) {
-            t0 |= (uint32_t)(uint8_t)w[k] << 8 * k;
-            t1 |= (uint32_t)(uint8_t)w[ws + (size_t)k] << 8 * k;
-        }
-        w0e = nk_dsp_sxtb16((int32_t)t0);
-        w0o = nk_dsp_sxtb16_ror8((int32_t)t0);
-        w1e = nk_dsp_sxtb16((int32_t)t1);
-        w1o = nk_dsp_sxtb16_ror8((int32_t)t1);
-        a00 = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], a00));
-        a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
-        a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
-        a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
+    *p00 = a00;
+    *p01 = a01;
+    *p10 = a10;
+    *p11 = a11;
+}
+
+/* acc as nk_dsp_mac22 over a last word of tail (1..3) weight bytes per
+ * row, read one by one (the last channel's row ends the weights; the
+ * window is 0 past the taps) */
+static void nk_dsp_tail22(const int8_t *w, size_t ws, const int32_t *win, int32_t tail,
+                          int32_t *acc) {
+    uint32_t t0 = 0, t1 = 0;
+    int32_t k, w0e, w0o, w1e, w1o;
+    for (k = 0; k < tail; k++) {
+        t0 |= (uint32_t)(uint8_t)w[k] << 8 * k;
+        t1 |= (uint32_t)(uint8_t)w[ws + (size_t)k] << 8 * k;
     }
-    acc[0] = a00;
-    acc[1] = a01;
-    acc[2] = a10;
-    acc[3] = a11;
+    w0e = nk_dsp_sxtb16((int32_t)t0);
+    w0o = nk_dsp_sxtb16_ror8((int32_t)t0);
+    w1e = nk_dsp_sxtb16((int32_t)t1);
+    w1o = nk_dsp_sxtb16_ror8((int32_t)t1);
+    acc[0] = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], acc[0]));
+    acc[1] = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], acc[1]));
+    acc[2] = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], acc[2]));
+    acc[3] = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], acc[3]));
 }
 
 /* Channels of the two pixels whose windows are in win (the same pixel
- * twice when np = 1) at y0, y0 + out_c; k taps per channel. */
+ * twice when np = 1) at y0, y0 + out_c; k taps per channel. With the
+ * fast epilogue, channel pairs run with no call: their accumulators stay
+ * in registers from the bias to the stores; a pair whose rows are not
+ * the last reads its tail word whole (the bytes past its rows are the
+ * next rows', times window lanes that are 0). The last pairs, and
+ * layers with the portable epilogue, go by blocks in memory. */
 static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *bias,
                                                 const int32_t *win, int32_t k, int np, int8_t *y0,
-                                                int32_t out_c, const nk_dsp_epi *e) {
+                                                int32_t out_c, const nk_dsp_epi *e_in) {
     const int32_t n4 = k / 4, tail = k % 4;
     const size_t kk = (size_t)k;
-    int32_t o;
-    for (o = 0; o < out_c; o += 2) {
+    int8_t *const y1 = y0 + out_c;
+    /* a copy on this frame: a field is one load from the stack, not two */
+    const nk_dsp_epi e_copy = *e_in, *const e = &e_copy;
+    int32_t o = 0;
+    if (e->fast) {
+        /* the whole tail word reads over = 0..3 bytes past row o+1:
+         * the pair needs that many bytes of rows after it */
+        const int32_t n4w = n4 + (tail != 0), over = 4 * n4w - k;
+        const int32_t o_end = out_c - 1 - (over + k - 1) / k;
+        for (; o < o_end; o += 2) {
+            int32_t a00 = bias ? bias[o] : 0, a10 = bias ? bias[o + 1] : 0;
+            int32_t a01 = a00, a11 = a10;
+            nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, &a00, &a01, &a10, &a11);
+            nk_dsp_store22(a00, a01, a10, a11, np, o, y0, y1, e);
+        }
+    }
+    for (; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
+        const int8_t *wo = w + (size_t)o * kk;
+        const size_t ws = nw == 2 ? kk : 0; /* one channel: its weights twice */
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
-        /* one channel: its weights twice */
-        nk_dsp_win22(w + (size_t)o * kk, nw == 2 ? kk : 0, win, n4, tail, acc);
-        nk_dsp_finish(acc, nw, np, o, y0, y0 + out_c, e);
+        nk_dsp_mac22(wo, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
+        if (tail)
+            nk_dsp_tail22(wo + 4 * (size_t)n4, ws, win + 4 * n4, tail, acc);
+        nk_dsp_finish(acc, nw, np, o, y0, y1, e);
     }
 }
 
-/* The whole conv by windows (see above); k = k_h * k_w * in_c taps. */
+/* The conv by windows (see above) from output pixel p on; k = k_h * k_w *
+ * in_c taps. */
 static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win) {
+                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win,
+                            int32_t p) {
     const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
     const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
     int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
-    int32_t p;
-    for (p = 0; p < n_pix; p += 2) {
+    for (; p < n_pix; p += 2) {
         const int np = p + 1 < n_pix ? 2 : 1;
         /* one pixel: its window twice */
         nk_dsp_window(x, g, p, off, offp, win, stage);
         nk_dsp_window(x, g, p + np - 1, off, offp, win + 2, stage);
         nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
     }
+}
+
+/* Small windows (k <= NK_DSP_SMALL_TAPS, 1 to 3 words: a first layer's
+ * 3x3 over one channel) would spend more on a channel pair's epilogue
+ * and bookkeeping than on its few MACs. There each output channel runs
+ * over four pixels' windows (two interleaved pairs, gathered before any
+ * output is written) with its weights widened once per call into the
+ * workspace, in window order; the channel's requantization pair is read
+ * once for the four, and the loop keeps no state across an asm block, so
+ * nothing spills. The C loops below unroll for each word count. */
+/* words base[i], base[i + 1], i a constant (base 4-byte aligned): one
+ * LDRD on the target, where GCC would take two LDRs. The asm tells GCC
+ * it reads the NK_DSP_PAIR_SPAN words from base (all of a small
+ * window pair), one operand whatever i, so no address is computed. */
+#define NK_DSP_PAIR_SPAN 24
+#if NK_DSP_ASM
+#define NK_DSP_LOAD_PAIR(base, i, lo, hi)                                                          \
+    __asm__("ldrd %0, %1, [%2, %3]"                                                                \
+            : "=r"(lo), "=r"(hi)                                                                   \
+            : "r"(base), "n"(4 * (i)), "m"(*(const int32_t(*)[NK_DSP_PAIR_SPAN])(base)))
+#else
+#define NK_DSP_LOAD_PAIR(base, i, lo, hi) ((lo) = (base)[i], (hi) = (base)[(i) + 1])
+#endif
+
+/* acc[i] += window i (pixels 0, 1 interleaved at win, 2, 3 at win +
+ * 4 * n4w) times the channel's widened weights wv, over word j */
+NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *win, const int n4w,
+                                     const int j, int32_t *acc) {
+    int32_t we, wo, xe, xo;
+    NK_DSP_LOAD_PAIR(wv, 2 * j, we, wo);
+    NK_DSP_LOAD_PAIR(win, 4 * j, xe, xo);
+    acc[0] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[0]));
+    NK_DSP_LOAD_PAIR(win, 4 * j + 2, xe, xo);
+    acc[1] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[1]));
+    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j, xe, xo);
+    acc[2] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[2]));
+    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j + 2, xe, xo);
+    acc[3] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[3]));
+}
+
+/* acc[0..3] (acc[0] holding the bias) = window i times the channel's
+ * widened weights wv, straight-line for n4w = 1..3 */
+NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *win, const int n4w,
+                                    int32_t *acc) {
+    acc[1] = acc[2] = acc[3] = acc[0];
+    nk_dsp_small_word(wv, win, n4w, 0, acc);
+    if (n4w > 1)
+        nk_dsp_small_word(wv, win, n4w, 1, acc);
+    if (n4w > 2)
+        nk_dsp_small_word(wv, win, n4w, 2, acc);
+}
+
+/* Every channel of the four pixels whose windows are in win (pixels 0, 1
+ * at win, 2, 3 at win + 4 * n4w), the outputs at y, y + out_c, ... The
+ * epilogue is nk_dsp_store22's on the channel's four pixels. */
+NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bias,
+                                           const int32_t *win, const int n4w, int8_t *y,
+                                           int32_t out_c, const nk_dsp_epi *e) {
+    const size_t s1 = (size_t)out_c;
+    int32_t c;
+    for (c = 0; c < out_c; c++, wv += 2 * n4w) {
+        const int32_t k = c & e->cmask;
+        const int32_t m2 = (int32_t)((uint32_t)e->mult[k] << 1), a = ~e->shift[k];
+        int32_t acc[4];
+        uint32_t v;
+        acc[0] = bias ? bias[c] : 0;
+        nk_dsp_small_mac(wv, win, n4w, acc);
+        /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
+        v = (uint32_t)nk_dsp_zip8(
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e->zp1));
+        v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+        y[c] = (int8_t)(v & 0xFFu);
+        y[s1 + (size_t)c] = (int8_t)(v >> 16 & 0xFFu);
+        y[2 * s1 + (size_t)c] = (int8_t)(v >> 8 & 0xFFu);
+        y[3 * s1 + (size_t)c] = (int8_t)(v >> 24);
+    }
+}
+
+static NK_DSP_NOINLINE void nk_dsp_small_channels(const int32_t *wv, const int32_t *bias,
+                                                  const int32_t *win, int32_t n4w, int8_t *y,
+                                                  int32_t out_c, const nk_dsp_epi *e_in) {
+    const nk_dsp_epi e = *e_in; /* on this frame: one load per field */
+    if (n4w == 1)
+        nk_dsp_small_channels_n(wv, bias, win, 1, y, out_c, &e);
+    else if (n4w == 2)
+        nk_dsp_small_channels_n(wv, bias, win, 2, y, out_c, &e);
+    else
+        nk_dsp_small_channels_n(wv, bias, win, 3, y, out_c, &e);
+}
+
+/* The conv with small windows (e->fast): the weights widened to wv (2
+ * words per 4 taps and channel, the last word's missing taps 0), then
+ * four pixels at a time; the last 1..3 pixels by pairs. */
+static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                              const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *ws) {
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
+    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
+    int32_t *const win = ws, *const wv = ws + 2 * NK_DSP_WIN_TAPS(k);
+    int8_t *const stage = (int8_t *)(wv + 2 * (size_t)out_c * (size_t)n4w);
+    int32_t c, p, i;
+    for (c = 0; c < out_c; c++) {
+        const int8_t *wc = w + (size_t)c * (size_t)k;
+        for (i = 0; i < n4w; i++) {
+            int32_t t[4], j;
+            for (j = 0; j < 4; j++)
+                t[j] = 4 * i + j < k ? wc[4 * i + j] : 0;
+            wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i] = nk_dsp_pack16(t[0], t[2]);
+            wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i + 1] = nk_dsp_pack16(t[1], t[3]);
+        }
+    }
+    {
+        /* the pixels' image and window origin, stepped (no divisions) */
+        const size_t image = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
+        const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)g->in_c;
+        const int32_t y_span = (g->k_h - 1) * g->dil_h, x_span = g->k_w - 1;
+        const int32_t run = g->k_w * g->in_c, zp4 = nk_dsp_dup8(-off);
+        const int8_t *xb = x;
+        int32_t oy = 0, ox = 0;
+        for (p = 0; p + 4 <= n_pix; p += 4) {
+            for (i = 0; i < 4; i++) {
+                const int32_t iy0 = oy * g->stride_h - g->pad_top;
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t *const wp = win + (i & 1) * 2 + (i >> 1) * 4 * n4w;
+                const int inside = iy0 >= 0 && iy0 + y_span < g->in_h && ix0 >= 0 &&
+                                   ix0 + x_span < g->in_w;
+                if (inside && !(g->in_c & 3)) {
+                    /* whole words straight from the rows */
+                    const int8_t *xr =
+                        xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
+                    int32_t *q = wp, ky, j;
+                    for (ky = 0; ky < g->k_h; ky++, xr += row)
+                        for (j = 0; j < run; j += 4, q += 4) {
+                            const int32_t v = nk_dsp_load4(xr + j);
+                            q[0] = nk_dsp_sxtab16(offp, v);
+                            q[1] = nk_dsp_sxtab16_ror8(offp, v);
+                        }
+                } else if (inside) {
+                    /* inside the image (most pixels), with no call: the
+                     * rows' bytes to the stage over a last word of in_zp,
+                     * then widened. The stores are volatile so that GCC
+                     * keeps the byte loop: its memmove call for a few
+                     * bytes costs more. */
+                    const int8_t *xr =
+                        xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
+                    volatile int8_t *sp = stage;
+                    int32_t ky, j;
+                    memcpy(stage + 4 * n4w - 4, &zp4, 4);
+                    for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
+                        for (j = 0; j < run; j++)
+                            sp[j] = xr[j];
+                    for (j = 0; j < n4w; j++) {
+                        const int32_t v = nk_dsp_load4(stage + 4 * j);
+                        wp[4 * j] = nk_dsp_sxtab16(offp, v);
+                        wp[4 * j + 1] = nk_dsp_sxtab16_ror8(offp, v);
+                    }
+                } else {
+                    nk_dsp_window_at(xb, g, iy0, ix0, off, offp, wp, stage);
+                }
+                if (++ox == g->out_w) {
+                    ox = 0;
+                    if (++oy == g->out_h) {
+                        oy = 0;
+                        xb += image;
+                    }
+                }
+            }
+            nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
+        }
+    }
+    if (p < n_pix) /* its windows and stage lie in ws too */
+        nk_dsp_conv_win(x, w, bias, y, g, e, ws, p);
 }
 
 /* One group, no horizontal dilation (nk_fast_conv2d_i8_workspace);
@@ -472,13 +711,15 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         return 0;
     /* a pointwise conv is a dense layer over all pixels: pixel pairs run
      * on across rows */
-    if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 &&
-        g->pad_top == 0 && g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w)
+    if (nk_fast_conv2d_i8_is_dense(g) && !nk_fast_conv2d_i8_small(g))
         return nk_fast_dense_i8_ws(x, w, bias, y,
                                    (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w,
                                    g->in_c, g->out_c, q, ws);
     e = nk_dsp_epi_make(q, g->out_c);
-    nk_dsp_conv_win(x, w, bias, y, g, &e, ws);
+    if (e.fast && nk_fast_conv2d_i8_small(g))
+        nk_dsp_conv_small(x, w, bias, y, g, &e, ws);
+    else
+        nk_dsp_conv_win(x, w, bias, y, g, &e, ws, 0);
     return 1;
 }
 
