@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9e2fb320b61c4ad4755f7abbe393aa3b64cb105a65fd53e86b92a568aa57eefa"
+const csrcHash = "a2e648375362a90de721df61b54dcb7aad65ce7f11669defbf18b14dcd6010a0"

@@ -32,6 +32,7 @@
 #define nk_hconv_padded NK_HOST_FN(nk_hconv_padded)
 #define nk_hconv_dw_period NK_HOST_FN(nk_hconv_dw_period)
 #define nk_hconv_dw_row NK_HOST_FN(nk_hconv_dw_row)
+#define nk_hconv_dw3_row NK_HOST_FN(nk_hconv_dw3_row)
 
 #define NK_HCONV_MR 8 /* output pixels per register tile */
 #define NK_HCONV_KH_MAX 16 /* padded-rows path: kernel heights up to this */
@@ -554,6 +555,52 @@ size_t NK_HOST_FN(nk_host_depthwise_workspace)(const nk_ref_conv_geom *g) {
     return (nk_hconv_dw_period(g) + nk_hconv_dw_row(g) * (size_t)g->k_h) * sizeof(float);
 }
 
+/* One output row of a 3x3 flat-row depthwise with a period of P (<= 3)
+ * vectors, on an ISA with 32 vector registers: the 9 P weight vectors are
+ * loaded once into registers and each step computes one period (P output
+ * vectors, a constant phase each), so every FMA loads only its input vector
+ * (the generic loop loads a weight too: two loads per FMA, most of them
+ * split across cache lines). Consecutive steps are independent, so the out
+ * of order core overlaps their FMA chains. */
+static inline __attribute__((always_inline)) void
+nk_hconv_dw3_row(const float *const *xr, const float *NK_RESTRICT packed,
+                 const float *NK_RESTRICT pbias, float *NK_RESTRICT yr, size_t out_row,
+                 size_t dx, const int P, nk_vf lo, nk_vf hi) {
+    const size_t l = (size_t)P * NK_VL;
+    nk_vf w[3][3][3];
+    size_t f;
+    int ky, kx, p;
+#pragma GCC unroll 3
+    for (ky = 0; ky < 3; ky++)
+#pragma GCC unroll 3
+        for (kx = 0; kx < 3; kx++)
+#pragma GCC unroll 3
+            for (p = 0; p < P; p++)
+                w[ky][kx][p] = nk_vload(packed + (size_t)(ky * 3 + kx) * l + (size_t)p * NK_VL);
+    for (f = 0; f < out_row; f += l) {
+        nk_vf acc[3];
+#pragma GCC unroll 3
+        for (p = 0; p < P; p++) acc[p] = nk_vload(pbias + (size_t)p * NK_VL);
+#pragma GCC unroll 3
+        for (ky = 0; ky < 3; ky++) {
+            const float *xp = xr[ky] + f;
+            if (xr[ky] == NULL) continue; /* a padding row */
+#pragma GCC unroll 3
+            for (kx = 0; kx < 3; kx++)
+#pragma GCC unroll 3
+                for (p = 0; p < P; p++)
+                    acc[p] = nk_vfma(nk_vload(xp + (size_t)kx * dx + (size_t)p * NK_VL),
+                                     w[ky][kx][p], acc[p]);
+        }
+#pragma GCC unroll 3
+        for (p = 0; p < P; p++) {
+            const size_t fp = f + (size_t)p * NK_VL;
+            if (fp >= out_row) break;
+            nk_hconv_store(yr + fp, acc[p], out_row - fp < NK_VL ? out_row - fp : NK_VL, lo, hi);
+        }
+    }
+}
+
 void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RESTRICT packed,
                                               const float *NK_RESTRICT bias, float *y,
                                               const nk_ref_conv_geom *g,
@@ -563,6 +610,10 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RE
     const size_t out_row = (size_t)g->out_w * C, dx = (size_t)g->dil_w * C;
     const size_t tap_row = (size_t)g->k_w * l;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+#if NK_HCONV_NP > 1
+    /* 3x3 with a period of up to three vectors: nk_hconv_dw3_row */
+    const int dw3 = g->k_h == 3 && g->k_w == 3 && l <= 3 * NK_VL ? (int)(l / NK_VL) : 0;
+#endif
     float *pbias = workspace, *rows = workspace + l;
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
@@ -583,6 +634,17 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RE
             float *yr = yb + (size_t)oy * out_row;
             size_t ph = 0; /* phase offset of f within the period: f % l */
             nk_hconv_rows(xb, g, oy, rows, prow, left, held, xr);
+#if NK_HCONV_NP > 1
+            if (dw3 != 0) {
+                if (dw3 == 1)
+                    nk_hconv_dw3_row(xr, packed, pbias, yr, out_row, dx, 1, lo, hi);
+                else if (dw3 == 2)
+                    nk_hconv_dw3_row(xr, packed, pbias, yr, out_row, dx, 2, lo, hi);
+                else
+                    nk_hconv_dw3_row(xr, packed, pbias, yr, out_row, dx, 3, lo, hi);
+                continue;
+            }
+#endif
             /* NK_HCONV_DW_U vectors at a time: independent FMA chains */
             for (f = 0; f < out_row; f += NK_HCONV_DW_U * NK_VL) {
                 size_t phs[NK_HCONV_DW_U];
