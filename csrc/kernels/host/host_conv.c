@@ -181,7 +181,9 @@ nk_hconv_tile(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw, size_t p
  * padding), copying input rows into the k_h slots of `rows` (prow floats
  * each, pads already zero). Undilated, consecutive output rows share input
  * rows, so row iy lives in slot iy % k_h and is copied once per image
- * (held[slot] says which row a slot holds; -1 for none). */
+ * (held[slot] says which row a slot holds; -1 for none). With `rows` NULL
+ * (no column padding and no tile reads past the row) xr[ky] points into the
+ * input itself. */
 static void nk_hconv_rows(const float *xb, const nk_ref_conv_geom *g, int32_t oy,
                           float *NK_RESTRICT rows, size_t prow, size_t left, int32_t *held,
                           const float **xr) {
@@ -190,11 +192,16 @@ static void nk_hconv_rows(const float *xb, const nk_ref_conv_geom *g, int32_t oy
     for (ky = 0; ky < g->k_h; ky++) {
         const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
         const int32_t slot = g->dil_h == 1 ? iy % g->k_h : ky;
-        float *r = rows + (size_t)slot * prow;
+        float *r;
         if (iy < 0 || iy >= g->in_h) {
             xr[ky] = NULL;
             continue;
         }
+        if (rows == NULL) {
+            xr[ky] = xb + (size_t)iy * in_row;
+            continue;
+        }
+        r = rows + (size_t)slot * prow;
         if (held[slot] != iy || g->dil_h != 1) {
             memcpy(r + left, xb + (size_t)iy * in_row, in_row * sizeof(float));
             held[slot] = iy;
@@ -263,12 +270,19 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
     const size_t in_row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
     const int mr = nk_hconv_pick_mr(g);
+    /* no column padding and every tile's reach inside the row (1x1 convs,
+     * "valid" windows): the tiles read the input in place, which the
+     * overlap rule allows as a tile reads all its pixels before it stores */
+    const size_t tiles = ((size_t)g->out_w + (size_t)mr - 1) / (size_t)mr;
+    const int in_place = g->pad_left == 0 &&
+                         (tiles * (size_t)mr - 1) * (size_t)g->stride_w + (size_t)g->k_w <=
+                             (size_t)g->in_w;
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
     int32_t b, oy, ox, ky;
     size_t p;
     /* the pads stay zero; the middle is rewritten per output row */
-    for (ky = 0; ky < g->k_h; ky++) {
+    for (ky = 0; ky < g->k_h && !in_place; ky++) {
         float *r = workspace + (size_t)ky * prow;
         memset(r, 0, left * sizeof(float));
         memset(r + left + in_row, 0, (prow - left - in_row) * sizeof(float));
@@ -278,7 +292,7 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
         float *yb = y + (size_t)b * (size_t)g->out_h * (size_t)g->out_w * O;
         for (ky = 0; ky < g->k_h; ky++) held[ky] = -1;
         for (oy = 0; oy < g->out_h; oy++) {
-            nk_hconv_rows(xb, g, oy, workspace, prow, left, held, xr);
+            nk_hconv_rows(xb, g, oy, in_place ? NULL : workspace, prow, left, held, xr);
             for (ox = 0; ox < g->out_w; ox += mr) {
                 const int32_t m = g->out_w - ox < mr ? g->out_w - ox : mr;
                 const float *xt[NK_HCONV_KH_MAX];
