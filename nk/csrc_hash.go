@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "44367fb31f0f06e748f67f4302cc1e4bb08dae61826ec098d64b0c7d7f520fb6"
+const csrcHash = "50f20bed5fd67ca4d907ac79ec9b481f44e76c8c23aa7190e69e4ffb1e1a6674"
