@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "50f20bed5fd67ca4d907ac79ec9b481f44e76c8c23aa7190e69e4ffb1e1a6674"
+const csrcHash = "3e6a3047deb23f91fac19154c14fb47899edfa47e41031878c00efe5c5ef7391"

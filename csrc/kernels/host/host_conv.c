@@ -657,6 +657,7 @@ size_t NK_HOST_FN(nk_host_depthwise_workspace)(const nk_ref_conv_geom *g) {
     return (nk_hconv_dw_period(g) + nk_hconv_dw_row(g) * (size_t)g->k_h) * sizeof(float);
 }
 
+#if NK_HCONV_NP > 1
 /* One output row of a 3x3 flat-row depthwise with a period of P (<= 3)
  * vectors, on an ISA with 32 vector registers: the 9 P weight vectors are
  * loaded once into registers and each step computes one period (P output
@@ -702,6 +703,7 @@ nk_hconv_dw3_row(const float *const *xr, const float *NK_RESTRICT packed,
         }
     }
 }
+#endif
 
 void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RESTRICT packed,
                                               const float *NK_RESTRICT bias, float *y,
