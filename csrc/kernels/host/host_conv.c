@@ -28,10 +28,13 @@
 #define nk_hconv_padded_row NK_HOST_FN(nk_hconv_padded_row)
 #define nk_hconv_pick_mr NK_HOST_FN(nk_hconv_pick_mr)
 #define nk_hconv_ptile NK_HOST_FN(nk_hconv_ptile)
+#define nk_hconv_ptile_pairs NK_HOST_FN(nk_hconv_ptile_pairs)
+#define nk_hconv_pairs NK_HOST_FN(nk_hconv_pairs)
 #define nk_hconv_rows NK_HOST_FN(nk_hconv_rows)
 #define nk_hconv_padded NK_HOST_FN(nk_hconv_padded)
 #define nk_hconv_dw_period NK_HOST_FN(nk_hconv_dw_period)
 #define nk_hconv_dw_row NK_HOST_FN(nk_hconv_dw_row)
+#define nk_hconv_dw3_row NK_HOST_FN(nk_hconv_dw3_row)
 
 #define NK_HCONV_MR 8 /* output pixels per register tile */
 #define NK_HCONV_KH_MAX 16 /* padded-rows path: kernel heights up to this */
@@ -44,6 +47,18 @@
 #define NK_HCONV_NP 2
 #endif
 
+/* AVX-512: two panels, the second at most half full (24 output channels:
+ * 16 + 8): nk_hconv_ptile_pairs runs the second panel for two pixels per
+ * vector, 1.5 FMAs per pixel and input value instead of 2. */
+static int nk_hconv_pairs(const nk_ref_conv_geom *g) {
+#if defined(NK_HOST_ISA_AVX512)
+    return g->out_c > NK_VL && g->out_c <= NK_VL + NK_VL / 2;
+#else
+    (void)g;
+    return 0;
+#endif
+}
+
 size_t NK_HOST_FN(nk_host_conv2d_pack_size)(const nk_ref_conv_geom *g) {
     const size_t panels = ((size_t)g->out_c + NK_VL - 1) / NK_VL;
     if (g->groups != 1) return 0; /* grouped convs run the portable kernel */
@@ -55,10 +70,13 @@ void NK_HOST_FN(nk_host_conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_co
     const size_t taps = (size_t)g->k_h * (size_t)g->k_w * (size_t)g->in_c;
     const size_t panels = ((size_t)g->out_c + NK_VL - 1) / NK_VL;
     size_t p, t, j;
+    /* a half-full last panel (nk_hconv_pairs) repeats its channels in the
+     * upper half; elsewhere those lanes are computed but never stored */
+    const size_t half = nk_hconv_pairs(g) ? NK_VL / 2 : NK_VL;
     for (p = 0; p < panels; p++)
         for (t = 0; t < taps; t++)
             for (j = 0; j < NK_VL; j++) {
-                const size_t o = p * NK_VL + j;
+                const size_t o = p * NK_VL + (p == panels - 1 ? j % half : j);
                 packed[(p * taps + t) * NK_VL + j] = o < (size_t)g->out_c ? w[o * taps + t] : 0.0f;
             }
 }
@@ -68,7 +86,7 @@ void NK_HOST_FN(nk_host_conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_co
  * half empty); a single panel on a 32-register ISA takes twice as many
  * pixels (16 or 14) in the registers the second panel would use. */
 static int nk_hconv_pick_mr(const nk_ref_conv_geom *g) {
-    const int wide = NK_HCONV_NP > 1 && g->out_c <= NK_VL;
+    const int wide = NK_HCONV_NP > 1 && (g->out_c <= NK_VL || nk_hconv_pairs(g));
     const int big = wide ? 2 * NK_HCONV_MR : NK_HCONV_MR, alt = big - big / 8;
     const int32_t w = g->out_w;
     const int32_t waste_big = (w + big - 1) / big * big - w;
@@ -180,7 +198,9 @@ nk_hconv_tile(const float *NK_RESTRICT xb, const float *NK_RESTRICT pw, size_t p
  * padding), copying input rows into the k_h slots of `rows` (prow floats
  * each, pads already zero). Undilated, consecutive output rows share input
  * rows, so row iy lives in slot iy % k_h and is copied once per image
- * (held[slot] says which row a slot holds; -1 for none). */
+ * (held[slot] says which row a slot holds; -1 for none). With `rows` NULL
+ * (no column padding and no tile reads past the row) xr[ky] points into the
+ * input itself. */
 static void nk_hconv_rows(const float *xb, const nk_ref_conv_geom *g, int32_t oy,
                           float *NK_RESTRICT rows, size_t prow, size_t left, int32_t *held,
                           const float **xr) {
@@ -189,11 +209,16 @@ static void nk_hconv_rows(const float *xb, const nk_ref_conv_geom *g, int32_t oy
     for (ky = 0; ky < g->k_h; ky++) {
         const int32_t iy = oy * g->stride_h - g->pad_top + ky * g->dil_h;
         const int32_t slot = g->dil_h == 1 ? iy % g->k_h : ky;
-        float *r = rows + (size_t)slot * prow;
+        float *r;
         if (iy < 0 || iy >= g->in_h) {
             xr[ky] = NULL;
             continue;
         }
+        if (rows == NULL) {
+            xr[ky] = xb + (size_t)iy * in_row;
+            continue;
+        }
+        r = rows + (size_t)slot * prow;
         if (held[slot] != iy || g->dil_h != 1) {
             memcpy(r + left, xb + (size_t)iy * in_row, in_row * sizeof(float));
             held[slot] = iy;
@@ -201,6 +226,62 @@ static void nk_hconv_rows(const float *xb, const nk_ref_conv_geom *g, int32_t oy
         xr[ky] = r;
     }
 }
+
+#if defined(NK_HOST_ISA_AVX512)
+/* The padded-rows tile of a half-full second panel (nk_hconv_pairs): mr
+ * (even) pixels against the first panel, as nk_hconv_ptile, and mr/2
+ * vectors for the second, each holding its n (<= 8) channels for pixel 2i
+ * in lanes 0-7 and pixel 2i+1 in lanes 8-15. The pack repeats those
+ * weights in the upper half (nk_host_conv2d_pack); the input vector is the
+ * two pixels' broadcasts blended, and the upper half stores 8 floats
+ * earlier under a lane mask, so it lands on pixel 2i+1's channels. */
+static inline __attribute__((always_inline)) void
+nk_hconv_ptile_pairs(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
+                     const float *NK_RESTRICT pw, size_t panel_stride, const nk_vf *bias,
+                     const int mr, float *NK_RESTRICT y, size_t O, size_t n, int32_t m,
+                     nk_vf lo, nk_vf hi) {
+    const __mmask16 lo_lanes = (__mmask16)((1u << n) - 1u);
+    const __mmask16 hi_lanes = (__mmask16)(lo_lanes << (NK_VL / 2));
+    nk_vf acc[2 * NK_HCONV_MR + NK_HCONV_MR];
+    const nk_vf b1 = _mm512_shuffle_f32x4(bias[1], bias[1], 0x44); /* lanes 0-7 twice */
+    int32_t ky, i;
+    size_t j;
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) acc[i] = bias[0];
+#pragma GCC unroll 8
+    for (i = 0; i < mr / 2; i++) acc[mr + i] = b1;
+    for (ky = 0; ky < k_h; ky++) {
+        const float *x0 = xr[ky];
+        const float *wp = pw + (size_t)ky * jn * NK_VL;
+        if (x0 == NULL) continue;
+        for (j = 0; j < jn; j++) {
+            const nk_vf w0 = nk_vload(wp + j * NK_VL);
+            const nk_vf w1 = nk_vload(wp + panel_stride + j * NK_VL);
+#pragma GCC unroll 8
+            for (i = 0; i < mr / 2; i++) {
+                const nk_vf xa = nk_vdup(x0[(size_t)(2 * i) * sx + j]);
+                const nk_vf xb = nk_vdup(x0[(size_t)(2 * i + 1) * sx + j]);
+                acc[2 * i] = nk_vfma(xa, w0, acc[2 * i]);
+                acc[2 * i + 1] = nk_vfma(xb, w0, acc[2 * i + 1]);
+                acc[mr + i] = nk_vfma(_mm512_mask_blend_ps(0xff00, xa, xb), w1, acc[mr + i]);
+            }
+        }
+    }
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        if (i >= m) break;
+        nk_hconv_store(y + (size_t)i * O, acc[i], NK_VL, lo, hi);
+    }
+#pragma GCC unroll 8
+    for (i = 0; i < mr / 2; i++) {
+        const nk_vf v = nk_vclamp(acc[mr + i], lo, hi);
+        float *yp = y + (size_t)(2 * i) * O + NK_VL;
+        if (2 * i >= m) break;
+        _mm512_mask_storeu_ps(yp, lo_lanes, v);
+        if (2 * i + 1 < m) _mm512_mask_storeu_ps(yp + O - NK_VL / 2, hi_lanes, v);
+    }
+}
+#endif
 
 /* The padded-rows tile: mr pixels (m of them stored) against np panels;
  * np * mr <= NK_HCONV_NP * NK_HCONV_MR accumulators, all in registers as
@@ -262,12 +343,22 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
     const size_t in_row = (size_t)g->in_w * C;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
     const int mr = nk_hconv_pick_mr(g);
+#if defined(NK_HOST_ISA_AVX512)
+    const int pairs = nk_hconv_pairs(g);
+#endif
+    /* no column padding and every tile's reach inside the row (1x1 convs,
+     * "valid" windows): the tiles read the input in place, which the
+     * overlap rule allows as a tile reads all its pixels before it stores */
+    const size_t tiles = ((size_t)g->out_w + (size_t)mr - 1) / (size_t)mr;
+    const int in_place = g->pad_left == 0 &&
+                         (tiles * (size_t)mr - 1) * (size_t)g->stride_w + (size_t)g->k_w <=
+                             (size_t)g->in_w;
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
     int32_t b, oy, ox, ky;
     size_t p;
     /* the pads stay zero; the middle is rewritten per output row */
-    for (ky = 0; ky < g->k_h; ky++) {
+    for (ky = 0; ky < g->k_h && !in_place; ky++) {
         float *r = workspace + (size_t)ky * prow;
         memset(r, 0, left * sizeof(float));
         memset(r + left + in_row, 0, (prow - left - in_row) * sizeof(float));
@@ -277,7 +368,7 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
         float *yb = y + (size_t)b * (size_t)g->out_h * (size_t)g->out_w * O;
         for (ky = 0; ky < g->k_h; ky++) held[ky] = -1;
         for (oy = 0; oy < g->out_h; oy++) {
-            nk_hconv_rows(xb, g, oy, workspace, prow, left, held, xr);
+            nk_hconv_rows(xb, g, oy, in_place ? NULL : workspace, prow, left, held, xr);
             for (ox = 0; ox < g->out_w; ox += mr) {
                 const int32_t m = g->out_w - ox < mr ? g->out_w - ox : mr;
                 const float *xt[NK_HCONV_KH_MAX];
@@ -298,6 +389,18 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
                         bv[q] = bias == NULL || q >= np ? nk_vdup(0.0f)
                                 : nq == NK_VL ? nk_vload(bias + oq) : nk_vload_n(bias + oq, nq);
                     }
+#if defined(NK_HOST_ISA_AVX512)
+                    if (pairs && mr == 2 * NK_HCONV_MR) {
+                        nk_hconv_ptile_pairs(xt, g->k_h, jn, sx, pp, stride, bv, 2 * NK_HCONV_MR,
+                                             yt + o, O, n, m, lo, hi);
+                        continue;
+                    }
+                    if (pairs) {
+                        nk_hconv_ptile_pairs(xt, g->k_h, jn, sx, pp, stride, bv,
+                                             2 * NK_HCONV_MR - 2, yt + o, O, n, m, lo, hi);
+                        continue;
+                    }
+#endif
                     /* constant np and mr: specialized copies */
 #define NK_HCONV_PT(NP_, MR_)                                                                \
     nk_hconv_ptile(xt, g->k_h, jn, sx, pp, stride, bv, NP_, MR_, yt + o, O, n, m, lo, hi)
@@ -554,6 +657,54 @@ size_t NK_HOST_FN(nk_host_depthwise_workspace)(const nk_ref_conv_geom *g) {
     return (nk_hconv_dw_period(g) + nk_hconv_dw_row(g) * (size_t)g->k_h) * sizeof(float);
 }
 
+#if NK_HCONV_NP > 1
+/* One output row of a 3x3 flat-row depthwise with a period of P (<= 3)
+ * vectors, on an ISA with 32 vector registers: the 9 P weight vectors are
+ * loaded once into registers and each step computes one period (P output
+ * vectors, a constant phase each), so every FMA loads only its input vector
+ * (the generic loop loads a weight too: two loads per FMA, most of them
+ * split across cache lines). Consecutive steps are independent, so the out
+ * of order core overlaps their FMA chains. */
+static inline __attribute__((always_inline)) void
+nk_hconv_dw3_row(const float *const *xr, const float *NK_RESTRICT packed,
+                 const float *NK_RESTRICT pbias, float *NK_RESTRICT yr, size_t out_row,
+                 size_t dx, const int P, nk_vf lo, nk_vf hi) {
+    const size_t l = (size_t)P * NK_VL;
+    nk_vf w[3][3][3];
+    size_t f;
+    int ky, kx, p;
+#pragma GCC unroll 3
+    for (ky = 0; ky < 3; ky++)
+#pragma GCC unroll 3
+        for (kx = 0; kx < 3; kx++)
+#pragma GCC unroll 3
+            for (p = 0; p < P; p++)
+                w[ky][kx][p] = nk_vload(packed + (size_t)(ky * 3 + kx) * l + (size_t)p * NK_VL);
+    for (f = 0; f < out_row; f += l) {
+        nk_vf acc[3];
+#pragma GCC unroll 3
+        for (p = 0; p < P; p++) acc[p] = nk_vload(pbias + (size_t)p * NK_VL);
+#pragma GCC unroll 3
+        for (ky = 0; ky < 3; ky++) {
+            const float *xp = xr[ky] + f;
+            if (xr[ky] == NULL) continue; /* a padding row */
+#pragma GCC unroll 3
+            for (kx = 0; kx < 3; kx++)
+#pragma GCC unroll 3
+                for (p = 0; p < P; p++)
+                    acc[p] = nk_vfma(nk_vload(xp + (size_t)kx * dx + (size_t)p * NK_VL),
+                                     w[ky][kx][p], acc[p]);
+        }
+#pragma GCC unroll 3
+        for (p = 0; p < P; p++) {
+            const size_t fp = f + (size_t)p * NK_VL;
+            if (fp >= out_row) break;
+            nk_hconv_store(yr + fp, acc[p], out_row - fp < NK_VL ? out_row - fp : NK_VL, lo, hi);
+        }
+    }
+}
+#endif
+
 void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RESTRICT packed,
                                               const float *NK_RESTRICT bias, float *y,
                                               const nk_ref_conv_geom *g,
@@ -563,6 +714,10 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RE
     const size_t out_row = (size_t)g->out_w * C, dx = (size_t)g->dil_w * C;
     const size_t tap_row = (size_t)g->k_w * l;
     const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+#if NK_HCONV_NP > 1
+    /* 3x3 with a period of up to three vectors: nk_hconv_dw3_row */
+    const int dw3 = g->k_h == 3 && g->k_w == 3 && l <= 3 * NK_VL ? (int)(l / NK_VL) : 0;
+#endif
     float *pbias = workspace, *rows = workspace + l;
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
@@ -583,6 +738,17 @@ void NK_HOST_FN(nk_host_depthwise_packed_f32)(const float *x, const float *NK_RE
             float *yr = yb + (size_t)oy * out_row;
             size_t ph = 0; /* phase offset of f within the period: f % l */
             nk_hconv_rows(xb, g, oy, rows, prow, left, held, xr);
+#if NK_HCONV_NP > 1
+            if (dw3 != 0) {
+                if (dw3 == 1)
+                    nk_hconv_dw3_row(xr, packed, pbias, yr, out_row, dx, 1, lo, hi);
+                else if (dw3 == 2)
+                    nk_hconv_dw3_row(xr, packed, pbias, yr, out_row, dx, 2, lo, hi);
+                else
+                    nk_hconv_dw3_row(xr, packed, pbias, yr, out_row, dx, 3, lo, hi);
+                continue;
+            }
+#endif
             /* NK_HCONV_DW_U vectors at a time: independent FMA chains */
             for (f = 0; f < out_row; f += NK_HCONV_DW_U * NK_VL) {
                 size_t phs[NK_HCONV_DW_U];

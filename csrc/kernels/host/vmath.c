@@ -209,16 +209,17 @@ static inline nk_vf vm_gelu_erf(nk_vf x) {
     const nk_vf a2 = 0.5f * a;
     const nk_vf hh = a * a2, hl = nk_vfma(a, a2, -hh); /* hh + hl = a^2/2 exactly */
     const nk_vf u = 1.0f / nk_vfma(a2, vm_c(0.5f), vm_c(1.0f));
-    nk_vf q = nk_vfma(vm_c(-1.869103940e-01f), u, vm_c(7.949578435e-01f));
+    /* Estrin's scheme: the degree-9 polynomial in four fma levels after
+     * u^2, u^4, u^8 instead of nine chained ones */
+    const nk_vf u2 = u * u, u4 = u2 * u2, u8 = u4 * u4;
+    const nk_vf p01 = nk_vfma(vm_c(1.002596193e+00f), u, vm_c(-1.612229815e+00f));
+    const nk_vf p23 = nk_vfma(vm_c(2.751572110e-01f), u, vm_c(4.187058587e-01f));
+    const nk_vf p45 = nk_vfma(vm_c(-1.142601040e-01f), u, vm_c(-2.471350857e-02f));
+    const nk_vf p67 = nk_vfma(vm_c(-1.161444719e+00f), u, vm_c(6.081414014e-01f));
+    const nk_vf p89 = nk_vfma(vm_c(-1.869103940e-01f), u, vm_c(7.949578435e-01f));
+    const nk_vf p07 = nk_vfma(nk_vfma(p67, u2, p45), u4, nk_vfma(p23, u2, p01));
+    nk_vf q = nk_vfma(p89, u8, p07);
     nk_vf kf, nf, r, t;
-    q = nk_vfma(q, u, vm_c(-1.161444719e+00f));
-    q = nk_vfma(q, u, vm_c(6.081414014e-01f));
-    q = nk_vfma(q, u, vm_c(-1.142601040e-01f));
-    q = nk_vfma(q, u, vm_c(-2.471350857e-02f));
-    q = nk_vfma(q, u, vm_c(2.751572110e-01f));
-    q = nk_vfma(q, u, vm_c(4.187058587e-01f));
-    q = nk_vfma(q, u, vm_c(1.002596193e+00f));
-    q = nk_vfma(q, u, vm_c(-1.612229815e+00f));
     /* exp(q - hh - hl) = 2^n exp(r): -hh enters the reduction exactly (the
      * fma forms -hh - n ln 2 unrounded), as in vm_exp_square */
     kf = nk_vfma(q - hh, vm_c(VM_LOG2E), vm_c(VM_GELU_SHIFTER));
