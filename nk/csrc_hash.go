@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9e2fb320b61c4ad4755f7abbe393aa3b64cb105a65fd53e86b92a568aa57eefa"
+const csrcHash = "cd7438aff5b72c7f8c1f30a6858c760c6720d7d0b64f5868480e79889363305a"

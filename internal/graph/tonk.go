@@ -69,6 +69,8 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = nkfile.I32Words(n.Mode)
 		case nkfile.OpConcat:
 			op.Params = nkfile.I32Words(n.Axis)
+		case nkfile.OpLSTM, nkfile.OpGRU:
+			op.Params = n.RNN.Words()
 		case nkfile.OpLayerNorm:
 			op.Params = append(nkfile.I32Words(n.Axis), nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpPad:
