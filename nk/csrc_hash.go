@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "cd7438aff5b72c7f8c1f30a6858c760c6720d7d0b64f5868480e79889363305a"
+const csrcHash = "6302ecca668a8a295453cd7d684f4c5153d8ef9ca5910df130d03c4ff73e5318"

@@ -40,6 +40,8 @@ type Tensor struct {
 	// quantOf is set on the integer output of a runtime QuantizeLinear: the
 	// float tensor it quantizes (the pair is folded away).
 	quantOf *Tensor
+	// State marks a recurrent state carried across runs (a STATE tensor).
+	State bool
 	// Perm is the physical order chosen by the layout pass: physical dim k
 	// holds logical dim Perm[k]. nil means the logical order.
 	Perm []int
@@ -101,6 +103,8 @@ type Graph struct {
 	InputLayouts []nkfile.Layout
 	Meta         []nkfile.KV
 	Stats        Stats
+	// streamState: recurrent layers keep their state across runs (Options.StreamState)
+	streamState bool
 }
 
 var (

@@ -174,5 +174,24 @@ func (g *Graph) lowerRNN(n *Node) ([]*Node, error) {
 		outs[k].Shape = slices.Clone(state)
 	}
 	outs[0].Shape = y
+	if g.streamState {
+		// the final states become the next run's initial ones: Y_h (and Y_c)
+		// are STATE tensors the op reads and rewrites
+		switch {
+		case p.Direction != 0:
+			return nil, fmt.Errorf("--stream-state needs a forward layer (direction %q reads the sequence from its end)", s.str("direction", ""))
+		case in(5) != nil || in(6) != nil:
+			return nil, fmt.Errorf("--stream-state carries the state between runs: initial_h and initial_c must be absent")
+		case p.SeqLens != nil:
+			return nil, fmt.Errorf("--stream-state runs whole chunks: sequence_lens must be absent or all %d", seq)
+		}
+		for k := 1; k < len(outs); k++ {
+			outs[k].State = true
+			for len(ins) <= 3+k {
+				ins = append(ins, nil)
+			}
+			ins[3+k] = outs[k]
+		}
+	}
 	return []*Node{{Op: n.Op, Kind: kind, Name: n.Name, In: ins, Out: outs, RNN: &p}}, nil
 }

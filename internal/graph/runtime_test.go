@@ -96,6 +96,7 @@ type runner interface {
 	Close() error
 	Run(in, out []float32) error
 	RunMulti(ins, outs [][]float32) error
+	ResetState() error
 }
 
 func (l loaded) Inputs() []nk.TensorInfo  { return l.inputs }
