@@ -180,8 +180,8 @@ func (g *Graph) lowerRNN(n *Node) ([]*Node, error) {
 		switch {
 		case p.Direction != 0:
 			return nil, fmt.Errorf("--stream-state needs a forward layer (direction %q reads the sequence from its end)", s.str("direction", ""))
-		case in(5) != nil || in(6) != nil:
-			return nil, fmt.Errorf("--stream-state carries the state between runs: initial_h and initial_c must be absent")
+		case !zeroOrAbsent(in(5)) || !zeroOrAbsent(in(6)):
+			return nil, fmt.Errorf("--stream-state carries the state between runs: initial_h and initial_c must be absent or constant zeros")
 		case p.SeqLens != nil:
 			return nil, fmt.Errorf("--stream-state runs whole chunks: sequence_lens must be absent or all %d", seq)
 		}
@@ -194,4 +194,21 @@ func (g *Graph) lowerRNN(n *Node) ([]*Node, error) {
 		}
 	}
 	return []*Node{{Op: n.Op, Kind: kind, Name: n.Name, In: ins, Out: outs, RNN: &p}}, nil
+}
+
+// zeroOrAbsent: an initial state that is the reset state (PyTorch exports
+// its default zero state as a constant).
+func zeroOrAbsent(t *Tensor) bool {
+	if t == nil {
+		return true
+	}
+	if !t.Const || t.Int {
+		return false
+	}
+	for _, v := range floats(t) {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }

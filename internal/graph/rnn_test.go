@@ -2,8 +2,10 @@ package graph_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +123,50 @@ func abs32(v float32) float32 {
 		return -v
 	}
 	return v
+}
+
+// The GRU keyword spotter of testdata/gen/kws_gru.py (PyTorch GRU: ONNX GRU
+// with linear_before_reset=1, then a Linear head) gives PyTorch's logits
+// within 1e-4 through nk and nkc, run whole and, converted with
+// StreamState over 10-frame chunks, run as two halves.
+func TestKWSGRU(t *testing.T) {
+	dir := "../../testdata/kws"
+	xs, xshape := readNpy(t, filepath.Join(dir, "input.npy"))
+	require.Equal(t, []int{16, 20, 1, 10}, xshape)
+	want, wshape := readNpy(t, filepath.Join(dir, "logits.npy"))
+	require.Equal(t, []int{16, 1, 4}, wshape)
+	per := 20 * 10
+	for _, streamed := range []bool{false, true} {
+		m, err := onnx.ReadFile(filepath.Join(dir, "gru.onnx"))
+		require.NoError(t, err)
+		require.True(t, slices.ContainsFunc(m.Graph.Nodes, func(n *onnx.Node) bool { return n.OpType == "GRU" }))
+		chunks := 1
+		if streamed {
+			chunks = 2
+			m.Graph.Inputs[0].Dims[0] = 20 / int64(chunks)
+		}
+		b, _, err := convert(t, m, graph.Options{StreamState: streamed})
+		require.NoError(t, err)
+		for _, l := range loaders(t) {
+			t.Run(fmt.Sprintf("%s/chunks%d", l.name, chunks), func(t *testing.T) {
+				model, err := l.load(b)
+				require.NoError(t, err)
+				defer model.Close()
+				out := make([]float32, 4)
+				worst := 0.0
+				for i := range 16 {
+					x := xs[i*per : (i+1)*per]
+					require.NoError(t, model.ResetState())
+					for k := 0; k < per; k += per / chunks {
+						require.NoError(t, model.Run(x[k:k+per/chunks], out))
+					}
+					for k := range out {
+						worst = math.Max(worst, math.Abs(float64(out[k]-want[i*4+k])))
+					}
+				}
+				t.Logf("GRU keyword spotter via %s in %d chunk(s): max |logit - PyTorch| = %.3g", l.name, chunks, worst)
+				assert.LessOrEqual(t, worst, 1e-4)
+			})
+		}
+	}
 }
