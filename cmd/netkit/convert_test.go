@@ -183,3 +183,40 @@ func TestConvertRefusesUnsupported(t *testing.T) {
 		assert.InDelta(t, 1/(1+math.Exp(-x)), out[i], 1e-6)
 	}
 }
+
+// The GRU keyword spotter (testdata/gen/kws_gru.py): `netkit convert` makes
+// the committed .nk and `netkit run` on its 16 sequences gives PyTorch's
+// logits within 1e-4.
+func TestConvertKWSGRU(t *testing.T) {
+	kws := filepath.Join("..", "..", "testdata", "kws")
+	dst := filepath.Join(t.TempDir(), "gru.nk")
+	code, stdout, stderr := cli(t, "convert", filepath.Join(kws, "gru.onnx"), "-o", dst)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "3: dense x1, gru x1, reshape x1", summaryValue(t, stdout, "ops"))
+	made, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	committed, err := os.ReadFile(filepath.Join(kws, "gru.nk"))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(made, committed), "testdata/kws/gru.nk is stale: regenerate it with netkit convert")
+
+	out := filepath.Join(t.TempDir(), "out.npy")
+	code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(kws, "input.npy"), "--output", out)
+	require.Equal(t, 0, code, stderr)
+	got, ref := f32(t, readNpy(t, out)), f32(t, readNpy(t, filepath.Join(kws, "logits.npy")))
+	require.Len(t, got, 64)
+	require.Len(t, ref, 64)
+	worst := 0.0
+	for i := range got {
+		worst = math.Max(worst, math.Abs(float64(got[i]-ref[i])))
+	}
+	assert.LessOrEqual(t, worst, 1e-4)
+	t.Logf("GRU keyword spotter via the CLI: max |logit - PyTorch| = %.3g", worst)
+
+	// streaming: the state is counted by inspect
+	code, stdout, stderr = cli(t, "convert", filepath.Join(kws, "gru.onnx"), "--stream-state", "-o", dst)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr = cli(t, "inspect", dst)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "of which state", "inspect shows the persistent state")
+	assert.Contains(t, stdout, "96 B kept across invokes", "one GRU state: 24 floats")
+}
