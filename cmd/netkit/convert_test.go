@@ -74,7 +74,7 @@ func TestConvertFashionMNIST(t *testing.T) {
 			assert.True(t, bytes.Equal(made, committed), "testdata/fashion/%s.nk is stale: regenerate it with netkit convert", name)
 
 			out := filepath.Join(dir, name+".out.npy")
-			code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(fashion, "input.npy"), "--output", out)
+			code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(fashion, "gru.input.npy"), "--output", out)
 			require.Equal(t, 0, code, stderr)
 			got := f32(t, readNpy(t, out))
 			ref := f32(t, readNpy(t, filepath.Join(fashion, name+"_logits.npy")))
@@ -200,9 +200,9 @@ func TestConvertKWSGRU(t *testing.T) {
 	assert.True(t, bytes.Equal(made, committed), "testdata/kws/gru.nk is stale: regenerate it with netkit convert")
 
 	out := filepath.Join(t.TempDir(), "out.npy")
-	code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(kws, "input.npy"), "--output", out)
+	code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(kws, "gru.input.npy"), "--output", out)
 	require.Equal(t, 0, code, stderr)
-	got, ref := f32(t, readNpy(t, out)), f32(t, readNpy(t, filepath.Join(kws, "logits.npy")))
+	got, ref := f32(t, readNpy(t, out)), f32(t, readNpy(t, filepath.Join(kws, "gru.expected.npy")))
 	require.Len(t, got, 64)
 	require.Len(t, ref, 64)
 	worst := 0.0

@@ -131,9 +131,9 @@ func abs32(v float32) float32 {
 // StreamState over 10-frame chunks, run as two halves.
 func TestKWSGRU(t *testing.T) {
 	dir := "../../testdata/kws"
-	xs, xshape := readNpy(t, filepath.Join(dir, "input.npy"))
+	xs, xshape := readNpy(t, filepath.Join(dir, "gru.input.npy"))
 	require.Equal(t, []int{16, 20, 1, 10}, xshape)
-	want, wshape := readNpy(t, filepath.Join(dir, "logits.npy"))
+	want, wshape := readNpy(t, filepath.Join(dir, "gru.expected.npy"))
 	require.Equal(t, []int{16, 1, 4}, wshape)
 	per := 20 * 10
 	for _, streamed := range []bool{false, true} {

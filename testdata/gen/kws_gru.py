@@ -12,8 +12,8 @@ exports as ONNX GRU with linear_before_reset=1.
 
 Writes to testdata/kws/:
   gru.onnx            the exported model (input x [20,1,10], seq-first)
-  input.npy           16 test sequences [16,20,1,10] float32
-  logits.npy          PyTorch's logits of each [16,1,4]
+  gru.input.npy       16 test sequences [16,20,1,10] float32
+  gru.expected.npy    PyTorch's logits of each [16,1,4]
   accuracy.txt        accuracy on 512 fresh synthetic sequences
 The .nk next to them is made by
   netkit convert testdata/kws/gru.onnx
@@ -77,8 +77,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     torch.onnx.export(model, xs[0], os.path.join(OUT, "gru.onnx"), opset_version=14,
                       input_names=["x"], output_names=["logits"])
-    np.save(os.path.join(OUT, "input.npy"), xs.numpy().astype(np.float32))
-    np.save(os.path.join(OUT, "logits.npy"), logits.astype(np.float32))
+    np.save(os.path.join(OUT, "gru.input.npy"), xs.numpy().astype(np.float32))
+    np.save(os.path.join(OUT, "gru.expected.npy"), logits.astype(np.float32))
     with open(os.path.join(OUT, "accuracy.txt"), "w") as f:
         f.write("gru %.4f\n" % acc)
     print("accuracy %.4f" % acc)
