@@ -158,7 +158,9 @@ set(NK_MODELS_DIR "${NK_ROOT}/testdata/models")
 set(NK_BENCH_MODELS_DIR "" CACHE PATH "directory of extra .nk models with <name>.input.npy, benchmarked only")
 set(nk_model_globs "${NK_MODELS_DIR}/*.nk")
 if(NK_TARGET MATCHES "^cortex-m(4f|55)$" OR NK_BENCH_MODELS_DIR)
-  list(APPEND nk_model_globs "${NK_ROOT}/testdata/fashion_i8/*.nk")
+  # and the float GRU keyword spotter (testdata/kws, PyTorch's logits):
+  # one small model test, kws_gru, well under a second of QEMU
+  list(APPEND nk_model_globs "${NK_ROOT}/testdata/fashion_i8/*.nk" "${NK_ROOT}/testdata/kws/*.nk")
 endif()
 if(NK_BENCH_MODELS_DIR)
   list(APPEND nk_model_globs "${NK_BENCH_MODELS_DIR}/*.nk")
