@@ -74,7 +74,7 @@ func TestConvertFashionMNIST(t *testing.T) {
 			assert.True(t, bytes.Equal(made, committed), "testdata/fashion/%s.nk is stale: regenerate it with netkit convert", name)
 
 			out := filepath.Join(dir, name+".out.npy")
-			code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(fashion, "gru.input.npy"), "--output", out)
+			code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(fashion, "input.npy"), "--output", out)
 			require.Equal(t, 0, code, stderr)
 			got := f32(t, readNpy(t, out))
 			ref := f32(t, readNpy(t, filepath.Join(fashion, name+"_logits.npy")))
