@@ -391,11 +391,12 @@ NK_API nk_status nk_model_profile(nk_model_t *m, uint64_t *op_ns, int32_t n_ops,
 /* Inspect: exact memory figures and a per-op table                    */
 /* ------------------------------------------------------------------ */
 
-#define NK_OP_NAME_MAX 48
+/* fused ONNX ops are named "A+B" from two path-like node names */
+#define NK_OP_NAME_MAX 128
 
 typedef struct nk_op_info_t {
     char op[24];              /* "conv2d", "dense", ... */
-    char name[NK_OP_NAME_MAX]; /* op name from the file, truncated */
+    char name[NK_OP_NAME_MAX]; /* op name from the file, truncated to NK_OP_NAME_MAX - 1 bytes */
     int32_t index;
     int32_t out_rank;
     int32_t out_dims[NK_MAX_DIMS]; /* first output's shape */

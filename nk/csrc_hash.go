@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6302ecca668a8a295453cd7d684f4c5153d8ef9ca5910df130d03c4ff73e5318"
+const csrcHash = "739db6fe3ef589295da67f952b37d37ce09939992c214e6a494143f7c4e7a0c9"

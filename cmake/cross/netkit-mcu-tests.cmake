@@ -8,8 +8,9 @@
 #                      MCU and run under QEMU; test files are read from the
 #                      host over semihosting
 #   model_<name>       end to end: every bundled model in testdata/models
-#                      (and on M4F/M55 testdata/fashion_i8, as
-#                      model_fashion_i8_<name>)
+#                      (and on M4F/M55 testdata/fashion_i8 and
+#                      testdata/pytorch, as model_fashion_i8_<name> and
+#                      model_pytorch_<name>)
 #                      with test vectors, embedded in flash, run from a
 #                      static arena, outputs against the host's reference
 #   bench_<name>       (not a test) the instruction-count benchmark program
@@ -151,16 +152,16 @@ endfunction()
 # float I/O, expected = the host's output) run the same way, named
 # fashion_i8_<name>, on the targets with a fast int8 set that issue 12
 # names (the others run the portable kernels the host tests check): a few
-# seconds of make test per target.
+# seconds of make test per target. So do the reference models exported from
+# PyTorch (testdata/pytorch, expected = PyTorch's float64 outputs), named
+# pytorch_<name>, on the same two targets (issue 14).
 # NK_BENCH_MODELS_DIR adds models with inputs and no expected outputs as
 # benchmark programs only (scripts/bench-mcu.sh: the float Fashion models).
 set(NK_MODELS_DIR "${NK_ROOT}/testdata/models")
 set(NK_BENCH_MODELS_DIR "" CACHE PATH "directory of extra .nk models with <name>.input.npy, benchmarked only")
 set(nk_model_globs "${NK_MODELS_DIR}/*.nk")
 if(NK_TARGET MATCHES "^cortex-m(4f|55)$" OR NK_BENCH_MODELS_DIR)
-  # and the float GRU keyword spotter (testdata/kws, PyTorch's logits):
-  # one small model test, kws_gru, well under a second of QEMU
-  list(APPEND nk_model_globs "${NK_ROOT}/testdata/fashion_i8/*.nk" "${NK_ROOT}/testdata/kws/*.nk")
+  list(APPEND nk_model_globs "${NK_ROOT}/testdata/fashion_i8/*.nk" "${NK_ROOT}/testdata/pytorch/*.nk")
 endif()
 if(NK_BENCH_MODELS_DIR)
   list(APPEND nk_model_globs "${NK_BENCH_MODELS_DIR}/*.nk")

@@ -93,6 +93,42 @@ func TestConvertFashionMNIST(t *testing.T) {
 	}
 }
 
+// The reference models exported from PyTorch (testdata/gen: the keyword
+// transformer, ...): `netkit convert` makes exactly the committed .nk, and
+// `netkit run` on their inputs gives PyTorch's float64 outputs within 1e-4.
+func TestConvertPyTorchReferences(t *testing.T) {
+	models, err := filepath.Glob(filepath.Join("..", "..", "testdata", "pytorch", "*.onnx"))
+	require.NoError(t, err)
+	require.NotEmpty(t, models)
+	dir := t.TempDir()
+	for _, src := range models {
+		base := src[:len(src)-len(".onnx")]
+		name := filepath.Base(base)
+		t.Run(name, func(t *testing.T) {
+			dst := filepath.Join(dir, name+".nk")
+			code, _, stderr := cli(t, "convert", src, "-o", dst)
+			require.Equal(t, 0, code, stderr)
+			made, err := os.ReadFile(dst)
+			require.NoError(t, err)
+			committed, err := os.ReadFile(base + ".nk")
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(made, committed), "%s.nk is stale: regenerate it with netkit convert", base)
+
+			out := filepath.Join(dir, name+".out.npy")
+			code, _, stderr = cli(t, "run", dst, "--input", base+".input.npy", "--output", out)
+			require.Equal(t, 0, code, stderr)
+			got, want := f32(t, readNpy(t, out)), f32(t, readNpy(t, base+".expected.npy"))
+			require.Len(t, got, len(want))
+			worst := 0.0
+			for i := range want {
+				worst = math.Max(worst, math.Abs(float64(got[i]-want[i])))
+			}
+			assert.LessOrEqual(t, worst, 1e-4)
+			t.Logf("%s via the CLI: max |output - PyTorch| = %.3g", name, worst)
+		})
+	}
+}
+
 // The MLP's figures by hand: Linear(784,64), Linear(64,64), Linear(64,10).
 func TestConvertSummaryMLP(t *testing.T) {
 	code, stdout, stderr := cli(t, "convert", filepath.Join(fashion, "mlp.onnx"), "-o", filepath.Join(t.TempDir(), "m.nk"))
@@ -184,38 +220,14 @@ func TestConvertRefusesUnsupported(t *testing.T) {
 	}
 }
 
-// The GRU keyword spotter (testdata/gen/kws_gru.py): `netkit convert` makes
-// the committed .nk and `netkit run` on its 16 sequences gives PyTorch's
-// logits within 1e-4.
-func TestConvertKWSGRU(t *testing.T) {
-	kws := filepath.Join("..", "..", "testdata", "kws")
+// The GRU keyword spotter (testdata/pytorch/kws_gru, whose convert and run
+// TestConvertPyTorchReferences checks) converted with --stream-state: inspect
+// shows the persistent state.
+func TestConvertStreamState(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "gru.nk")
-	code, stdout, stderr := cli(t, "convert", filepath.Join(kws, "gru.onnx"), "-o", dst)
+	code, _, stderr := cli(t, "convert", filepath.Join("..", "..", "testdata", "pytorch", "kws_gru.onnx"), "--stream-state", "-o", dst)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, "3: dense x1, gru x1, reshape x1", summaryValue(t, stdout, "ops"))
-	made, err := os.ReadFile(dst)
-	require.NoError(t, err)
-	committed, err := os.ReadFile(filepath.Join(kws, "gru.nk"))
-	require.NoError(t, err)
-	assert.True(t, bytes.Equal(made, committed), "testdata/kws/gru.nk is stale: regenerate it with netkit convert")
-
-	out := filepath.Join(t.TempDir(), "out.npy")
-	code, _, stderr = cli(t, "run", dst, "--input", filepath.Join(kws, "gru.input.npy"), "--output", out)
-	require.Equal(t, 0, code, stderr)
-	got, ref := f32(t, readNpy(t, out)), f32(t, readNpy(t, filepath.Join(kws, "gru.expected.npy")))
-	require.Len(t, got, 64)
-	require.Len(t, ref, 64)
-	worst := 0.0
-	for i := range got {
-		worst = math.Max(worst, math.Abs(float64(got[i]-ref[i])))
-	}
-	assert.LessOrEqual(t, worst, 1e-4)
-	t.Logf("GRU keyword spotter via the CLI: max |logit - PyTorch| = %.3g", worst)
-
-	// streaming: the state is counted by inspect
-	code, stdout, stderr = cli(t, "convert", filepath.Join(kws, "gru.onnx"), "--stream-state", "-o", dst)
-	require.Equal(t, 0, code, stderr)
-	code, stdout, stderr = cli(t, "inspect", dst)
+	code, stdout, stderr := cli(t, "inspect", dst)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "of which state", "inspect shows the persistent state")
 	assert.Contains(t, stdout, "96 B kept across invokes", "one GRU state: 24 floats")

@@ -53,7 +53,7 @@ type CTensor struct {
 // COpInfo mirrors nk_op_info_t.
 type COpInfo struct {
 	Op             [24]byte
-	Name           [48]byte
+	Name           [128]byte
 	Index          int32
 	OutRank        int32
 	OutDims        [MaxDims]int32

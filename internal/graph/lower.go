@@ -799,35 +799,57 @@ func positive(name string, v []int, n int) error {
 	return nil
 }
 
+// convWindow checks what Conv and ConvTranspose share past their weights'
+// layout: kernel_shape agrees with the weights' spatial dims, strides and
+// dilations are two positive values each.
+func convWindow(s *srcNode, w *Tensor) (strides, dil []int, err error) {
+	k := w.Shape[2:]
+	if ks := s.ints("kernel_shape", k); !slices.Equal(ks, k) {
+		return nil, nil, fmt.Errorf("attribute kernel_shape=%v disagrees with weights %v", ks, w.Shape)
+	}
+	strides, dil = s.ints("strides", []int{1, 1}), s.ints("dilations", []int{1, 1})
+	if err := positive("strides", strides, 2); err != nil {
+		return nil, nil, err
+	}
+	if err := positive("dilations", dil, 2); err != nil {
+		return nil, nil, err
+	}
+	return strides, dil, nil
+}
+
+// convBias is a Conv or ConvTranspose node's optional bias (input 2) as a
+// float tensor of o values, nil when the node has none.
+func convBias(n *Node, o int) (*Tensor, error) {
+	if len(n.In) < 3 || n.In[2] == nil {
+		return nil, nil
+	}
+	b := n.In[2]
+	if !b.Const || b.Elems() != o {
+		return nil, fmt.Errorf("bias (input 2) must be a constant of %d values", o)
+	}
+	return &Tensor{Name: b.Name, Shape: []int{o}, Const: true, F: floats(b)}, nil
+}
+
 func (g *Graph) lowerConv(n *Node) ([]*Node, error) {
 	s := n.src
 	x, w := n.In[0], n.In[1]
-	var b *Tensor
-	if len(n.In) > 2 {
-		b = n.In[2]
-	}
 	if len(x.Shape) != 4 {
 		return nil, fmt.Errorf("only 1-D and 2-D convolution are supported (input %v)", x.Shape)
 	}
 	if w == nil || !w.Const || len(w.Shape) != 4 {
 		return nil, fmt.Errorf("weights (input 1) must be a rank-4 constant")
 	}
-	if b != nil && (!b.Const || b.Elems() != w.Shape[0]) {
-		return nil, fmt.Errorf("bias (input 2) must be a constant of %d values", w.Shape[0])
+	bias, err := convBias(n, w.Shape[0])
+	if err != nil {
+		return nil, err
 	}
 	group := s.int("group", 1)
 	c, o, kh, kw := x.Shape[1], w.Shape[0], w.Shape[2], w.Shape[3]
 	if group < 1 || c%group != 0 || o%group != 0 || w.Shape[1]*group != c {
 		return nil, fmt.Errorf("attribute group=%d does not fit input channels %d and weights %v", group, c, w.Shape)
 	}
-	if ks := s.ints("kernel_shape", []int{kh, kw}); !slices.Equal(ks, []int{kh, kw}) {
-		return nil, fmt.Errorf("attribute kernel_shape=%v disagrees with weights %v", ks, w.Shape)
-	}
-	strides, dil := s.ints("strides", []int{1, 1}), s.ints("dilations", []int{1, 1})
-	if err := positive("strides", strides, 2); err != nil {
-		return nil, err
-	}
-	if err := positive("dilations", dil, 2); err != nil {
+	strides, dil, err := convWindow(s, w)
+	if err != nil {
 		return nil, err
 	}
 	begin, end, err := resolvePads(s, x.Shape[2:], []int{kh, kw}, strides, dil)
@@ -845,10 +867,7 @@ func (g *Graph) lowerConv(n *Node) ([]*Node, error) {
 	if group == c && c > 1 && w.Shape[1] == 1 {
 		kind, last = nkfile.OpDepthwiseConv2D, o/c
 	}
-	in := []*Tensor{x, wt, nil}
-	if b != nil {
-		in[2] = &Tensor{Name: b.Name, Shape: []int{o}, Const: true, F: floats(b)}
-	}
+	in := []*Tensor{x, wt, bias}
 	m := &Node{Op: n.Op, Kind: kind, Name: n.Name, In: in, Out: n.Out[:1], HasAct: true, ActMin: negInf, ActMax: inf}
 	m.Ints = []int{strides[0], strides[1], dil[0], dil[1], begin[0], begin[1], end[0], end[1], last}
 	return []*Node{m}, nil

@@ -130,14 +130,14 @@ func abs32(v float32) float32 {
 // within 1e-4 through nk and nkc, run whole and, converted with
 // StreamState over 10-frame chunks, run as two halves.
 func TestKWSGRU(t *testing.T) {
-	dir := "../../testdata/kws"
-	xs, xshape := readNpy(t, filepath.Join(dir, "gru.input.npy"))
+	dir := "../../testdata/pytorch"
+	xs, xshape := readNpy(t, filepath.Join(dir, "kws_gru.input.npy"))
 	require.Equal(t, []int{16, 20, 1, 10}, xshape)
-	want, wshape := readNpy(t, filepath.Join(dir, "gru.expected.npy"))
+	want, wshape := readNpy(t, filepath.Join(dir, "kws_gru.expected.npy"))
 	require.Equal(t, []int{16, 1, 4}, wshape)
 	per := 20 * 10
 	for _, streamed := range []bool{false, true} {
-		m, err := onnx.ReadFile(filepath.Join(dir, "gru.onnx"))
+		m, err := onnx.ReadFile(filepath.Join(dir, "kws_gru.onnx"))
 		require.NoError(t, err)
 		require.True(t, slices.ContainsFunc(m.Graph.Nodes, func(n *onnx.Node) bool { return n.OpType == "GRU" }))
 		chunks := 1

@@ -119,10 +119,6 @@ func (g *Graph) lowerResize(n *Node) ([]*Node, error) {
 func (g *Graph) lowerConvTranspose(n *Node) ([]*Node, error) {
 	s := n.src
 	x, w := n.In[0], n.In[1]
-	var b *Tensor
-	if len(n.In) > 2 {
-		b = n.In[2]
-	}
 	if len(x.Shape) != 4 {
 		return nil, fmt.Errorf("only 1-D and 2-D transposed convolution are supported (input %v)", x.Shape)
 	}
@@ -133,17 +129,12 @@ func (g *Graph) lowerConvTranspose(n *Node) ([]*Node, error) {
 		return nil, fmt.Errorf("attribute group=%d is not supported (only 1)", group)
 	}
 	o, kh, kw := w.Shape[1], w.Shape[2], w.Shape[3]
-	if b != nil && (!b.Const || b.Elems() != o) {
-		return nil, fmt.Errorf("bias (input 2) must be a constant of %d values", o)
-	}
-	if ks := s.ints("kernel_shape", []int{kh, kw}); !slices.Equal(ks, []int{kh, kw}) {
-		return nil, fmt.Errorf("attribute kernel_shape=%v disagrees with weights %v", ks, w.Shape)
-	}
-	strides, dil := s.ints("strides", []int{1, 1}), s.ints("dilations", []int{1, 1})
-	if err := positive("strides", strides, 2); err != nil {
+	bias, err := convBias(n, o)
+	if err != nil {
 		return nil, err
 	}
-	if err := positive("dilations", dil, 2); err != nil {
+	strides, dil, err := convWindow(s, w)
+	if err != nil {
 		return nil, err
 	}
 	outPad := s.ints("output_padding", []int{0, 0})
@@ -201,10 +192,7 @@ func (g *Graph) lowerConvTranspose(n *Node) ([]*Node, error) {
 	n.Out[0].Shape = shape
 	// [C, O, KH, KW] stored as [O, KH, KW, C]
 	wt := &Tensor{Name: w.Name, Shape: slices.Clone(w.Shape), Const: true, F: floats(w), Perm: []int{1, 2, 3, 0}}
-	in := []*Tensor{x, wt, nil}
-	if b != nil {
-		in[2] = &Tensor{Name: b.Name, Shape: []int{o}, Const: true, F: floats(b)}
-	}
+	in := []*Tensor{x, wt, bias}
 	m := &Node{Op: n.Op, Kind: nkfile.OpConvTranspose2D, Name: n.Name, In: in, Out: n.Out[:1], HasAct: true, ActMin: negInf, ActMax: inf}
 	m.Ints = []int{strides[0], strides[1], dil[0], dil[1], begin[0], begin[1], end[0], end[1]}
 	return []*Node{m}, nil

@@ -10,13 +10,13 @@ a random time; class 0 is noise only. The model: GRU(10 -> 24) over the
 frames, a linear head on the last hidden state (4 logits). PyTorch's GRU
 exports as ONNX GRU with linear_before_reset=1.
 
-Writes to testdata/kws/:
-  gru.onnx            the exported model (input x [20,1,10], seq-first)
-  gru.input.npy       16 test sequences [16,20,1,10] float32
-  gru.expected.npy    PyTorch's logits of each [16,1,4]
-  accuracy.txt        accuracy on 512 fresh synthetic sequences
+Writes to testdata/pytorch/ (and prints the accuracy on 512 fresh
+synthetic sequences):
+  kws_gru.onnx            the exported model (input x [20,1,10], seq-first)
+  kws_gru.input.npy       16 test sequences [16,20,1,10] float32
+  kws_gru.expected.npy    PyTorch's logits of each [16,1,4]
 The .nk next to them is made by
-  netkit convert testdata/kws/gru.onnx
+  netkit convert testdata/pytorch/kws_gru.onnx
 The Go tests read only these files, so they never need torch.
 """
 import os
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kws")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch")
 T, BANDS, HIDDEN, CLASSES = 20, 10, 24, 4
 
 
@@ -75,12 +75,10 @@ def main():
         xs = xs[:, :, None, :]  # [16, T, 1, BANDS]: one sequence per run
         logits = np.stack([model(s).numpy() for s in xs])  # [16, 1, CLASSES]
     os.makedirs(OUT, exist_ok=True)
-    torch.onnx.export(model, xs[0], os.path.join(OUT, "gru.onnx"), opset_version=14,
+    torch.onnx.export(model, xs[0], os.path.join(OUT, "kws_gru.onnx"), opset_version=14,
                       input_names=["x"], output_names=["logits"])
-    np.save(os.path.join(OUT, "gru.input.npy"), xs.numpy().astype(np.float32))
-    np.save(os.path.join(OUT, "gru.expected.npy"), logits.astype(np.float32))
-    with open(os.path.join(OUT, "accuracy.txt"), "w") as f:
-        f.write("gru %.4f\n" % acc)
+    np.save(os.path.join(OUT, "kws_gru.input.npy"), xs.numpy().astype(np.float32))
+    np.save(os.path.join(OUT, "kws_gru.expected.npy"), logits.astype(np.float32))
     print("accuracy %.4f" % acc)
 
 
