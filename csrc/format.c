@@ -284,8 +284,10 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
     }
     v[1] = rank;
     memcpy(&rec, r, sizeof rec);
-    if (rank > NK_MAX_DIMS || (flags & ~NK_FORMAT_TENSOR_CONST) != 0 || r[7] != 0) {
-        bad = NK_TEXT("tensor %u: rank %u > 6, or unknown flag or reserved bits set");
+    if (rank > NK_MAX_DIMS || (flags & ~NK_FORMAT_TENSOR_CONST) != 0 ||
+        (r[7] & ~NK_FORMAT_TENSOR_STATE) != 0 || (r[7] != 0 && flags != 0)) {
+        bad = NK_TEXT("tensor %u: rank %u > 6, unknown flag or state bits set, or a constant "
+                      "marked STATE");
         goto fail;
     }
     for (d = 0; d < NK_MAX_DIMS; d++) {
@@ -427,10 +429,10 @@ static nk_status nk_format_graph(const nk_image *img, const nk_tensor_rt *t, nk_
                              "graph %s %u: tensor id %u outside the %u tensors", what, v);
         for (j = 0; !is_out && j < k && nk_format_io_tensor(img, 0, j) != id; j++) {
         }
-        if (t[id].is_const || layout > NK_LAYOUT_NCHW || (!is_out && j < k))
+        if (t[id].is_const || layout > NK_LAYOUT_NCHW || (!is_out && (j < k || t[id].is_state)))
             return nk_fail_f(err, NK_ERR_FORMAT, -1,
-                             "graph %s %u: tensor %u is constant, listed twice, or has an "
-                             "unknown layout",
+                             "graph %s %u: tensor %u is constant, listed twice, a STATE input, "
+                             "or has an unknown layout",
                              what, v);
     }
     return NK_OK;
@@ -499,7 +501,8 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op
                 bad = NK_TEXT("op %u%q: input %u (tensor %u) does not exist");
                 break;
             }
-            if (!t[id].is_const && made[id] == 0) {
+            /* a STATE tensor holds a value from the start (zeros, or the last invoke's) */
+            if (!t[id].is_const && !t[id].is_state && made[id] == 0) {
                 bad = NK_TEXT("op %u%q: input %u (tensor %u) is read before any op produces it");
                 break;
             }

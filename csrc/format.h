@@ -34,6 +34,8 @@
 #define NK_FORMAT_MAX_IO 16u
 #define NK_FORMAT_MAX_DIM (1u << 24)
 #define NK_FORMAT_TENSOR_CONST 1u
+/* Record byte 7: 1 marks a STATE tensor (runtime, kept across invokes). */
+#define NK_FORMAT_TENSOR_STATE 1u
 
 enum nk_section_kind {
     NK_SECTION_TENSORS = 1,

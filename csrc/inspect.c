@@ -155,6 +155,8 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     rep->bytes_structs = m->stats.structs;
     rep->bytes_io = nk_inspect_io_bytes(m);
     rep->bytes_activations = m->plan.peak - rep->bytes_io;
+    for (i = 0; i < m->n_tensors; i++)
+        if (m->tensors[i].is_state) rep->bytes_state += nk_tensor_bytes(&m->tensors[i]);
     rep->bytes_workspace = m->workspace;
     rep->bytes_copied_weights = m->stats.copied_weights + m->stats.packed_weights + m->stats.file_copy;
 #if NETKIT_BACKEND

@@ -468,8 +468,17 @@ uint32_t nk_model_act_offset(const nk_model_t *m, uint32_t id) {
     return (uint32_t)((uintptr_t)m->ctx->data[id] - (uintptr_t)m->ctx->activations);
 }
 
+/* Zeroes c's STATE tensors (their planned slots hold nothing else). */
+static void nk_context_zero_state(nk_context_t *c) {
+    const nk_model_t *m = c->model;
+    uint32_t i;
+    if (c->activations == NULL) return;
+    for (i = 0; i < m->n_tensors; i++)
+        if (m->tensors[i].is_state) memset(c->data[i], 0, nk_tensor_bytes(&m->tensors[i]));
+}
+
 /* Points c at an activation block laid out as nk_context_block_bytes says
- * (NULL: none yet; the slots hold the offsets). */
+ * (NULL: none yet; the slots hold the offsets); its state starts at zero. */
 static void nk_context_bind(nk_context_t *c, uint8_t *block) {
     const nk_model_t *m = c->model;
     uint32_t i;
@@ -478,6 +487,19 @@ static void nk_context_bind(nk_context_t *c, uint8_t *block) {
                                             : (void *)((uintptr_t)block + nk_model_act_offset(m, i));
     c->activations = block;
     c->workspace = block != NULL ? block + ((m->plan.peak + 15u) & ~(uint64_t)15u) : NULL;
+    nk_context_zero_state(c);
+}
+
+nk_status nk_context_reset_state(nk_context_t *c) {
+    if (c == NULL) return NK_ERR_ARG;
+    nk_context_zero_state(c);
+    return NK_OK;
+}
+
+nk_status nk_model_reset_state(nk_model_t *m) {
+    if (m == NULL) return NK_ERR_ARG;
+    if (!nk_model_ready(m)) return NK_ERR_STATE;
+    return nk_context_reset_state(m->ctx);
 }
 
 /* A context's record and its data table (zeroed), unbound. */

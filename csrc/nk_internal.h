@@ -69,7 +69,7 @@ typedef struct nk_tensor_rt {
     uint8_t dtype;           /* nk_dtype */
     uint8_t rank;
     uint8_t is_const;        /* the record's flags: bit 0 CONST, the only bit a valid file sets */
-    uint8_t reserved;
+    uint8_t is_state;        /* 1: a STATE tensor (persistent across invokes, docs/MEMORY.md) */
     int32_t dims[NK_MAX_DIMS];
     uint32_t data_offset;    /* CONST: payload offset in the image; NK_NONE otherwise */
     uint32_t data_size;      /* CONST: payload bytes; 0 otherwise (nk_tensor_bytes for all) */

@@ -45,8 +45,10 @@ enum nk_op_type {
     NK_OP_LAYER_NORM = 38,
     NK_OP_RESIZE2D = 40,
     NK_OP_CONV_TRANSPOSE2D = 41,
+    NK_OP_LSTM = 42,
+    NK_OP_GRU = 43,
     /* one past the last float op */
-    NK_OP_TYPE_COUNT = 42,
+    NK_OP_TYPE_COUNT = 44,
     /* int8 ops (docs/NK_FORMAT.md "int8 ops") */
     NK_OP_CONV2D_I8 = 64,
     NK_OP_DEPTHWISE_CONV2D_I8 = 65,
@@ -106,6 +108,8 @@ enum nk_op_type {
     X(NK_OP_LAYER_NORM, "layer_norm") \
     X(NK_OP_RESIZE2D, "resize2d") \
     X(NK_OP_CONV_TRANSPOSE2D, "conv_transpose2d") \
+    X(NK_OP_LSTM, "lstm") \
+    X(NK_OP_GRU, "gru") \
     X(NK_OP_CONV2D_I8, "conv2d_i8") \
     X(NK_OP_DEPTHWISE_CONV2D_I8, "depthwise_conv2d_i8") \
     X(NK_OP_DENSE_I8, "dense_i8") \

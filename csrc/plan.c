@@ -186,7 +186,7 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
 static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
     uint32_t i, k, j;
     for (i = 0; i < w->n; i++) {
-        w->first[i] = (w->io[i] & 1u) && !w->t[i].is_const ? 0u : NK_NONE;
+        w->first[i] = ((w->io[i] & 1u) && !w->t[i].is_const) || w->t[i].is_state ? 0u : NK_NONE;
         w->last[i] = 0;
         w->root[i] = i;
         w->size[i] = nk_tensor_bytes(&w->t[i]);
@@ -198,12 +198,14 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         }
         for (j = 0; j < ops[k].n_out; j++) {
             uint32_t id = ops[k].out[j];
-            w->first[id] = k;
+            if (!w->t[id].is_state) w->first[id] = k;
             if (w->last[id] < k) w->last[id] = k;
         }
     }
+    /* graph outputs live past the last op; STATE tensors over every op and
+     * past it, so no tensor ever shares their bytes: the persistent region */
     for (i = 0; i < w->n; i++)
-        if ((w->io[i] & 2u) && w->first[i] != NK_NONE) w->last[i] = n_ops;
+        if (((w->io[i] & 2u) && w->first[i] != NK_NONE) || w->t[i].is_state) w->last[i] = n_ops;
 
     for (k = 0; k < n_ops; k++) {
         nk_op_rt *op = &ops[k];
@@ -244,7 +246,8 @@ static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint
     if (op->impl != NULL) return NK_NONE; /* a vendor kernel's order is not ours to prove */
 #endif
     x = w->root[op->in[0]];
-    if (w->last[x] != k || w->root[op->out[0]] != op->out[0]) return NK_NONE;
+    if (w->last[x] != k || w->root[op->out[0]] != op->out[0] || w->t[op->out[0]].is_state)
+        return NK_NONE;
     for (j = 1; j < op->n_in; j++)
         if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == x) return NK_NONE;
     return x;

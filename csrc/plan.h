@@ -13,6 +13,9 @@
  *    (graph inputs at step 0) and dies at the last op that reads it. Graph
  *    outputs stay alive one step past the last op, so no op ever overwrites
  *    them. An output nobody reads still lives for the step that writes it.
+ *    A STATE tensor (recurrent state, docs/MEMORY.md) lives from step 0 to
+ *    past the last op: no other tensor shares its bytes, so its value
+ *    carries from one invoke to the next.
  *
  * 2. Buffers. Tensors that can share storage are merged into one buffer
  *    whose lifetime is the union of theirs:

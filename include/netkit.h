@@ -94,7 +94,7 @@ extern "C" {
 /* Bumped whenever a public struct layout or function signature changes or
  * an exported function goes (2: nk_arena_fail_at became test-only); nkc
  * (purego) refuses a library whose nk_abi_version() differs. */
-#define NK_ABI_VERSION 4u
+#define NK_ABI_VERSION 5u
 #define NK_VERSION_STRING "0.1.0"
 
 #define NK_MAX_DIMS 6
@@ -292,6 +292,19 @@ NK_API nk_status nk_model_invoke(nk_model_t *m, nk_error_t *err);
 NK_API nk_status nk_model_run(nk_model_t *m, const void *in, size_t in_bytes,
                               void *out, size_t out_bytes, nk_error_t *err);
 
+/* STATE. A streaming recurrent model (`netkit convert --stream-state`)
+ * keeps its LSTM/GRU states in STATE tensors: part of the activation block
+ * that no other tensor shares (docs/MEMORY.md), zero when the block is
+ * bound, carried from one invoke to the next, so invoking on the chunks of
+ * a sequence in order equals invoking on the whole sequence. Each context
+ * has its own state. Resetting zeroes it (a new sequence starts); it is a
+ * no-op for a model without STATE tensors. A model with state must not
+ * share its activation block with another model (nk_model_load_buffer_shared):
+ * the other model's run overwrites it. NK_ERR_ARG on NULL; NK_ERR_STATE on
+ * an unloaded model. */
+NK_API nk_status nk_model_reset_state(nk_model_t *m);
+NK_API nk_status nk_context_reset_state(nk_context_t *c);
+
 /* SHARED ACTIVATIONS. Models that run one after another, never at the
  * same time, may share one activation block (activations and workspace):
  * the arena then holds each model's records plus the largest block, not
@@ -447,6 +460,9 @@ typedef struct nk_report_t {
      * nk_model_report): exact for the host's ABI, as arena_after_load. */
     uint64_t region_records;      /* the records arena */
     uint64_t region_activations;  /* the activations arena: activation block + workspace */
+    /* Of bytes_activations and bytes_io: the STATE tensors (recurrent state
+     * kept across invokes; no other tensor shares their bytes). */
+    uint64_t bytes_state;
 } nk_report_t;
 
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)

@@ -52,9 +52,13 @@ type Report struct {
 	// and the activation block with the workspace (fast RAM). Inspect only;
 	// 0 from Model.Report.
 	RegionRecords, RegionActivations int64
-	NumTensors                       int
-	Inputs, Outputs                  []TensorInfo
-	Ops                              []OpInfo
+	// BytesState is the part of BytesActivations and BytesIO that the
+	// STATE tensors hold: recurrent state kept from one run to the next
+	// (docs/MEMORY.md), shared with no other tensor.
+	BytesState      int64
+	NumTensors      int
+	Inputs, Outputs []TensorInfo
+	Ops             []OpInfo
 	// TensorOffsets is the activation plan: tensor i's byte offset in
 	// the activation block, -1 for a constant (nk_model_tensor_offsets).
 	TensorOffsets []int64
@@ -331,7 +335,7 @@ func wrapReport(r *engine.Report, err error) (*Report, error) {
 		BytesActivations: r.BytesActivations, BytesIO: r.BytesIO, BytesWorkspace: r.BytesWorkspace,
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
-		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations,
+		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations, BytesState: r.BytesState,
 		TensorOffsets: r.TensorOffsets,
 		Inputs:        wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}
@@ -416,6 +420,14 @@ func (m *Model) RunProfiled(ins, outs [][]byte, opTimes []time.Duration) error {
 	return wrapErr(m.m.RunProfiled(ins, outs, opTimes))
 }
 
+// ResetState zeroes the model's recurrent state: the LSTM/GRU states of a
+// model converted with --stream-state (STATE tensors, docs/MEMORY.md),
+// which each Run otherwise carries into the next, so that running on the
+// chunks of a sequence in order equals running on the whole sequence. Call
+// it before a new sequence; a load starts at zero. A no-op for a model
+// without state.
+func (m *Model) ResetState() error { return wrapErr(m.m.ResetState()) }
+
 // NewSession creates a context with its own activations over the model.
 func (m *Model) NewSession() (*Session, error) {
 	s, err := m.m.NewSession()
@@ -460,6 +472,10 @@ func (s *Session) Close() error { return wrapErr(s.s.Close()) }
 
 // Run is Model.Run on this session's context.
 func (s *Session) Run(in, out []float32) error { return wrapErr(s.s.Run(in, out)) }
+
+// ResetState is Model.ResetState on this session's context: each session
+// keeps its own recurrent state.
+func (s *Session) ResetState() error { return wrapErr(s.s.ResetState()) }
 
 // Predict is Model.Predict on this session's context.
 func (s *Session) Predict(in []float32) ([]float32, error) { return wrap2(s.s.Predict(in)) }

@@ -113,6 +113,12 @@ var backend = engine.Backend{
 	ContextInvoke: func(c unsafe.Pointer, e *engine.CError) engine.Status {
 		return engine.Status(C.nk_context_invoke(ctx(c), cerr(e)))
 	},
+	ModelResetState: func(m unsafe.Pointer) engine.Status {
+		return engine.Status(C.nk_model_reset_state(model(m)))
+	},
+	ContextResetState: func(c unsafe.Pointer) engine.Status {
+		return engine.Status(C.nk_context_reset_state(ctx(c)))
+	},
 	ModelProfile: func(m unsafe.Pointer, opNs *uint64, n int32, e *engine.CError) engine.Status {
 		return engine.Status(C.nk_model_profile(model(m), (*C.uint64_t)(unsafe.Pointer(opNs)), C.int32_t(n), cerr(e)))
 	},

@@ -38,7 +38,8 @@ const size_t nk_go_layout_report[] = { sizeof(nk_report_t),
 	offsetof(nk_report_t, macs), offsetof(nk_report_t, param_bytes), offsetof(nk_report_t, num_ops),
 	offsetof(nk_report_t, num_tensors), offsetof(nk_report_t, num_inputs),
 	offsetof(nk_report_t, num_outputs), offsetof(nk_report_t, backend_heap_bytes),
-	offsetof(nk_report_t, region_records), offsetof(nk_report_t, region_activations) };
+	offsetof(nk_report_t, region_records), offsetof(nk_report_t, region_activations),
+	offsetof(nk_report_t, bytes_state) };
 */
 import "C"
 

@@ -118,7 +118,7 @@ type lib struct {
 	numInputs, numOutputs, meta, arenaSize, loadBuffer, loadFile, modelInput, modelOutput,
 	modelInvoke, contextCreate, contextInput, contextOutput, contextInvoke, report,
 	numOps, modelProfile, contextProfile, loadBufferShared, activationSize, bindActivations,
-	arenaAlloc, regionSizes, tensorOffsets uintptr
+	arenaAlloc, regionSizes, tensorOffsets, modelResetState, contextResetState uintptr
 }
 
 type symbol struct {
@@ -143,6 +143,7 @@ func (l *lib) symbols() []symbol {
 		{"nk_model_profile", &l.modelProfile}, {"nk_context_profile", &l.contextProfile},
 		{"nk_model_load_buffer_shared", &l.loadBufferShared}, {"nk_model_activation_size", &l.activationSize},
 		{"nk_model_bind_activations", &l.bindActivations}, {"nk_arena_alloc", &l.arenaAlloc},
+		{"nk_model_reset_state", &l.modelResetState}, {"nk_context_reset_state", &l.contextResetState},
 		{"nk_model_region_sizes", &l.regionSizes},
 	}
 }
@@ -260,9 +261,17 @@ func (l *lib) backend() *engine.Backend {
 				uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(e)))
 			return c, status(r)
 		},
-		ContextInput:   l.tensorCall(l.contextInput),
-		ContextOutput:  l.tensorCall(l.contextOutput),
-		ContextInvoke:  invokeCall(l.contextInvoke),
+		ContextInput:  l.tensorCall(l.contextInput),
+		ContextOutput: l.tensorCall(l.contextOutput),
+		ContextInvoke: invokeCall(l.contextInvoke),
+		ModelResetState: func(m unsafe.Pointer) engine.Status {
+			r, _, _ := purego.SyscallN(l.modelResetState, uintptr(m))
+			return status(r)
+		},
+		ContextResetState: func(c unsafe.Pointer) engine.Status {
+			r, _, _ := purego.SyscallN(l.contextResetState, uintptr(c))
+			return status(r)
+		},
 		ModelProfile:   profileCall(l.modelProfile),
 		ContextProfile: profileCall(l.contextProfile),
 	}

@@ -48,6 +48,10 @@ for m in "${FASHION[@]}"; do
     model_file[fashion_i8_$m]=testdata/fashion_i8/$m.nk
 done
 FLOAT_DIR=$(cd "$FLOAT_DIR" && pwd)
+# The float GRU keyword spotter (testdata/pytorch; built as pytorch_kws_gru
+# by cmake/cross/netkit-mcu-tests.cmake on cortex-m4f and cortex-m55).
+models+=(pytorch_kws_gru)
+model_file[pytorch_kws_gru]=testdata/pytorch/kws_gru.nk
 declare -A fashion_insns=() fashion_arena=()
 if ((${#models[@]} == 0)); then
     echo "bench-mcu: no testdata/models/<name>.nk with <name>.input.npy (or .input0.npy)" >&2

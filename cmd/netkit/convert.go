@@ -76,6 +76,13 @@ N samples, and every graph input and output leads with N ('netkit run' and
 the Go API's RunBatch split and pad whole batches). The default, 1, runs
 one sample per invoke. A model whose batch is fixed at another size fails.
 
+--stream-state (ONNX) makes every LSTM and GRU keep its final state for the
+next invoke (STATE tensors, docs/MEMORY.md): invoking on the chunks of a
+sequence in order then equals invoking on the whole sequence, as TFLite's
+UNIDIRECTIONAL_SEQUENCE_LSTM with variable tensors does. The state is zero
+after a load and after Model.ResetState (C: nk_model_reset_state). Forward
+layers without initial_h, initial_c or uneven sequence_lens only.
+
 The summary lists the ops, parameters, multiply-accumulates per inference,
 what the passes folded, and the arena the model needs, as 'netkit inspect'
 computes it.`,
@@ -87,6 +94,7 @@ computes it.`,
 			scale := fs.String("scale", "", "image preprocessing: `FACTOR` of the 0..255 pixels before mean and std (default 1/255)")
 			rounding := fs.String("rounding", "double", "int8 requantization rounding of the target runtime: `double` or single (TFLite models)")
 			batch := fs.Int("batch", 1, "samples per invoke: the size of a symbolic batch dimension `N`")
+			stream := fs.Bool("stream-state", false, "ONNX LSTM/GRU carry their final state into the next invoke (streaming over chunks of a sequence)")
 			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL.onnx or MODEL.tflite, have %d arguments", len(args))
@@ -130,9 +138,12 @@ computes it.`,
 					if err != nil {
 						return usagef("--rounding: %v", err)
 					}
+					if *stream {
+						return usagef("--stream-state: for ONNX LSTM/GRU models only")
+					}
 					return convertTFLite(args[0], dst, labelText, pre, r, *batch, data, report)
 				}
-				return convertONNX(args[0], dst, labelText, pre, *batch, data, report)
+				return convertONNX(args[0], dst, labelText, pre, *batch, *stream, data, report)
 			}
 		},
 	})
@@ -179,12 +190,12 @@ func checkLabels(labels string, outs []nk.TensorInfo) error {
 }
 
 // onnxToNK reads and converts an ONNX model to a .nk model.
-func onnxToNK(src, labels string, batch int) (*graph.Graph, *nkfile.Model, error) {
+func onnxToNK(src, labels string, batch int, streamState bool) (*graph.Graph, *nkfile.Model, error) {
 	m, err := onnx.ReadFile(src)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := graph.Options{Source: filepath.Base(src), Labels: labels, Batch: batch}
+	opts := graph.Options{Source: filepath.Base(src), Labels: labels, Batch: batch, StreamState: streamState}
 	g, err := graph.Convert(m, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", src, err)
@@ -203,8 +214,8 @@ func onnxToNK(src, labels string, batch int) (*graph.Graph, *nkfile.Model, error
 	return g, model, nil
 }
 
-func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, data, stdout io.Writer) error {
-	g, model, err := onnxToNK(src, labels, batch)
+func convertONNX(src, dst, labels string, pre *nkimage.Preprocess, batch int, streamState bool, data, stdout io.Writer) error {
+	g, model, err := onnxToNK(src, labels, batch, streamState)
 	if err != nil {
 		return err
 	}

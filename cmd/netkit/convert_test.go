@@ -219,3 +219,16 @@ func TestConvertRefusesUnsupported(t *testing.T) {
 		assert.InDelta(t, 1/(1+math.Exp(-x)), out[i], 1e-6)
 	}
 }
+
+// The GRU keyword spotter (testdata/pytorch/kws_gru, whose convert and run
+// TestConvertPyTorchReferences checks) converted with --stream-state: inspect
+// shows the persistent state.
+func TestConvertStreamState(t *testing.T) {
+	dst := filepath.Join(t.TempDir(), "gru.nk")
+	code, _, stderr := cli(t, "convert", filepath.Join("..", "..", "testdata", "pytorch", "kws_gru.onnx"), "--stream-state", "-o", dst)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr := cli(t, "inspect", dst)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "of which state", "inspect shows the persistent state")
+	assert.Contains(t, stdout, "96 B kept across invokes", "one GRU state: 24 floats")
+}

@@ -103,6 +103,9 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	row("  structs", sz(r.BytesStructs))
 	row("  activations", sz(r.BytesActivations))
 	row("  graph I/O", sz(r.BytesIO))
+	if r.BytesState > 0 {
+		row("  of which state", sz(r.BytesState)+" kept across invokes (recurrent state)")
+	}
 	row("  workspace", sz(r.BytesWorkspace))
 	row("  copied weights", sz(r.BytesCopiedWeights))
 	row("  padding", sz(r.BytesPadding))
@@ -186,6 +189,7 @@ type jsonReport struct {
 	ActivationLowerBound int64        `json:"activation_lower_bound"`
 	PingPongBytes        int64        `json:"pingpong_bytes"`
 	BackendHeapBytes     int64        `json:"backend_heap_bytes"`
+	StateBytes           int64        `json:"state_bytes,omitempty"`
 	Breakdown            struct {
 		Structs       int64 `json:"structs"`
 		Activations   int64 `json:"activations"`
@@ -221,7 +225,7 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool
 		ModelBytes: r.ModelBytes, ContextBytes: r.ContextBytes, Workspace: r.Workspace,
 		FlashPayload: r.FlashPayload, ParamBytes: r.ParamBytes, MACs: r.MACs,
 		PeakActivations: r.PeakActivations, ActivationLowerBound: r.ActivationLowerBound,
-		PingPongBytes: r.PingPongBytes, BackendHeapBytes: r.BackendHeapBytes, Declare: declareLine(r),
+		PingPongBytes: r.PingPongBytes, BackendHeapBytes: r.BackendHeapBytes, StateBytes: r.BytesState, Declare: declareLine(r),
 	}
 	j.Breakdown.Structs, j.Breakdown.Activations, j.Breakdown.IO = r.BytesStructs, r.BytesActivations, r.BytesIO
 	j.Breakdown.Workspace, j.Breakdown.CopiedWeights, j.Breakdown.Padding = r.BytesWorkspace, r.BytesCopiedWeights, r.BytesPadding

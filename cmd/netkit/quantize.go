@@ -218,7 +218,7 @@ func (q *quantizeJob) floatModel() (*nkfile.Model, error) {
 		}
 		return m, nil
 	case formatONNX:
-		g, m, err := onnxToNK(q.src, "", 1)
+		g, m, err := onnxToNK(q.src, "", 1, false)
 		if err == nil && g.HasQDQ() {
 			return nil, fmt.Errorf("%s is already quantized (QuantizeLinear/DequantizeLinear or QLinear ops): 'netkit convert' it as it is", q.src)
 		}

@@ -21,6 +21,7 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_slice_f32,        &nk_op_matmul_f32,       &nk_op_layer_norm_f32,
     /* ids 40.. */
     &nk_op_resize2d_f32,     &nk_op_conv_transpose2d_f32, &nk_op_resize2d_i8,
+    &nk_op_lstm_f32,         &nk_op_gru_f32,
     /* int8 (ids 64..75; QUANTIZE has an f32 and an i8 entry) */
     &nk_op_conv2d_i8,        &nk_op_depthwise_conv2d_i8, &nk_op_dense_i8,
     &nk_op_avg_pool2d_i8,    &nk_op_max_pool2d_i8,    &nk_op_add_i8,

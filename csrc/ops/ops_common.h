@@ -55,6 +55,8 @@ NK_HIDDEN extern const nk_op_def nk_op_layer_norm_f32;
 NK_HIDDEN extern const nk_op_def nk_op_resize2d_f32;
 NK_HIDDEN extern const nk_op_def nk_op_resize2d_i8;
 NK_HIDDEN extern const nk_op_def nk_op_conv_transpose2d_f32;
+NK_HIDDEN extern const nk_op_def nk_op_lstm_f32;
+NK_HIDDEN extern const nk_op_def nk_op_gru_f32;
 
 /* ---- error messages without stdio (on top of format.h's nk_msg) ---- */
 

@@ -49,6 +49,8 @@ var evalOf = map[string]string{
 	"nk_op_reduce_sum_f32":       "nk_reduce_eval",
 	"nk_op_reduce_max_f32":       "nk_reduce_eval",
 	"nk_op_layer_norm_f32":       "nk_layer_norm_eval",
+	"nk_op_lstm_f32":             "nk_rnn_eval",
+	"nk_op_gru_f32":              "nk_rnn_eval",
 	"nk_op_matmul_f32":           "nk_matmul_eval",
 	"nk_op_slice_f32":            "nk_ops_slice_eval",
 	"nk_op_hard_swish_f32":       "nk_hard_swish_eval",

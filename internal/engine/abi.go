@@ -12,7 +12,7 @@ import "unsafe"
 const MaxDims = 6
 
 // ABIVersion is the NK_ABI_VERSION these mirrors match.
-const ABIVersion = 4
+const ABIVersion = 5
 
 // CArena mirrors nk_arena_t.
 type CArena struct {
@@ -100,6 +100,7 @@ type CReport struct {
 	BackendHeapBytes     uint64
 	RegionRecords        uint64
 	RegionActivations    uint64
+	BytesState           uint64
 }
 
 // StructLayout is the size and field offsets of one mirrored struct, in
@@ -154,12 +155,12 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(r.BytesCopiedWeights), unsafe.Offsetof(r.BytesPadding), unsafe.Offsetof(r.MACs),
 				unsafe.Offsetof(r.ParamBytes), unsafe.Offsetof(r.NumOps), unsafe.Offsetof(r.NumTensors),
 				unsafe.Offsetof(r.NumInputs), unsafe.Offsetof(r.NumOutputs), unsafe.Offsetof(r.BackendHeapBytes),
-				unsafe.Offsetof(r.RegionRecords), unsafe.Offsetof(r.RegionActivations)},
+				unsafe.Offsetof(r.RegionRecords), unsafe.Offsetof(r.RegionActivations), unsafe.Offsetof(r.BytesState)},
 			[]string{"arena_after_load", "arena_after_forward", "model_bytes", "context_bytes", "peak_activations",
 				"activation_lower_bound", "pingpong_bytes", "workspace", "flash_payload", "file_bytes",
 				"bytes_structs", "bytes_activations", "bytes_io", "bytes_workspace", "bytes_copied_weights",
 				"bytes_padding", "macs", "param_bytes", "num_ops", "num_tensors", "num_inputs", "num_outputs",
-				"backend_heap_bytes", "region_records", "region_activations"}},
+				"backend_heap_bytes", "region_records", "region_activations", "bytes_state"}},
 	}
 }
 

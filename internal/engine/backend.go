@@ -47,6 +47,9 @@ type Backend struct {
 	ContextInput  func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_input
 	ContextOutput func(c unsafe.Pointer, i int32, t *CTensor) Status // nk_context_output
 	ContextInvoke func(c unsafe.Pointer, e *CError) Status           // nk_context_invoke
+	// nk_model_reset_state / nk_context_reset_state: zero the STATE tensors.
+	ModelResetState   func(m unsafe.Pointer) Status
+	ContextResetState func(c unsafe.Pointer) Status
 
 	// nk_model_profile / nk_context_profile: an invoke that stores each
 	// op's time in ns in opNs[0..n).

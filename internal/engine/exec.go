@@ -10,8 +10,9 @@ import (
 // life, so a run copies in, makes one C call, and copies out.
 type exec struct {
 	invoke  func(h unsafe.Pointer, e *CError) Status
-	profile profiler // the invoke that times each op (profile.go)
-	batch   int      // samples per invoke (batch.go)
+	profile profiler                      // the invoke that times each op (profile.go)
+	reset   func(h unsafe.Pointer) Status // zeroes the context's STATE tensors
+	batch   int                           // samples per invoke (batch.go)
 	handle  unsafe.Pointer
 	in, out []unsafe.Pointer // data of each I/O tensor (C memory)
 	infoIn  []TensorInfo
@@ -161,6 +162,13 @@ func checkF32(t *TensorInfo, n int, what string, i int) error {
 func checkBytes(t *TensorInfo, n int, what string, i int) error {
 	if n != t.Bytes() {
 		return errorf(StatusShape, fmt.Sprintf("netkit: %s %d %q: got %d B, want %d (shape %v %v)", what, i, t.Name, n, t.Bytes(), t.Shape, t.DType))
+	}
+	return nil
+}
+
+func (x *exec) resetState() error {
+	if s := x.reset(x.handle); s != StatusOK {
+		return s
 	}
 	return nil
 }

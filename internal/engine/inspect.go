@@ -104,6 +104,7 @@ func (m *Model) Report() (*Report, error) {
 		BackendHeapBytes:     int64(cr.BackendHeapBytes),
 		RegionRecords:        int64(cr.RegionRecords),
 		RegionActivations:    int64(cr.RegionActivations),
+		BytesState:           int64(cr.BytesState),
 		NumTensors:           int(cr.NumTensors),
 		Inputs:               cloneInfos(st.inputs),
 		Outputs:              cloneInfos(st.outputs),

@@ -165,6 +165,7 @@ func (st *modelState) finish(h unsafe.Pointer) (*Model, error) {
 	}
 	st.inputs, st.outputs = st.def.infoIn, st.def.infoOut
 	st.def.profile = profiler{fn: b.ModelProfile, ops: int(b.NumOps(h))}
+	st.def.reset = b.ModelResetState
 	st.def.batch = batchSize(b.Meta(h, metaBatch), st.inputs, st.outputs)
 	m := &Model{s: st}
 	goruntime.AddCleanup(m, func(st *modelState) { _ = st.close() }, st)
@@ -279,6 +280,19 @@ func (m *Model) RunMulti(ins, outs [][]float32) error {
 		return ErrClosed
 	}
 	return st.def.runMulti(ins, outs)
+}
+
+// ResetState zeroes the model's recurrent state (its STATE tensors, kept
+// from one run to the next by a model converted with --stream-state), so
+// the next run starts a new sequence. A no-op for a model without state.
+func (m *Model) ResetState() error {
+	st := m.s
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return ErrClosed
+	}
+	return st.def.resetState()
 }
 
 // RunRaw runs with raw little-endian tensor bytes of any dtype, one slice

@@ -30,9 +30,13 @@ type Report struct {
 	// and the activation block with the workspace (fast RAM). Inspect only;
 	// 0 from Model.Report.
 	RegionRecords, RegionActivations int64
-	NumTensors                       int
-	Inputs, Outputs                  []TensorInfo
-	Ops                              []OpInfo
+	// BytesState is the part of BytesActivations and BytesIO that the
+	// STATE tensors hold: recurrent state kept from one run to the next
+	// (docs/MEMORY.md), shared with no other tensor.
+	BytesState      int64
+	NumTensors      int
+	Inputs, Outputs []TensorInfo
+	Ops             []OpInfo
 	// TensorOffsets is the activation plan: tensor i's byte offset in
 	// the activation block, -1 for a constant (nk_model_tensor_offsets).
 	TensorOffsets []int64

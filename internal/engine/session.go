@@ -53,6 +53,7 @@ func (m *Model) NewSession() (*Session, error) {
 		return nil, err
 	}
 	ss.x.profile = profiler{fn: b.ContextProfile, ops: int(b.NumOps(st.handle))}
+	ss.x.reset = b.ContextResetState
 	ss.x.batch = st.def.batch
 	if st.sessions == nil {
 		st.sessions = make(map[*sessionState]struct{})
@@ -94,6 +95,17 @@ func (ss *sessionState) closeDetach() error {
 
 // Close releases the session's arena. Closing the Model closes it too.
 func (s *Session) Close() error { return s.s.closeDetach() }
+
+// ResetState is Model.ResetState on this session's context.
+func (s *Session) ResetState() error {
+	ss := s.s
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed {
+		return ErrClosed
+	}
+	return ss.x.resetState()
+}
 
 // Run is Model.Run on this session's context.
 func (s *Session) Run(in, out []float32) error {

@@ -16,7 +16,7 @@ var foldable = map[string]bool{
 	"Reciprocal": true, "Relu": true, "Sigmoid": true, "Tanh": true, "Erf": true, "Exp": true,
 	"Transpose": true, "Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
 	"Concat": true, "Gather": true, "Cast": true, "Identity": true, "Dropout": true,
-	"ConstantOfShape": true, "Slice": true,
+	"ConstantOfShape": true, "Slice": true, "Expand": true,
 }
 
 // broadcastShape is numpy broadcasting of two shapes.
@@ -252,6 +252,27 @@ func (g *Graph) fold(n *Node) ([]*Tensor, error) {
 				}
 			}
 		}
+		return one(out)
+	case "Expand":
+		// numpy broadcast of the input and the requested shape (PyTorch's
+		// export of an RNN's zero initial state expands a constant)
+		dims := ints(in[1])
+		want := make([]int, len(dims))
+		for i, d := range dims {
+			if d < 1 || d > 1<<24 {
+				return nil, fmt.Errorf("Expand shape %v", dims)
+			}
+			want[i] = int(d)
+		}
+		shape, err := broadcastShape(in[0].Shape, want)
+		if err != nil {
+			return nil, err
+		}
+		if exceeds(shape, 1<<24) {
+			return nil, fmt.Errorf("Expand to %v is too large", shape)
+		}
+		out := gatherData(in[0], broadcastIndex(shape, in[0].Shape))
+		out.Shape = shape
 		return one(out)
 	case "ConstantOfShape":
 		dims := ints(in[0])

@@ -40,6 +40,8 @@ type Tensor struct {
 	// quantOf is set on the integer output of a runtime QuantizeLinear: the
 	// float tensor it quantizes (the pair is folded away).
 	quantOf *Tensor
+	// State marks a recurrent state carried across runs (a STATE tensor).
+	State bool
 	// Perm is the physical order chosen by the layout pass: physical dim k
 	// holds logical dim Perm[k]. nil means the logical order.
 	Perm []int
@@ -64,16 +66,17 @@ type Node struct {
 
 	// Parameters of nk ops, in logical terms; the layout pass adds the
 	// physical ones (axis, pads, perm) from them.
-	Ints   []int     // CONV2D/DEPTHWISE/POOL words before the activation
-	Floats []float32 // CLIP min/max, LEAKY_RELU alpha, SOFTMAX beta, BATCH_NORM eps, PAD value
-	Axis   int       // CONCAT, SOFTMAX
-	Pads   []int     // PAD: before..., after...
-	Mode   int       // PAD mode; GELU approximate
-	Perm   []int     // TRANSPOSE (logical)
-	Axes   []int     // REDUCE_*: the logical dims reduced
-	Begin  []int     // SLICE: first index per logical dim
-	Step   []int     // SLICE: step per logical dim (non-zero)
-	HasAct bool      // the op takes an act_min/act_max clamp
+	Ints   []int       // CONV2D/DEPTHWISE/POOL words before the activation
+	Floats []float32   // CLIP min/max, LEAKY_RELU alpha, SOFTMAX beta, BATCH_NORM eps, PAD value
+	Axis   int         // CONCAT, SOFTMAX
+	Pads   []int       // PAD: before..., after...
+	Mode   int         // PAD mode; GELU approximate
+	Perm   []int       // TRANSPOSE (logical)
+	Axes   []int       // REDUCE_*: the logical dims reduced
+	Begin  []int       // SLICE: first index per logical dim
+	Step   []int       // SLICE: step per logical dim (non-zero)
+	RNN    *nkfile.RNN // LSTM, GRU
+	HasAct bool        // the op takes an act_min/act_max clamp
 	ActMin float32
 	ActMax float32
 }
@@ -100,6 +103,8 @@ type Graph struct {
 	InputLayouts []nkfile.Layout
 	Meta         []nkfile.KV
 	Stats        Stats
+	// streamState: recurrent layers keep their state across runs (Options.StreamState)
+	streamState bool
 }
 
 var (

@@ -34,6 +34,10 @@ type Options struct {
 	// Above 1, every graph input and output must then lead with it, and
 	// META "batch" records it.
 	Batch int
+	// StreamState makes every LSTM/GRU carry its final state into the next
+	// run (STATE tensors): a stream of runs on the chunks of a sequence then
+	// equals one run on the whole; Model.ResetState starts a new sequence.
+	StreamState bool
 }
 
 // srcNode is the ONNX node a graph node came from, with attribute access.
@@ -137,7 +141,7 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 		return nil, fmt.Errorf("sparse initializers are not supported")
 	}
 	batch := max(opts.Batch, 1)
-	g := &Graph{}
+	g := &Graph{streamState: opts.StreamState}
 	values := map[string]*Tensor{}
 	for _, init := range og.Initializers {
 		t, err := tensorFromONNX(init.Name, init)

@@ -131,6 +131,13 @@ func (g *Graph) assignLayout() {
 			n.In[0] = l.ensure(n.In[0], nil)
 		case nkfile.OpMatMul:
 			n.In[0], n.In[1] = l.ensure(n.In[0], nil), l.ensure(n.In[1], nil)
+		case nkfile.OpLSTM, nkfile.OpGRU:
+			// x and computed initial states in logical order
+			for k, t := range n.In {
+				if t != nil && !t.Const && k != 1 && k != 2 {
+					n.In[k] = l.ensure(t, nil)
+				}
+			}
 		case nkfile.OpLayerNorm:
 			// normalizes the trailing logical dims: the input in logical order
 			n.In[0] = l.ensure(n.In[0], nil)

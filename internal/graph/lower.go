@@ -46,6 +46,8 @@ var allowedAttrs = map[string][]string{
 	"Slice":              {"starts", "ends", "axes"},
 	"Split":              {"axis", "split", "num_outputs"},
 	"LayerNormalization": {"axis", "epsilon", "stash_type"},
+	"LSTM":               {"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "input_forget", "layout"},
+	"GRU":                {"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout", "linear_before_reset"},
 	"Flatten":            {"axis"},
 	"Reshape":            {"allowzero"},
 	"Squeeze":            {"axes"},
@@ -235,6 +237,9 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 	}
 	if n.Op == "LayerNormalization" {
 		return g.lowerLayerNorm(n)
+	}
+	if n.Op == "LSTM" || n.Op == "GRU" {
+		return g.lowerRNN(n)
 	}
 	out := n.Out[0]
 	for i, t := range n.Out[1:] {

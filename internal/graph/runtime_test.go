@@ -96,6 +96,7 @@ type runner interface {
 	Close() error
 	Run(in, out []float32) error
 	RunMulti(ins, outs [][]float32) error
+	ResetState() error
 }
 
 func (l loaded) Inputs() []nk.TensorInfo  { return l.inputs }
@@ -217,7 +218,7 @@ var conformancePrefixes = []string{
 	"test_reduce_mean_", "test_reduce_max_", "test_reduce_sum_default_", "test_reduce_sum_do_not_",
 	"test_reduce_sum_empty_", "test_reduce_sum_keepdims_", "test_reduce_sum_negative_", "test_squeeze",
 	"test_unsqueeze", "test_slice", "test_split_", "test_layer_normalization_",
-	"test_resize_", "test_upsample_", "test_convtranspose",
+	"test_resize_", "test_upsample_", "test_convtranspose", "test_lstm_", "test_gru_",
 }
 
 // parameterInputs names, per op, the inputs that are parameters rather than
@@ -226,7 +227,7 @@ var conformancePrefixes = []string{
 var parameterInputs = map[string]int{
 	"Conv": 1, "Gemm": 1, "MatMul": 1, "BatchNormalization": 1, "Clip": 1, "Reshape": 1, "Pad": 1,
 	"ReduceMean": 1, "ReduceSum": 1, "ReduceMax": 1, "Slice": 1, "Split": 1, "Squeeze": 1, "Unsqueeze": 1,
-	"Resize": 1, "Upsample": 1, "ConvTranspose": 1,
+	"Resize": 1, "Upsample": 1, "ConvTranspose": 1, "LSTM": 1, "GRU": 1,
 }
 
 func readTensorPB(t *testing.T, path string) *onnx.Tensor {

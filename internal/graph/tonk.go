@@ -28,7 +28,7 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 		if t.Int {
 			return 0, fmt.Errorf("integer constant %q reached the file", t.Name)
 		}
-		nt := nkfile.Tensor{Name: t.Name, DType: nkfile.F32, Shape: permute(t.Shape, t.Perm)}
+		nt := nkfile.Tensor{Name: t.Name, DType: nkfile.F32, Shape: permute(t.Shape, t.Perm), State: t.State}
 		if t.Const {
 			nt.Data = nkfile.F32Bytes(transposeData(t.F, t.Shape, t.Perm))
 		}
@@ -69,6 +69,8 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = nkfile.I32Words(n.Mode)
 		case nkfile.OpConcat:
 			op.Params = nkfile.I32Words(n.Axis)
+		case nkfile.OpLSTM, nkfile.OpGRU:
+			op.Params = n.RNN.Words()
 		case nkfile.OpLayerNorm:
 			op.Params = append(nkfile.I32Words(n.Axis), nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpPad:

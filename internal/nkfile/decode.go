@@ -240,9 +240,10 @@ func (d *decoder) tensors(m *Model) error {
 		if rank > MaxRank {
 			return ferr(r+5, "tensor %d: rank %d above %d", i, rank, MaxRank)
 		}
-		if flags&^1 != 0 || d.b[r+7] != 0 {
-			return ferr(r+6, "tensor %d: unknown flags %#x", i, flags)
+		if flags&^1 != 0 || d.b[r+7]&^1 != 0 || flags != 0 && d.b[r+7] != 0 {
+			return ferr(r+6, "tensor %d: unknown flags %#x or state byte %d, or a constant STATE tensor", i, flags, d.b[r+7])
 		}
+		t.State = d.b[r+7] == 1
 		elems := uint64(1)
 		if rank > 0 {
 			t.Shape = make([]int, rank)

@@ -38,6 +38,9 @@ func validateTensor(t *Tensor) error {
 	if t.DType.Size() == 0 {
 		return fmt.Errorf("unknown dtype %d", t.DType)
 	}
+	if t.State && t.Const() {
+		return fmt.Errorf("a STATE tensor cannot be constant")
+	}
 	if strings.IndexByte(t.Name, 0) >= 0 {
 		return fmt.Errorf("name contains NUL")
 	}
@@ -132,8 +135,8 @@ func checkGraph(m *Model) *graphError {
 		if io.Layout > LayoutNCHW {
 			return &graphError{-1, fmt.Sprintf("graph input tensor %d has unknown layout %d", io.Tensor, io.Layout)}
 		}
-		if m.Tensors[io.Tensor].Const() {
-			return &graphError{-1, fmt.Sprintf("graph input tensor %d is constant", io.Tensor)}
+		if m.Tensors[io.Tensor].Const() || m.Tensors[io.Tensor].State {
+			return &graphError{-1, fmt.Sprintf("graph input tensor %d is constant or a STATE tensor", io.Tensor)}
 		}
 		if avail[io.Tensor] {
 			return &graphError{-1, fmt.Sprintf("tensor %d appears twice among the graph inputs", io.Tensor)}
@@ -142,8 +145,8 @@ func checkGraph(m *Model) *graphError {
 	}
 	for i, op := range m.Ops {
 		for _, id := range op.Inputs {
-			if id == -1 || m.Tensors[id].Const() {
-				continue
+			if id == -1 || m.Tensors[id].Const() || m.Tensors[id].State {
+				continue // a STATE tensor has a value from the start
 			}
 			if !avail[id] {
 				return &graphError{i, fmt.Sprintf("op %d (%s) reads tensor %d before any op produces it", i, op.Type, id)}
@@ -360,6 +363,9 @@ func Encode(m *Model) ([]byte, error) {
 			le.PutUint32(r[8+4*k:], uint32(d))
 		}
 		le.PutUint32(r[32:], None)
+		if t.State {
+			r[7] = 1
+		}
 		if t.Const() {
 			r[6] = 1
 			abs := data.off + dataOff[i]

@@ -44,6 +44,8 @@ const (
 	OpLayerNorm       OpType = 38
 	OpResize2D        OpType = 40
 	OpConvTranspose2D OpType = 41
+	OpLSTM            OpType = 42
+	OpGRU             OpType = 43
 
 	// int8 ops (docs/NK_FORMAT.md "int8 ops")
 	OpConv2DI8          OpType = 64
@@ -60,7 +62,7 @@ const (
 	OpDequantize        OpType = 75
 	OpLutI8             OpType = 76
 
-	opFloatEnd = 42 // one past the last float op
+	opFloatEnd = 44 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
 	opTypeEnd  = 77 // one past the last op
 )
@@ -107,6 +109,8 @@ var opNames = [opTypeEnd]string{
 	OpLayerNorm:         "layer_norm",
 	OpResize2D:          "resize2d",
 	OpConvTranspose2D:   "conv_transpose2d",
+	OpLSTM:              "lstm",
+	OpGRU:               "gru",
 	OpConv2DI8:          "conv2d_i8",
 	OpDepthwiseConv2DI8: "depthwise_conv2d_i8",
 	OpDenseI8:           "dense_i8",

@@ -32,8 +32,8 @@ var paramCount = [opTypeEnd]int{
 	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
 	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
-	OpLayerNorm: 2,
-	OpConv2DI8:  13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
+	OpLayerNorm: 2, OpLSTM: -1, OpGRU: -1,
+	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
 	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0,
 }
@@ -49,7 +49,7 @@ var inputArity = [opTypeEnd][2]int{
 	OpExp: {1, 1}, OpSqrt: {1, 1}, OpNeg: {1, 1}, OpAbs: {1, 1}, OpReciprocal: {1, 1},
 	OpHardSigmoid: {1, 1}, OpHardSwish: {1, 1},
 	OpReduceMean: {1, 1}, OpReduceSum: {1, 1}, OpReduceMax: {1, 1}, OpSlice: {1, 1},
-	OpMatMul: {2, 2}, OpLayerNorm: {2, 3},
+	OpMatMul: {2, 2}, OpLayerNorm: {2, 3}, OpLSTM: {3, 7}, OpGRU: {3, 5},
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
@@ -62,6 +62,8 @@ func optionalInput(t OpType, k int) bool {
 	case OpDense, OpConv2D, OpDepthwiseConv2D, OpConv2DI8, OpDepthwiseConv2DI8, OpDenseI8, OpLayerNorm,
 		OpConvTranspose2D:
 		return k == 2
+	case OpLSTM, OpGRU:
+		return k >= 3
 	}
 	return false
 }
@@ -342,6 +344,12 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		return resize2DShape(op.Params, x)
 	case OpConvTranspose2D:
 		return convTranspose2DShape(op.Params, in)
+	case OpLSTM, OpGRU:
+		outs, err := RNNShapes(op, in)
+		if err != nil {
+			return nil, err
+		}
+		return outs[0], nil
 	}
 	return inferShapeI8(op, in)
 }
@@ -398,7 +406,11 @@ func (m *Model) CheckShapes() error {
 				in[k] = m.Tensors[id].Shape
 			}
 		}
-		if len(op.Outputs) != 1 || op.Outputs[0] < 0 || op.Outputs[0] >= len(m.Tensors) {
+		if op.Type == OpLSTM || op.Type == OpGRU {
+			if err := m.checkRNNOutputs(op, in); err != nil {
+				return fmt.Errorf("nkfile: op %d (%s %q): %w", i, op.Type, op.Name, err)
+			}
+		} else if len(op.Outputs) != 1 || op.Outputs[0] < 0 || op.Outputs[0] >= len(m.Tensors) {
 			return fmt.Errorf("nkfile: op %d (%s %q): want exactly one valid output", i, op.Type, op.Name)
 		}
 		got := m.Tensors[op.Outputs[0]]

@@ -177,6 +177,10 @@ type Tensor struct {
 	Shape []int
 	Data  []byte
 	Quant *Quant
+	// State marks a STATE tensor: a runtime tensor that keeps its value from
+	// one invoke to the next (an LSTM/GRU state read and rewritten by its
+	// op; zero at load and after a reset). Never constant.
+	State bool
 }
 
 // Elems is the element count (1 for a scalar).

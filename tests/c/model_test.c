@@ -833,6 +833,8 @@ int main(void) {
     test_outputs("mlp");
     test_outputs("cnn");
     test_outputs("tiny_relu");
+    /* the GRU keyword spotter vs PyTorch (testdata/pytorch, beside the models dir) */
+    test_outputs("../pytorch/kws_gru");
     test_bn_folding();
     test_bn_fold_vs_kernel();
     test_branch_contexts();

@@ -195,6 +195,41 @@ NK_REF_HIDDEN void nk_ref_hard_sigmoid_f32(const float *x, float *y, size_t n, f
                                            float beta);
 NK_REF_HIDDEN void nk_ref_hard_swish_f32(const float *x, float *y, size_t n);
 
+/* Recurrent layers (ONNX LSTM and GRU) over a whole sequence. */
+typedef enum nk_ref_rnn_cell { NK_RNN_LSTM, NK_RNN_GRU } nk_ref_rnn_cell;
+/* Gate activations (the codes of the LSTM/GRU op params). */
+typedef enum nk_ref_rnn_act_kind {
+    NK_RNN_ACT_SIGMOID,
+    NK_RNN_ACT_TANH,
+    NK_RNN_ACT_RELU,
+    NK_RNN_ACT_HARD_SIGMOID,
+    NK_RNN_ACT_LEAKY_RELU,
+    NK_RNN_ACT_COUNT
+} nk_ref_rnn_act_kind;
+typedef struct nk_ref_rnn_act {
+    int32_t kind; /* nk_ref_rnn_act_kind */
+    float alpha, beta;
+} nk_ref_rnn_act;
+/* y = act(x) over n values, by the activation kernels; y may equal x. */
+NK_REF_HIDDEN void nk_ref_rnn_activate(nk_ref_rnn_act a, const float *x, float *y, size_t n);
+typedef struct nk_ref_rnn_args {
+    int32_t cell;                /* nk_ref_rnn_cell */
+    int32_t seq, batch, input, hidden, dirs;
+    int32_t reverse;             /* one direction, run last step first */
+    int32_t batch_first;         /* ONNX layout 1: x [B,T,I], y [B,T,D,H], states [B,D,H] */
+    int32_t linear_before_reset; /* GRU */
+    float clip;                  /* pre-activation clamp to [-clip, clip]; +inf: none */
+    nk_ref_rnn_act act[6];       /* f, g, h per direction (GRU: f, g) */
+    const float *x;              /* [T,B,I] */
+    const float *w, *r, *b;      /* [D,G*H,I], [D,G*H,H], [D,2*G*H] or NULL (G: 4 LSTM, 3 GRU) */
+    const float *h0, *c0, *p;    /* [D,B,H] or NULL; peepholes [D,3H] (i, o, f) or NULL */
+    const int32_t *seq_lens;     /* [B] (each 1..T) or NULL: all T */
+    float *y;                    /* [T,D,B,H] or NULL */
+    float *y_h, *y_c;            /* [D,B,H]: the states, written in place (h0/c0 may equal them) */
+    float *work;                 /* LSTM 8H, GRU 6H floats */
+} nk_ref_rnn_args;
+NK_REF_HIDDEN void nk_ref_rnn_f32(const nk_ref_rnn_args *a);
+
 /* Reduction of x (dims outermost first, rank <= 6) over the dims whose bit
  * is set in `mask`; y has x's dims with those set to 1 (keepdims). MAX
  * passes NaN through; MEAN is the sum over the count. y must not overlap x. */

@@ -49,6 +49,8 @@ static const nkt_expect nkt_table[] = {
     {38, "layer_norm", NK_OPF_ELEMENTWISE, 2, 3, 2},
     {40, "resize2d", 0, 1, 1, 7},
     {41, "conv_transpose2d", 0, 2, 3, 10},
+    {42, "lstm", 0, 3, 7, 22},
+    {43, "gru", 0, 3, 5, 22},
 };
 
 /* The generated list (internal/nkfile/ops.tsv): every op has a table entry
@@ -93,7 +95,8 @@ int main(void) {
         NKT_CHECK(strcmp(d->name, e->name) == 0, "type %u named %s", e->type, d->name);
         NKT_CHECK(d->flags == e->flags, "%s flags %u", d->name, d->flags);
         NKT_CHECK(d->min_in == e->min_in && d->max_in == e->max_in, "%s inputs", d->name);
-        NKT_CHECK(d->n_out == 1, "%s outputs", d->name);
+        /* LSTM: Y, Y_h, Y_c; GRU: Y, Y_h */
+        NKT_CHECK(d->n_out == (e->type == 42 ? 3 : e->type == 43 ? 2 : 1), "%s outputs", d->name);
         NKT_CHECK(d->min_params == e->min_params, "%s params %u", d->name, d->min_params);
         NKT_CHECK(d->validate && d->workspace_size && d->macs && d->eval, "%s callbacks",
                   d->name);
