@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "8e1c0880d1f679def146de9293c9f9ec2343ab9e09a7422d19cac81c95d2bcea"
+const csrcHash = "f88b308f3e48c83a8005db12cb7433cf645667347cca8795a3f89d64a9ed2039"

@@ -48,9 +48,10 @@ type Report struct {
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
 	// RegionRecords and RegionActivations are what a load over two arenas
-	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
-	// and the activation block with the workspace (fast RAM). Inspect only;
-	// 0 from Model.Report.
+	// (nk_model_load_buffer_regions) needs in each: the persistent records
+	// (slow RAM), and the activation block with the workspace (fast RAM),
+	// or the load's scratch where that is larger (it is released before the
+	// block takes the same bytes). Inspect only; 0 from Model.Report.
 	RegionRecords, RegionActivations int64
 	NumTensors                       int
 	Inputs, Outputs                  []TensorInfo

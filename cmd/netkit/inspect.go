@@ -32,7 +32,10 @@ forces one), or "portable" (netkit's C kernels).
 
 --regions adds what a board with a fast and a slow RAM needs in each when
 it loads with nk_model_load_buffer_regions: the activation block and the
-workspace in the fast region, the model's records in the slow one.
+workspace in the fast region (which also lends the load its scratch, so a
+tiny model's figure may be that scratch), the model's persistent records
+in the slow one. Exact for the host's ABI; firmware gets its target's
+figures from nk_model_region_sizes.
 
 --svg FILE also writes the memory map as SVG: each tensor a box over the
 ops it is alive for (x) and the bytes it holds in the activation block
@@ -113,8 +116,8 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	if regions {
 		row("", "")
 		row("regions", "(nk_model_load_buffer_regions)")
-		row("  fast: activations", sz(r.RegionActivations)+" activation block and workspace")
-		row("  slow: records", sz(r.RegionRecords)+" model, tensor, op and context records")
+		row("  fast: activations", sz(r.RegionActivations)+" activation block and workspace, or the load's scratch")
+		row("  slow: records", sz(r.RegionRecords)+" model, op and context records, data table, copied weights")
 	}
 
 	if full {

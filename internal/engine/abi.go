@@ -12,7 +12,7 @@ import "unsafe"
 const MaxDims = 6
 
 // ABIVersion is the NK_ABI_VERSION these mirrors match.
-const ABIVersion = 4
+const ABIVersion = 5
 
 // CArena mirrors nk_arena_t.
 type CArena struct {
