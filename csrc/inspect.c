@@ -212,7 +212,7 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
     nk_arena_free_heap(&arena);
     if (s == NK_OK) {
         size_t records = 0, activations = 0;
-        s = nk_model_region_sizes(image, len, NULL, &records, &activations, err);
+        s = nk_model_region_sizes(image, len, NULL, &records, &activations, NULL, NULL, err);
         rep->region_records = records;
         rep->region_activations = activations;
     }

@@ -740,22 +740,25 @@ static void nk_blame_region(nk_error_t *err, const char *region) {
 /* Decodes, binds, folds and plans the image. The model's records go into
  * `arena`; what the load needs only while it runs (decoder marks, the
  * planner's offsets and scratch) comes from `work` and is released before
- * the activation block is taken, so a one-arena load passes its arena
- * twice and a two-region load keeps that scratch out of the records
- * region (m->stats.work_peak says how much it took). A model in state
+ * the default context's activation block is taken from `fast` (with
+ * own_block). A one-arena load passes its arena three times; a two-region
+ * load passes its activations region as `fast` and as `work` or, when the
+ * scratch does not fit there, its records region as `work`
+ * (m->stats.work_peak says what the scratch took). A model in state
  * NK_MODEL_SIZING stops there and writes nothing into the image (the
  * caller reads the arena and rewinds); else the default context follows
- * and the model is READY. A failure rewinds both arenas; with two, an
- * overflow's message names its region. */
+ * and the model is READY. A failure rewinds every arena; an overflow sets
+ * *overflowed (may be NULL) to the arena that overflowed and, with two,
+ * names its region in the message. */
 static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
                                 uint32_t state, int own_block, nk_arena_t *arena, nk_arena_t *work,
-                                nk_error_t *err) {
+                                nk_arena_t *fast, const nk_arena_t **overflowed, nk_error_t *err) {
     nk_image img;
     nk_model_t *m;
     nk_tensor_rt *copy;
     uint32_t *scratch;
-    size_t mark, scratch_mark, work_hw, work_mark = nk_arena_mark(work);
-    int in_work = 0; /* an overflow now is the work arena's */
+    size_t mark, scratch_mark, work_hw, work_mark = nk_arena_mark(work), fast_mark = nk_arena_mark(fast);
+    const nk_arena_t *in = arena; /* where an overflow now happens */
     nk_status s;
 
     const int overlap = (kind & NK_LOAD_NO_OVERLAP) == 0u;
@@ -801,13 +804,13 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
 
     /* decode's scratch word per tensor sits above the records, released after */
     scratch_mark = nk_work_phase_begin(work, &work_hw);
-    in_work = 1;
+    in = work;
     scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * sizeof(uint32_t),
                                         "load scratch", -1, NULL, err);
     s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, m->ops, scratch, err);
     nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);
     if (scratch == NULL) goto fail_overflow;
-    in_work = 0;
+    in = arena;
     if (s == NK_OK) {
         uint32_t i;
         for (i = 0; i < m->n_tensors; i++)
@@ -831,7 +834,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
          * the graph input/output marks are transient */
         uint8_t *io;
         scratch_mark = nk_work_phase_begin(work, &work_hw);
-        in_work = 1;
+        in = work;
         scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * 5u,
                                             "activation offsets", -1, NULL, err);
         io = scratch != NULL ? (uint8_t *)(scratch + img.n_tensors) : NULL;
@@ -846,7 +849,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
             uint32_t i;
             for (i = 0; i < m->n_tensors; i++)
                 if (!m->tensors[i].is_const) m->ctx->data[i] = (void *)(uintptr_t)scratch[i];
-            in_work = 0;
+            in = arena;
         }
         nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);
     }
@@ -855,8 +858,8 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         uint8_t *block = NULL;
         m->state = NK_MODEL_READY; /* a failure below discards the record */
         if (own_block) {
-            in_work = 1; /* the block goes where the scratch went */
-            block = nk_context_block(m, work, err);
+            in = fast;
+            block = nk_context_block(m, fast, err);
             if (block == NULL) s = NK_ERR_ARENA_OVERFLOW;
         }
         if (s == NK_OK) nk_context_bind(m->ctx, block);
@@ -870,8 +873,10 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
 fail_overflow:
     s = NK_ERR_ARENA_OVERFLOW;
 fail:
-    if (s == NK_ERR_ARENA_OVERFLOW && work != arena)
-        nk_blame_region(err, in_work ? "activations" : "records");
+    if (s == NK_ERR_ARENA_OVERFLOW && overflowed != NULL) *overflowed = in;
+    if (s == NK_ERR_ARENA_OVERFLOW && fast != arena)
+        nk_blame_region(err, in == fast ? "activations" : "records");
+    nk_arena_rewind(fast, fast_mark);
     nk_arena_rewind(work, work_mark);
     nk_arena_rewind(arena, mark);
     return s;
@@ -890,7 +895,7 @@ fail:
  * restored. */
 static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
                                const char *path, int own_block, nk_arena_t *arena, nk_arena_t *work,
-                               nk_error_t *err) {
+                               nk_arena_t *fast, const nk_arena_t **overflowed, nk_error_t *err) {
     size_t mark = arena->used;
     nk_status s = NK_OK;
 #if NK_MODEL_REPORT
@@ -911,7 +916,8 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
 #else
     (void)path;
 #endif
-    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, own_block, arena, work, err);
+    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, own_block, arena, work, fast, overflowed,
+                                             err);
     if (s != NK_OK) nk_arena_rewind(arena, mark); /* a failed read, too */
 #if NK_MODEL_REPORT
     if (s == NK_OK) {
@@ -933,20 +939,36 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
 nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
                                nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
-    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, arena, arena, err);
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, arena, arena, arena, NULL, err);
 }
 
 nk_status nk_model_load_buffer_shared(nk_model_t **out, const void *bytes, size_t len,
                                       nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
-    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, arena, arena, err);
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, arena, arena, arena, NULL, err);
 }
 
 nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
                                        nk_arena_t *records, nk_arena_t *activations, nk_error_t *err) {
+    const nk_arena_t *first_in = NULL, *again_in = NULL;
+    nk_error_t first;
+    nk_status s;
     if (out == NULL || records == NULL || activations == NULL || records == activations)
         return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument or one arena as both regions");
-    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, records, activations, err);
+    /* the load's scratch in the fast region, where the block reuses it; if
+     * that overflows, in the slow one, leaving the fast one only the block */
+    s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, records, activations, activations,
+                      &first_in, &first);
+    if (s == NK_ERR_ARENA_OVERFLOW && first_in == activations) {
+        s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, records, records, activations,
+                          &again_in, err);
+        /* both failed, the second for want of records room it only needed
+         * for the scratch: what the fast region lacked is the news */
+        if (s == NK_ERR_ARENA_OVERFLOW && again_in == records && err != NULL) *err = first;
+    } else if (s != NK_OK && err != NULL) {
+        *err = first;
+    }
+    return s;
 }
 
 #if !defined(NETKIT_MCU)
@@ -965,12 +987,12 @@ nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mod
         size_t len = 0;
         nk_status s = nk_platform_map(path, &addr, &len, err);
         if (s != NK_OK) return s;
-        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED | flags, NULL, 1, arena, arena, err);
+        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED | flags, NULL, 1, arena, arena, arena, NULL, err);
         if (s != NK_OK) nk_platform_unmap(addr, len);
         return s;
     }
 #endif
-    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED | flags, path, 1, arena, arena, err);
+    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED | flags, path, 1, arena, arena, arena, NULL, err);
 }
 
 nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
@@ -1012,11 +1034,11 @@ static nk_status nk_model_arena_size_heap(const void *bytes, size_t len, uint32_
 #endif
 
 /* The needs of a load in `mode`, from one sizing build in `scratch`: a
- * one-arena load's (*need) and a two-region load's (*records, *activations;
- * NK_LOAD_BUFFER only). Each is from a fresh 16-byte aligned arena. */
+ * one-arena load's (*need) and, for NK_LOAD_BUFFER, a two-region load's
+ * (nk_model_region_sizes' four figures in `regions`, or NULL). Each is
+ * from a fresh 16-byte aligned arena. */
 static nk_status nk_model_size(const void *bytes, size_t len, uint32_t mode, nk_arena_t *scratch,
-                               size_t *need, size_t *records_need, size_t *act_need,
-                               nk_error_t *err) {
+                               size_t *need, size_t *regions, nk_error_t *err) {
     uint32_t kind = NK_IMAGE_BORROWED;
     size_t mark, hw;
     nk_model_t *m;
@@ -1029,7 +1051,7 @@ static nk_status nk_model_size(const void *bytes, size_t len, uint32_t mode, nk_
     hw = scratch->high_water;
     scratch->high_water = scratch->used;
     s = nk_model_build(&m, bytes, len, kind | (mode & NK_LOAD_NO_OVERLAP), NK_MODEL_SIZING, 1,
-                       scratch, scratch, err);
+                       scratch, scratch, scratch, NULL, err);
     if (s == NK_OK) {
         /* the load, from a 16-byte aligned start: the copied image (16-
          * rounded: the model record follows it), the records (the default
@@ -1040,7 +1062,8 @@ static nk_status nk_model_size(const void *bytes, size_t len, uint32_t mode, nk_
         uint64_t peak = (uint64_t)(scratch->base + scratch->high_water - start);
         uint64_t block = nk_context_block_bytes(m);
         uint64_t total = ((records + 15u) & ~(uint64_t)15u) + block;
-        /* two regions: the records alone, and the block where the scratch went */
+        /* two regions: the records alone and the block where the scratch
+         * went, or the records with the scratch above and the block alone */
         uint64_t act = block > m->stats.work_peak ? block : m->stats.work_peak;
         if (peak > total) total = peak;
         if (kind == NK_IMAGE_OWNED) total += ((uint64_t)len + 15u) & ~(uint64_t)15u;
@@ -1050,8 +1073,13 @@ static nk_status nk_model_size(const void *bytes, size_t len, uint32_t mode, nk_
         else {
             /* records and act are parts of total */
             if (need != NULL) *need = (size_t)total;
-            if (records_need != NULL) *records_need = (size_t)records;
-            if (act_need != NULL) *act_need = (size_t)act;
+            if (regions != NULL) {
+                regions[0] = (size_t)records;
+                regions[1] = (size_t)act;
+                /* the retry happens only when the scratch outgrows the block */
+                regions[2] = (size_t)(act > block && peak > records ? peak : records);
+                regions[3] = (size_t)block;
+            }
         }
         nk_arena_rewind(scratch, mark);
     }
@@ -1072,32 +1100,39 @@ nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_a
         return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL scratch arena");
 #endif
     }
-    return nk_model_size(bytes, len, mode, scratch, need, NULL, NULL, err);
+    return nk_model_size(bytes, len, mode, scratch, need, NULL, err);
 }
 
 nk_status nk_model_region_sizes(const void *bytes, size_t len, nk_arena_t *scratch, size_t *records,
-                                size_t *activations, nk_error_t *err) {
+                                size_t *activations, size_t *records_with_scratch, size_t *block,
+                                nk_error_t *err) {
+    size_t sizes[4] = {0, 0, 0, 0};
     nk_status s;
     if (bytes == NULL || records == NULL || activations == NULL)
         return nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL argument");
-    *records = *activations = 0;
     if (scratch == NULL) {
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
         /* a one-arena load's need is room enough to size in */
         nk_arena_t heap;
         size_t need = 0;
         s = nk_model_arena_size(bytes, len, NK_LOAD_BUFFER, NULL, &need, err);
-        if (s != NK_OK) return s;
-        if (nk_arena_init_heap(&heap, need) != NK_OK)
-            return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "region_sizes: no memory to size the model in");
-        s = nk_model_size(bytes, len, NK_LOAD_BUFFER, &heap, NULL, records, activations, err);
-        nk_arena_free_heap(&heap);
-        return s;
+        if (s == NK_OK && nk_arena_init_heap(&heap, need) != NK_OK)
+            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "region_sizes: no memory to size the model in");
+        else if (s == NK_OK) {
+            s = nk_model_size(bytes, len, NK_LOAD_BUFFER, &heap, NULL, sizes, err);
+            nk_arena_free_heap(&heap);
+        }
 #else
-        return nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL scratch arena");
+        s = nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL scratch arena");
 #endif
+    } else {
+        s = nk_model_size(bytes, len, NK_LOAD_BUFFER, scratch, NULL, sizes, err);
     }
-    return nk_model_size(bytes, len, NK_LOAD_BUFFER, scratch, NULL, records, activations, err);
+    *records = sizes[0];
+    *activations = sizes[1];
+    if (records_with_scratch != NULL) *records_with_scratch = sizes[2];
+    if (block != NULL) *block = sizes[3];
+    return s;
 }
 
 void nk_model_unload(nk_model_t *m) {

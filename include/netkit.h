@@ -330,29 +330,35 @@ NK_API nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t si
 /* MEMORY REGIONS. A board with a small fast RAM (SRAM, TCM) and a large
  * slow one loads with this placement rule: what every invoke reads and
  * writes (the activation block and the kernel workspace) goes into
- * `activations` (the fast region), along with what the load needs only
- * while it runs (the decoder's marks, the planner's offsets and scratch),
- * which is released before the block is taken from the same bytes; the
- * model's persistent records (model, op and context records, the data
- * table, batch-norm folded or host-packed weights) go into `records` (the
- * slow one). Weights bound in place stay in `bytes` (flash). The one-arena
- * loads are this load with one arena in both roles. Each region's exact
- * need: nk_model_region_sizes, or `netkit inspect --regions`. A failure
- * names the region that overflowed ("activations region: arena overflow:
- * ...") and leaves both arenas as they were; the two must be different
- * arenas. */
+ * `activations` (the fast region); the model's persistent records (model,
+ * op and context records, the data table, batch-norm folded or host-packed
+ * weights) into `records` (the slow one); weights bound in place stay in
+ * `bytes` (flash). What the load needs only while it runs (the decoder's
+ * marks, the planner's offsets and scratch) goes into the fast region,
+ * where it is released before the block takes the same bytes, or, when it
+ * does not fit there, into the slow one above the records. The one-arena
+ * loads are the same code with one arena in every role. A failure names
+ * the region that overflowed ("activations region: arena overflow: ...")
+ * and leaves both arenas as they were; the two must be different arenas. */
 NK_API nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
                                               nk_arena_t *records, nk_arena_t *activations,
                                               nk_error_t *err);
 /* What nk_model_load_buffer_regions takes from each region (fresh 16-byte
- * aligned arenas) for `bytes` (16-byte aligned): an arena of exactly
- * *records, resp. *activations bytes loads, one byte less in either fails.
- * Exact for the ABI it runs on, so firmware sizes its regions on the target.
- * Nothing is loaded: the image is sized once in `scratch`, which is rewound
- * (it takes no more than nk_model_arena_size's figure); host builds may
- * pass NULL to size in a private heap arena. */
+ * aligned arenas) for `bytes` (16-byte aligned), as two exact pairs: an
+ * arena of exactly the figure loads, one byte less in it fails.
+ *   *records + *activations: the scratch in the fast region (the smallest
+ *     total; *activations is the block, or the scratch where larger);
+ *   *records_with_scratch + *block: the scratch in the slow region (the
+ *     smallest fast region: the activation block and workspace alone; the
+ *     first pair again when the block is at least the scratch).
+ * The last two may be NULL. Exact for the ABI it runs on, so firmware
+ * sizes its regions on the target. Nothing is loaded: the image is sized
+ * once in `scratch`, which is rewound (it takes no more than
+ * nk_model_arena_size's figure); host builds may pass NULL to size in a
+ * private heap arena. `netkit inspect --regions` prints the first pair. */
 NK_API nk_status nk_model_region_sizes(const void *bytes, size_t len, nk_arena_t *scratch,
-                                       size_t *records, size_t *activations, nk_error_t *err);
+                                       size_t *records, size_t *activations,
+                                       size_t *records_with_scratch, size_t *block, nk_error_t *err);
 
 /* A further execution context over the same model: its own activations and
  * workspace from `arena` (which may be another arena, e.g. per thread). */

@@ -65,7 +65,7 @@ var backend = engine.Backend{
 	},
 	RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, engine.Status) {
 		var rec, act C.size_t
-		s := C.nk_model_region_sizes(b, C.size_t(n), nil, &rec, &act, cerr(e))
+		s := C.nk_model_region_sizes(b, C.size_t(n), nil, &rec, &act, nil, nil, cerr(e))
 		return uint64(rec), uint64(act), engine.Status(s)
 	},
 	ArenaAlloc: func(a *engine.CArena, size, align uint64) unsafe.Pointer {

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f88b308f3e48c83a8005db12cb7433cf645667347cca8795a3f89d64a9ed2039"
+const csrcHash = "eaf934b30604140e5abf8d0ed3cb7cdfb4e6d46fb76301401ed566e59f48547d"

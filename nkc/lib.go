@@ -222,7 +222,7 @@ func (l *lib) backend() *engine.Backend {
 		RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, engine.Status) {
 			var rec, act uintptr // size_t
 			r, _, _ := purego.SyscallN(l.regionSizes, uintptr(b), uintptr(n), 0, uintptr(unsafe.Pointer(&rec)),
-				uintptr(unsafe.Pointer(&act)), uintptr(unsafe.Pointer(e)))
+				uintptr(unsafe.Pointer(&act)), 0, 0, uintptr(unsafe.Pointer(e)))
 			return uint64(rec), uint64(act), status(r)
 		},
 		ArenaAlloc: func(a *engine.CArena, size, align uint64) unsafe.Pointer {
