@@ -51,11 +51,14 @@ type Report struct {
 	// (nk_model_load_buffer_regions) needs in each: the persistent records
 	// (slow RAM), and the activation block with the workspace (fast RAM),
 	// or the load's scratch where that is larger (it is released before the
-	// block takes the same bytes). Inspect only; 0 from Model.Report.
-	RegionRecords, RegionActivations int64
-	NumTensors                       int
-	Inputs, Outputs                  []TensorInfo
-	Ops                              []OpInfo
+	// block takes the same bytes). RegionRecordsWithScratch and RegionBlock
+	// are the other exact pair: the scratch in the slow region, the fast
+	// one only the block (the same pair when the block is at least the
+	// scratch). Inspect only; 0 from Model.Report.
+	RegionRecords, RegionActivations, RegionRecordsWithScratch, RegionBlock int64
+	NumTensors                                                              int
+	Inputs, Outputs                                                         []TensorInfo
+	Ops                                                                     []OpInfo
 	// TensorOffsets is the activation plan: tensor i's byte offset in
 	// the activation block, -1 for a constant (nk_model_tensor_offsets).
 	TensorOffsets []int64
@@ -328,6 +331,7 @@ func wrapReport(r *engine.Report, err error) (*Report, error) {
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
 		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations,
+		RegionRecordsWithScratch: r.RegionRecordsWithScratch, RegionBlock: r.RegionBlock,
 		TensorOffsets: r.TensorOffsets,
 		Inputs:        wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}

@@ -160,8 +160,9 @@ func TestInspectSVG(t *testing.T) {
 
 // --regions: the fast region holds the activation block (16-rounded) and
 // the workspace, or the load's scratch where that is larger (hello world:
-// its block is 96 B), the slow one the persistent records, and the two
-// never need more than one arena; model_test (C) loads KWS, AD and hello
+// its block is 96 B; then a second pair puts the scratch in the slow
+// region), the slow one the persistent records, and the two never need
+// more than one arena; model_test (C) loads KWS, AD and hello
 // world in exactly these figures and checks one byte less fails in each.
 func TestInspectRegions(t *testing.T) {
 	for _, tc := range []struct {
@@ -177,17 +178,22 @@ func TestInspectRegions(t *testing.T) {
 				Workspace int64 `json:"workspace"`
 				Arena     int64 `json:"arena_after_load"`
 				Regions   *struct {
-					Activations int64 `json:"activations"`
-					Records     int64 `json:"records"`
+					Activations        int64 `json:"activations"`
+					Records            int64 `json:"records"`
+					Block              int64 `json:"block"`
+					RecordsWithScratch int64 `json:"records_with_scratch"`
 				} `json:"regions"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 			require.NotNil(t, rep.Regions)
 			block := round16(rep.Peak) + rep.Workspace
+			assert.Equal(t, block, rep.Regions.Block)
 			if tc.scratchLarger {
 				assert.Greater(t, rep.Regions.Activations, block)
+				assert.Greater(t, rep.Regions.RecordsWithScratch, rep.Regions.Records)
 			} else {
 				assert.Equal(t, block, rep.Regions.Activations)
+				assert.Equal(t, rep.Regions.Records, rep.Regions.RecordsWithScratch)
 			}
 			assert.Positive(t, rep.Regions.Records)
 			assert.LessOrEqual(t, rep.Regions.Records+rep.Regions.Activations, rep.Arena,

@@ -26,13 +26,17 @@ type Report struct {
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
 	// RegionRecords and RegionActivations are what a load over two arenas
-	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
-	// and the activation block with the workspace (fast RAM). Inspect only;
-	// 0 from Model.Report.
-	RegionRecords, RegionActivations int64
-	NumTensors                       int
-	Inputs, Outputs                  []TensorInfo
-	Ops                              []OpInfo
+	// (nk_model_load_buffer_regions) needs in each: the persistent records
+	// (slow RAM), and the activation block with the workspace (fast RAM),
+	// or the load's scratch where that is larger (it is released before the
+	// block takes the same bytes). RegionRecordsWithScratch and RegionBlock
+	// are the other exact pair: the scratch in the slow region, the fast
+	// one only the block (the same pair when the block is at least the
+	// scratch). Inspect only; 0 from Model.Report.
+	RegionRecords, RegionActivations, RegionRecordsWithScratch, RegionBlock int64
+	NumTensors                                                              int
+	Inputs, Outputs                                                         []TensorInfo
+	Ops                                                                     []OpInfo
 	// TensorOffsets is the activation plan: tensor i's byte offset in
 	// the activation block, -1 for a constant (nk_model_tensor_offsets).
 	TensorOffsets []int64
