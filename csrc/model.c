@@ -726,8 +726,13 @@ static void nk_work_phase_end(nk_arena_t *work, size_t mark, size_t hw, uint64_t
     if (hw > work->high_water) work->high_water = hw;
 }
 
-/* Prefixes an overflow's message with the region it happened in. */
+/* Prefixes an overflow's message with the region it happened in (not in
+ * a build without message text). */
 static void nk_blame_region(nk_error_t *err, const char *region) {
+#if NETKIT_STRIP_MESSAGES
+    (void)err;
+    (void)region;
+#else
     char text[NK_ERROR_MESSAGE_MAX];
     size_t n;
     if (err == NULL) return;
@@ -735,6 +740,7 @@ static void nk_blame_region(nk_error_t *err, const char *region) {
     n = nk_str_append(text, sizeof text, n, " region: ");
     nk_str_append(text, sizeof text, n, err->message);
     memcpy(err->message, text, sizeof text);
+#endif
 }
 
 /* Decodes, binds, folds and plans the image. The model's records go into

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "eaf934b30604140e5abf8d0ed3cb7cdfb4e6d46fb76301401ed566e59f48547d"
+const csrcHash = "2f1aebc2f2187e88add9f20708343654b134500d8134dbd49e7c5e99735e813b"
