@@ -181,32 +181,6 @@ nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_info_t *o
     return NK_OK;
 }
 
-nk_status nk_model_region_sizes(const void *bytes, size_t len, size_t *records, size_t *activations,
-                                nk_error_t *err) {
-    nk_arena_t arena;
-    nk_model_t *m = NULL;
-    size_t need = 0;
-    nk_status s;
-    if (bytes == NULL || records == NULL || activations == NULL)
-        return nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL argument");
-    *records = *activations = 0;
-    /* a whole load's arena is room enough for the records alone */
-    s = nk_model_arena_size(bytes, len, NK_LOAD_BUFFER, NULL, &need, err);
-    if (s != NK_OK) return s;
-    if (nk_arena_init_heap(&arena, need) != NK_OK)
-        return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "region_sizes: cannot allocate the measuring arena");
-    /* the regions load's records side: the same allocations, the planner's
-     * scratch included, from a 16-byte aligned start */
-    s = nk_model_load_buffer_shared(&m, bytes, len, &arena, err);
-    if (s == NK_OK) {
-        *records = nk_arena_high_water(&arena);
-        *activations = nk_model_activation_size(m);
-        nk_model_unload(m);
-    }
-    nk_arena_free_heap(&arena);
-    return s;
-}
-
 nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_op_info_t *ops,
                            int32_t max_ops, nk_error_t *err) {
     nk_arena_t arena, copy;
@@ -240,7 +214,7 @@ nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep, nk_o
     nk_arena_free_heap(&arena);
     if (s == NK_OK) {
         size_t records = 0, activations = 0;
-        s = nk_model_region_sizes(image, len, &records, &activations, err);
+        s = nk_model_region_sizes(image, len, NULL, &records, &activations, NULL, NULL, err);
         rep->region_records = records;
         rep->region_activations = activations;
     }

@@ -730,17 +730,63 @@ static int nk_model_records_too_big(size_t count, size_t record) {
     return count > (size_t)-1 / 2u / record;
 }
 
-/* Decodes, binds, folds and plans the image into `arena`. A model in state
+/* Starts a load-time scratch phase in `work`: the phase's peak is measured
+ * from its first 16-aligned byte, so it is what the phase takes from an
+ * arena of its own (the activations region of a two-region load). */
+static size_t nk_work_phase_begin(nk_arena_t *work, size_t *hw) {
+    *hw = work->high_water;
+    work->high_water = work->used;
+    return work->used;
+}
+
+/* Ends the phase begun at `mark`: rewinds `work`, raises *peak to the
+ * phase's need and restores the arena's high water. */
+static void nk_work_phase_end(nk_arena_t *work, size_t mark, size_t hw, uint64_t *peak) {
+    size_t start = mark + ((size_t)(0u - ((uintptr_t)work->base + mark)) & (NK_PAYLOAD_ALIGN - 1));
+    if (work->high_water > start && work->high_water - start > *peak) *peak = work->high_water - start;
+    nk_arena_rewind(work, mark);
+    if (hw > work->high_water) work->high_water = hw;
+}
+
+/* Prefixes an overflow's message with the region it happened in (not in
+ * a build without message text). */
+static void nk_blame_region(nk_error_t *err, const char *region) {
+#if NETKIT_STRIP_MESSAGES
+    (void)err;
+    (void)region;
+#else
+    char text[NK_ERROR_MESSAGE_MAX];
+    size_t n;
+    if (err == NULL) return;
+    n = nk_str_append(text, sizeof text, 0, region);
+    n = nk_str_append(text, sizeof text, n, " region: ");
+    nk_str_append(text, sizeof text, n, err->message);
+    memcpy(err->message, text, sizeof text);
+#endif
+}
+
+/* Decodes, binds, folds and plans the image. The model's records go into
+ * `arena`; what the load needs only while it runs (decoder marks, the
+ * planner's offsets and scratch) comes from `work` and is released before
+ * the default context's activation block is taken from `fast` (with
+ * own_block). A one-arena load passes its arena three times; a two-region
+ * load passes its activations region as `fast` and as `work` or, when the
+ * scratch does not fit there, its records region as `work`
+ * (m->stats.work_peak says what the scratch took). A model in state
  * NK_MODEL_SIZING stops there and writes nothing into the image (the
  * caller reads the arena and rewinds); else the default context follows
- * and the model is READY. A failure rewinds the arena. */
+ * and the model is READY. A failure rewinds every arena; an overflow sets
+ * *overflowed (may be NULL) to the arena that overflowed and, with two,
+ * names its region in the message. */
 static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
-                                uint32_t state, int own_block, nk_arena_t *arena, nk_error_t *err) {
+                                uint32_t state, int own_block, nk_arena_t *arena, nk_arena_t *work,
+                                nk_arena_t *fast, const nk_arena_t **overflowed, nk_error_t *err) {
     nk_image img;
     nk_model_t *m;
     nk_tensor_rt *copy;
     uint32_t *scratch;
-    size_t mark, scratch_mark;
+    size_t mark, scratch_mark, work_hw, work_mark = nk_arena_mark(work), fast_mark = nk_arena_mark(fast);
+    const nk_arena_t *in = arena; /* where an overflow now happens */
     nk_status s;
 
     const int overlap = (kind & NK_LOAD_NO_OVERLAP) == 0u;
@@ -785,12 +831,14 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     }
 
     /* decode's scratch word per tensor sits above the records, released after */
-    scratch_mark = nk_arena_mark(arena);
-    scratch = (uint32_t *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(uint32_t),
+    scratch_mark = nk_work_phase_begin(work, &work_hw);
+    in = work;
+    scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * sizeof(uint32_t),
                                         "load scratch", -1, NULL, err);
+    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, m->ops, scratch, err);
+    nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);
     if (scratch == NULL) goto fail_overflow;
-    s = nk_format_decode(&img, copy, m->ops, scratch, err);
-    nk_arena_rewind(arena, scratch_mark);
+    in = arena;
     if (s == NK_OK) {
         uint32_t i;
         for (i = 0; i < m->n_tensors; i++)
@@ -813,8 +861,9 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         /* the plan's offsets go into the default context's slots; they and
          * the graph input/output marks are transient */
         uint8_t *io;
-        scratch_mark = nk_arena_mark(arena);
-        scratch = (uint32_t *)nk_core_alloc(arena, (size_t)img.n_tensors * 5u,
+        scratch_mark = nk_work_phase_begin(work, &work_hw);
+        in = work;
+        scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * 5u,
                                             "activation offsets", -1, NULL, err);
         io = scratch != NULL ? (uint8_t *)(scratch + img.n_tensors) : NULL;
         if (io != NULL) {
@@ -823,21 +872,23 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         }
         s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
                             : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, m->ops,
-                                            m->n_ops, overlap, arena, scratch, &m->plan,
+                                            m->n_ops, overlap, work, scratch, &m->plan,
                                             &m->workspace, &m->workspace_op, err);
         if (s == NK_OK) {
             uint32_t i;
             for (i = 0; i < m->n_tensors; i++)
                 if (!m->tensors[i].is_const) m->ctx->data[i] = (void *)(uintptr_t)scratch[i];
+            in = arena;
         }
-        nk_arena_rewind(arena, scratch_mark);
+        nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);
     }
     m->stats.records_end = arena->used;
     if (s == NK_OK && state != NK_MODEL_SIZING) {
         uint8_t *block = NULL;
         m->state = NK_MODEL_READY; /* a failure below discards the record */
         if (own_block) {
-            block = nk_context_block(m, arena, err);
+            in = fast;
+            block = nk_context_block(m, fast, err);
             if (block == NULL) s = NK_ERR_ARENA_OVERFLOW;
         }
         if (s == NK_OK) nk_context_bind(m->ctx, block);
@@ -845,15 +896,19 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         if (s == NK_OK) s = nk_model_prepare_impls(m, err);
 #endif
     }
-    if (s != NK_OK) {
-        nk_arena_rewind(arena, mark);
-        return s;
-    }
+    if (s != NK_OK) goto fail;
     *out = m;
     return NK_OK;
 fail_overflow:
+    s = NK_ERR_ARENA_OVERFLOW;
+fail:
+    if (s == NK_ERR_ARENA_OVERFLOW && overflowed != NULL) *overflowed = in;
+    if (s == NK_ERR_ARENA_OVERFLOW && fast != arena)
+        nk_blame_region(err, in == fast ? "activations" : "records");
+    nk_arena_rewind(fast, fast_mark);
+    nk_arena_rewind(work, work_mark);
     nk_arena_rewind(arena, mark);
-    return NK_ERR_ARENA_OVERFLOW;
+    return s;
 }
 
 /* nk_model_report's figures (inspect.c): hosted builds only */
@@ -868,7 +923,8 @@ fail_overflow:
  * runs, so the model records the bytes it took; the caller's maximum is
  * restored. */
 static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, uint32_t kind,
-                               const char *path, int own_block, nk_arena_t *arena, nk_error_t *err) {
+                               const char *path, int own_block, nk_arena_t *arena, nk_arena_t *work,
+                               nk_arena_t *fast, const nk_arena_t **overflowed, nk_error_t *err) {
     size_t mark = arena->used;
     nk_status s = NK_OK;
 #if NK_MODEL_REPORT
@@ -889,7 +945,8 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
 #else
     (void)path;
 #endif
-    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, own_block, arena, err);
+    if (s == NK_OK) s = nk_model_build(out, bytes, len, kind, NK_MODEL_READY, own_block, arena, work, fast, overflowed,
+                                             err);
     if (s != NK_OK) nk_arena_rewind(arena, mark); /* a failed read, too */
 #if NK_MODEL_REPORT
     if (s == NK_OK) {
@@ -911,34 +968,36 @@ static nk_status nk_model_load(nk_model_t **out, const void *bytes, size_t len, 
 nk_status nk_model_load_buffer(nk_model_t **out, const void *bytes, size_t len,
                                nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
-    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, arena, err);
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, arena, arena, arena, NULL, err);
 }
 
 nk_status nk_model_load_buffer_shared(nk_model_t **out, const void *bytes, size_t len,
                                       nk_arena_t *arena, nk_error_t *err) {
     if (out == NULL || arena == NULL) return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
-    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, arena, err);
+    return nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, arena, arena, arena, NULL, err);
 }
 
 nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
                                        nk_arena_t *records, nk_arena_t *activations, nk_error_t *err) {
-    size_t before;
-    void *block;
+    const nk_arena_t *first_in = NULL, *again_in = NULL;
+    nk_error_t first;
     nk_status s;
-    if (out == NULL || records == NULL || activations == NULL)
-        return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument");
-    before = nk_arena_mark(records);
-    s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 0, records, err);
-    if (s != NK_OK) return s;
-    block = nk_core_alloc(activations, nk_model_activation_size(*out),
-                          "the activation block in the activations region", -1, NULL, err);
-    if (block == NULL) {
-        nk_model_unload(*out);
-        nk_arena_rewind(records, before);
-        *out = NULL;
-        return NK_ERR_ARENA_OVERFLOW;
+    if (out == NULL || records == NULL || activations == NULL || records == activations)
+        return nk_fail(err, NK_ERR_ARG, -1, "load: NULL argument or one arena as both regions");
+    /* the load's scratch in the fast region, where the block reuses it; if
+     * that overflows, in the slow one, leaving the fast one only the block */
+    s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, records, activations, activations,
+                      &first_in, &first);
+    if (s == NK_ERR_ARENA_OVERFLOW && first_in == activations) {
+        s = nk_model_load(out, bytes, len, NK_IMAGE_BORROWED, NULL, 1, records, records, activations,
+                          &again_in, err);
+        /* both failed, the second for want of records room it only needed
+         * for the scratch: what the fast region lacked is the news */
+        if (s == NK_ERR_ARENA_OVERFLOW && again_in == records && err != NULL) *err = first;
+    } else if (s != NK_OK && err != NULL) {
+        *err = first;
     }
-    return nk_model_bind_activations(*out, block, nk_model_activation_size(*out), err);
+    return s;
 }
 
 #if !defined(NETKIT_MCU)
@@ -957,12 +1016,12 @@ nk_status nk_model_load_file_ex(nk_model_t **out, const char *path, uint32_t mod
         size_t len = 0;
         nk_status s = nk_platform_map(path, &addr, &len, err);
         if (s != NK_OK) return s;
-        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED | flags, NULL, 1, arena, err);
+        s = nk_model_load(out, addr, len, NK_IMAGE_MAPPED | flags, NULL, 1, arena, arena, arena, NULL, err);
         if (s != NK_OK) nk_platform_unmap(addr, len);
         return s;
     }
 #endif
-    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED | flags, path, 1, arena, err);
+    return nk_model_load(out, NULL, 0, NK_IMAGE_OWNED | flags, path, 1, arena, arena, arena, NULL, err);
 }
 
 nk_status nk_model_load_file(nk_model_t **out, const char *path, nk_arena_t *arena,
@@ -1003,12 +1062,62 @@ static nk_status nk_model_arena_size_heap(const void *bytes, size_t len, uint32_
 }
 #endif
 
-nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_arena_t *scratch,
-                              size_t *need, nk_error_t *err) {
+/* The needs of a load in `mode`, from one sizing build in `scratch`: a
+ * one-arena load's (*need) and, for NK_LOAD_BUFFER, a two-region load's
+ * (nk_model_region_sizes' four figures in `regions`, or NULL). Each is
+ * from a fresh 16-byte aligned arena. */
+static nk_status nk_model_size(const void *bytes, size_t len, uint32_t mode, nk_arena_t *scratch,
+                               size_t *need, size_t *regions, nk_error_t *err) {
     uint32_t kind = NK_IMAGE_BORROWED;
     size_t mark, hw;
     nk_model_t *m;
     nk_status s;
+    if ((mode & ~NK_LOAD_NO_OVERLAP) != NK_LOAD_BUFFER) kind = NK_IMAGE_OWNED;
+#if !defined(NETKIT_MCU) && NETKIT_MMAP
+    if ((mode & ~NK_LOAD_NO_OVERLAP) == NK_LOAD_FILE) kind = NK_IMAGE_MAPPED;
+#endif
+    mark = scratch->used;
+    hw = scratch->high_water;
+    scratch->high_water = scratch->used;
+    s = nk_model_build(&m, bytes, len, kind | (mode & NK_LOAD_NO_OVERLAP), NK_MODEL_SIZING, 1,
+                       scratch, scratch, scratch, NULL, err);
+    if (s == NK_OK) {
+        /* the load, from a 16-byte aligned start: the copied image (16-
+         * rounded: the model record follows it), the records (the default
+         * context's included) up to here then the activation block, or the
+         * planner's scratch if that reached higher */
+        const uint8_t *start = (const uint8_t *)m;
+        uint64_t records = (uint64_t)(scratch->base + scratch->used - start);
+        uint64_t peak = (uint64_t)(scratch->base + scratch->high_water - start);
+        uint64_t block = nk_context_block_bytes(m);
+        uint64_t total = ((records + 15u) & ~(uint64_t)15u) + block;
+        /* two regions: the records alone and the block where the scratch
+         * went, or the records with the scratch above and the block alone */
+        uint64_t act = block > m->stats.work_peak ? block : m->stats.work_peak;
+        if (peak > total) total = peak;
+        if (kind == NK_IMAGE_OWNED) total += ((uint64_t)len + 15u) & ~(uint64_t)15u;
+        if (total > (size_t)-1)
+            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
+                        "arena overflow: the model needs more than the address space");
+        else {
+            /* records and act are parts of total */
+            if (need != NULL) *need = (size_t)total;
+            if (regions != NULL) {
+                regions[0] = (size_t)records;
+                regions[1] = (size_t)act;
+                /* the retry happens only when the scratch outgrows the block */
+                regions[2] = (size_t)(act > block && peak > records ? peak : records);
+                regions[3] = (size_t)block;
+            }
+        }
+        nk_arena_rewind(scratch, mark);
+    }
+    if (hw > scratch->high_water) scratch->high_water = hw;
+    return s;
+}
+
+nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_arena_t *scratch,
+                              size_t *need, nk_error_t *err) {
     if (need == NULL || bytes == NULL) return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL argument");
     *need = 0;
     if ((mode & ~NK_LOAD_NO_OVERLAP) > NK_LOAD_COPY)
@@ -1020,34 +1129,38 @@ nk_status nk_model_arena_size(const void *bytes, size_t len, uint32_t mode, nk_a
         return nk_fail(err, NK_ERR_ARG, -1, "arena_size: NULL scratch arena");
 #endif
     }
-    if ((mode & ~NK_LOAD_NO_OVERLAP) != NK_LOAD_BUFFER) kind = NK_IMAGE_OWNED;
-#if !defined(NETKIT_MCU) && NETKIT_MMAP
-    if ((mode & ~NK_LOAD_NO_OVERLAP) == NK_LOAD_FILE) kind = NK_IMAGE_MAPPED;
+    return nk_model_size(bytes, len, mode, scratch, need, NULL, err);
+}
+
+nk_status nk_model_region_sizes(const void *bytes, size_t len, nk_arena_t *scratch, size_t *records,
+                                size_t *activations, size_t *records_with_scratch, size_t *block,
+                                nk_error_t *err) {
+    size_t sizes[4] = {0, 0, 0, 0};
+    nk_status s;
+    if (bytes == NULL || records == NULL || activations == NULL)
+        return nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL argument");
+    if (scratch == NULL) {
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+        /* a one-arena load's need is room enough to size in */
+        nk_arena_t heap;
+        size_t need = 0;
+        s = nk_model_arena_size(bytes, len, NK_LOAD_BUFFER, NULL, &need, err);
+        if (s == NK_OK && nk_arena_init_heap(&heap, need) != NK_OK)
+            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1, "region_sizes: no memory to size the model in");
+        else if (s == NK_OK) {
+            s = nk_model_size(bytes, len, NK_LOAD_BUFFER, &heap, NULL, sizes, err);
+            nk_arena_free_heap(&heap);
+        }
+#else
+        s = nk_fail(err, NK_ERR_ARG, -1, "region_sizes: NULL scratch arena");
 #endif
-    mark = scratch->used;
-    hw = scratch->high_water;
-    scratch->high_water = scratch->used;
-    s = nk_model_build(&m, bytes, len, kind | (mode & NK_LOAD_NO_OVERLAP), NK_MODEL_SIZING, 1,
-                       scratch, err);
-    if (s == NK_OK) {
-        /* the load, from a 16-byte aligned start: the copied image (16-
-         * rounded: the model record follows it), the records (the default
-         * context's included) up to here then the activation block, or the
-         * planner's scratch if that reached higher */
-        const uint8_t *start = (const uint8_t *)m;
-        uint64_t records = (uint64_t)(scratch->base + scratch->used - start);
-        uint64_t peak = (uint64_t)(scratch->base + scratch->high_water - start);
-        uint64_t total = ((records + 15u) & ~(uint64_t)15u) + nk_context_block_bytes(m);
-        if (peak > total) total = peak;
-        if (kind == NK_IMAGE_OWNED) total += ((uint64_t)len + 15u) & ~(uint64_t)15u;
-        if (total > (size_t)-1)
-            s = nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
-                        "arena overflow: the model needs more than the address space");
-        else
-            *need = (size_t)total;
-        nk_arena_rewind(scratch, mark);
+    } else {
+        s = nk_model_size(bytes, len, NK_LOAD_BUFFER, scratch, NULL, sizes, err);
     }
-    if (hw > scratch->high_water) scratch->high_water = hw;
+    *records = sizes[0];
+    *activations = sizes[1];
+    if (records_with_scratch != NULL) *records_with_scratch = sizes[2];
+    if (block != NULL) *block = sizes[3];
     return s;
 }
 

@@ -92,7 +92,8 @@ extern "C" {
 #endif
 
 /* Bumped whenever a public struct layout or function signature changes or
- * an exported function goes (2: nk_arena_fail_at became test-only); nkc
+ * an exported function goes (2: nk_arena_fail_at became test-only; 5:
+ * nk_model_region_sizes takes a scratch arena); nkc
  * (purego) refuses a library whose nk_abi_version() differs. */
 #define NK_ABI_VERSION 5u
 #define NK_VERSION_STRING "0.1.0"
@@ -342,14 +343,35 @@ NK_API nk_status nk_model_bind_activations(nk_model_t *m, void *block, size_t si
 /* MEMORY REGIONS. A board with a small fast RAM (SRAM, TCM) and a large
  * slow one loads with this placement rule: what every invoke reads and
  * writes (the activation block and the kernel workspace) goes into
- * `activations` (the fast region), the model's records (model, tensor, op
- * and context records, the planner's scratch at load) into `records` (the
- * slow one). `netkit inspect --regions` gives each region's exact need
- * (nk_report_t.region_*). A failure names the region and leaves both arenas
- * as they were. */
+ * `activations` (the fast region); the model's persistent records (model,
+ * op and context records, the data table, batch-norm folded or host-packed
+ * weights) into `records` (the slow one); weights bound in place stay in
+ * `bytes` (flash). What the load needs only while it runs (the decoder's
+ * marks, the planner's offsets and scratch) goes into the fast region,
+ * where it is released before the block takes the same bytes, or, when it
+ * does not fit there, into the slow one above the records. The one-arena
+ * loads are the same code with one arena in every role. A failure names
+ * the region that overflowed ("activations region: arena overflow: ...")
+ * and leaves both arenas as they were; the two must be different arenas. */
 NK_API nk_status nk_model_load_buffer_regions(nk_model_t **out, const void *bytes, size_t len,
                                               nk_arena_t *records, nk_arena_t *activations,
                                               nk_error_t *err);
+/* What nk_model_load_buffer_regions takes from each region (fresh 16-byte
+ * aligned arenas) for `bytes` (16-byte aligned), as two exact pairs: an
+ * arena of exactly the figure loads, one byte less in it fails.
+ *   *records + *activations: the scratch in the fast region (the smallest
+ *     total; *activations is the block, or the scratch where larger);
+ *   *records_with_scratch + *block: the scratch in the slow region (the
+ *     smallest fast region: the activation block and workspace alone; the
+ *     first pair again when the block is at least the scratch).
+ * The last two may be NULL. Exact for the ABI it runs on, so firmware
+ * sizes its regions on the target. Nothing is loaded: the image is sized
+ * once in `scratch`, which is rewound (it takes no more than
+ * nk_model_arena_size's figure); host builds may pass NULL to size in a
+ * private heap arena. `netkit inspect --regions` prints the first pair. */
+NK_API nk_status nk_model_region_sizes(const void *bytes, size_t len, nk_arena_t *scratch,
+                                       size_t *records, size_t *activations,
+                                       size_t *records_with_scratch, size_t *block, nk_error_t *err);
 
 /* A further execution context over the same model: its own activations and
  * workspace from `arena` (which may be another arena, e.g. per thread). */
@@ -480,12 +502,6 @@ NK_API nk_status nk_model_report(const nk_model_t *m, nk_report_t *rep, nk_op_in
  * arena from the caller; a misaligned `bytes` is copied first. */
 NK_API nk_status nk_inspect_model(const void *bytes, size_t len, nk_report_t *rep,
                                   nk_op_info_t *ops, int32_t max_ops, nk_error_t *err);
-/* What nk_model_load_buffer_regions takes from each arena (16-byte aligned
- * ones) for `bytes` (16-byte aligned), measured by a load in a private heap
- * arena: exact for the host's ABI. */
-NK_API nk_status nk_model_region_sizes(const void *bytes, size_t len, size_t *records,
-                                       size_t *activations, nk_error_t *err);
-
 /* The activation plan of a loaded model: offsets[i] is tensor i's byte
  * offset in the activation block (the planner's, as invoke uses it), or
  * UINT64_MAX for a constant (bound to its payload). Fills the first

@@ -63,10 +63,10 @@ var backend = engine.Backend{
 	BindActivations: func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *engine.CError) engine.Status {
 		return engine.Status(C.nk_model_bind_activations(model(m), block, C.size_t(size), cerr(e)))
 	},
-	RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, engine.Status) {
-		var rec, act C.size_t
-		s := C.nk_model_region_sizes(b, C.size_t(n), &rec, &act, cerr(e))
-		return uint64(rec), uint64(act), engine.Status(s)
+	RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, uint64, uint64, engine.Status) {
+		var rec, act, recScratch, block C.size_t
+		s := C.nk_model_region_sizes(b, C.size_t(n), nil, &rec, &act, &recScratch, &block, cerr(e))
+		return uint64(rec), uint64(act), uint64(recScratch), uint64(block), engine.Status(s)
 	},
 	ArenaAlloc: func(a *engine.CArena, size, align uint64) unsafe.Pointer {
 		return C.nk_arena_alloc(arena(a), C.size_t(size), C.size_t(align))

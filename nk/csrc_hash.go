@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0bde92ca0db958230845098b1dee6ba5989d89984251488e4ff7a9e9886aac6a"
+const csrcHash = "279485329c6531b6ba94071e24135fe9427fcb889a19b9559a22280cf61cec0c"

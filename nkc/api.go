@@ -48,10 +48,14 @@ type Report struct {
 	// the arena (XNNPACK's packed weights); 0 without a backend.
 	BackendHeapBytes int64
 	// RegionRecords and RegionActivations are what a load over two arenas
-	// (nk_model_load_buffer_regions) needs in each: the records (slow RAM)
-	// and the activation block with the workspace (fast RAM). Inspect only;
-	// 0 from Model.Report.
-	RegionRecords, RegionActivations int64
+	// (nk_model_load_buffer_regions) needs in each: the persistent records
+	// (slow RAM), and the activation block with the workspace (fast RAM),
+	// or the load's scratch where that is larger (it is released before the
+	// block takes the same bytes). RegionRecordsWithScratch and RegionBlock
+	// are the other exact pair: the scratch in the slow region, the fast
+	// one only the block (the same pair when the block is at least the
+	// scratch). Inspect only; 0 from Model.Report.
+	RegionRecords, RegionActivations, RegionRecordsWithScratch, RegionBlock int64
 	// BytesState is the part of BytesActivations and BytesIO that the
 	// STATE tensors hold: recurrent state kept from one run to the next
 	// (docs/MEMORY.md), shared with no other tensor.
@@ -335,7 +339,8 @@ func wrapReport(r *engine.Report, err error) (*Report, error) {
 		BytesActivations: r.BytesActivations, BytesIO: r.BytesIO, BytesWorkspace: r.BytesWorkspace,
 		BytesCopiedWeights: r.BytesCopiedWeights, BytesPadding: r.BytesPadding, MACs: r.MACs,
 		ParamBytes: r.ParamBytes, BackendHeapBytes: r.BackendHeapBytes, NumTensors: r.NumTensors,
-		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations, BytesState: r.BytesState,
+		RegionRecords: r.RegionRecords, RegionActivations: r.RegionActivations,
+		RegionRecordsWithScratch: r.RegionRecordsWithScratch, RegionBlock: r.RegionBlock, BytesState: r.BytesState,
 		TensorOffsets: r.TensorOffsets,
 		Inputs:        wrapInfos(r.Inputs), Outputs: wrapInfos(r.Outputs), Ops: make([]OpInfo, len(r.Ops)),
 	}

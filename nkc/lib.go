@@ -220,11 +220,12 @@ func (l *lib) backend() *engine.Backend {
 				uintptr(unsafe.Pointer(e)))
 			return status(r)
 		},
-		RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, engine.Status) {
-			var rec, act uintptr // size_t
-			r, _, _ := purego.SyscallN(l.regionSizes, uintptr(b), uintptr(n), uintptr(unsafe.Pointer(&rec)),
-				uintptr(unsafe.Pointer(&act)), uintptr(unsafe.Pointer(e)))
-			return uint64(rec), uint64(act), status(r)
+		RegionSizes: func(b unsafe.Pointer, n uint64, e *engine.CError) (uint64, uint64, uint64, uint64, engine.Status) {
+			var rec, act, recScratch, block uintptr // size_t
+			r, _, _ := purego.SyscallN(l.regionSizes, uintptr(b), uintptr(n), 0, uintptr(unsafe.Pointer(&rec)),
+				uintptr(unsafe.Pointer(&act)), uintptr(unsafe.Pointer(&recScratch)), uintptr(unsafe.Pointer(&block)),
+				uintptr(unsafe.Pointer(e)))
+			return uint64(rec), uint64(act), uint64(recScratch), uint64(block), status(r)
 		},
 		ArenaAlloc: func(a *engine.CArena, size, align uint64) unsafe.Pointer {
 			r, _, _ := purego.SyscallN(l.arenaAlloc, uintptr(unsafe.Pointer(a)), uintptr(size), uintptr(align))

@@ -32,7 +32,11 @@ forces one), or "portable" (netkit's C kernels).
 
 --regions adds what a board with a fast and a slow RAM needs in each when
 it loads with nk_model_load_buffer_regions: the activation block and the
-workspace in the fast region, the model's records in the slow one.
+workspace in the fast region, the model's persistent records in the slow
+one. The load's scratch goes into the fast region, or into the slow one
+when it does not fit there; where the scratch is larger than the block,
+both exact pairs are shown. Exact for the host's ABI; firmware gets its
+target's figures from nk_model_region_sizes.
 
 --svg FILE also writes the memory map as SVG: each tensor a box over the
 ops it is alive for (x) and the bytes it holds in the activation block
@@ -116,8 +120,12 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	if regions {
 		row("", "")
 		row("regions", "(nk_model_load_buffer_regions)")
-		row("  fast: activations", sz(r.RegionActivations)+" activation block and workspace")
-		row("  slow: records", sz(r.RegionRecords)+" model, tensor, op and context records")
+		row("  fast: activations", sz(r.RegionActivations)+" activation block and workspace, or the load's scratch")
+		row("  slow: records", sz(r.RegionRecords)+" model, op and context records, data table, copied weights")
+		if r.RegionBlock != r.RegionActivations {
+			row("  or fast: block", sz(r.RegionBlock)+" the activation block and workspace alone")
+			row("     slow: records", sz(r.RegionRecordsWithScratch)+" with the load's scratch above them")
+		}
 	}
 
 	if full {
@@ -198,12 +206,18 @@ type jsonReport struct {
 		CopiedWeights int64 `json:"copied_weights"`
 		Padding       int64 `json:"padding"`
 	} `json:"breakdown"`
-	Regions *struct {
-		Activations int64 `json:"activations"`
-		Records     int64 `json:"records"`
-	} `json:"regions,omitempty"`
-	Declare string   `json:"declare"`
-	Ops     []jsonOp `json:"ops,omitempty"`
+	Regions *jsonRegions `json:"regions,omitempty"`
+	Declare string       `json:"declare"`
+	Ops     []jsonOp     `json:"ops,omitempty"`
+}
+
+// jsonRegions: nk_model_region_sizes' two exact pairs (the load's scratch
+// in the fast region, or in the slow one with the block alone in the fast).
+type jsonRegions struct {
+	Activations        int64 `json:"activations"`
+	Records            int64 `json:"records"`
+	Block              int64 `json:"block"`
+	RecordsWithScratch int64 `json:"records_with_scratch"`
 }
 
 func jsonTensors(ts []nk.TensorInfo) []jsonTensor {
@@ -230,10 +244,7 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool
 	j.Breakdown.Structs, j.Breakdown.Activations, j.Breakdown.IO = r.BytesStructs, r.BytesActivations, r.BytesIO
 	j.Breakdown.Workspace, j.Breakdown.CopiedWeights, j.Breakdown.Padding = r.BytesWorkspace, r.BytesCopiedWeights, r.BytesPadding
 	if regions {
-		j.Regions = &struct {
-			Activations int64 `json:"activations"`
-			Records     int64 `json:"records"`
-		}{r.RegionActivations, r.RegionRecords}
+		j.Regions = &jsonRegions{r.RegionActivations, r.RegionRecords, r.RegionBlock, r.RegionRecordsWithScratch}
 	}
 	if full {
 		for _, op := range r.Ops {

@@ -159,27 +159,48 @@ func TestInspectSVG(t *testing.T) {
 }
 
 // --regions: the fast region holds the activation block (16-rounded) and
-// the workspace, the slow one the records; model_test (C) loads KWS in
-// exactly these figures and checks one byte less fails in each.
+// the workspace, or the load's scratch where that is larger (hello world:
+// its block is 96 B; then a second pair puts the scratch in the slow
+// region), the slow one the persistent records, and the two never need
+// more than one arena; model_test (C) loads KWS, AD and hello
+// world in exactly these figures and checks one byte less fails in each.
 func TestInspectRegions(t *testing.T) {
-	path := filepath.Join("..", "..", "testdata", "models_i8", "mlperf_kws_ref_model.nk")
-	code, stdout, stderr := cli(t, "inspect", "--json", "--regions", path)
-	require.Equal(t, 0, code, stderr)
-	var rep struct {
-		Peak      int64 `json:"peak_activations"`
-		Workspace int64 `json:"workspace"`
-		Arena     int64 `json:"arena_after_load"`
-		Regions   *struct {
-			Activations int64 `json:"activations"`
-			Records     int64 `json:"records"`
-		} `json:"regions"`
+	for _, tc := range []struct {
+		name          string
+		scratchLarger bool
+	}{{"mlperf_kws_ref_model", false}, {"tflm_hello_world_int8", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join("..", "..", "testdata", "models_i8", tc.name+".nk")
+			code, stdout, stderr := cli(t, "inspect", "--json", "--regions", path)
+			require.Equal(t, 0, code, stderr)
+			var rep struct {
+				Peak      int64 `json:"peak_activations"`
+				Workspace int64 `json:"workspace"`
+				Arena     int64 `json:"arena_after_load"`
+				Regions   *struct {
+					Activations        int64 `json:"activations"`
+					Records            int64 `json:"records"`
+					Block              int64 `json:"block"`
+					RecordsWithScratch int64 `json:"records_with_scratch"`
+				} `json:"regions"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+			require.NotNil(t, rep.Regions)
+			block := round16(rep.Peak) + rep.Workspace
+			assert.Equal(t, block, rep.Regions.Block)
+			if tc.scratchLarger {
+				assert.Greater(t, rep.Regions.Activations, block)
+				assert.Greater(t, rep.Regions.RecordsWithScratch, rep.Regions.Records)
+			} else {
+				assert.Equal(t, block, rep.Regions.Activations)
+				assert.Equal(t, rep.Regions.Records, rep.Regions.RecordsWithScratch)
+			}
+			assert.Positive(t, rep.Regions.Records)
+			assert.LessOrEqual(t, rep.Regions.Records+rep.Regions.Activations, rep.Arena,
+				"the two regions never need more than the whole load")
+			code, stdout, _ = cli(t, "inspect", path, "--regions")
+			require.Equal(t, 0, code)
+			assert.Regexp(t, `fast: activations +`+strconv.FormatInt(rep.Regions.Activations, 10)+` B`, stdout)
+		})
 	}
-	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
-	require.NotNil(t, rep.Regions)
-	assert.Equal(t, round16(rep.Peak)+rep.Workspace, rep.Regions.Activations)
-	assert.Positive(t, rep.Regions.Records)
-	assert.LessOrEqual(t, rep.Regions.Records, rep.Arena, "the records alone never need more than the whole load")
-	code, stdout, _ = cli(t, "inspect", path, "--regions")
-	require.Equal(t, 0, code)
-	assert.Regexp(t, `fast: activations +`+strconv.FormatInt(rep.Regions.Activations, 10)+` B`, stdout)
 }

@@ -32,7 +32,7 @@ type Backend struct {
 	BindActivations func(m unsafe.Pointer, block unsafe.Pointer, size uint64, e *CError) Status
 	ArenaAlloc      func(a *CArena, size, align uint64) unsafe.Pointer // nk_arena_alloc; nil when full
 	// nk_model_region_sizes: what nk_model_load_buffer_regions takes from each arena.
-	RegionSizes func(bytes unsafe.Pointer, n uint64, e *CError) (records, activations uint64, s Status)
+	RegionSizes func(bytes unsafe.Pointer, n uint64, e *CError) (records, activations, recordsWithScratch, block uint64, s Status)
 	// nk_model_load_file_ex; mode is LoadFile or LoadCopy.
 	LoadFile func(path string, mode uint32, a *CArena, e *CError) (unsafe.Pointer, Status)
 	// nk_model_report; ops may be nil when maxOps is 0.

@@ -45,11 +45,12 @@ func InspectBytes(open Opener, b []byte, opts ...Option) (*Report, error) {
 		return nil, cError(s, ce)
 	}
 	r.ArenaAfterForward = int64(st.arena.HighWater)
-	rec, act, s := be.RegionSizes(unsafe.Pointer(unsafe.SliceData(st.image)), uint64(len(st.image)), ce)
+	rec, act, recScratch, block, s := be.RegionSizes(unsafe.Pointer(unsafe.SliceData(st.image)), uint64(len(st.image)), ce)
 	if s != StatusOK {
 		return nil, cError(s, ce)
 	}
 	r.RegionRecords, r.RegionActivations = int64(rec), int64(act)
+	r.RegionRecordsWithScratch, r.RegionBlock = int64(recScratch), int64(block)
 	return r, nil
 }
 

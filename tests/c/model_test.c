@@ -767,15 +767,18 @@ static void test_shared_activations(void) {
 }
 
 /* A load over two arenas (records in one, the activation block in the
- * other) of exactly inspect's region figures runs as the model alone; one
- * byte less in either region fails, naming it, and leaves both as they were. */
-static void test_regions(void) {
-    const char *name = "mlperf_kws_ref_model";
+ * other) of exactly the region figures runs as the model alone; one byte
+ * less in either region fails, naming it, and leaves both as they were.
+ * The figures sized in a caller's scratch arena (as firmware does) equal
+ * inspect's, and the two regions together never take more than one arena.
+ * AD and hello world are small enough that the load's scratch, not the
+ * activation block, sets the activations region. */
+static void test_regions(const char *name) {
     nk_report_t rep;
     nk_error_t err;
-    size_t len, k;
-    uint8_t *img = i8_model_bytes(name, &len), *in, *want, got[1024];
-    nk_arena_t alone_arena;
+    size_t len, k, rec_need = 0, act_need = 0, pair[4];
+    uint8_t *img = i8_model_bytes(name, &len), *in, *want, *got, *smem;
+    nk_arena_t alone_arena, scratch;
     nk_model_t *m;
     nk_tensor_t ti, to;
     size_t alone;
@@ -784,6 +787,18 @@ static void test_regions(void) {
     NKT_CHECK(nk_inspect_model(img, len, &rep, NULL, 0, &err) == NK_OK, "inspect: %s", err.message);
     NKT_CHECK(rep.region_records > 0 && rep.region_activations > 0, "region figures");
     NKT_CHECK(nk_model_arena_size(img, len, NK_LOAD_BUFFER, NULL, &alone, &err) == NK_OK, "size");
+    smem = nkt_alloc_aligned(alone);
+    nk_arena_init(&scratch, smem, alone);
+    NKT_CHECK(nk_model_region_sizes(img, len, &scratch, &rec_need, &act_need, &pair[2], &pair[3], &err) ==
+                  NK_OK,
+              "region sizes in a scratch arena of the one-arena need: %s", err.message);
+    pair[0] = rec_need;
+    pair[1] = act_need;
+    NKT_CHECK(rec_need == rep.region_records && act_need == rep.region_activations,
+              "scratch-sized regions %zu + %zu B equal inspect's", rec_need, act_need);
+    NKT_CHECK(nk_arena_used(&scratch) == 0, "sizing rewinds its scratch");
+    NKT_CHECK(rec_need + act_need <= alone, "two regions take no more than one arena");
+    free(smem);
     {
         uint8_t *mem = nkt_alloc_aligned(alone);
         nk_arena_init(&alone_arena, mem, alone);
@@ -792,29 +807,41 @@ static void test_regions(void) {
         nk_model_output(m, 0, &to);
         in = (uint8_t *)malloc(ti.bytes);
         want = (uint8_t *)malloc(to.bytes);
+        got = (uint8_t *)malloc(to.bytes);
         for (k = 0; k < ti.bytes; k++) in[k] = (uint8_t)nkt_rand(&rng);
         NKT_CHECK(run_i8(m, in, want, &err) == NK_OK, "alone: %s", err.message);
         nk_model_unload(m);
         free(mem);
     }
-    /* 0: exact; 1: records one byte short; 2: activations one byte short */
-    for (variant = 0; variant < 3; variant++) {
-        size_t rec = (size_t)rep.region_records - (variant == 1), act = (size_t)rep.region_activations - (variant == 2);
+    NKT_CHECK(pair[3] == (size_t)(rep.peak_activations + 15u) / 16u * 16u + (size_t)rep.workspace &&
+                  pair[2] >= rec_need && act_need >= pair[3],
+              "the second pair: %zu B of records with the scratch, the block of %zu B", pair[2], pair[3]);
+    /* 0: exact; 1: records one byte short; 2: activations one byte short;
+     * 3-5 the same with the scratch in the records region (the second pair) */
+    for (variant = 0; variant < 6; variant++) {
+        const size_t *p = variant < 3 ? pair : pair + 2;
+        size_t rec = p[0] - (variant % 3 == 1), act = p[1] - (variant % 3 == 2);
         uint8_t *rmem = nkt_alloc_aligned(rec), *amem = nkt_alloc_aligned(act);
         nk_arena_t records, activations;
         nk_status s;
         nk_arena_init(&records, rmem, rec);
         nk_arena_init(&activations, amem, act);
         s = nk_model_load_buffer_regions(&m, img, len, &records, &activations, &err);
-        if (variant == 0) {
+        if (variant % 3 == 0) {
             NKT_CHECK(s == NK_OK, "regions of %zu + %zu B: %s", rec, act, err.message);
             NKT_CHECK(s == NK_OK && run_i8(m, in, got, &err) == NK_OK && memcmp(got, want, to.bytes) == 0,
                       "regions: the output is the model's alone");
-            NKT_CHECK(nk_arena_used(&activations) == act, "the activations region holds the block");
+            NKT_CHECK(nk_arena_used(&activations) == nk_model_activation_size(m) &&
+                          nk_arena_high_water(&activations) == act && nk_arena_high_water(&records) == rec,
+                      "the activations region holds the block, the records region the records");
             if (s == NK_OK) nk_model_unload(m);
         } else {
             NKT_CHECK(s == NK_ERR_ARENA_OVERFLOW, "variant %d: one byte short fails", variant);
-            NKT_CHECK(variant == 1 || strstr(err.message, "activations region") != NULL,
+            /* the second pair's records one short: the fast region lacked
+             * room for the scratch, and that is what is said */
+            NKT_CHECK(strstr(err.message, variant == 4 && p[0] > rec_need ? "region: arena overflow"
+                                          : variant % 3 == 1                ? "records region: arena overflow"
+                                                                            : "activations region: arena overflow") != NULL,
                       "the message names the region: %s", err.message);
             NKT_CHECK(nk_arena_used(&records) == 0 && nk_arena_used(&activations) == 0,
                       "a failed load leaves both arenas as they were");
@@ -822,11 +849,18 @@ static void test_regions(void) {
         free(rmem);
         free(amem);
     }
-    fprintf(stderr, "regions (%s): records %llu B + activations %llu B; one arena %zu B\n", name,
-            (unsigned long long)rep.region_records, (unsigned long long)rep.region_activations, alone);
+    {
+        nk_arena_t one;
+        memset(&one, 0, sizeof one);
+        NKT_CHECK(nk_model_load_buffer_regions(&m, img, len, &one, &one, &err) == NK_ERR_ARG,
+                  "one arena as both regions is refused");
+    }
+    fprintf(stderr, "regions (%s): records %zu B + activations %zu B, or %zu + %zu B (the block); one arena %zu B\n",
+            name, rec_need, act_need, pair[2], pair[3], alone);
     free(img);
     free(in);
     free(want);
+    free(got);
 }
 
 int main(void) {
@@ -845,7 +879,9 @@ int main(void) {
     test_copy_survives_file_changes();
     test_timed_invoke();
     test_shared_activations();
-    test_regions();
+    test_regions("mlperf_kws_ref_model");
+    test_regions("mlperf_ad01_int8");
+    test_regions("tflm_hello_world_int8");
     if (nkt_failures) fprintf(stderr, "model_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
