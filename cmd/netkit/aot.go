@@ -50,6 +50,8 @@ single source; no op table) and the summary to standard error.`,
 			dir := fs.String("o", ".", "output `DIR`ectory, or - for one C file on standard output")
 			name := fs.String("name", "", "C identifier prefix `IDENT` (default: from MODEL's file name)")
 			lower := fs.Bool("lower", false, "lower the model to C: a static plan calling the kernels, no interpreter")
+			target := fs.String("target", "", "size IDENT_ARENA_SIZE exactly for target `NAME` (host, or a bench --target target; default: this host)")
+			src := fs.String("src", "", "netkit source tree `DIR` for --target (default: as bench --target finds it)")
 			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
@@ -65,9 +67,12 @@ single source; no op table) and the summary to standard error.`,
 					if *dir == stdoutName {
 						return usagef("--lower writes several files: give -o a directory")
 					}
+					if *target != "" {
+						return usagef("--target sizes the embedded image's arena; lowered code's RAM is its own (no records)")
+					}
 					return writeLowered(stdout, args[0], *dir, ident)
 				}
-				return writeAot(stdout, stderr, args[0], *dir, ident)
+				return writeAot(stdout, stderr, args[0], *dir, ident, *target, *src)
 			}
 		},
 	})
@@ -112,7 +117,7 @@ func writeOpTable(out, path, ident string, img []byte) (*nkfile.Model, error) {
 // writeAot writes IDENT.h, IDENT.c, IDENT_ops.c and IDENT_plan.c into dir, or with dir
 // "-" the header and the array as one file to stdout (the summary then
 // goes to stderr).
-func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
+func writeAot(stdout, stderr io.Writer, path, dir, ident, target, src string) error {
 	h, c, ops, plan, err := aotOutputs(path, dir, ident)
 	if err != nil {
 		return err
@@ -127,6 +132,12 @@ func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
 	restore()
 	if err != nil {
 		return loadError(path, err)
+	}
+	if target != "" {
+		// the target's own figure (target_arena.go) replaces the host's
+		if r.ArenaAfterLoad, err = targetArena(img, r, target, src, stderr); err != nil {
+			return err
+		}
 	}
 	tensors := func(ts []nk.TensorInfo) []aot.Tensor {
 		out := make([]aot.Tensor, len(ts))
@@ -159,11 +170,11 @@ func writeAot(stdout, stderr io.Writer, path, dir, ident string) error {
 	if err != nil {
 		return err
 	}
-	src, err := aot.FixedPlan(ident, filepath.Base(path), img, m, planOf(r))
+	planSrc, err := aot.FixedPlan(ident, filepath.Base(path), img, m, planOf(r))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := cliutil.WriteFile(plan, src); err != nil {
+	if err := cliutil.WriteFile(plan, planSrc); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s, %s, %s and %s: %d B image in flash, arena %d B (%s_ARENA_SIZE)\n", h, c, ops, plan, len(img), r.ArenaAfterLoad, strings.ToUpper(ident))

@@ -115,6 +115,15 @@ type runnerFacts struct {
 	netkitMap uint64            // netkit flash from the link map
 }
 
+// num is the runner's "nkbench key N" figure.
+func (f *runnerFacts) num(k string) (uint64, error) {
+	v, err := strconv.ParseUint(f.facts[k], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("the runner did not report %s", k)
+	}
+	return v, nil
+}
+
 func benchTarget(stdout, stderr io.Writer, modelPath string, o targetBenchOpts) error {
 	if _, ok := benchTargets[o.target]; !ok {
 		return usagef("unknown --target %q (bare-metal QEMU targets: %s)", o.target, strings.Join(benchTargetNames(), ", "))
@@ -670,13 +679,7 @@ func buildTargetReport(rep *nk.Report, f *runnerFacts, o targetBenchOpts) (*targ
 		}
 		r.Ops = append(r.Ops, row)
 	}
-	num := func(k string) (uint64, error) {
-		v, err := strconv.ParseUint(f.facts[k], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("the runner did not report %s", k)
-		}
-		return v, nil
-	}
+	num := f.num
 	var err error
 	if r.ArenaBytes, err = num("arena_need"); err != nil {
 		return nil, err

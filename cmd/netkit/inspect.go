@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -16,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "inspect",
 		summary: "report the exact arena, workspace and flash a model needs",
-		usage:   "MODEL [--full] [--json] [--regions] [--svg FILE]",
+		usage:   "MODEL [--full] [--json] [--regions] [--svg FILE] [--target NAME [--src DIR]]",
 		help: `Loads MODEL the way the C core does on a device and reports, from the
 core itself: the arena bytes after load and after a forward pass (the size
 to declare in firmware), the shared kernel workspace, the weight bytes kept
@@ -41,13 +42,23 @@ target's figures from nk_model_region_sizes.
 --svg FILE also writes the memory map as SVG: each tensor a box over the
 ops it is alive for (x) and the bytes it holds in the activation block
 (y), the workspace above the block, lines at the planned peak and the
-liveness lower bound; hovering a box names its tensor.`,
+liveness lower bound; hovering a box names its tensor.
+
+Every figure is this host's (its pointer size and struct layouts; a 32-bit
+MCU needs less). --target NAME adds the arena a buffer load needs on that
+target, exact for it: "host", or a bare-metal target of bench --target
+(cortex-m4f, cortex-m55, ...), whose own nk_model_arena_size runs under
+QEMU in bench --target's cached firmware, which also checks that the model
+loads in exactly that many bytes and fails in one byte less. The declare
+line then uses it. --src DIR: the netkit source tree (as bench --target).`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			full := fs.Bool("full", false, "add the per-op table")
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			svgPath := fs.String("svg", "", "also write the memory map as SVG to `FILE`")
 			regions := fs.Bool("regions", false, "add each memory region's need (fast: activations, slow: records)")
-			return func(args []string, stdout, _ io.Writer) error {
+			target := fs.String("target", "", "also give the exact arena on target `NAME` (host, or a bench --target target)")
+			src := fs.String("src", "", "netkit source tree `DIR` for --target (default: as bench --target finds it)")
+			return func(args []string, stdout, stderr io.Writer) error {
 				if len(args) != 1 {
 					return usagef("want one MODEL, have %d arguments", len(args))
 				}
@@ -55,27 +66,50 @@ liveness lower bound; hovering a box names its tensor.`,
 				if err != nil {
 					return loadError(args[0], err)
 				}
+				var onTarget *targetFigure
+				if *target != "" {
+					image, err := os.ReadFile(args[0])
+					if err != nil {
+						return err
+					}
+					n, err := targetArena(image, r, *target, *src, stderr)
+					if err != nil {
+						return err
+					}
+					onTarget = &targetFigure{Target: *target, ArenaBytes: n}
+				}
 				if *svgPath != "" {
 					if err := writeSVGFile(*svgPath, args[0], r); err != nil {
 						return err
 					}
 				}
 				if *asJSON {
-					return writeInspectJSON(stdout, args[0], r, *full, *regions)
+					return writeInspectJSON(stdout, args[0], r, *full, *regions, onTarget)
 				}
-				writeInspectTable(stdout, args[0], r, *full, *regions)
+				writeInspectTable(stdout, args[0], r, *full, *regions, onTarget)
 				return nil
 			}
 		},
 	})
 }
 
-// declareLine is the C declaration of an arena big enough for the model.
-func declareLine(r *nk.Report) string {
-	return fmt.Sprintf("static uint8_t arena[%d] __attribute__((aligned(16)));", r.ArenaAfterLoad)
+// targetFigure is inspect --target's figure: the arena on that target.
+type targetFigure struct {
+	Target     string `json:"target"`
+	ArenaBytes int64  `json:"arena_bytes"`
 }
 
-func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions bool) {
+// declareLine is the C declaration of an arena big enough for the model:
+// the target's exact figure when given, else the host's.
+func declareLine(r *nk.Report, t *targetFigure) string {
+	n := r.ArenaAfterLoad
+	if t != nil {
+		n = t.ArenaBytes
+	}
+	return fmt.Sprintf("static uint8_t arena[%d] __attribute__((aligned(16)));", n)
+}
+
+func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions bool, t *targetFigure) {
 	// One fixed key column keeps every group aligned.
 	row := func(k, v string) {
 		if k == "" {
@@ -92,6 +126,9 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	row("inputs", describeInfos(r.Inputs))
 	row("outputs", describeInfos(r.Outputs))
 	row("", "")
+	if t != nil {
+		row("arena on "+t.Target, sz(t.ArenaBytes)+" (exact for that target; the figures below are this host's)")
+	}
 	row("arena after load", sz(r.ArenaAfterLoad))
 	row("arena after forward", sz(r.ArenaAfterForward))
 	row("  model (shared)", sz(r.ModelBytes))
@@ -142,7 +179,7 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "\ndeclare: %s\n", declareLine(r))
+	fmt.Fprintf(w, "\ndeclare: %s\n", declareLine(r, t))
 }
 
 func dims(s []int) string {
@@ -179,25 +216,26 @@ type jsonOp struct {
 }
 
 type jsonReport struct {
-	Model                string       `json:"model"`
-	FileBytes            int64        `json:"file_bytes"`
-	NumOps               int          `json:"num_ops"`
-	NumTensors           int          `json:"num_tensors"`
-	Inputs               []jsonTensor `json:"inputs"`
-	Outputs              []jsonTensor `json:"outputs"`
-	ArenaAfterLoad       int64        `json:"arena_after_load"`
-	ArenaAfterForward    int64        `json:"arena_after_forward"`
-	ModelBytes           int64        `json:"model_bytes"`
-	ContextBytes         int64        `json:"context_bytes"`
-	Workspace            int64        `json:"workspace"`
-	FlashPayload         int64        `json:"flash_payload"`
-	ParamBytes           int64        `json:"param_bytes"`
-	MACs                 int64        `json:"macs"`
-	PeakActivations      int64        `json:"peak_activations"`
-	ActivationLowerBound int64        `json:"activation_lower_bound"`
-	PingPongBytes        int64        `json:"pingpong_bytes"`
-	BackendHeapBytes     int64        `json:"backend_heap_bytes"`
-	StateBytes           int64        `json:"state_bytes,omitempty"`
+	Model                string        `json:"model"`
+	FileBytes            int64         `json:"file_bytes"`
+	NumOps               int           `json:"num_ops"`
+	NumTensors           int           `json:"num_tensors"`
+	Inputs               []jsonTensor  `json:"inputs"`
+	Outputs              []jsonTensor  `json:"outputs"`
+	Target               *targetFigure `json:"target,omitempty"`
+	ArenaAfterLoad       int64         `json:"arena_after_load"`
+	ArenaAfterForward    int64         `json:"arena_after_forward"`
+	ModelBytes           int64         `json:"model_bytes"`
+	ContextBytes         int64         `json:"context_bytes"`
+	Workspace            int64         `json:"workspace"`
+	FlashPayload         int64         `json:"flash_payload"`
+	ParamBytes           int64         `json:"param_bytes"`
+	MACs                 int64         `json:"macs"`
+	PeakActivations      int64         `json:"peak_activations"`
+	ActivationLowerBound int64         `json:"activation_lower_bound"`
+	PingPongBytes        int64         `json:"pingpong_bytes"`
+	BackendHeapBytes     int64         `json:"backend_heap_bytes"`
+	StateBytes           int64         `json:"state_bytes,omitempty"`
 	Breakdown            struct {
 		Structs       int64 `json:"structs"`
 		Activations   int64 `json:"activations"`
@@ -231,7 +269,7 @@ func jsonTensors(ts []nk.TensorInfo) []jsonTensor {
 	return out
 }
 
-func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool) error {
+func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool, t *targetFigure) error {
 	j := jsonReport{
 		Model: path, FileBytes: r.FileBytes, NumOps: len(r.Ops), NumTensors: r.NumTensors,
 		Inputs: jsonTensors(r.Inputs), Outputs: jsonTensors(r.Outputs),
@@ -239,7 +277,8 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool
 		ModelBytes: r.ModelBytes, ContextBytes: r.ContextBytes, Workspace: r.Workspace,
 		FlashPayload: r.FlashPayload, ParamBytes: r.ParamBytes, MACs: r.MACs,
 		PeakActivations: r.PeakActivations, ActivationLowerBound: r.ActivationLowerBound,
-		PingPongBytes: r.PingPongBytes, BackendHeapBytes: r.BackendHeapBytes, StateBytes: r.BytesState, Declare: declareLine(r),
+		PingPongBytes: r.PingPongBytes, BackendHeapBytes: r.BackendHeapBytes, StateBytes: r.BytesState,
+		Declare: declareLine(r, t), Target: t,
 	}
 	j.Breakdown.Structs, j.Breakdown.Activations, j.Breakdown.IO = r.BytesStructs, r.BytesActivations, r.BytesIO
 	j.Breakdown.Workspace, j.Breakdown.CopiedWeights, j.Breakdown.Padding = r.BytesWorkspace, r.BytesCopiedWeights, r.BytesPadding

@@ -243,7 +243,7 @@ func TestInspectJSON(t *testing.T) {
 	assert.Equal(t, []int{1, 32}, r.Ops[0].OutShape)
 	b := r.Breakdown
 	assert.Equal(t, r.ArenaAfterLoad, b.Structs+b.Activations+b.IO+b.Workspace+b.CopiedWeights+b.Padding)
-	assert.Equal(t, declareLine(&nk.Report{ArenaAfterLoad: r.ArenaAfterLoad}), r.Declare)
+	assert.Equal(t, declareLine(&nk.Report{ArenaAfterLoad: r.ArenaAfterLoad}, nil), r.Declare)
 
 	// Without --full there is no op list.
 	_, stdout, _ = cli(t, "inspect", model("mlp.nk"), "--json")
