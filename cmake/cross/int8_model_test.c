@@ -180,6 +180,43 @@ static int regions_check(size_t samples) {
 }
 #endif
 
+/* The arena this target needs (nk_model_arena_size, the figure `netkit
+ * inspect --target` reports): unloads `*model`, checks a load in one byte
+ * less fails with NK_ERR_ARENA_OVERFLOW and a load in exactly that
+ * succeeds and runs a sample as TFLM did, and leaves that load in *arena
+ * and *model. */
+static int exact_arena(nk_arena_t *arena, nk_model_t **model) {
+    size_t need = 0, used_before = nk_arena_used(arena);
+    nk_error_t err;
+    nk_status s;
+    nk_model_unload(*model);
+    nk_arena_init(arena, arena_mem, sizeof arena_mem);
+    if (nk_model_arena_size(nk_model_image, nk_model_image_len, NK_LOAD_BUFFER, arena, &need, &err) != NK_OK) {
+        printf("FAIL: arena_size: %s\n", err.message);
+        return 1;
+    }
+    nk_arena_init(arena, arena_mem, need - 1u);
+    s = nk_model_load_buffer(model, nk_model_image, nk_model_image_len, arena, &err);
+    if (s != NK_ERR_ARENA_OVERFLOW) {
+        printf("FAIL: a load in %lu B (1 B less than nk_model_arena_size) gave status %d\n",
+               (unsigned long)(need - 1u), (int)s);
+        return 1;
+    }
+    nk_arena_init(arena, arena_mem, need);
+    if (nk_model_load_buffer(model, nk_model_image, nk_model_image_len, arena, &err) != NK_OK) {
+        printf("FAIL: a load in exactly %lu B: %s\n", (unsigned long)need, err.message);
+        return 1;
+    }
+    if (run_samples(*model, nk_input_raw, nk_expected_raw, 1, 0) != 0) {
+        printf("FAIL: the model loaded in exactly %lu B differs from TFLite Micro\n", (unsigned long)need);
+        return 1;
+    }
+    /* the load is deterministic: the same bytes stay in use */
+    printf("nkbench arena_need %lu\nnkbench arena_exact %d\n", (unsigned long)need,
+           nk_arena_used(arena) == used_before);
+    return nk_arena_used(arena) == used_before ? 0 : 1;
+}
+
 int main(void) {
     nk_arena_t arena;
     nk_model_t *model = NULL;
@@ -215,6 +252,7 @@ int main(void) {
         printf("FAIL\n");
         return 1;
     }
+    if (exact_arena(&arena, &model) != 0) return 1;
 #if defined(NK_TEST_SHARED_SECOND) && NK_TEST_SHARED_SECOND
     {
         size_t alone = nk_arena_used(&arena), need = 0, again = 0;

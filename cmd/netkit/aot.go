@@ -18,11 +18,13 @@ func init() {
 	register(&command{
 		name:    "aot",
 		summary: "embed a model in firmware as C source with its exact arena size",
-		usage:   "MODEL [-o DIR|-] [--name IDENT] [--lower]",
+		usage:   "MODEL [-o DIR|-] [--name IDENT] [--lower] [--target NAME [--src DIR]]",
 		help: `Writes IDENT.c, the model image as a 16-byte aligned const array (it stays
 in flash: the core binds the weights in place, nothing is copied to RAM),
 and IDENT.h with IDENT_nk / IDENT_nk_len, IDENT_ARENA_SIZE (the exact arena
-nk_model_load_buffer needs for this image, from inspect) and the byte size
+nk_model_load_buffer needs for this image, from inspect: this host's
+figure, or with --target NAME that target's exact one, as inspect --target
+gives it) and the byte size
 of each input and output, with IDENT_INPUT0_SCALE and IDENT_INPUT0_ZERO_POINT
 (and so on) for a quantized one. IDENT defaults to the model's file name.
 It also writes IDENT_ops.c, the op table of this model's ops only: linked
