@@ -20,9 +20,10 @@
  * HOW BIG MUST THE ARENA BE?  Run `netkit inspect model.nk` (or call
  * nk_inspect_model on a host): it reports the byte count of a buffer load,
  * exact for the host it runs on; a target with smaller pointers or other
- * struct layouts (a 32-bit MCU) needs less, and `netkit inspect` does not
- * give its figure. nk_model_arena_size, built for and run on the target,
- * is exact there. At run time nk_model_arena_size gives the exact figure of
+ * struct layouts (a 32-bit MCU) needs less. `netkit inspect --target NAME`
+ * (and `netkit aot --target NAME`) gives the figure exact for that target:
+ * the target's own nk_model_arena_size, run under QEMU. nk_model_arena_size,
+ * built for and run on the target, is exact there. At run time nk_model_arena_size gives the exact figure of
  * each load mode without loading (a mapped file needs no batch-norm
  * copies, a copied one also holds the image). Loading into an arena of exactly that size succeeds; one byte
  * less fails with NK_ERR_ARENA_OVERFLOW and an error that says how much was
