@@ -26,6 +26,31 @@ func TestBenchTargetUnknownTargetIsUsageError(t *testing.T) {
 	assert.Contains(t, stderr, "usage: netkit bench")
 }
 
+// inspect/aot --target host is the host's own figure; an unknown target
+// is a usage error naming the known ones.
+func TestInspectTargetHostAndUnknown(t *testing.T) {
+	code, out, stderr := cli(t, "inspect", "--json", "--target", "host", model("cnn.nk"))
+	require.Equal(t, 0, code, stderr)
+	var r struct {
+		ArenaAfterLoad int64 `json:"arena_after_load"`
+		Target         struct {
+			Target     string `json:"target"`
+			ArenaBytes int64  `json:"arena_bytes"`
+		} `json:"target"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	assert.Equal(t, "host", r.Target.Target)
+	assert.Equal(t, r.ArenaAfterLoad, r.Target.ArenaBytes)
+	for _, cmd := range []string{"inspect", "aot"} {
+		code, _, stderr = cli(t, cmd, "--target", "cortex-x9", "-o", t.TempDir(), model("cnn.nk"))
+		if cmd == "inspect" {
+			code, _, stderr = cli(t, cmd, "--target", "cortex-x9", model("cnn.nk"))
+		}
+		assert.Equal(t, 2, code, cmd)
+		assert.Contains(t, stderr, `unknown --target "cortex-x9" (host, cortex-m0`, cmd)
+	}
+}
+
 func TestBenchTargetBadModel(t *testing.T) {
 	code, _, stderr := cli(t, "bench", "--target", "cortex-m4f", filepath.Join(t.TempDir(), "absent.nk"))
 	assert.Equal(t, 1, code)
@@ -216,6 +241,27 @@ func TestBenchTargetCortexM4F(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(hostOut), &host))
 	assert.Less(t, r8.ArenaBytes, host.ArenaAfterLoad, "32-bit structs are smaller than the host's")
+	// inspect --target and aot --target give the target's figure (the same
+	// runner's nk_model_arena_size, checked exact on the target)
+	code, tOut, stderr := cli(t, "inspect", "--json", "--target", "cortex-m4f", i8)
+	require.Equal(t, 0, code, stderr)
+	var onTarget struct {
+		Target struct {
+			Target     string `json:"target"`
+			ArenaBytes uint64 `json:"arena_bytes"`
+		} `json:"target"`
+		Declare string `json:"declare"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(tOut), &onTarget))
+	assert.Equal(t, "cortex-m4f", onTarget.Target.Target)
+	assert.Equal(t, r8.ArenaBytes, onTarget.Target.ArenaBytes)
+	assert.Contains(t, onTarget.Declare, "arena["+strconv.FormatUint(r8.ArenaBytes, 10)+"]")
+	aotDir := t.TempDir()
+	code, _, stderr = cli(t, "aot", "--target", "cortex-m4f", "-o", aotDir, "--name", "ms", i8)
+	require.Equal(t, 0, code, stderr)
+	hdr, err := os.ReadFile(filepath.Join(aotDir, "ms.h"))
+	require.NoError(t, err)
+	assert.Contains(t, string(hdr), "#define MS_ARENA_SIZE "+strconv.FormatUint(r8.ArenaBytes, 10)+"u\n")
 	var macs int64
 	for _, op := range r8.Ops {
 		macs += op.MACs
