@@ -741,9 +741,10 @@ static size_t nk_work_phase_begin(nk_arena_t *work, size_t *hw) {
 
 /* Ends the phase begun at `mark`: rewinds `work`, raises *peak to the
  * phase's need and restores the arena's high water. */
-static void nk_work_phase_end(nk_arena_t *work, size_t mark, size_t hw, uint64_t *peak) {
+static void nk_work_phase_end(nk_arena_t *work, size_t mark, size_t hw, uint32_t *peak) {
     size_t start = mark + ((size_t)(0u - ((uintptr_t)work->base + mark)) & (NK_PAYLOAD_ALIGN - 1));
-    if (work->high_water > start && work->high_water - start > *peak) *peak = work->high_water - start;
+    if (work->high_water > start && work->high_water - start > *peak)
+        *peak = work->high_water - start > UINT32_MAX ? UINT32_MAX : (uint32_t)(work->high_water - start);
     nk_arena_rewind(work, mark);
     if (hw > work->high_water) work->high_water = hw;
 }

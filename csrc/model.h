@@ -48,8 +48,11 @@ typedef struct nk_load_stats {
     uint64_t arena_bytes;    /* the load's arena peak from its first allocation */
     uint64_t model_bytes;    /* from there up to the activation block: the persistent records */
     size_t records_end;      /* arena->used where the records end (load's own bookkeeping) */
-    uint64_t work_peak;      /* load-time scratch: the most one phase took, from a 16-aligned start */
     uint32_t folded_bn;      /* batch-norm ops folded at load */
+    /* load-time scratch: the most one phase took, from a 16-aligned start
+     * (32 bits beside folded_bn: no growth of the model record on 64-bit;
+     * a plan's offsets are 32-bit too) */
+    uint32_t work_peak;
 #if NETKIT_BACKEND
     uint64_t backend_heap;   /* host heap the backend's per-op state holds (outside the arena) */
 #endif

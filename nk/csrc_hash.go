@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7d80795c60d6673b219dc1e1a1c521508082c56bc938d90448d757a46ab403c9"
+const csrcHash = "e117bb97af133e0cff1fbbb64fd8211d0b2787e77afbe259b9928f2ac652a4b0"
