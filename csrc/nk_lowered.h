@@ -67,11 +67,17 @@ typedef struct nk_i8_stage {
 } nk_i8_stage;
 NK_HIDDEN int nk_i8_conv_stage(const nk_ref_conv_geom *g, int is_dw, nk_i8_stage *s);
 /* Band j of `band` rows: its image, first output row in it, and rows. */
+/* Band counts fit 32 bits (at most batch x out_h, a tensor's element
+ * count); dividing in 32 bits keeps libgcc's 64-bit division out of
+ * firmware. */
+static inline uint32_t nk_i8_stage_bands_per_image(const nk_ref_conv_geom *g, int32_t band) {
+    return ((uint32_t)g->out_h + (uint32_t)band - 1u) / (uint32_t)band;
+}
 static inline void nk_i8_stage_band(const nk_ref_conv_geom *g, int32_t band, int64_t j, int64_t *img,
                                     int64_t *r0, int64_t *rows) {
-    const int64_t per_img = ((int64_t)g->out_h + band - 1) / band;
-    *img = j / per_img;
-    *r0 = (j % per_img) * band;
+    const uint32_t per_img = nk_i8_stage_bands_per_image(g, band);
+    *img = (int64_t)((uint32_t)j / per_img);
+    *r0 = (int64_t)((uint32_t)j % per_img) * band;
     *rows = g->out_h - *r0 < band ? g->out_h - *r0 : band;
 }
 typedef struct nk_i8_dense_args {

@@ -122,13 +122,13 @@ static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int is_dw, const int8_t
         fn(ctx, g, in, out, workspace);
         return;
     }
-    n = (int64_t)g->batch * (((int64_t)g->out_h + st.band - 1) / st.band);
+    n = (int64_t)g->batch * nk_i8_stage_bands_per_image(g, st.band);
     one.batch = 1;
     for (j = 0; j <= n; j++) {
         if (j >= st.slots) { /* band j - slots leaves its slot for its place */
             nk_i8_stage_band(g, st.band, j - st.slots, &img, &r0, &rows);
             memcpy(out + (size_t)(img * g->out_h + r0) * out_row,
-                   slots + (size_t)((j - st.slots) % st.slots) * (size_t)st.band * out_row,
+                   slots + (size_t)((uint32_t)(j - st.slots) % (uint32_t)st.slots) * (size_t)st.band * out_row,
                    (size_t)rows * out_row);
         }
         if (j < n) {
@@ -142,14 +142,14 @@ static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int is_dw, const int8_t
             one.in_h = (int32_t)(e - a);
             one.pad_top = (int32_t)(a - top);
             fn(ctx, &one, in + (size_t)(img * g->in_h + a) * in_row,
-               slots + (size_t)(j % st.slots) * (size_t)st.band * out_row, slots + st.staging);
+               slots + (size_t)((uint32_t)j % (uint32_t)st.slots) * (size_t)st.band * out_row, slots + st.staging);
         }
     }
     /* the last bands, once every read is done */
     for (j = n - st.slots + 1 > 0 ? n - st.slots + 1 : 0; j < n; j++) {
         nk_i8_stage_band(g, st.band, j, &img, &r0, &rows);
         memcpy(out + (size_t)(img * g->out_h + r0) * out_row,
-               slots + (size_t)(j % st.slots) * (size_t)st.band * out_row, (size_t)rows * out_row);
+               slots + (size_t)((uint32_t)j % (uint32_t)st.slots) * (size_t)st.band * out_row, (size_t)rows * out_row);
     }
 }
 /* What a band of the entry points needs: the op's arguments, and whether

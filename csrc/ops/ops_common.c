@@ -383,7 +383,7 @@ void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geo
 
 /* nk_i8_conv_stage's shift for `slots` slots. */
 static int64_t nk_i8_stage_shift(const nk_ref_conv_geom *g, int32_t band, int64_t slots) {
-    const int64_t n = (int64_t)g->batch * (((int64_t)g->out_h + band - 1) / band);
+    const int64_t n = (int64_t)g->batch * nk_i8_stage_bands_per_image(g, band);
     const int64_t in_row = (int64_t)g->in_w * g->in_c, out_row = (int64_t)g->out_w * g->out_c;
     int64_t shift = (int64_t)g->batch * g->in_h * in_row, j;
     for (j = slots; j < n; j++) {
@@ -401,7 +401,7 @@ static int64_t nk_i8_stage_shift(const nk_ref_conv_geom *g, int32_t band, int64_
 int nk_i8_conv_stage(const nk_ref_conv_geom *g, int is_dw, nk_i8_stage *s) {
     const int64_t span = (int64_t)(g->k_h - 1) * g->dil_h + 1;
     const int32_t band = !is_dw && (g->out_w & 1) && g->out_h > 1 ? 2 : 1;
-    const int64_t max_slots = ((span < 8 ? span : 8) + band - 1) / band;
+    const int32_t max_slots = ((span < 8 ? (int32_t)span : 8) + band - 1) / band;
     int64_t j, m;
     if (g->batch < 1 || g->out_h < 1 || g->out_w < 1 || g->out_c < 1 || g->in_h < 1) return 0;
     /* every band reads an input row: its kernel call needs one */
