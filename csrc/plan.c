@@ -1,9 +1,16 @@
 /*
  * plan.c — activation planner (the algorithm is described in plan.h).
  *
- * Buffers are identified by their root tensor id: the first tensor of a
- * group of tensors that share storage. root[] always points straight at
- * the root, because a tensor only ever joins a group when it is born.
+ * The scratch covers the run-time (non-constant) tensors only: most of a
+ * small model's tensors are weights, and the scratch is the load's peak
+ * when it outgrows the activation block. Run-time tensor number d (in
+ * tensor id order, so every tie-break by id is unchanged) is w->map[id];
+ * the map borrows the caller's act_offset array until the offsets
+ * overwrite it. Every per-buffer array is indexed by that number.
+ *
+ * Buffers are identified by their root: the first tensor of a group of
+ * tensors that share storage. root[] always points straight at the root,
+ * because a tensor only ever joins a group when it is born.
  *
  * Sizes and offsets are u32 counts of 16-byte units (a buffer is at most
  * 2^28 units), so the layouts run in 32-bit arithmetic. Ends are summed
@@ -18,7 +25,9 @@
 
 typedef struct nk_plan_ws {
     const nk_tensor_rt *t;
-    uint32_t n;
+    uint32_t n_tensors;
+    uint32_t n;         /* run-time tensors: the size of every array below */
+    const uint32_t *map; /* tensor id -> run-time number (constants: NK_NONE) */
     uint32_t *first; /* birth step, NK_NONE for a tensor nothing uses */
     uint32_t *last;  /* death step (buffer: union over the group, at root) */
     uint32_t *root;
@@ -63,7 +72,7 @@ static uint32_t nk_plan_units(uint32_t bytes) { return (bytes >> 4) + ((bytes & 
 static uint32_t nk_plan_add(uint32_t a, uint32_t b) { return a > UINT32_MAX - b ? UINT32_MAX : a + b; }
 
 static int nk_plan_is_runtime(const nk_plan_ws *w, uint32_t id) {
-    return id != NK_NONE && id < w->n && !w->t[id].is_const;
+    return id != NK_NONE && id < w->n_tensors && !w->t[id].is_const;
 }
 
 static int nk_plan_alive_together(const nk_plan_ws *w, uint32_t a, uint32_t b) {
@@ -157,8 +166,8 @@ rescan:
 
 /* One block for all scratch arrays (the bytes last, so every array is
  * naturally aligned): one allocation keeps the arena's high water low.
- * list and list2 hold n_ops + 1 entries at least, for the segment tree;
- * a valid graph has more tensors than ops, so that is n. */
+ * list and list2 hold n entries (the buffers) and n_ops + 1 at least,
+ * for the segment tree. */
 static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, nk_error_t *err) {
     size_t n = w->n, steps = (size_t)n_ops + 2u, lists = n > n_ops ? n : steps - 1u, bytes;
     uint8_t *p;
@@ -184,28 +193,34 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
 
 /* Steps 1 and 2 of plan.h: lifetimes, then aliasing and in-place merges. */
 static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
-    uint32_t i, k, j;
-    for (i = 0; i < w->n; i++) {
-        w->first[i] = ((w->io[i] & 1u) && !w->t[i].is_const) || w->t[i].is_state ? 0u : NK_NONE;
-        w->last[i] = 0;
-        w->root[i] = i;
-        w->size[i] = nk_tensor_bytes(&w->t[i]);
+    uint32_t i, k, j, d;
+    for (i = 0; i < w->n_tensors; i++) {
+        if (w->t[i].is_const) continue;
+        d = w->map[i];
+        w->first[d] = (w->io[i] & 1u) || w->t[i].is_state ? 0u : NK_NONE;
+        w->last[d] = 0;
+        w->root[d] = d;
+        w->size[d] = nk_tensor_bytes(&w->t[i]);
     }
     for (k = 0; k < n_ops; k++) {
         for (j = 0; j < ops[k].n_in; j++) {
             uint32_t id = ops[k].in[j];
-            if (nk_plan_is_runtime(w, id) && w->last[id] < k) w->last[id] = k;
+            if (nk_plan_is_runtime(w, id) && w->last[w->map[id]] < k) w->last[w->map[id]] = k;
         }
         for (j = 0; j < ops[k].n_out; j++) {
-            uint32_t id = ops[k].out[j];
-            if (!w->t[id].is_state) w->first[id] = k;
-            if (w->last[id] < k) w->last[id] = k;
+            uint32_t id = ops[k].out[j]; /* validated: a run-time tensor */
+            d = w->map[id];
+            if (!w->t[id].is_state) w->first[d] = k;
+            if (w->last[d] < k) w->last[d] = k;
         }
     }
     /* graph outputs live past the last op; STATE tensors over every op and
      * past it, so no tensor ever shares their bytes: the persistent region */
-    for (i = 0; i < w->n; i++)
-        if (((w->io[i] & 2u) && w->first[i] != NK_NONE) || w->t[i].is_state) w->last[i] = n_ops;
+    for (i = 0; i < w->n_tensors; i++) {
+        if (w->t[i].is_const) continue;
+        d = w->map[i];
+        if (((w->io[i] & 2u) && w->first[d] != NK_NONE) || w->t[i].is_state) w->last[d] = n_ops;
+    }
 
     for (k = 0; k < n_ops; k++) {
         nk_op_rt *op = &ops[k];
@@ -215,18 +230,19 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         if (op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0])) continue;
         a = op->in[0];
         b = op->out[0];
-        ra = w->root[a];
+        ra = w->root[w->map[a]];
         if (flags & NK_OPF_ALIAS) {
             merge = 1;
         } else if ((flags & NK_OPF_ELEMENTWISE) && w->last[ra] == k &&
                    nk_tensor_bytes(&w->t[a]) == nk_tensor_bytes(&w->t[b]) && w->size[ra] == nk_tensor_bytes(&w->t[b])) {
             merge = 1;
             for (j = 1; j < op->n_in; j++)
-                if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == ra) merge = 0;
+                if (nk_plan_is_runtime(w, op->in[j]) && w->root[w->map[op->in[j]]] == ra) merge = 0;
         }
         if (!merge) continue;
-        w->root[b] = ra;
-        if (w->last[b] > w->last[ra]) w->last[ra] = w->last[b];
+        d = w->map[b];
+        w->root[d] = ra;
+        if (w->last[d] > w->last[ra]) w->last[ra] = w->last[d];
         if (nk_tensor_bytes(&w->t[b]) > w->size[ra]) w->size[ra] = nk_tensor_bytes(&w->t[b]);
         op->in_place = 1;
         st->n_in_place++;
@@ -245,11 +261,12 @@ static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint
 #if NETKIT_BACKEND
     if (op->impl != NULL) return NK_NONE; /* a vendor kernel's order is not ours to prove */
 #endif
-    x = w->root[op->in[0]];
-    if (w->last[x] != k || w->root[op->out[0]] != op->out[0] || w->t[op->out[0]].is_state)
+    x = w->root[w->map[op->in[0]]];
+    if (w->last[x] != k || w->root[w->map[op->out[0]]] != w->map[op->out[0]] ||
+        w->t[op->out[0]].is_state)
         return NK_NONE;
     for (j = 1; j < op->n_in; j++)
-        if (nk_plan_is_runtime(w, op->in[j]) && w->root[op->in[j]] == x) return NK_NONE;
+        if (nk_plan_is_runtime(w, op->in[j]) && w->root[w->map[op->in[j]]] == x) return NK_NONE;
     return x;
 }
 
@@ -273,11 +290,11 @@ static nk_status nk_plan_pairs(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_
     }
     for (; k < n_ops; k++) {
         nk_op_rt *op = &ops[k];
-        const uint32_t x = nk_plan_pair_input(w, op, k), y = op->out[0];
+        const uint32_t x = nk_plan_pair_input(w, op, k), y = w->map[op->out[0]];
         int64_t shift;
         if (x == NK_NONE || w->pout[x] != NK_NONE) continue;
         shift = op->def->out_shift(op, w->t);
-        if ((uint64_t)nk_tensor_bytes(&w->t[op->in[0]]) + nk_tensor_bytes(&w->t[y]) >= w->staged_from) {
+        if ((uint64_t)nk_tensor_bytes(&w->t[op->in[0]]) + nk_tensor_bytes(&w->t[op->out[0]]) >= w->staged_from) {
             /* the rule with the op's rows staged in the workspace (plan.h, 2b) */
             size_t staging;
             const int64_t staged = nk_ops_staged_shift(op, w->t, &staging);
@@ -327,18 +344,20 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
                                   uint32_t *n_out) {
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
-    for (i = 0; i < w->n; i++)
-        if (w->first[i] == 0 && (w->io[i] & 1u) && w->root[i] == i) {
-            w->side[i] = (uint8_t)flip;
+    for (i = 0; i < w->n_tensors; i++) {
+        uint32_t d = w->map[i];
+        if (!w->t[i].is_const && w->first[d] == 0 && (w->io[i] & 1u) && w->root[d] == d) {
+            w->side[d] = (uint8_t)flip;
             flip ^= 1u;
-            w->order[n_order++] = i;
+            w->order[n_order++] = d;
         }
+    }
     for (k = 0; k < n_ops; k++)
         for (j = 0; j < ops[k].n_out; j++) {
-            uint32_t id = ops[k].out[j];
+            uint32_t id = w->map[ops[k].out[j]];
             if (w->root[id] != id) continue;
             if (ops[k].n_in > 0 && nk_plan_is_runtime(w, ops[k].in[0])) {
-                w->side[id] = (uint8_t)(w->side[w->root[ops[k].in[0]]] ^ 1u);
+                w->side[id] = (uint8_t)(w->side[w->root[w->map[ops[k].in[0]]]] ^ 1u);
             } else {
                 w->side[id] = (uint8_t)flip;
                 flip ^= 1u;
@@ -478,7 +497,7 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
     nk_plan_stats st;
     nk_status s;
     nk_plan_list placed = {0, 0, 0};
-    uint32_t i, n_buf = 0, largest = 0, greedy, two, peak, live = 0, lower = 0;
+    uint32_t i, d, n_buf = 0, largest = 0, greedy, two, peak, live = 0, lower = 0;
     uint32_t classic, n_two, *best;
     const uint32_t *off;
 
@@ -486,7 +505,9 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
     memset(&st, 0, sizeof st);
     w.t = t;
     w.io = io;
-    w.n = n_tensors;
+    w.n_tensors = n_tensors;
+    for (i = 0; i < n_tensors; i++) act_offset[i] = t[i].is_const ? NK_NONE : w.n++;
+    w.map = act_offset;
     w.staged_from = staged_from;
     s = nk_plan_scratch(&w, n_ops, scratch, err);
     if (s != NK_OK) {
@@ -502,12 +523,12 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
 
     /* buffers, lower bound and ping-pong */
     for (i = 0; i < n_tensors; i++) {
-        if (w.first[i] == NK_NONE) continue;
+        if (t[i].is_const || w.first[d = w.map[i]] == NK_NONE) continue;
         if (nk_plan_units(nk_tensor_bytes(&t[i])) > largest) largest = nk_plan_units(nk_tensor_bytes(&t[i]));
-        if (w.root[i] != i) continue;
-        w.order[n_buf++] = i;
-        w.diff[w.first[i]] += w.size[i];
-        w.diff[w.last[i] + 1u] -= w.size[i];
+        if (w.root[d] != d) continue;
+        w.order[n_buf++] = d;
+        w.diff[w.first[d]] += w.size[d];
+        w.diff[w.last[d] + 1u] -= w.size[d];
     }
     /* Units alive at each step, summed mod 2^32: exact whenever the plan
      * succeeds, as buffers alive at one step are pairwise alive together,
@@ -566,8 +587,11 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
         nk_arena_rewind(scratch, mark);
         return nk_fail(err, NK_ERR_UNSUPPORTED, -1, m.text);
     }
-    for (i = 0; i < n_tensors; i++)
-        act_offset[i] = (!t[i].is_const && w.first[i] != NK_NONE) ? off[w.root[i]] * 16u : 0u;
+    /* each slot's run-time number is read before its offset replaces it */
+    for (i = 0; i < n_tensors; i++) {
+        d = act_offset[i];
+        act_offset[i] = (!t[i].is_const && w.first[d] != NK_NONE) ? off[w.root[d]] * 16u : 0u;
+    }
     nk_arena_rewind(scratch, mark);
     if (stats != NULL) *stats = st;
     return NK_OK;

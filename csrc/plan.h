@@ -139,7 +139,10 @@ typedef struct nk_plan_stats {
  * out_shift allows; no staged rows). Reads op->def->flags and out_shift (a NULL def has
  * none) and io[id] (bit 0 graph input, bit 1 graph output); with
  * `overlap` 0 no output overlaps its input (the classic plan). Scratch
- * comes from `scratch` and is rewound before returning. Fails with
+ * comes from `scratch` (37 B per runtime tensor, 16 more with overlap
+ * pairs, and 4 B per op; constants take none) and is rewound before
+ * returning; act_offset holds the planner's tensor numbering meanwhile,
+ * so after a failure it holds no offsets. Fails with
  * NK_ERR_ARENA_OVERFLOW when scratch does not fit. */
 NK_HIDDEN nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io,
                                         uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops,

@@ -352,6 +352,47 @@ static void test_scratch_overflow(void) {
     NKT_CHECK(nk_arena_used(&a) == 0, "rewound after failure");
 }
 
+/* The scratch covers run-time tensors only (plan.h): a chain of three
+ * dense-like ops with a weight and a bias each plans in the scratch, and
+ * to the offsets, of the same chain without them. Hand figure for 4
+ * run-time tensors and 3 ops: 4 x (7 words + a side byte) + (2 lists of
+ * max(4, 3 + 1) words + 3 + 2 step words) x 4 B = 116 + 52 = 168 B. */
+static void test_scratch_runtime_only(void) {
+    graph g[2];
+    size_t hw[2];
+    int with;
+    for (with = 0; with < 2; with++) {
+        nk_arena_t a;
+        nk_error_t err;
+        nk_plan_stats st;
+        uint32_t x, k, in[3];
+        g_init(&g[with]);
+        x = g_tensor(&g[with], 640, 1);
+        for (k = 0; k < 3; k++) {
+            uint32_t n_in = 1, y, j;
+            in[0] = x;
+            for (j = 0; with && j < 2; j++) in[n_in++] = g_tensor(&g[with], 64 * (j + 1), 4);
+            y = g_tensor(&g[with], k < 2 ? 128 : 640, k < 2 ? 0 : 2);
+            g_op(&g[with], &def_plain, n_in, in, y);
+            x = y;
+        }
+        nk_arena_init(&a, scratch_mem, sizeof scratch_mem);
+        NKT_CHECK(nk_plan_activations(g[with].t, g[with].io, g[with].nt, g[with].ops, g[with].nops, 1, &a,
+                                      g[with].off, &st, &err) == NK_OK,
+                  "plan: %s", err.message);
+        hw[with] = nk_arena_high_water(&a);
+        g_check_safe(&g[with], &st, "dense chain");
+        NKT_CHECK(st.peak == 640 + 128, "dense chain peak %llu", (unsigned long long)st.peak);
+    }
+    NKT_CHECK(hw[0] == 168 && hw[1] == hw[0], "planner scratch %zu B without constants, %zu B with six",
+              hw[0], hw[1]);
+    /* tensor ids differ (constants sit between): compare by run-time tensor */
+    NKT_CHECK(g[1].off[0] == g[0].off[0] && g[1].off[3] == g[0].off[1] && g[1].off[6] == g[0].off[2] &&
+                  g[1].off[9] == g[0].off[3],
+              "the constants change no offset");
+    NKT_CHECK(g[1].off[1] == 0 && g[1].off[2] == 0, "constants get no offset");
+}
+
 /* 160 -> 800 -(shift -96)-> 800 -> 64. Classic: 800 + 800 at op 1.
  * With the pair: op 0 needs 160 + 800 = 960, op 1 800 + 96 = 896, op 2
  * 800 + 64: 960. */
@@ -619,6 +660,7 @@ int main(void) {
     test_alias();
     test_io_rules();
     test_scratch_overflow();
+    test_scratch_runtime_only();
     test_overlap_hand();
     test_random_overlap_chains();
     test_fixed_plan();
