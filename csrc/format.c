@@ -438,6 +438,26 @@ static nk_status nk_format_graph(const nk_image *img, const nk_tensor_rt *t, nk_
     return NK_OK;
 }
 
+const uint8_t *nk_format_ops_begin(const nk_image *img) {
+    return img->base + img->sec[NK_SECTION_OPS].offset + 8u;
+}
+
+const uint8_t *nk_format_op_read(const nk_image *img, const uint8_t *r, nk_op_rt *op) {
+    /* 4-byte aligned: 16-aligned base, 4-aligned section, 4-multiple records */
+    const uint32_t *ids = (const uint32_t *)(const void *)(r + NK_FORMAT_OP_HEADER);
+    op->type = nk_rd_u16(r);
+    op->n_in = r[2];
+    op->n_out = r[3];
+    op->n_params = nk_rd_u16(r + 8);
+    op->act = r[10];
+    op->in_place = 0;
+    op->name = nk_format_string(img, nk_rd_u32(r + 4));
+    op->in = ids;
+    op->out = ids + op->n_in;
+    op->params = ids + op->n_in + op->n_out;
+    return (const uint8_t *)(op->params + op->n_params);
+}
+
 /* Walks the op records. `made` (scratch) marks the tensors produced so
  * far while the graph order is checked. Messages start
  * "op 3 (\"conv2\"): ". */
@@ -452,8 +472,7 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op
     for (j = 0; j < img->n_inputs; j++) made[nk_format_io_tensor(img, 0, j)] = 1;
     for (k = 0; k < img->n_ops && bad == NULL; k++) {
         const uint8_t *r = img->base + s->offset + pos;
-        const uint32_t *ids;
-        nk_op_rt *op = &ops[k];
+        nk_op_rt local, *op = ops != NULL ? &ops[k] : &local;
         uint32_t rec, name_ref;
 
         at = (int32_t)k;
@@ -465,12 +484,9 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op
             break;
         }
         name_ref = nk_rd_u32(r + 4);
-        op->type = nk_rd_u16(r);
-        op->n_in = r[2];
-        op->n_out = r[3];
-        op->n_params = nk_rd_u16(r + 8);
-        op->act = r[10];
-        op->name = nk_format_string(img, name_ref);
+        /* reads the header and points in/out/params past it; the record's
+         * length is checked below before any id is read */
+        nk_format_op_read(img, r, op);
         if (nk_format_string_ok(img, name_ref)) name = op->name;
         v[1] = op->n_in;
         v[2] = op->n_out;
@@ -487,11 +503,6 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op
             bad = NK_TEXT("op %u%q: record of %u B runs past the end of OPS");
             break;
         }
-        /* 4-byte aligned: 16-aligned base, 4-aligned section, 4-multiple records */
-        ids = (const uint32_t *)(const void *)(r + NK_FORMAT_OP_HEADER);
-        op->in = ids;
-        op->out = ids + op->n_in;
-        op->params = ids + op->n_in + op->n_out;
         for (j = 0; j < op->n_in; j++) {
             uint32_t id = op->in[j];
             if (id == NK_NONE) continue;

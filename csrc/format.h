@@ -76,13 +76,23 @@ NK_HIDDEN nk_status nk_format_open(nk_image *img, const void *bytes, size_t len,
                                    nk_error_t *err);
 
 /* Step 2: checks the tensor records and fills ops[0..n_ops) (zero them
- * first), and validates the graph. The tensor records are read in place
+ * first; NULL: the records are only checked, as a load does, which reads
+ * them in place later), and validates the graph. The tensor records are read in place
  * (nk_format_tensors) when nk_format_tensors_in_place, else `copy` (room
  * for n_tensors) receives them with the element count filled in. `scratch`
  * holds n_tensors words while it runs. Leaves op->def, workspace and
  * in_place alone: they belong to the loader. */
 NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk_op_rt *ops,
                                      uint32_t *scratch, nk_error_t *err);
+
+/* The OPS records are read in place: the first record, and one record
+ * read into a view (type, counts, name and in/out/params pointing into the
+ * image; def, workspace and the load's fields left alone, in_place 0).
+ * Returns the next record. Only for records nk_format_decode checked,
+ * except that nk_format_decode itself reads a header this way before
+ * checking the record's length. */
+NK_HIDDEN const uint8_t *nk_format_ops_begin(const nk_image *img);
+NK_HIDDEN const uint8_t *nk_format_op_read(const nk_image *img, const uint8_t *rec, nk_op_rt *op);
 
 /* The image's TENSORS records (valid to read as nk_tensor_rt when
  * nk_format_tensors_in_place, i.e. format 1.1 on). */

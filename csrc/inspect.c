@@ -72,21 +72,39 @@ static const char *nk_inspect_impl(const nk_model_t *m, const nk_op_rt *op) {
  * past the last op; k when nothing after op k reads it). Inspect only:
  * a scan over the later ops. */
 static int32_t nk_inspect_last_use(const nk_model_t *m, uint32_t id, uint32_t k) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t i, j, last = k;
     for (i = 0; i < m->img.n_outputs; i++)
         if (nk_format_io_tensor(&m->img, 1, i) == id) return (int32_t)m->n_ops;
-    for (i = k; i < m->n_ops; i++)
-        for (j = 0; j < m->ops[i].n_in; j++)
-            if (m->ops[i].in[j] == id) last = i;
+    for (i = 0; i < m->n_ops; i++) {
+        nk_op_rt op;
+        rec = nk_model_op_next(m, rec, i, &op);
+        for (j = 0; j < op.n_in && i >= k; j++)
+            if (op.in[j] == id) last = i;
+    }
     return (int32_t)last;
 }
 
+/* The first op reading tensor id, or n_ops. */
+static uint32_t nk_inspect_first_use(const nk_model_t *m, uint32_t id) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
+    uint32_t r, j;
+    for (r = 0; r < m->n_ops; r++) {
+        nk_op_rt op;
+        rec = nk_model_op_next(m, rec, r, &op);
+        for (j = 0; j < op.n_in; j++)
+            if (op.in[j] == id) return r;
+    }
+    return m->n_ops;
+}
+
 static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
-    const nk_op_rt *op = &m->ops[k];
+    nk_op_rt view;
+    const nk_op_rt *op = nk_model_op_at(m, k, &view);
     const nk_tensor_rt *out = &m->tensors[op->out[0]];
     const nk_tensor_rt *in = &m->tensors[op->in[0]];
     int folded = (op->def->flags & NK_OPF_ALIAS) && op->def->eval == NULL;
-    uint32_t i, j, r, d;
+    uint32_t i, j, d;
     memset(row, 0, sizeof *row);
     nk_inspect_copy(row->op, sizeof row->op, op->def->name);
     nk_inspect_copy(row->name, sizeof row->name, op->name);
@@ -103,16 +121,13 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     }
     row->act_offset = nk_model_act_offset(m, op->out[0]);
     row->act_bytes = nk_tensor_bytes(out);
-    row->workspace_bytes = op->workspace;
+    row->workspace_bytes = nk_model_op_workspace(m, op);
     row->in_place = op->in_place;
     row->last_use = nk_inspect_last_use(m, op->out[0], k);
     row->input_number = -1;
     for (i = 0; i < m->img.n_inputs && row->input_number < 0; i++) {
-        uint32_t id = nk_format_io_tensor(&m->img, 0, i), first = m->n_ops;
-        for (r = 0; r < m->n_ops && first == m->n_ops; r++)
-            for (j = 0; j < m->ops[r].n_in; j++)
-                if (m->ops[r].in[j] == id) first = r;
-        if (first != k) continue;
+        uint32_t id = nk_format_io_tensor(&m->img, 0, i);
+        if (nk_inspect_first_use(m, id) != k) continue;
         row->input_number = (int32_t)i;
         row->input_offset = nk_model_act_offset(m, id);
         row->input_last_use = nk_inspect_last_use(m, id, k);

@@ -48,16 +48,105 @@ nk_status nk_op_check_requant(const nk_op_rt *op, const nk_op_def *def, const nk
     return NK_OK;
 }
 
-static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
+/* Op views from the records and the load state (model.h). */
+const uint8_t *nk_model_op_next(const nk_model_t *m, const uint8_t *rec, uint32_t k, nk_op_rt *op) {
+    const nk_op_state *st = &m->ops[k];
+    rec = nk_format_op_read(&m->img, rec, op);
+    op->def = nk_op_state_def(st);
+    op->in_place = nk_op_state_mark(st);
+    op->workspace = 0;
+#if NETKIT_LOAD_FOLD_BN
+    if (st->in != NULL) { /* out and params stay the record's */
+        op->in = st->in;
+        op->n_in = 3;
+    }
+#endif
+#if NETKIT_BACKEND
+    op->impl = st->impl;
+    op->impl_state = st->impl_state;
+#endif
+#if NETKIT_HOST_KERNELS
+    op->host_packed = st->host_packed;
+#endif
+    return rec;
+}
+
+const nk_op_rt *nk_model_op_at(const nk_model_t *m, uint32_t k, nk_op_rt *op) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
+    uint32_t i;
+    for (i = 0; i < k; i++) rec = nk_model_op_next(m, rec, i, op);
+    nk_model_op_next(m, rec, k, op);
+    return op;
+}
+
+size_t nk_model_op_workspace(const nk_model_t *m, const nk_op_rt *op) {
+    size_t ws;
+    if (op->def == NULL || op->def->eval == NULL) return 0; /* a folded batch-norm runs nothing */
+#if NETKIT_BACKEND
+    if (op->impl != NULL)
+        return op->impl->workspace_size != NULL ? op->impl->workspace_size(op, m->tensors) : 0;
+#endif
+    ws = op->def->workspace_size != NULL ? op->def->workspace_size(op, m->tensors) : 0;
+#if NETKIT_HOST_KERNELS
+    if (op->host_packed != NULL) {
+        size_t h = nk_host_workspace(m->host, op, m->tensors, m->ctx->data);
+        if (h > ws) ws = h;
+    }
+#endif
+    return ws;
+}
+
+const uint8_t *nk_model_plan_view(const nk_model_t *m, const uint8_t *rec, uint32_t k, nk_op_rt *op) {
+    rec = nk_model_op_next(m, rec, k, op);
+    op->workspace = (uint32_t)nk_model_op_workspace(m, op); /* checked by nk_model_take_workspace */
+    return rec;
+}
+
+const nk_op_rt *nk_op_seq_at(const nk_op_seq *s, uint32_t k, nk_op_rt *view, const uint8_t **cursor) {
+    if (s->array != NULL) return &s->array[k];
+    *cursor = nk_model_plan_view(s->model, *cursor != NULL ? *cursor : nk_format_ops_begin(&s->model->img), k,
+                                 view);
+    return view;
+}
+
+void nk_op_seq_mark(const nk_op_seq *s, uint32_t k, uint32_t in_place) {
+    if (s->array != NULL) s->array[k].in_place = (uint8_t)in_place;
+    else nk_op_state_set_mark(&s->model->ops[k], in_place);
+}
+
+/* The workspace: the most any op asks for, once every op's kernel is chosen. */
+static nk_status nk_model_take_workspace(nk_model_t *m, nk_error_t *err) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t k;
     m->workspace = 0;
     m->workspace_op = -1;
     for (k = 0; k < m->n_ops; k++) {
-        nk_op_rt *op = &m->ops[k];
+        nk_op_rt op;
+        size_t ws;
+        rec = nk_model_op_next(m, rec, k, &op);
+        ws = nk_model_op_workspace(m, &op);
+        if (ws > UINT32_MAX)
+            return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, &op, "workspace beyond 4 GiB", NULL, NULL);
+        if (ws > m->workspace) {
+            m->workspace = ws;
+            m->workspace_op = (int32_t)k;
+        }
+    }
+    return NK_OK;
+}
+
+/* Binds each decoded op to its op table entry, which the state keeps,
+ * and validates it. */
+static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
+    uint32_t k;
+    for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt view, *op = &view;
         const nk_op_def *def;
         nk_status s;
-        size_t ws;
         uint32_t v[7];
+
+        rec = nk_model_op_next(m, rec, k, op);
 
         if (op->n_in == 0 || op->in[0] == NK_NONE)
             return nk_fail_op(err, NK_ERR_FORMAT, k, op, "has no input 0", NULL, NULL);
@@ -69,6 +158,7 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
                               nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype), v);
         }
         op->def = def;
+        nk_op_state_set_def(&m->ops[k], def);
         if (op->n_in < def->min_in || op->n_in > def->max_in || op->n_out != def->n_out ||
             op->n_params < def->min_params) {
             v[0] = op->n_in;
@@ -93,15 +183,6 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
         }
         s = nk_op_check_requant(op, def, m->tensors, m->ctx->data, (int32_t)k, err);
         if (s != NK_OK) return s;
-        ws = def->workspace_size != NULL ? def->workspace_size(op, m->tensors) : 0;
-        if (ws > UINT32_MAX)
-            return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB",
-                              NULL, NULL);
-        op->workspace = (uint32_t)ws;
-        if (ws > m->workspace) {
-            m->workspace = ws;
-            m->workspace_op = (int32_t)k;
-        }
     }
     return NK_OK;
 }
@@ -117,33 +198,22 @@ const nk_op_impl *nk_backend_find(const nk_op_rt *op, const nk_tensor_rt *t) {
     return NULL;
 }
 
-static nk_status nk_model_choose_impls(nk_model_t *m, nk_error_t *err) {
+static void nk_model_choose_impls(nk_model_t *m) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t k;
-    m->workspace = 0;
-    m->workspace_op = -1;
     for (k = 0; k < m->n_ops; k++) {
-        nk_op_rt *op = &m->ops[k];
-        op->impl = nk_backend_find(op, m->tensors);
-        op->impl_state = NULL;
-        if (op->impl != NULL) {
-            size_t ws = op->impl->workspace_size != NULL ? op->impl->workspace_size(op, m->tensors) : 0;
-            if (ws > UINT32_MAX)
-                return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
-            op->workspace = (uint32_t)ws;
-        }
-        if (op->workspace > m->workspace) {
-            m->workspace = op->workspace;
-            m->workspace_op = (int32_t)k;
-        }
+        nk_op_rt op;
+        rec = nk_model_op_next(m, rec, k, &op);
+        m->ops[k].impl = nk_backend_find(&op, m->tensors);
+        m->ops[k].impl_state = NULL;
     }
-    return NK_OK;
 }
 
 /* Frees the states prepare made (unload, or a load failing after them). */
 static void nk_model_release_impls(nk_model_t *m) {
     uint32_t k;
     for (k = 0; k < m->n_ops; k++) {
-        nk_op_rt *op = &m->ops[k];
+        nk_op_state *op = &m->ops[k];
         if (op->impl_state != NULL && op->impl->release != NULL) op->impl->release(op->impl_state);
         op->impl_state = NULL;
     }
@@ -152,6 +222,7 @@ static void nk_model_release_impls(nk_model_t *m) {
 /* The last load step: per-model state of the chosen implementations (the
  * default context exists, so they may bind its pointers). */
 static nk_status nk_model_prepare_impls(nk_model_t *m, nk_error_t *err) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
     nk_exec x;
     uint32_t k;
     x.img = &m->img;
@@ -163,13 +234,14 @@ static nk_status nk_model_prepare_impls(nk_model_t *m, nk_error_t *err) {
     x.host = m->host;
 #endif
     for (k = 0; k < m->n_ops; k++) {
-        nk_op_rt *op = &m->ops[k];
+        nk_op_rt view, *op = &view;
         size_t heap = 0;
         nk_error_t pe;
         nk_status s;
+        rec = nk_model_op_next(m, rec, k, op);
         if (op->impl == NULL || op->impl->prepare == NULL) continue;
         memset(&pe, 0, sizeof pe);
-        s = op->impl->prepare(op, &x, &op->impl_state, &heap, &pe);
+        s = op->impl->prepare(op, &x, &m->ops[k].impl_state, &heap, &pe);
         m->stats.backend_heap += heap;
         if (s != NK_OK) {
             nk_model_release_impls(m);
@@ -231,10 +303,12 @@ static int nk_fold_const_f32(const nk_model_t *m, uint32_t id, uint32_t elems) {
  * reads too, which no later fold can then take: counts from before any
  * fold answer every fold as live counts would. */
 static void nk_fold_index(const nk_model_t *m, uint32_t *idx) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t k, j;
     for (k = 0; k < m->n_tensors; k++) idx[k] = 0;
     for (k = 0; k < m->n_ops; k++) {
-        const nk_op_rt *op = &m->ops[k];
+        nk_op_rt view, *op = &view;
+        rec = nk_model_op_next(m, rec, k, op);
         for (j = 0; j < op->n_in; j++) {
             uint32_t id = op->in[j];
             if (id < m->n_tensors && (idx[id] & 3u) < 2u) idx[id]++;
@@ -247,9 +321,10 @@ static int nk_fold_one_reader(const uint32_t *idx, uint32_t id) {
     return (idx[id] & 3u) == 1u;
 }
 
-/* Is batch-norm op k foldable into the op producing its input? */
-static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, uint32_t k, nk_fold *f) {
-    const nk_op_rt *bn = &m->ops[k], *p;
+/* Is batch-norm op bn foldable into the op producing its input? */
+static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, const nk_op_rt *bn, nk_fold *f) {
+    nk_op_rt pv;
+    const nk_op_rt *p;
     const nk_tensor_rt *x, *w;
     uint32_t xid, pk, act_param, i;
     float lo, hi;
@@ -261,7 +336,7 @@ static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, uint32_t k, nk
         return 0;
     pk = idx[xid] >> 2;
     if (pk-- == 0) return 0; /* a graph input: nothing to fold into */
-    p = &m->ops[pk];
+    p = nk_model_op_at(m, pk, &pv);
     if (p->type == NK_OP_DENSE) {
         act_param = 0;
     } else if (p->type == NK_OP_CONV2D || p->type == NK_OP_DEPTHWISE_CONV2D) {
@@ -303,7 +378,8 @@ static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, uint32_t k, nk
 
 static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const nk_fold *f,
                                nk_error_t *err) {
-    nk_op_rt *p = &m->ops[f->prod];
+    nk_op_rt pv;
+    const nk_op_rt *p = nk_model_op_at(m, f->prod, &pv);
     const nk_tensor_rt *tw = &m->tensors[f->w];
     void **data = m->ctx->data; /* the model's payload pointers (nk_context_bind) */
     uint32_t bias_id = f->bias != NK_NONE ? f->bias : f->beta, c, e, row, C = f->channels;
@@ -336,11 +412,10 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const n
         in[0] = p->in[0];
         in[1] = p->in[1];
         in[2] = f->beta;
-        p->in = in;
-        p->n_in = 3;
+        m->ops[f->prod].in = in;
         m->stats.structs += 3u * sizeof(uint32_t);
     }
-    m->ops[k].def = &nk_folded_bn_def;
+    nk_op_state_set_def(&m->ops[k], &nk_folded_bn_def);
     m->stats.folded_bn++;
     /* sizing takes the arena the same way but never writes the image */
     if (m->state == NK_MODEL_SIZING) return NK_OK;
@@ -362,7 +437,8 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
     uint32_t k, *idx;
     /* sizing has no mapping to open up, and writes nothing */
     int writable = m->kind != NK_IMAGE_MAPPED || m->state == NK_MODEL_SIZING;
-    for (k = 0; k < m->n_ops && m->ops[k].type != NK_OP_BATCH_NORM; k++) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
+    for (k = 0; k < m->n_ops && nk_op_state_def(&m->ops[k])->type != NK_OP_BATCH_NORM; k++) {
     }
     if (k == m->n_ops) return NK_OK; /* nothing to fold: no index */
     idx = (uint32_t *)nk_core_alloc(a, (size_t)m->n_tensors * sizeof *idx, "batch-norm fold index",
@@ -371,9 +447,11 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
     m->stats.structs += (size_t)m->n_tensors * sizeof *idx;
     nk_fold_index(m, idx);
     for (k = 0; k < m->n_ops; k++) {
+        nk_op_rt bn;
         nk_fold f;
         nk_status s;
-        if (!nk_fold_find(m, idx, k, &f)) continue;
+        rec = nk_model_op_next(m, rec, k, &bn);
+        if (!nk_fold_find(m, idx, &bn, &f)) continue;
         if (!writable) {
 #if !defined(NETKIT_MCU) && NETKIT_MMAP
             s = nk_platform_map_writable(m->mapping, m->mapping_len, err);
@@ -393,13 +471,15 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
  * the weights of the ops it runs into the arena: after folding, so the
  * packed copy holds the folded weights. Sizing takes the same bytes. */
 static nk_status nk_model_host_prepare(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
+    const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t k;
     nk_status s = nk_host_select(&m->host, err);
     if (s != NK_OK || m->host == NULL) return s;
     for (k = 0; k < m->n_ops; k++) {
-        nk_op_rt *op = &m->ops[k];
-        size_t n, ws;
+        nk_op_rt view, *op = &view;
+        size_t n;
         void *p;
+        rec = nk_model_op_next(m, rec, k, op);
         if (op->def == NULL || op->def->eval == NULL) continue; /* folded batch-norm */
 #if NETKIT_BACKEND
         if (op->impl != NULL) continue; /* the backend runs it */
@@ -410,15 +490,7 @@ static nk_status nk_model_host_prepare(nk_model_t *m, nk_arena_t *a, nk_error_t 
         if (p == NULL) return NK_ERR_ARENA_OVERFLOW;
         m->stats.packed_weights += n;
         if (m->state != NK_MODEL_SIZING) nk_host_pack(m->host, op, m->tensors, m->ctx->data, p);
-        op->host_packed = p;
-        ws = nk_host_workspace(m->host, op, m->tensors, m->ctx->data);
-        if (ws > UINT32_MAX)
-            return nk_fail_op(err, NK_ERR_UNSUPPORTED, k, op, "workspace beyond 4 GiB", NULL, NULL);
-        if (ws > op->workspace) op->workspace = (uint32_t)ws;
-        if (ws > m->workspace) {
-            m->workspace = ws;
-            m->workspace_op = (int32_t)k;
-        }
+        m->ops[k].host_packed = p;
     }
     return NK_OK;
 }
@@ -515,12 +587,16 @@ static nk_context_t *nk_context_records(const nk_model_t *m, nk_arena_t *arena, 
 /* An activation block (then the workspace) from the arena, or NULL. */
 static uint8_t *nk_context_block(const nk_model_t *m, nk_arena_t *arena, nk_error_t *err) {
     int32_t peak_op = m->n_ops > 0 ? (int32_t)m->plan.peak_step : -1;
-    uint8_t *block = (uint8_t *)nk_core_alloc(arena, (size_t)m->plan.peak, "activations", peak_op,
-                                              peak_op >= 0 ? &m->ops[peak_op] : NULL, err);
+    nk_op_rt view;
+    uint8_t *block = (uint8_t *)nk_core_alloc(
+        arena, (size_t)m->plan.peak, "activations", peak_op,
+        peak_op >= 0 ? nk_model_op_at(m, (uint32_t)peak_op, &view) : NULL, err);
     if (block == NULL) return NULL;
     /* the workspace follows the 16-rounded activations: nk_context_bind's layout */
     if (nk_core_alloc(arena, m->workspace, "workspace", m->workspace_op,
-                      m->workspace_op >= 0 ? &m->ops[m->workspace_op] : NULL, err) == NULL)
+                      m->workspace_op >= 0 ? nk_model_op_at(m, (uint32_t)m->workspace_op, &view)
+                                           : NULL,
+                      err) == NULL)
         return NULL;
     return block;
 }
@@ -797,7 +873,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     if (s != NK_OK) return s;
     mark = nk_arena_mark(arena);
     if (nk_model_records_too_big(img.n_tensors, sizeof(nk_tensor_rt)) ||
-        nk_model_records_too_big(img.n_ops, sizeof(nk_op_rt))) {
+        nk_model_records_too_big(img.n_ops, sizeof(nk_op_state))) {
         return nk_fail(err, NK_ERR_ARENA_OVERFLOW, -1,
                        "arena overflow: tensor or op records exceed the address space");
     }
@@ -817,29 +893,29 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         m->stats.structs += (size_t)img.n_tensors * sizeof(nk_tensor_rt);
     }
     m->tensors = copy != NULL ? copy : nk_format_tensors(&img);
-    m->ops = (nk_op_rt *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_rt), "op records",
-                                       -1, NULL, err);
+    /* the op records are read in place; RAM keeps what load decides per op */
+    m->ops = (nk_op_state *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_state),
+                                          "op states", -1, NULL, err);
     if (m->ops == NULL) goto fail_overflow;
+    memset(m->ops, 0, (size_t)img.n_ops * sizeof(nk_op_state));
     /* the default context's data table is the model's payload pointers too */
     m->ctx = nk_context_records(m, arena, err);
     if (m->ctx == NULL) goto fail_overflow;
     /* all came from the arena: the sum fits a size_t */
-    m->stats.structs += sizeof *m + (size_t)img.n_ops * sizeof(nk_op_rt) + sizeof(nk_context_t) +
+    m->stats.structs += sizeof *m + (size_t)img.n_ops * sizeof(nk_op_state) + sizeof(nk_context_t) +
                         (size_t)m->n_tensors * sizeof(void *);
     if (kind == NK_IMAGE_MAPPED && state != NK_MODEL_SIZING) {
         m->mapping = (void *)(uintptr_t)bytes;
         m->mapping_len = len;
     }
 
-    /* decode's scratch word per tensor sits above the records, released after */
+    /* decode's scratch word per tensor sits above the records, released
+     * after; the op records are checked, then read in place as views */
     scratch_mark = nk_work_phase_begin(work, &work_hw);
     in = work;
     scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * sizeof(uint32_t),
                                         "load scratch", -1, NULL, err);
-    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, m->ops, scratch, err);
-    nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);
-    if (scratch == NULL) goto fail_overflow;
-    in = arena;
+    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, NULL, scratch, err);
     if (s == NK_OK) {
         uint32_t i;
         for (i = 0; i < m->n_tensors; i++)
@@ -848,20 +924,29 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
                                   : NULL;
         s = nk_model_check_rounding(&img, err);
     }
+    nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);
+    if (scratch == NULL) goto fail_overflow;
+    in = arena;
     if (s == NK_OK) s = nk_model_bind_ops(m, err);
 #if NETKIT_LOAD_FOLD_BN
     if (s == NK_OK) s = nk_model_fold_bn(m, arena, err);
 #endif
 #if NETKIT_BACKEND
-    if (s == NK_OK) s = nk_model_choose_impls(m, err);
+    if (s == NK_OK) nk_model_choose_impls(m);
 #endif
 #if NETKIT_HOST_KERNELS
     if (s == NK_OK) s = nk_model_host_prepare(m, arena, err);
 #endif
+    if (s == NK_OK) s = nk_model_take_workspace(m, err);
     if (s == NK_OK) {
-        /* the plan's offsets go into the default context's slots; they and
-         * the graph input/output marks are transient */
+        /* the plan's offsets (they go into the default context's slots)
+         * and the graph input/output marks are transient; the planner
+         * reads the op records one at a time and keeps its marks in the
+         * op states */
+        nk_op_seq seq;
         uint8_t *io;
+        seq.array = NULL;
+        seq.model = m;
         scratch_mark = nk_work_phase_begin(work, &work_hw);
         in = work;
         scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * 5u,
@@ -872,7 +957,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
             for (i = 0; i < m->n_tensors; i++) io[i] = (uint8_t)nk_format_io_flags(&img, i);
         }
         s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
-                            : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, m->ops,
+                            : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, &seq,
                                             m->n_ops, overlap, work, scratch, &m->plan,
                                             &m->workspace, &m->workspace_op, err);
         if (s == NK_OK) {

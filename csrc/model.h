@@ -65,10 +65,49 @@ struct nk_context_t {
     void *workspace;
 };
 
+/* What of an op the load decides, the one per-op record in RAM: the rest
+ * (type, counts, name, tensor ids, params) is the image's OPS record, read
+ * in place into an nk_op_rt view when the op runs (nk_model_op_next).
+ * The op table entry and the planner's mark share one word: entries are
+ * pointer-aligned, so the low two bits hold in_place (0-3: nk_op_rt), and
+ * a firmware keeps 4 B per op. The op's workspace is a load-time figure,
+ * not kept. */
+typedef struct nk_op_state {
+    uintptr_t def_mark;          /* nk_op_def address | in_place (nk_op_state_def, _mark) */
+#if NETKIT_LOAD_FOLD_BN
+    const uint32_t *in;          /* a folded conv's inputs with the bias added, else NULL */
+#endif
+#if NETKIT_BACKEND
+    const struct nk_op_impl *impl; /* the backend's implementation, NULL: def->eval */
+    void *impl_state;
+#endif
+#if NETKIT_HOST_KERNELS
+    const void *host_packed;     /* weights packed for the host kernels, or NULL */
+#endif
+} nk_op_state;
+
+#define NK_OP_MARK_BITS ((uintptr_t)3u)
+/* nk_op_def holds pointers: its alignment leaves the mark's two bits free */
+typedef struct nk_op_def_align_probe { char c; nk_op_def d; } nk_op_def_align_probe;
+typedef char nk_op_def_leaves_mark_bits[offsetof(nk_op_def_align_probe, d) >= 4 ? 1 : -1];
+
+static inline const nk_op_def *nk_op_state_def(const nk_op_state *st) {
+    return (const nk_op_def *)(st->def_mark & ~NK_OP_MARK_BITS);
+}
+static inline uint8_t nk_op_state_mark(const nk_op_state *st) {
+    return (uint8_t)(st->def_mark & NK_OP_MARK_BITS);
+}
+static inline void nk_op_state_set_def(nk_op_state *st, const nk_op_def *def) {
+    st->def_mark = (uintptr_t)def | (st->def_mark & NK_OP_MARK_BITS);
+}
+static inline void nk_op_state_set_mark(nk_op_state *st, uint32_t in_place) {
+    st->def_mark = (st->def_mark & ~NK_OP_MARK_BITS) | ((uintptr_t)in_place & NK_OP_MARK_BITS);
+}
+
 struct nk_model_t {
     nk_image img;
     const nk_tensor_rt *tensors; /* the image's records (format 1.1) or an arena copy (1.0) */
-    nk_op_rt *ops;
+    nk_op_state *ops;            /* per op, n_ops */
     uint32_t n_tensors;
     uint32_t n_ops;
     uint32_t kind;  /* nk_image_kind */
@@ -84,6 +123,22 @@ struct nk_model_t {
     const struct nk_host_kernels *host; /* chosen at load; NULL: portable kernels */
 #endif
 };
+
+/* The view of op k whose OPS record is at `rec`, with its load state;
+ * returns the next op's record. Walking the ops in order from
+ * nk_format_ops_begin costs nothing per op but these copies. */
+NK_HIDDEN const uint8_t *nk_model_op_next(const nk_model_t *m, const uint8_t *rec, uint32_t k,
+                                          nk_op_rt *op);
+/* The view of op k by index: a walk from the first record (messages,
+ * inspect; invoke walks in order). Returns op. */
+NK_HIDDEN const nk_op_rt *nk_model_op_at(const nk_model_t *m, uint32_t k, nk_op_rt *op);
+/* Scratch bytes op (a view of this model's op) runs with: its kernel's,
+ * the backend's or the host kernels' ask. */
+NK_HIDDEN size_t nk_model_op_workspace(const nk_model_t *m, const nk_op_rt *op);
+/* A view of the op walked at k (plan.h's nk_op_seq for a loading model):
+ * nk_model_op_next with the op's workspace filled in. */
+NK_HIDDEN const uint8_t *nk_model_plan_view(const nk_model_t *m, const uint8_t *rec, uint32_t k,
+                                            nk_op_rt *op);
 
 /* Runtime tensor id's offset in the activation block (model.c: the
  * default context's data table holds it). */

@@ -117,7 +117,7 @@ typedef struct nk_fixed_plan {
  * peak into `stats`, and grows `*workspace` (`*workspace_op`) by the rows
  * the staged ops (in_place 3) take ahead of their own workspace. */
 NK_HIDDEN nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img,
-                                        const nk_tensor_rt *t, uint32_t n_tensors, nk_op_rt *ops,
+                                        const nk_tensor_rt *t, uint32_t n_tensors, const nk_op_seq *ops,
                                         uint32_t n_ops, int overlap, uint32_t *act_offset,
                                         nk_plan_stats *stats, size_t *workspace,
                                         int32_t *workspace_op, nk_error_t *err);

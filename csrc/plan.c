@@ -192,7 +192,10 @@ static nk_status nk_plan_scratch(nk_plan_ws *w, uint32_t n_ops, nk_arena_t *a, n
 }
 
 /* Steps 1 and 2 of plan.h: lifetimes, then aliasing and in-place merges. */
-static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_plan_stats *st) {
+static void nk_plan_liveness(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops, nk_plan_stats *st) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
+    const nk_op_rt *op;
     uint32_t i, k, j, d;
     for (i = 0; i < w->n_tensors; i++) {
         if (w->t[i].is_const) continue;
@@ -203,12 +206,13 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         w->size[d] = nk_tensor_bytes(&w->t[i]);
     }
     for (k = 0; k < n_ops; k++) {
-        for (j = 0; j < ops[k].n_in; j++) {
-            uint32_t id = ops[k].in[j];
+        op = nk_op_seq_at(ops, k, &view, &cur);
+        for (j = 0; j < op->n_in; j++) {
+            uint32_t id = op->in[j];
             if (nk_plan_is_runtime(w, id) && w->last[w->map[id]] < k) w->last[w->map[id]] = k;
         }
-        for (j = 0; j < ops[k].n_out; j++) {
-            uint32_t id = ops[k].out[j]; /* validated: a run-time tensor */
+        for (j = 0; j < op->n_out; j++) {
+            uint32_t id = op->out[j]; /* validated: a run-time tensor */
             d = w->map[id];
             if (!w->t[id].is_state) w->first[d] = k;
             if (w->last[d] < k) w->last[d] = k;
@@ -222,11 +226,13 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         if (((w->io[i] & 2u) && w->first[d] != NK_NONE) || w->t[i].is_state) w->last[d] = n_ops;
     }
 
+    cur = NULL;
     for (k = 0; k < n_ops; k++) {
-        nk_op_rt *op = &ops[k];
-        uint32_t flags = op->def != NULL ? op->def->flags : 0u, a, b, ra;
+        uint32_t flags, a, b, ra;
         int merge = 0;
-        op->in_place = 0;
+        op = nk_op_seq_at(ops, k, &view, &cur);
+        flags = op->def != NULL ? op->def->flags : 0u;
+        nk_op_seq_mark(ops, k, 0);
         if (op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0])) continue;
         a = op->in[0];
         b = op->out[0];
@@ -244,7 +250,7 @@ static void nk_plan_liveness(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_pl
         w->root[d] = ra;
         if (w->last[d] > w->last[ra]) w->last[ra] = w->last[d];
         if (nk_tensor_bytes(&w->t[b]) > w->size[ra]) w->size[ra] = nk_tensor_bytes(&w->t[b]);
-        op->in_place = 1;
+        nk_op_seq_mark(ops, k, 1);
         st->n_in_place++;
     }
     for (i = 0; i < w->n; i++) w->size[i] = nk_plan_units(w->size[i]);
@@ -273,26 +279,30 @@ static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint
 /* Step 2b of plan.h: the overlap pairs, and their scratch from `a` (only
  * when some op qualifies: a model without pairs plans in the classic
  * scratch). Returns NK_OK; w->spare stays NULL when there are no pairs. */
-static nk_status nk_plan_pairs(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_arena_t *a,
+static nk_status nk_plan_pairs(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops, nk_arena_t *a,
                                nk_plan_stats *st, nk_error_t *err) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
     uint32_t i, k;
-    for (k = 0; k < n_ops && nk_plan_pair_input(w, &ops[k], k) == NK_NONE; k++) {}
-    if (k == n_ops) return NK_OK;
-    w->spare = (uint32_t *)nk_core_alloc(a, (size_t)w->n * 4u * sizeof(uint32_t),
-                                         "planner scratch", -1, NULL, err);
-    if (w->spare == NULL) return NK_ERR_ARENA_OVERFLOW;
-    w->pin = w->spare + w->n;
-    w->pout = w->pin + w->n;
-    w->shift = (int32_t *)(void *)(w->pout + w->n);
-    for (i = 0; i < w->n; i++) {
-        w->pin[i] = w->pout[i] = NK_NONE;
-        w->shift[i] = 0;
-    }
-    for (; k < n_ops; k++) {
-        nk_op_rt *op = &ops[k];
-        const uint32_t x = nk_plan_pair_input(w, op, k), y = w->map[op->out[0]];
+    for (k = 0; k < n_ops; k++) {
+        const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
+        const uint32_t x = nk_plan_pair_input(w, op, k);
+        uint32_t y;
         int64_t shift;
+        if (x != NK_NONE && w->spare == NULL) { /* the first pair: the scratch */
+            w->spare = (uint32_t *)nk_core_alloc(a, (size_t)w->n * 4u * sizeof(uint32_t),
+                                                 "planner scratch", -1, NULL, err);
+            if (w->spare == NULL) return NK_ERR_ARENA_OVERFLOW;
+            w->pin = w->spare + w->n;
+            w->pout = w->pin + w->n;
+            w->shift = (int32_t *)(void *)(w->pout + w->n);
+            for (i = 0; i < w->n; i++) {
+                w->pin[i] = w->pout[i] = NK_NONE;
+                w->shift[i] = 0;
+            }
+        }
         if (x == NK_NONE || w->pout[x] != NK_NONE) continue;
+        y = w->map[op->out[0]];
         shift = op->def->out_shift(op, w->t);
         if ((uint64_t)nk_tensor_bytes(&w->t[op->in[0]]) + nk_tensor_bytes(&w->t[op->out[0]]) >= w->staged_from) {
             /* the rule with the op's rows staged in the workspace (plan.h, 2b) */
@@ -309,7 +319,7 @@ static nk_status nk_plan_pairs(nk_plan_ws *w, nk_op_rt *ops, uint32_t n_ops, nk_
         w->pin[y] = x;
         w->pout[x] = y;
         w->shift[y] = (int32_t)shift;
-        op->in_place = 2;
+        nk_op_seq_mark(ops, k, 2);
         st->n_overlap++;
     }
     return NK_OK;
@@ -340,8 +350,10 @@ static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t 
 }
 
 /* Layout b of plan.h. Returns the block height. */
-static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops,
+static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops,
                                   uint32_t *n_out) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n_tensors; i++) {
@@ -352,18 +364,20 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n
             w->order[n_order++] = d;
         }
     }
-    for (k = 0; k < n_ops; k++)
-        for (j = 0; j < ops[k].n_out; j++) {
-            uint32_t id = w->map[ops[k].out[j]];
+    for (k = 0; k < n_ops; k++) {
+        const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
+        for (j = 0; j < op->n_out; j++) {
+            uint32_t id = w->map[op->out[j]];
             if (w->root[id] != id) continue;
-            if (ops[k].n_in > 0 && nk_plan_is_runtime(w, ops[k].in[0])) {
-                w->side[id] = (uint8_t)(w->side[w->root[w->map[ops[k].in[0]]]] ^ 1u);
+            if (op->n_in > 0 && nk_plan_is_runtime(w, op->in[0])) {
+                w->side[id] = (uint8_t)(w->side[w->root[w->map[op->in[0]]]] ^ 1u);
             } else {
                 w->side[id] = (uint8_t)flip;
                 flip ^= 1u;
             }
             w->order[n_order++] = id;
         }
+    }
     bottom.ids = w->list;
     top.ids = w->list2;
     w->budget = NK_PLAN_BUDGET;
@@ -489,7 +503,7 @@ static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t
 }
 
 static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
-                             nk_op_rt *ops, uint32_t n_ops, int overlap, uint64_t staged_from,
+                             const nk_op_seq *ops, uint32_t n_ops, int overlap, uint64_t staged_from,
                              nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
                              nk_error_t *err) {
     size_t mark = nk_arena_mark(scratch);
@@ -571,8 +585,10 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
     /* a classic layout kept: no output overlaps its input after all */
     if (peak == classic) {
         off = two < greedy ? w.off_two : w.off_greedy;
+        const uint8_t *cur = NULL;
+        nk_op_rt view;
         for (i = 0; i < n_ops; i++)
-            if (ops[i].in_place == 2) ops[i].in_place = 0;
+            if (nk_op_seq_at(ops, i, &view, &cur)->in_place == 2) nk_op_seq_mark(ops, i, 0);
         st.n_overlap = 0;
     }
     st.greedy_peak = (uint64_t)greedy * 16u;
@@ -600,18 +616,23 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
 nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
                               nk_op_rt *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
                               uint32_t *act_offset, nk_plan_stats *stats, nk_error_t *err) {
-    return nk_plan_run(t, io, n_tensors, ops, n_ops, overlap, UINT64_MAX, scratch, act_offset, stats,
+    nk_op_seq seq;
+    seq.array = ops;
+    seq.model = NULL;
+    return nk_plan_run(t, io, n_tensors, &seq, n_ops, overlap, UINT64_MAX, scratch, act_offset, stats,
                        err);
 }
 
 /* Marks in_place 3 the ops whose output overlaps input 0 past their
  * direct rule (out_shift) and returns the workspace: `ws` or, when more,
  * a marked op's staged rows ahead of its own workspace (op->workspace). */
-static size_t nk_plan_mark_staged(const nk_tensor_rt *t, nk_op_rt *ops, uint32_t n_ops,
+static size_t nk_plan_mark_staged(const nk_tensor_rt *t, const nk_op_seq *ops, uint32_t n_ops,
                                   const uint32_t *act_offset, size_t ws, int32_t *ws_op) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
     uint32_t k;
     for (k = 0; k < n_ops; k++) {
-        nk_op_rt *op = &ops[k];
+        const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
         const uint64_t in = act_offset[op->in[0]], out = act_offset[op->out[0]];
         size_t staging = 0;
         if (op->in_place != 2 || nk_ops_staged_shift(op, t, &staging) == NK_SHIFT_NONE) continue;
@@ -619,7 +640,7 @@ static size_t nk_plan_mark_staged(const nk_tensor_rt *t, nk_op_rt *ops, uint32_t
         if (out >= in + nk_tensor_bytes(&t[op->in[0]]) || out + nk_tensor_bytes(&t[op->out[0]]) <= in ||
             (int64_t)out <= (int64_t)in + op->def->out_shift(op, t))
             continue;
-        op->in_place = 3;
+        nk_op_seq_mark(ops, k, 3);
         if (staging + op->workspace > ws) {
             ws = staging + op->workspace;
             *ws_op = (int32_t)k;
@@ -628,7 +649,7 @@ static size_t nk_plan_mark_staged(const nk_tensor_rt *t, nk_op_rt *ops, uint32_t
     return ws;
 }
 
-nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors, nk_op_rt *ops,
+nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors, const nk_op_seq *ops,
                          uint32_t n_ops, int overlap, nk_arena_t *scratch, uint32_t *act_offset,
                          nk_plan_stats *stats, size_t *workspace, int32_t *workspace_op,
                          nk_error_t *err) {
@@ -639,10 +660,14 @@ nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_te
     int32_t best_op;
     uint32_t k;
     int i, keep = 0;
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
     nk_status s = nk_plan_run(t, io, n_tensors, ops, n_ops, overlap, UINT64_MAX, scratch, act_offset,
                               &st, err);
-    for (k = 0; overlap && k < n_ops && ops[k].type != NK_OP_CONV2D_I8 && ops[k].type != NK_OP_DEPTHWISE_CONV2D_I8;
-         k++) {}
+    for (k = 0; s == NK_OK && overlap && k < n_ops; k++) {
+        const uint32_t type = nk_op_seq_at(ops, k, &view, &cur)->type;
+        if (type == NK_OP_CONV2D_I8 || type == NK_OP_DEPTHWISE_CONV2D_I8) break;
+    }
     if (s != NK_OK || !overlap || k == n_ops) { /* no op can stage */
         if (s == NK_OK && stats != NULL) *stats = st;
         return s;

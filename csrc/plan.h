@@ -133,6 +133,25 @@ typedef struct nk_plan_stats {
                               * classic plan is the one NK_LOAD_NO_OVERLAP gives */
 } nk_plan_stats;
 
+/* The ops a plan is made for, walked in order k = 0, 1, ...: views in an
+ * array (tests, nk_plan_activations), or a loading model's, each made
+ * from its OPS record when walked (nk_model_plan_view), so a load holds
+ * no view per op. The planner's marks (in_place) go into the array or the
+ * model's op states (model.h), where the op's eval reads them. */
+struct nk_model_t;
+typedef struct nk_op_seq {
+    nk_op_rt *array;          /* the views, or NULL: */
+    struct nk_model_t *model; /* the model's records and op states */
+} nk_op_seq;
+
+/* Op k's view: &array[k], or made in *view from the record at *cursor
+ * (NULL before op 0), which moves on to the next. Callers walk k = 0, 1,
+ * ... with one cursor (model.c). */
+NK_HIDDEN const nk_op_rt *nk_op_seq_at(const nk_op_seq *s, uint32_t k, nk_op_rt *view,
+                                       const uint8_t **cursor);
+/* Sets op k's in_place (0-3). */
+NK_HIDDEN void nk_op_seq_mark(const nk_op_seq *s, uint32_t k, uint32_t in_place);
+
 /* Plans t[0..n_tensors) for ops[0..n_ops) in order: writes act_offset[id]
  * of each runtime tensor (0 for the others) and sets in_place of each op
  * (1: output aliases input 0; 2: output overlaps input 0 as the op's
@@ -153,7 +172,7 @@ NK_HIDDEN nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io
  * `*workspace_op` hold the ops' own largest workspace and its op on entry,
  * the kept plan's on return; in_place 3 marks the ops that stage. */
 NK_HIDDEN nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
-                                   nk_op_rt *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
+                                   const nk_op_seq *ops, uint32_t n_ops, int overlap, nk_arena_t *scratch,
                                    uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
                                    int32_t *workspace_op, nk_error_t *err);
 
@@ -164,7 +183,7 @@ NK_HIDDEN nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uin
  * planner nor plan_model.c is linked. Same contract as nk_plan_staged. */
 struct nk_image;
 NK_HIDDEN nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t,
-                                  const uint8_t *io, uint32_t n_tensors, nk_op_rt *ops,
+                                  const uint8_t *io, uint32_t n_tensors, const nk_op_seq *ops,
                                   uint32_t n_ops, int overlap, nk_arena_t *scratch,
                                   uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
                                   int32_t *workspace_op, nk_error_t *err);

@@ -18,9 +18,11 @@
 #include "ops/ops_common.h" /* nk_ops_staged_shift */
 
 nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const nk_tensor_rt *t,
-                              uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,
+                              uint32_t n_tensors, const nk_op_seq *ops, uint32_t n_ops, int overlap,
                               uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
                               int32_t *workspace_op, nk_error_t *err) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
     uint32_t i, j, v[4];
     v[0] = p->image_crc;
     v[1] = p->image_size;
@@ -32,12 +34,15 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
                          "%x of %u B, not this one (%x, %u B): link the planner to load others",
                          NULL, v);
     for (i = 0; i < n_ops; i++) {
-        ops[i].in_place = p->in_place[i];
+        const nk_op_rt *op = nk_op_seq_at(ops, i, &view, &cur);
+        if (p->in_place[i] > 3)
+            return nk_fail(err, NK_ERR_FORMAT, (int32_t)i, "the firmware's activation plan marks an op 4 or more");
+        nk_op_seq_mark(ops, i, p->in_place[i]);
         /* an output over its input: only where plan.c would allow it */
-        if (p->in_place[i] && ops[i].def != NULL && ops[i].def->out_shift != NULL &&
+        if (p->in_place[i] && op->def != NULL && op->def->out_shift != NULL &&
             (!overlap
 #if NETKIT_BACKEND
-             || ops[i].impl != NULL
+             || op->impl != NULL
 #endif
              ))
             return nk_fail(err, NK_ERR_UNSUPPORTED, (int32_t)i,
@@ -45,11 +50,11 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
                            "input, which this load or kernel does not allow: link the planner");
         if (p->in_place[i] == 3) { /* staged rows, ahead of the op's own workspace */
             size_t staging = 0;
-            if (nk_ops_staged_shift(&ops[i], t, &staging) == NK_SHIFT_NONE)
+            if (nk_ops_staged_shift(op, t, &staging) == NK_SHIFT_NONE)
                 return nk_fail(err, NK_ERR_FORMAT, (int32_t)i,
                                "the firmware's activation plan stages an op that cannot stage");
-            if (staging + ops[i].workspace > *workspace) {
-                *workspace = staging + ops[i].workspace;
+            if (staging + op->workspace > *workspace) {
+                *workspace = staging + op->workspace;
                 *workspace_op = (int32_t)i;
             }
         }

@@ -14,7 +14,7 @@
 NK_HIDDEN const void *const nk_plan_needs_overlap_rules = &nk_ops_overlap_rules;
 
 nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const uint8_t *io,
-                        uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,
+                        uint32_t n_tensors, const nk_op_seq *ops, uint32_t n_ops, int overlap,
                         nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
                         size_t *workspace, int32_t *workspace_op, nk_error_t *err) {
     (void)img; /* the planner needs only the graph */

@@ -127,12 +127,12 @@ static void check_model(const char *name, int sequential) {
         /* tensor records: none for a format 1.1 file (read in place), a
          * copy for 1.0; a word per tensor for the batch-norm fold's index */
         uint32_t k, has_bn = 0;
-        for (k = 0; k < m->n_ops; k++) has_bn |= m->ops[k].type == NK_OP_BATCH_NORM;
+        for (k = 0; k < m->n_ops; k++) has_bn |= nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM;
         NKT_CHECK(rep.bytes_structs == sizeof(nk_model_t) +
                                            (nk_format_tensors_in_place(&m->img) ? 0 : m->n_tensors * sizeof(nk_tensor_rt)) +
                                            m->n_tensors * sizeof(void *) +
                                            (NETKIT_LOAD_FOLD_BN && has_bn ? m->n_tensors * 4u : 0u) +
-                                           m->n_ops * sizeof(nk_op_rt) + sizeof(nk_context_t),
+                                           m->n_ops * sizeof(nk_op_state) + sizeof(nk_context_t),
                   "%s: structs %llu", name, (unsigned long long)rep.bytes_structs);
     }
     free(mem);
@@ -304,6 +304,7 @@ static void test_tiny_relu_hand(void) {
 
 typedef struct sim {
     const nk_model_t *m;
+    nk_op_rt *ops;    /* views of the ops (records and the load's marks) */
     uint32_t *owner;  /* per activation byte: storage group, NK_NONE when free */
     uint32_t *group;  /* per tensor: its storage group (aliases and in-place share one) */
     uint32_t *death;  /* per group: last op reading it (n_ops for graph outputs) */
@@ -319,7 +320,7 @@ static int sim_runtime(const sim *s, uint32_t id) {
 static void sim_fail(sim *s, uint32_t k, const char *what, uint64_t byte) {
     if (s->bad++ < 5)
         NKT_CHECK(0, "%s: op %u (%s): %s at activation byte %llu", s->path, k,
-                  s->m->ops[k].def ? s->m->ops[k].def->name : "?", what, (unsigned long long)byte);
+                  s->ops[k].def ? s->ops[k].def->name : "?", what, (unsigned long long)byte);
     else
         nkt_failures++;
 }
@@ -339,7 +340,7 @@ static void sim_read(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to
  * later, nor to one of op k's inputs other than `streamed` (whose order
  * sim_read checks). */
 static void sim_write(sim *s, uint32_t k, uint32_t id, uint64_t from, uint64_t to, uint32_t streamed) {
-    const nk_op_rt *op = &s->m->ops[k];
+    const nk_op_rt *op = &s->ops[k];
     const uint64_t base = nk_model_act_offset(s->m, id);
     uint64_t b;
     uint32_t j;
@@ -378,7 +379,7 @@ static int32_t sim_block(const nk_op_rt *op, const nk_tensor_rt *t, nk_ops_windo
 /* Reads every tap of output pixel (b, oy, ox) of op k (whole pixels). */
 static void sim_read_window(sim *s, uint32_t k, const nk_ops_window *win, int64_t b, int64_t oy,
                             int64_t ox) {
-    const nk_op_rt *op = &s->m->ops[k];
+    const nk_op_rt *op = &s->ops[k];
     const nk_tensor_rt *in = &s->m->tensors[op->in[0]];
     const uint64_t in_px = nk_tensor_bytes(in) / ((uint64_t)in->dims[0] * in->dims[1] * in->dims[2]);
     int64_t ky, kx;
@@ -398,7 +399,7 @@ static void sim_read_window(sim *s, uint32_t k, const nk_ops_window *win, int64_
  * be written already (all their channels, the worst case for any order
  * inside a block). Every tap pixel read is read whole (all channels). */
 static void sim_streamed(sim *s, uint32_t k) {
-    const nk_op_rt *op = &s->m->ops[k];
+    const nk_op_rt *op = &s->ops[k];
     const nk_tensor_rt *t = s->m->tensors, *in = &t[op->in[0]], *out = &t[op->out[0]];
     nk_ops_window win;
     const int32_t block = sim_block(op, t, &win);
@@ -426,7 +427,7 @@ static void sim_streamed(sim *s, uint32_t k) {
  * loop): before band j's windows are read, band j - slots is written whole
  * to its place; the last bands after every read. */
 static void sim_staged(sim *s, uint32_t k) {
-    const nk_op_rt *op = &s->m->ops[k];
+    const nk_op_rt *op = &s->ops[k];
     const nk_tensor_rt *out = &s->m->tensors[op->out[0]];
     const uint64_t out_row = nk_tensor_bytes(out) / ((uint64_t)out->dims[0] * out->dims[1]);
     nk_ops_window win;
@@ -471,18 +472,21 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
     s.owner = (uint32_t *)malloc((size_t)(m->plan.peak + 1u) * sizeof *s.owner);
     s.group = (uint32_t *)malloc((size_t)m->n_tensors * sizeof *s.group);
     s.death = (uint32_t *)calloc((size_t)m->n_tensors, sizeof *s.death);
+    /* views of the ops: the image's records with the load's marks */
+    s.ops = (nk_op_rt *)calloc((size_t)m->n_ops + 1u, sizeof *s.ops);
+    for (k = 0; k < m->n_ops; k++) nk_model_op_at(m, k, &s.ops[k]);
     for (i = 0; i < m->plan.peak; i++) s.owner[i] = NK_NONE;
     for (i = 0; i < m->n_tensors; i++) s.group[i] = i;
     for (k = 0; k < m->n_ops; k++)
-        if (m->ops[k].in_place == 1) {
-            NKT_CHECK(nk_model_act_offset(m, m->ops[k].out[0]) == nk_model_act_offset(m, m->ops[k].in[0]),
+        if (s.ops[k].in_place == 1) {
+            NKT_CHECK(nk_model_act_offset(m, s.ops[k].out[0]) == nk_model_act_offset(m, s.ops[k].in[0]),
                       "%s: op %u in place at another offset", path, k);
-            s.group[m->ops[k].out[0]] = s.group[m->ops[k].in[0]];
+            s.group[s.ops[k].out[0]] = s.group[s.ops[k].in[0]];
         }
     for (k = 0; k < m->n_ops; k++)
-        for (j = 0; j < m->ops[k].n_in; j++)
-            if (sim_runtime(&s, m->ops[k].in[j]) && s.death[s.group[m->ops[k].in[j]]] < k)
-                s.death[s.group[m->ops[k].in[j]]] = k;
+        for (j = 0; j < s.ops[k].n_in; j++)
+            if (sim_runtime(&s, s.ops[k].in[j]) && s.death[s.group[s.ops[k].in[j]]] < k)
+                s.death[s.group[s.ops[k].in[j]]] = k;
     for (i = 0; i < m->n_tensors; i++) {
         if (m->tensors[i].is_const) continue;
         NKT_CHECK(nk_model_act_offset(m, i) + (uint64_t)nk_tensor_bytes(&m->tensors[i]) <= m->plan.peak ||
@@ -492,7 +496,7 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
         if (nk_format_io_flags(&m->img, i) & 1) sim_write(&s, 0, i, 0, nk_tensor_bytes(&m->tensors[i]), NK_NONE);
     }
     for (k = 0; k < m->n_ops && s.bad == 0; k++) {
-        const nk_op_rt *op = &m->ops[k];
+        const nk_op_rt *op = &s.ops[k];
         for (j = 0; j < op->n_in; j++)
             if (sim_runtime(&s, op->in[j]) && (op->in_place < 2 || j > 0))
                 sim_read(&s, k, op->in[j], 0, nk_tensor_bytes(&m->tensors[op->in[j]]));
@@ -514,6 +518,7 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
     free(s.owner);
     free(s.group);
     free(s.death);
+    free(s.ops);
     return s.n_staged;
 }
 

@@ -209,8 +209,8 @@ static void test_bn_folding(void) {
     NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
     NKT_CHECK(m->stats.folded_bn == 0 && m->stats.copied_weights == 0, "nothing folded or copied");
     for (k = 0; k < m->n_ops; k++)
-        if (m->ops[k].type == NK_OP_BATCH_NORM) bn = k;
-    NKT_CHECK(bn > 0 && m->ops[bn].def->eval != NULL, "the BN op runs its kernel");
+        if (nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM) bn = k;
+    NKT_CHECK(bn > 0 && nk_op_state_def(&m->ops[bn])->eval != NULL, "the BN op runs its kernel");
     nk_arena_free_heap(&arena);
     free(img);
 }
@@ -229,17 +229,23 @@ static void test_bn_folding(void) {
     NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
     NKT_CHECK(m->stats.folded_bn == 1, "one BN folded, got %u", m->stats.folded_bn);
     for (k = 0; k < m->n_ops; k++)
-        if (m->ops[k].type == NK_OP_BATCH_NORM) bn = k;
-    NKT_CHECK(m->ops[bn].in_place == 1, "folded BN is a view of the dw output");
-    NKT_CHECK(nk_model_act_offset(m, m->ops[bn].out[0]) == nk_model_act_offset(m, m->ops[bn].in[0]),
-              "same slot");
+        if (nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM) bn = k;
+    NKT_CHECK(bn > 0 && nk_op_state_def(&m->ops[bn])->eval == NULL, "the BN op is folded (runs nothing)");
+    {
+        nk_op_rt bv;
+        const nk_op_rt *b = nk_model_op_at(m, bn, &bv);
+        NKT_CHECK(b->type == NK_OP_BATCH_NORM && b->in_place == 1, "op %u is the batch-norm, a view of the dw output", bn);
+        NKT_CHECK(nk_model_act_offset(m, b->out[0]) == nk_model_act_offset(m, b->in[0]),
+                  "folded BN is a view of the dw output: same slot");
+    }
     /* copies: dw weights [1,3,3,8] = 288 B + bias 32 B */
     NKT_CHECK(m->stats.copied_weights > 0, "buffer load folds into arena copies");
     {
-        const nk_op_rt *dw = &m->ops[bn - 1];
+        nk_op_rt dv, bv;
+        const nk_op_rt *dw = nk_model_op_at(m, bn - 1, &dv), *b = nk_model_op_at(m, bn, &bv);
         const uint8_t *w = (const uint8_t *)m->ctx->data[dw->in[1]];
         NKT_CHECK(w < img || w >= img + len, "folded weights live in the arena");
-        NKT_CHECK(m->stats.copied_weights == nk_tensor_bytes(&m->tensors[dw->in[1]]) + 4u * (uint64_t)m->tensors[m->ops[bn].in[0]].dims[3],
+        NKT_CHECK(m->stats.copied_weights == nk_tensor_bytes(&m->tensors[dw->in[1]]) + 4u * (uint64_t)m->tensors[b->in[0]].dims[3],
                   "copied %llu B", (unsigned long long)m->stats.copied_weights);
     }
     nk_model_unload(m);

@@ -508,9 +508,12 @@ static void test_fixed_plan(void) {
     uint32_t a, b, c, d, w, i, n = 0, offs[G_MAX_T], planned[G_MAX_T];
     uint8_t in_place[G_MAX_OPS];
     nk_fixed_plan p;
+    nk_op_seq seq;
     size_t ws = 0; /* no op stages here: the workspace stays */
     int32_t ws_op = -1;
     g_init(&g);
+    seq.array = g.ops;
+    seq.model = NULL;
     a = g_tensor(&g, 160, 1);
     w = g_tensor(&g, 64, 4); /* a constant: no slot in the fixed plan */
     b = g_tensor(&g, 800, 0);
@@ -549,7 +552,7 @@ static void test_fixed_plan(void) {
 
     memset(g.off, 0xff, sizeof g.off);
     for (i = 0; i < g.nops; i++) g.ops[i].in_place = 0;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) == NK_OK,
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) == NK_OK,
               "fixed plan: %s", err.message);
     NKT_CHECK(fst.peak == st.peak && fst.peak_step == st.peak_step, "peak %llu",
               (unsigned long long)fst.peak);
@@ -562,28 +565,28 @@ static void test_fixed_plan(void) {
     g_check_safe(&g, &fst, "fixed plan");
 
     p.image_crc ^= 1u; /* another image */
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_UNSUPPORTED &&
                   strstr(err.message, "0x12345679 of 4096 B, not this one (0x12345678, 4096 B)") != NULL,
               "another image: %s", err.message);
     p.image_crc ^= 1u;
     p.n_ops--;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                   NK_ERR_UNSUPPORTED,
               "another op count: %s", err.message);
     p.n_ops++;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 0, g.off, &fst, &ws, &ws_op, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 0, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_UNSUPPORTED &&
                   err.op_index == 1,
               "overlap off: %s (op %d)", err.message, (int)err.op_index);
     offs[n - 1] = p.peak - 16u; /* the 64 B output past the block's end */
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_FORMAT &&
                   strstr(err.message, "tensor 4 at") != NULL,
               "outside the block: %s", err.message);
     offs[n - 1] = planned[d];
     p.n_activations--;
-    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, g.ops, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                   NK_ERR_FORMAT,
               "one offset short: %s", err.message);
     memset(shift_of, 0, sizeof shift_of);
