@@ -301,13 +301,17 @@ static int nk_fold_const_f32(const nk_model_t *m, uint32_t id, uint32_t elems) {
  * output (0: none; n_ops < 2^30, as each op record takes 12 B of a u32-
  * sized section). A fold adds a reader only to a tensor its batch-norm
  * reads too, which no later fold can then take: counts from before any
- * fold answer every fold as live counts would. */
+ * fold answer every fold as live counts would. After the n_tensors words,
+ * a word per op holds its OPS record's offset in the image, so a fold
+ * reads its producer's record directly (a walk from the first op per
+ * batch-norm would be O(O^2) again). */
 static void nk_fold_index(const nk_model_t *m, uint32_t *idx) {
     const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t k, j;
     for (k = 0; k < m->n_tensors; k++) idx[k] = 0;
     for (k = 0; k < m->n_ops; k++) {
         nk_op_rt view, *op = &view;
+        idx[m->n_tensors + k] = (uint32_t)(rec - m->img.base); /* the image is < 4 GiB */
         rec = nk_model_op_next(m, rec, k, op);
         for (j = 0; j < op->n_in; j++) {
             uint32_t id = op->in[j];
@@ -315,6 +319,12 @@ static void nk_fold_index(const nk_model_t *m, uint32_t *idx) {
         }
         if (op->n_out == 1) idx[op->out[0]] |= (k + 1u) << 2;
     }
+}
+
+/* Op k's view, from its record's offset in the index. */
+static const nk_op_rt *nk_fold_op(const nk_model_t *m, const uint32_t *idx, uint32_t k, nk_op_rt *view) {
+    nk_model_op_next(m, m->img.base + idx[m->n_tensors + k], k, view);
+    return view;
 }
 
 static int nk_fold_one_reader(const uint32_t *idx, uint32_t id) {
@@ -336,7 +346,7 @@ static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, const nk_op_rt
         return 0;
     pk = idx[xid] >> 2;
     if (pk-- == 0) return 0; /* a graph input: nothing to fold into */
-    p = nk_model_op_at(m, pk, &pv);
+    p = nk_fold_op(m, idx, pk, &pv);
     if (p->type == NK_OP_DENSE) {
         act_param = 0;
     } else if (p->type == NK_OP_CONV2D || p->type == NK_OP_DEPTHWISE_CONV2D) {
@@ -376,10 +386,10 @@ static int nk_fold_find(const nk_model_t *m, const uint32_t *idx, const nk_op_rt
            nk_fold_one_reader(idx, f->bias != NK_NONE ? f->bias : f->beta);
 }
 
-static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, uint32_t k, const nk_fold *f,
-                               nk_error_t *err) {
+static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, const uint32_t *idx, uint32_t k,
+                               const nk_fold *f, nk_error_t *err) {
     nk_op_rt pv;
-    const nk_op_rt *p = nk_model_op_at(m, f->prod, &pv);
+    const nk_op_rt *p = nk_fold_op(m, idx, f->prod, &pv);
     const nk_tensor_rt *tw = &m->tensors[f->w];
     void **data = m->ctx->data; /* the model's payload pointers (nk_context_bind) */
     uint32_t bias_id = f->bias != NK_NONE ? f->bias : f->beta, c, e, row, C = f->channels;
@@ -441,10 +451,10 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
     for (k = 0; k < m->n_ops && nk_op_state_def(&m->ops[k])->type != NK_OP_BATCH_NORM; k++) {
     }
     if (k == m->n_ops) return NK_OK; /* nothing to fold: no index */
-    idx = (uint32_t *)nk_core_alloc(a, (size_t)m->n_tensors * sizeof *idx, "batch-norm fold index",
-                                    -1, NULL, err);
+    idx = (uint32_t *)nk_core_alloc(a, ((size_t)m->n_tensors + m->n_ops) * sizeof *idx,
+                                    "batch-norm fold index", -1, NULL, err);
     if (idx == NULL) return NK_ERR_ARENA_OVERFLOW;
-    m->stats.structs += (size_t)m->n_tensors * sizeof *idx;
+    m->stats.structs += ((size_t)m->n_tensors + m->n_ops) * sizeof *idx;
     nk_fold_index(m, idx);
     for (k = 0; k < m->n_ops; k++) {
         nk_op_rt bn;
@@ -459,7 +469,7 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
 #endif
             writable = 1;
         }
-        s = nk_fold_apply(m, a, k, &f, err);
+        s = nk_fold_apply(m, a, idx, k, &f, err);
         if (s != NK_OK) return s;
     }
     return NK_OK;

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "4f5e1cce2ce4114a864ee44f4db563781323b6ba029c4b32dbcdad7601ada509"
+const csrcHash = "f94e9f1664a99452c18e5ec7fe1819073b74d612013ee03cc3028cffb502b132"

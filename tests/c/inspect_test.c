@@ -125,13 +125,13 @@ static void check_model(const char *name, int sequential) {
         /* every record the loader keeps (no folded op in these models lacks a bias,
          * so no extra input lists) */
         /* tensor records: none for a format 1.1 file (read in place), a
-         * copy for 1.0; a word per tensor for the batch-norm fold's index */
+         * copy for 1.0; a word per tensor and per op for the batch-norm fold's index */
         uint32_t k, has_bn = 0;
         for (k = 0; k < m->n_ops; k++) has_bn |= nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM;
         NKT_CHECK(rep.bytes_structs == sizeof(nk_model_t) +
                                            (nk_format_tensors_in_place(&m->img) ? 0 : m->n_tensors * sizeof(nk_tensor_rt)) +
                                            m->n_tensors * sizeof(void *) +
-                                           (NETKIT_LOAD_FOLD_BN && has_bn ? m->n_tensors * 4u : 0u) +
+                                           (NETKIT_LOAD_FOLD_BN && has_bn ? (m->n_tensors + m->n_ops) * 4u : 0u) +
                                            m->n_ops * sizeof(nk_op_state) + sizeof(nk_context_t),
                   "%s: structs %llu", name, (unsigned long long)rep.bytes_structs);
     }
