@@ -93,6 +93,7 @@ typedef struct nk_mve_epi {
 static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias, int32_t out_c) {
     const int32_t n = q->per_channel ? out_c : 1;
     nk_mve_epi e;
+    uint32x4_t suits = vdupq_n_u32(1);
     int32_t c;
     e.q = q;
     e.bias = bias;
@@ -104,9 +105,23 @@ static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias,
     e.out_zp = q->out_zp;
     e.act_min = q->act_min;
     e.act_max = q->act_max;
-    for (c = 0; c < n; c++)
-        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
-            e.fast = 0;
+    /* Four pairs a step: a staged conv calls the kernel once per band of
+     * rows, so this scan runs per band (a scalar loop over 64 channels
+     * cost KWS 4% of its instructions). A pair suits when (shift < 0) xor
+     * (mult == 0) is 1: sign bit xor CLZ(mult) / 32 (GCC 12 fails on
+     * predicate arithmetic here). Lanes past n load as 0, 0: suits. */
+#define NK_MVE_SUITS(s, m) veorq_u32(vshrq_n_u32(s, 31), vshrq_n_u32(vclzq_u32(m), 5))
+    for (c = 0; c + 4 <= n; c += 4)
+        suits = vandq_u32(suits, NK_MVE_SUITS(vldrwq_u32((const uint32_t *)q->shift + c),
+                                              vldrwq_u32((const uint32_t *)q->mult + c)));
+    if (c < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - c));
+        suits = vandq_u32(suits, NK_MVE_SUITS(vldrwq_z_u32((const uint32_t *)q->shift + c, p),
+                                              vldrwq_z_u32((const uint32_t *)q->mult + c, p)));
+    }
+#undef NK_MVE_SUITS
+    if (vminvq_u32(1u, suits) == 0)
+        e.fast = 0;
     return e;
 }
 
