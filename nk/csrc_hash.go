@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f339ffe31699cd24038d9d711725a054caee81573857c1f5492623d39b12c0ef"
+const csrcHash = "07fa2d9164b470ae4541caf5b60c50072791364c5161415e1d8faeac0b229f3b"
