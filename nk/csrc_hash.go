@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f94e9f1664a99452c18e5ec7fe1819073b74d612013ee03cc3028cffb502b132"
+const csrcHash = "892be25fb5bba346619a55864e914415149655e061ba2cb91748680416bc6ca3"

@@ -31,6 +31,9 @@
  * bias + off * wsum (the weight sums the op computes for the portable
  * kernel) and skip the per-tap offset; inside a row's interior columns a
  * 3x3 window is nine unrolled taps with no range checks or predicates.
+ * 3x3 windows of multiplier one (stride at most 2, no dilation) take a
+ * padded copy instead (nk_mve_dw3_row), which makes every window,
+ * edges included, such an interior one.
  *
  * Epilogue: four outputs at once in int32 lanes. With every shift
  * negative (or multiplier 0; dsp.h's condition) the requantization is
@@ -52,7 +55,8 @@
  * (dense: row by row), all channels of a pixel (or pair of pixels) before
  * the next (narrow rows: pixel by pixel, or pairs). Depthwise: within an
  * output row, eight channels at a time over the whole row, then the next
- * eight. */
+ * eight (the padded 3x3 copy reads up to NK_MVE_DW3_SEG windows of the
+ * eight before it writes their outputs: reads only move earlier). */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_MVE
@@ -62,10 +66,12 @@
 #define NK_MVE_NOINLINE __attribute__((noinline))
 #define NK_MVE_INLINE static inline __attribute__((always_inline))
 #define NK_MVE_TAP_BARRIER(a, b) __asm__ volatile("" : "+w"(a), "+w"(b)::"memory")
+#define NK_MVE_OPAQUE(p, q) __asm__ volatile("" : "+l"(p), "+l"(q)) /* r0-r7: widening loads take no others */
 #else
 #define NK_MVE_NOINLINE
 #define NK_MVE_INLINE static inline
 #define NK_MVE_TAP_BARRIER(a, b) ((void)0)
+#define NK_MVE_OPAQUE(p, q) ((void)0)
 #endif
 
 /* taps per pixel gathered into the window buffer (two pixels: 128 bytes) */
@@ -93,6 +99,7 @@ typedef struct nk_mve_epi {
 static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias, int32_t out_c) {
     const int32_t n = q->per_channel ? out_c : 1;
     nk_mve_epi e;
+    uint32x4_t suits = vdupq_n_u32(1);
     int32_t c;
     e.q = q;
     e.bias = bias;
@@ -104,9 +111,23 @@ static nk_mve_epi nk_mve_epi_make(const nk_ref_i8_quant *q, const int32_t *bias,
     e.out_zp = q->out_zp;
     e.act_min = q->act_min;
     e.act_max = q->act_max;
-    for (c = 0; c < n; c++)
-        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
-            e.fast = 0;
+    /* Four pairs a step: a staged conv calls the kernel once per band of
+     * rows, so this scan runs per band (a scalar loop over 64 channels
+     * cost KWS 4% of its instructions). A pair suits when (shift < 0) xor
+     * (mult == 0) is 1: sign bit xor CLZ(mult) / 32 (GCC 12 fails on
+     * predicate arithmetic here). Lanes past n load as 0, 0: suits. */
+#define NK_MVE_SUITS(s, m) veorq_u32(vshrq_n_u32(s, 31), vshrq_n_u32(vclzq_u32(m), 5))
+    for (c = 0; c + 4 <= n; c += 4)
+        suits = vandq_u32(suits, NK_MVE_SUITS(vldrwq_u32((const uint32_t *)q->shift + c),
+                                              vldrwq_u32((const uint32_t *)q->mult + c)));
+    if (c < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - c));
+        suits = vandq_u32(suits, NK_MVE_SUITS(vldrwq_z_u32((const uint32_t *)q->shift + c, p),
+                                              vldrwq_z_u32((const uint32_t *)q->mult + c, p)));
+    }
+#undef NK_MVE_SUITS
+    if (vminvq_u32(1u, suits) == 0)
+        e.fast = 0;
     return e;
 }
 
@@ -847,6 +868,131 @@ NK_MVE_INLINE void nk_mve_dw_block(const int8_t *xb, int32_t iy0, int32_t ky_lo,
     }
 }
 
+/* 3x3 windows (dilation 1, multiplier 1) through a padded copy: for
+ * up to NK_MVE_DW3_SEG output columns at a time, the input columns
+ * their windows span, eight channels each, go to a stack buffer column
+ * by column (the three window rows of a column together), with in_zp
+ * where a tap falls in the padding: there x + off = 0, so every window,
+ * at the edges too, starts at bias + off * wsum and takes its nine taps
+ * with no offset, range check or predicate, all at small fixed offsets
+ * from one pointer into the buffer and one into the block's nine weight
+ * vectors (copied once a row). At most a stride of NK_MVE_DW3_MAX_STRIDE
+ * columns; 488 B of buffers on the stack. A staged depthwise (one-row bands, each a
+ * call) spends most of its time at the edges of KWS's five-column rows:
+ * through the general taps there, KWS's depthwise took 2.75
+ * instructions per MAC, with the copy 2.1. */
+#define NK_MVE_DW3_SEG 8
+#define NK_MVE_DW3_MAX_STRIDE 2
+#define NK_MVE_DW3_COLS ((NK_MVE_DW3_SEG - 1) * NK_MVE_DW3_MAX_STRIDE + 3)
+static int nk_mve_dw3_fits(const nk_ref_conv_geom *g, const nk_mve_epi *e, const int32_t *wsum) {
+    return e->fast && wsum != NULL && g->multiplier == 1 && g->k_h == 3 && g->k_w == 3 &&
+           g->dil_h == 1 && g->dil_w == 1 && g->stride_w <= NK_MVE_DW3_MAX_STRIDE;
+}
+
+/* Channels 0..o_end - 1 (whole blocks of eight) of one output row whose
+ * windows start at input row iy0 (rows outside the input: padding). */
+static NK_MVE_NOINLINE void nk_mve_dw3_row(const int8_t *xb, int32_t iy0, const int8_t *w,
+                                           const int32_t *wsum, int8_t *yrow, int32_t o_end,
+                                           const nk_ref_conv_geom *g, const nk_mve_epi *e) {
+    /* column j: window rows 0..2 of input column ix0 + j, 8 bytes each */
+    int8_t win[NK_MVE_DW3_COLS * 24] __attribute__((aligned(8)));
+    /* tap (ky, kx) at wk + 24 * kx + 8 * ky, as its input in win */
+    int8_t wk[72] __attribute__((aligned(8)));
+    int8_t zp8[8] __attribute__((aligned(8)));
+    const size_t in_c = (size_t)g->in_c, oc = (size_t)g->out_c;
+    const size_t x_step = (size_t)g->stride_w * 24u;
+    const int16x8_t zp = vdupq_n_s16((int16_t)-e->off);
+    const int8_t *rows[3];
+    int32_t o, r;
+    vstrbq_s16(zp8, zp);
+    for (r = 0; r < 3; r++) {
+        const int32_t iy = iy0 + r;
+        rows[r] = iy >= 0 && iy < g->in_h ? xb + (size_t)iy * (size_t)g->in_w * in_c : NULL;
+    }
+    for (o = 0; o < o_end; o += 8) {
+        const int8_t *wt = w + (size_t)o;
+        int8_t *yb = yrow + (size_t)o;
+        nk_mve_epi8 c;
+        int32x4_t in_e, in_o;
+        int32_t ox0;
+        nk_mve_epi8_load(&c, o, g->out_c, e);
+        in_e = vmlaq_n_s32(c.b_e, vldrwq_gather_shifted_offset_z_s32(wsum, c.ce, c.pe), e->off);
+        in_o = vmlaq_n_s32(c.b_o, vldrwq_gather_shifted_offset_z_s32(wsum, c.co, c.po), e->off);
+        for (r = 0; r < 3; r++, wt += 3 * oc) { /* kernel row r */
+            vstrbq_s16(wk + 8 * r, vldrbq_s16(wt));
+            vstrbq_s16(wk + 24 + 8 * r, vldrbq_s16(wt + oc));
+            vstrbq_s16(wk + 48 + 8 * r, vldrbq_s16(wt + 2 * oc));
+        }
+        for (ox0 = 0; ox0 < g->out_w; ox0 += NK_MVE_DW3_SEG) {
+            const int32_t n = g->out_w - ox0 < NK_MVE_DW3_SEG ? g->out_w - ox0 : NK_MVE_DW3_SEG;
+            const int32_t ix0 = ox0 * g->stride_w - g->pad_left, cols = (n - 1) * g->stride_w + 3;
+            /* the columns inside the input: lo..hi - 1 */
+            const int32_t lo = ix0 < 0 ? -ix0 : 0;
+            const int32_t hi = g->in_w - ix0 < cols ? g->in_w - ix0 : cols;
+            const int8_t *xp = win, *s0, *s1, *s2;
+            size_t t0, t1, t2;
+            int8_t *d = win, *yp = yb + (size_t)ox0 * oc;
+            int32_t j, p;
+            /* a row in the padding reads zp8 in place (step 0) */
+#define NK_MVE_DW3_SRC(r, s, t)                                                                   \
+    do {                                                                                          \
+        const int in_ = rows[r] != NULL && lo < hi;                                               \
+        s = in_ ? rows[r] + (size_t)(ix0 + lo) * in_c + (size_t)o : zp8;                          \
+        t = in_ ? in_c : 0;                                                                       \
+    } while (0)
+            NK_MVE_DW3_SRC(0, s0, t0);
+            NK_MVE_DW3_SRC(1, s1, t1);
+            NK_MVE_DW3_SRC(2, s2, t2);
+#undef NK_MVE_DW3_SRC
+            for (j = 0; j < lo; j++, d += 24) {
+                vstrbq_s16(d, zp);
+                vstrbq_s16(d + 8, zp);
+                vstrbq_s16(d + 16, zp);
+            }
+            for (; j < hi; j++, d += 24, s0 += t0, s1 += t1, s2 += t2) {
+                vstrbq_s16(d, vldrbq_s16(s0));
+                vstrbq_s16(d + 8, vldrbq_s16(s1));
+                vstrbq_s16(d + 16, vldrbq_s16(s2));
+            }
+            for (; j < cols; j++, d += 24) {
+                vstrbq_s16(d, zp);
+                vstrbq_s16(d + 8, zp);
+                vstrbq_s16(d + 16, zp);
+            }
+            for (p = 0; p < n; p++, xp += x_step, yp += oc) {
+                int32x4_t ae = in_e, ao = in_o;
+                /* both pointers step 8 bytes a tap, opaque to the compiler
+                 * so that it loads with post-increment (GCC 12 otherwise
+                 * keeps nine weight addresses, spilled, and adds each x
+                 * offset apart); a compiler barrier after each tap, as in
+                 * nk_mve_dw_3x3 */
+                const int8_t *xq = xp, *wq = wk;
+#define NK_MVE_DW3_TAP()                                                                          \
+    do {                                                                                          \
+        const int16x8_t xv_ = vldrbq_s16(xq), wv_ = vldrbq_s16(wq);                               \
+        xq += 8;                                                                                  \
+        wq += 8;                                                                                  \
+        NK_MVE_OPAQUE(xq, wq);                                                                    \
+        ae = vaddq_s32(ae, vmullbq_int_s16(xv_, wv_));                                            \
+        ao = vaddq_s32(ao, vmulltq_int_s16(xv_, wv_));                                            \
+        NK_MVE_TAP_BARRIER(ae, ao);                                                               \
+    } while (0)
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+                NK_MVE_DW3_TAP();
+#undef NK_MVE_DW3_TAP
+                vstrbq_s16(yp, nk_mve_rq8(ae, c.m_e, c.r_e, ao, c.m_o, c.r_o, e));
+            }
+        }
+    }
+}
+
 /* One output row, eight channels at a time; in_lo..in_hi - 1 the
  * columns whose windows lie inside the input's width. */
 static NK_MVE_NOINLINE void nk_mve_dw_row(const int8_t *xb, int32_t iy0, int32_t ky_lo,
@@ -855,8 +1001,12 @@ static NK_MVE_NOINLINE void nk_mve_dw_row(const int8_t *xb, int32_t iy0, int32_t
                                           const nk_mve_epi *e_in, int32_t in_lo, int32_t in_hi) {
     /* a local copy: see nk_mve_epi */
     const nk_mve_epi el = *e_in;
-    int32_t o;
-    for (o = 0; o < g->out_c; o += 8)
+    int32_t o = 0;
+    if (nk_mve_dw3_fits(g, &el, wsum)) {
+        o = g->out_c & ~7;
+        nk_mve_dw3_row(xb, iy0, w, wsum, yrow, o, g, &el);
+    }
+    for (; o < g->out_c; o += 8)
         nk_mve_dw_block(xb, iy0, ky_lo, n_rows, w, wsum, yrow, o, g, &el, in_lo, in_hi);
 }
 

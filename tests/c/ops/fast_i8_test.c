@@ -185,6 +185,13 @@ static int nkf_conv(int dw, int n_case) {
         if (dw) {
             g.in_c = nkf_chance(50) ? 4 * nkf_between(1, 6) : nkf_between(1, 21);
             g.multiplier = nkf_chance(70) ? 1 : nkf_between(2, 3);
+            if (nkf_chance(25)) { /* the Helium set's padded 3x3 windows */
+                g.k_h = g.k_w = 3;
+                g.dil_h = g.dil_w = 1;
+                g.stride_w = nkf_between(1, 2);
+                g.in_c = nkf_between(8, 21);
+                g.multiplier = 1;
+            }
             g.out_c = g.in_c * g.multiplier;
         } else {
             g.in_c = nkf_chance(30) ? nkf_between(1, 3) : nkf_between(4, 40);
