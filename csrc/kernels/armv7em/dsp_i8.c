@@ -393,38 +393,55 @@ static void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p,
 
 /* a00..a11 (channel i, window j) += window j (interleaved in win) times
  * weight row i (w, w + ws) over n4 whole words. On the target an
- * inline-asm loop: 18 instructions per 16 MACs. */
+ * inline-asm loop over two words at a time: one LDM takes a word's four
+ * window words, 32 instructions per 32 MACs (an odd first word in C). */
 NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, int32_t n4,
                                 int32_t *p00, int32_t *p01, int32_t *p10, int32_t *p11) {
     int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
-    if (n4 > 0) {
-        int32_t t0, t1, t2, t3, t4, t5;
-        __asm__ volatile("1:\n\t"
-                         "ldrd %[t0], %[t1], [%[x]], #8\n\t"
-                         "ldrd %[t2], %[t3], [%[x]], #8\n\t"
-                         "ldr %[t4], [%[w], %[s]]\n\t"
-                         "sxtb16 %[t5], %[t4]\n\t"
-                         "smlad %[a10], %[t5], %[t0], %[a10]\n\t"
-                         "smlad %[a11], %[t5], %[t2], %[a11]\n\t"
-                         "sxtb16 %[t4], %[t4], ror #8\n\t"
-                         "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
-                         "smlad %[a11], %[t4], %[t3], %[a11]\n\t"
-                         "ldr %[t4], [%[w]], #4\n\t"
-                         "sxtb16 %[t5], %[t4]\n\t"
-                         "smlad %[a00], %[t5], %[t0], %[a00]\n\t"
-                         "smlad %[a01], %[t5], %[t2], %[a01]\n\t"
-                         "sxtb16 %[t4], %[t4], ror #8\n\t"
-                         "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
-                         "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
-                         "cmp %[w], %[end]\n\t"
+    if (n4 & 1) {
+        const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
+        const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
+        const int32_t w1e = nk_dsp_sxtb16(v1), w1o = nk_dsp_sxtb16_ror8(v1);
+        a00 = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], a00));
+        a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
+        a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
+        a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
+        w += 4;
+        win += 4;
+    }
+    if (w != we) {
+        /* LDM wants its registers in ascending order: the four window
+         * words are pinned to r0..r3 */
+        register int32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
+        int32_t t4, t5;
+#define NK_DSP_MAC22_WORD                                                                          \
+    "ldmia %[x]!, {r0, r1, r2, r3}\n\t"                                                            \
+    "ldr %[t4], [%[w], %[s]]\n\t"                                                                 \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a10], %[t5], r0, %[a10]\n\t"                                                          \
+    "smlad %[a11], %[t5], r2, %[a11]\n\t"                                                          \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a10], %[t4], r1, %[a10]\n\t"                                                          \
+    "smlad %[a11], %[t4], r3, %[a11]\n\t"                                                          \
+    "ldr %[t4], [%[w]], #4\n\t"                                                                   \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a00], %[t5], r0, %[a00]\n\t"                                                          \
+    "smlad %[a01], %[t5], r2, %[a01]\n\t"                                                          \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a00], %[t4], r1, %[a00]\n\t"                                                          \
+    "smlad %[a01], %[t4], r3, %[a01]\n\t"
+        __asm__ volatile("1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
+                         "ldr %[t4], %[end]\n\t"
+                         "cmp %[w], %[t4]\n\t"
                          "bne 1b"
                          : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                           [x] "+r"(win), [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1),
-                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-                         : [s] "r"(ws), [end] "r"(we)
+                           [x] "+r"(win), [w] "+r"(w), "=&r"(x0), "=&r"(x1), "=&r"(x2),
+                           "=&r"(x3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+                         : [s] "r"(ws), [end] "m"(we)
                          : "cc", "memory");
+#undef NK_DSP_MAC22_WORD
     }
 #else
     while (w != we) {
@@ -447,6 +464,14 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
     *p01 = a01;
     *p10 = a10;
     *p11 = a11;
+}
+
+/* nk_dsp_mac22 on acc[0..3] out of line, for the blocks in memory (the
+ * last pairs and the portable epilogue): inlined there it would want
+ * more registers than are free. */
+static NK_DSP_NOINLINE void nk_dsp_mac22_acc(const int8_t *w, size_t ws, const int32_t *win,
+                                             int32_t n4, int32_t *acc) {
+    nk_dsp_mac22(w, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
 }
 
 /* acc as nk_dsp_mac22 over a last word of tail (1..3) weight bytes per
@@ -504,7 +529,7 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
         const size_t ws = nw == 2 ? kk : 0; /* one channel: its weights twice */
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
-        nk_dsp_mac22(wo, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
+        nk_dsp_mac22_acc(wo, ws, win, n4, acc);
         if (tail)
             nk_dsp_tail22(wo + 4 * (size_t)n4, ws, win + 4 * n4, tail, acc);
         nk_dsp_finish(acc, nw, np, o, y0, y1, e);
