@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3829cda11ecbd9f9fc45ae8458a94ff311ff62fe187ad7cbd66fb1008ab58d18"
+const csrcHash = "a447261cbcbd735a312944db05a6b90f85a27833f5ad3d23a9d297fae5af6d65"
