@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a447261cbcbd735a312944db05a6b90f85a27833f5ad3d23a9d297fae5af6d65"
+const csrcHash = "f16c51b2dac5351d829aa6c2de351f1e9da5fc2544137c2660e9e062c760a168"

@@ -115,35 +115,37 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
 #if NK_DSP_ASM
     /* GCC spills three of the fifteen registers the C loop below wants:
      * here w1 and w3 are addressed from w0 and w2, and the end is read from
-     * memory (13 registers, 27 instructions per 16 MACs). */
-    if (n >= 4) {
+     * memory (13 registers); two words a pass, 49 instructions per 32
+     * MACs, the last word and the tail by the C loops. */
+    if (n >= 8) {
         const int8_t *xp = x, *wp = w, *w2p = w2;
-        const int8_t *const end = x + (n & ~3);
+        const int8_t *const end = x + (n & ~7);
         int32_t xv, xa, wv, wa;
-        __asm__ volatile("1:\n\t"
-                         "ldr %[xv], [%[x]], #4\n\t"
-                         "sxtab16 %[xa], %[offp], %[xv]\n\t"
-                         "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
-                         "ldr %[wv], [%[w], %[s]]\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
-                         "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
-                         "ldr %[wv], [%[w2], %[s]]\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
-                         "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
-                         "ldr %[wv], [%[w2]], #4\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
-                         "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
-                         "ldr %[wv], [%[w]], #4\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
-                         "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+#define NK_DSP_DOT4_WORD                                                                           \
+    "ldr %[xv], [%[x]], #4\n\t"                                                                   \
+    "sxtab16 %[xa], %[offp], %[xv]\n\t"                                                           \
+    "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"                                                   \
+    "ldr %[wv], [%[w], %[s]]\n\t"                                                                 \
+    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
+    "smlad %[a1], %[wa], %[xa], %[a1]\n\t"                                                         \
+    "smlad %[a1], %[wv], %[xv], %[a1]\n\t"                                                         \
+    "ldr %[wv], [%[w2], %[s]]\n\t"                                                                \
+    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
+    "smlad %[a3], %[wa], %[xa], %[a3]\n\t"                                                         \
+    "smlad %[a3], %[wv], %[xv], %[a3]\n\t"                                                         \
+    "ldr %[wv], [%[w2]], #4\n\t"                                                                  \
+    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
+    "smlad %[a2], %[wa], %[xa], %[a2]\n\t"                                                         \
+    "smlad %[a2], %[wv], %[xv], %[a2]\n\t"                                                         \
+    "ldr %[wv], [%[w]], #4\n\t"                                                                   \
+    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
+    "smlad %[a0], %[wa], %[xa], %[a0]\n\t"                                                         \
+    "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+        __asm__ volatile("1:\n\t" NK_DSP_DOT4_WORD NK_DSP_DOT4_WORD
                          "ldr %[wv], %[end]\n\t"
                          "cmp %[x], %[wv]\n\t"
                          "bne 1b"
@@ -152,7 +154,8 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
                            [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
                          : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
                          : "cc", "memory");
-        k = n & ~3;
+#undef NK_DSP_DOT4_WORD
+        k = n & ~7;
     }
 #endif
     for (; k + 4 <= n; k += 4) {
@@ -710,6 +713,7 @@ NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bia
                                            const int32_t *win, const int n4w, int8_t *y,
                                            int32_t out_c, const nk_dsp_epi *e) {
     const size_t s1 = (size_t)out_c;
+    int8_t *const y2 = y + 2 * s1;
     const int clamp = nk_dsp_clamps(e);
     int32_t c;
     for (c = 0; c < out_c; c++, wv += 2 * n4w) {
@@ -724,10 +728,11 @@ NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bia
             nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
             nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e->zp1));
         v = nk_dsp_act4(v, clamp, e);
+        /* two pointers a row apart (four would spill) */
         y[c] = (int8_t)(v & 0xFFu);
         y[s1 + (size_t)c] = (int8_t)(v >> 16 & 0xFFu);
-        y[2 * s1 + (size_t)c] = (int8_t)(v >> 8 & 0xFFu);
-        y[3 * s1 + (size_t)c] = (int8_t)(v >> 24);
+        y2[c] = (int8_t)(v >> 8 & 0xFFu);
+        y2[s1 + (size_t)c] = (int8_t)(v >> 24);
     }
 }
 
