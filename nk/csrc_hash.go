@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f16c51b2dac5351d829aa6c2de351f1e9da5fc2544137c2660e9e062c760a168"
+const csrcHash = "67fb9e1be5d76e9fc531fbdb02c5afd65dee5a900e14dd607c39dbf6b5ce8524"

@@ -580,7 +580,7 @@ static void nk_dsp_tail22(const int8_t *w, size_t ws, const int32_t *win, int32_
 }
 
 /* The channel pairs o < o_end of the np pixels (a constant) over win,
- * e->fast: their accumulators stay in registers from the bias to the
+ * e->fast and a bias: their accumulators stay in registers from the bias to the
  * stores, no call per block. Returns the next o. */
 NK_DSP_INLINE int32_t nk_dsp_pairs(const int8_t *w, const int32_t *bias, const int32_t *win,
                                    int32_t n4w, size_t kk, int32_t o_end, const int np,
@@ -588,7 +588,7 @@ NK_DSP_INLINE int32_t nk_dsp_pairs(const int8_t *w, const int32_t *bias, const i
     const int clamp = nk_dsp_clamps(e);
     int32_t o;
     for (o = 0; o < o_end; o += 2) {
-        int32_t a00 = bias ? bias[o] : 0, a10 = bias ? bias[o + 1] : 0;
+        int32_t a00 = bias[o], a10 = bias[o + 1];
         int32_t a01 = a00, a11 = a10;
         nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, &a00, &a01, &a10, &a11);
         nk_dsp_store22(a00, a01, a10, a11, np, o, y0, y1, clamp, e);
@@ -612,7 +612,7 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
     /* a copy on this frame: a field is one load from the stack, not two */
     const nk_dsp_epi e_copy = *e_in, *const e = &e_copy;
     int32_t o = 0;
-    if (e->fast) {
+    if (e->fast && bias) { /* convs without a bias take the blocks in memory */
         /* the whole tail word reads over = 0..3 bytes past row o+1:
          * the pair needs that many bytes of rows after it */
         const int32_t n4w = n4 + (tail != 0), over = 4 * n4w - k;
