@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "67fb9e1be5d76e9fc531fbdb02c5afd65dee5a900e14dd607c39dbf6b5ce8524"
+const csrcHash = "ab7c1fb7027938c0084c98f9313b8051eebc36335d1346a30d290263a0a01e3e"

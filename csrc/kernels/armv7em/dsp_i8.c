@@ -852,7 +852,7 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
  * two are tabulated (256 int32 each, in the workspace) once per call and
  * each element takes two table reads, the wrapping sum and the output
  * requantization (nk_dsp_rq_half when shift_out < 0, as every real model
- * has: about 15 instructions where the portable kernel takes 63). Small
+ * has), two elements a pass with the zero point and clamps on lanes. Small
  * adds take the portable kernel: the tables would not pay. */
 
 
@@ -873,7 +873,22 @@ int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
     }
     {
         const int32_t m2 = (int32_t)((uint32_t)p->m_out << 1), sa = ~p->shift_out;
-        for (i = 0; i < n; i++) {
+        const int32_t zo1 = nk_dsp_dup16(2 * zo + 1), lo4 = nk_dsp_dup8(lo), hi4 = nk_dsp_dup8(hi);
+        const int clamp = lo > -128 || hi < 127;
+        /* two elements a pass: both read before either is written (y may
+         * be a), finished on int16 / int8 lanes as nk_dsp_store22 does */
+        for (i = 0; i + 2 <= n; i += 2) {
+            const int32_t s0 =
+                nk_dsp_rq_half((int32_t)((uint32_t)t1[a[i]] + (uint32_t)t2[b[i]]), m2, sa);
+            const int32_t s1 = nk_dsp_rq_half(
+                (int32_t)((uint32_t)t1[a[i + 1]] + (uint32_t)t2[b[i + 1]]), m2, sa);
+            uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s0, s1, zo1), 0);
+            v |= v >> 8;
+            if (clamp)
+                v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, lo4), hi4);
+            nk_dsp_store2(y + i, v);
+        }
+        if (i < n) {
             const int32_t sum = (int32_t)((uint32_t)t1[a[i]] + (uint32_t)t2[b[i]]);
             const int32_t s = nk_dsp_rq_half(sum, m2, sa);
             /* (s + 1) >> 1 without overflow; |result| <= 2^30 */
