@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ab7c1fb7027938c0084c98f9313b8051eebc36335d1346a30d290263a0a01e3e"
+const csrcHash = "59c2e873e7a752b7e7d22cdbff5c9b57af6f6a87db4472cbf6b275d396fb38c1"

@@ -115,37 +115,35 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
 #if NK_DSP_ASM
     /* GCC spills three of the fifteen registers the C loop below wants:
      * here w1 and w3 are addressed from w0 and w2, and the end is read from
-     * memory (13 registers); two words a pass, 49 instructions per 32
-     * MACs, the last word and the tail by the C loops. */
-    if (n >= 8) {
+     * memory (13 registers, 27 instructions per 16 MACs). */
+    if (n >= 4) {
         const int8_t *xp = x, *wp = w, *w2p = w2;
-        const int8_t *const end = x + (n & ~7);
+        const int8_t *const end = x + (n & ~3);
         int32_t xv, xa, wv, wa;
-#define NK_DSP_DOT4_WORD                                                                           \
-    "ldr %[xv], [%[x]], #4\n\t"                                                                   \
-    "sxtab16 %[xa], %[offp], %[xv]\n\t"                                                           \
-    "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"                                                   \
-    "ldr %[wv], [%[w], %[s]]\n\t"                                                                 \
-    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
-    "smlad %[a1], %[wa], %[xa], %[a1]\n\t"                                                         \
-    "smlad %[a1], %[wv], %[xv], %[a1]\n\t"                                                         \
-    "ldr %[wv], [%[w2], %[s]]\n\t"                                                                \
-    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
-    "smlad %[a3], %[wa], %[xa], %[a3]\n\t"                                                         \
-    "smlad %[a3], %[wv], %[xv], %[a3]\n\t"                                                         \
-    "ldr %[wv], [%[w2]], #4\n\t"                                                                  \
-    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
-    "smlad %[a2], %[wa], %[xa], %[a2]\n\t"                                                         \
-    "smlad %[a2], %[wv], %[xv], %[a2]\n\t"                                                         \
-    "ldr %[wv], [%[w]], #4\n\t"                                                                   \
-    "sxtb16 %[wa], %[wv]\n\t"                                                                     \
-    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                             \
-    "smlad %[a0], %[wa], %[xa], %[a0]\n\t"                                                         \
-    "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
-        __asm__ volatile("1:\n\t" NK_DSP_DOT4_WORD NK_DSP_DOT4_WORD
+        __asm__ volatile("1:\n\t"
+                         "ldr %[xv], [%[x]], #4\n\t"
+                         "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                         "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                         "ldr %[wv], [%[w], %[s]]\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                         "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                         "ldr %[wv], [%[w2], %[s]]\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                         "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                         "ldr %[wv], [%[w2]], #4\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                         "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                         "ldr %[wv], [%[w]], #4\n\t"
+                         "sxtb16 %[wa], %[wv]\n\t"
+                         "sxtb16 %[wv], %[wv], ror #8\n\t"
+                         "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                         "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
                          "ldr %[wv], %[end]\n\t"
                          "cmp %[x], %[wv]\n\t"
                          "bne 1b"
@@ -154,8 +152,7 @@ static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int
                            [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
                          : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
                          : "cc", "memory");
-#undef NK_DSP_DOT4_WORD
-        k = n & ~7;
+        k = n & ~3;
     }
 #endif
     for (; k + 4 <= n; k += 4) {
@@ -477,14 +474,17 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
 
 /* a00..a11 (channel i, window j) += window j (interleaved in win) times
  * weight row i (w, w + ws) over n4 whole words. On the target an
- * inline-asm loop over two words at a time: one LDM takes a word's four
- * window words, 32 instructions per 32 MACs (an odd first word in C). */
+ * inline-asm loop over four words a pass: 66 instructions per 64 MACs
+ * (the first n4 % 4 words in C). It holds 14 registers, as many as GCC
+ * gives at every optimization level (an LDM of the four window words
+ * would need them pinned, and that allocation fails at -O1, -O3 and on
+ * Cortex-M7). */
 NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, int32_t n4,
                                 int32_t *p00, int32_t *p01, int32_t *p10, int32_t *p11) {
     int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
-    if (n4 & 1) {
+    for (; (we - w) & 15; w += 4, win += 4) {
         const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
         const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
         const int32_t w1e = nk_dsp_sxtb16(v1), w1o = nk_dsp_sxtb16_ror8(v1);
@@ -492,38 +492,34 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
         a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
         a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
         a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
-        w += 4;
-        win += 4;
     }
     if (w != we) {
-        /* LDM wants its registers in ascending order: the four window
-         * words are pinned to r0..r3 */
-        register int32_t x0 __asm__("r0"), x1 __asm__("r1"), x2 __asm__("r2"), x3 __asm__("r3");
-        int32_t t4, t5;
+        int32_t t0, t1, t2, t3, t4, t5;
 #define NK_DSP_MAC22_WORD                                                                          \
-    "ldmia %[x]!, {r0, r1, r2, r3}\n\t"                                                            \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                            \
+    "ldrd %[t2], %[t3], [%[x]], #8\n\t"                                                            \
     "ldr %[t4], [%[w], %[s]]\n\t"                                                                 \
     "sxtb16 %[t5], %[t4]\n\t"                                                                     \
-    "smlad %[a10], %[t5], r0, %[a10]\n\t"                                                          \
-    "smlad %[a11], %[t5], r2, %[a11]\n\t"                                                          \
+    "smlad %[a10], %[t5], %[t0], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t5], %[t2], %[a11]\n\t"                                                       \
     "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
-    "smlad %[a10], %[t4], r1, %[a10]\n\t"                                                          \
-    "smlad %[a11], %[t4], r3, %[a11]\n\t"                                                          \
+    "smlad %[a10], %[t4], %[t1], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t4], %[t3], %[a11]\n\t"                                                       \
     "ldr %[t4], [%[w]], #4\n\t"                                                                   \
     "sxtb16 %[t5], %[t4]\n\t"                                                                     \
-    "smlad %[a00], %[t5], r0, %[a00]\n\t"                                                          \
-    "smlad %[a01], %[t5], r2, %[a01]\n\t"                                                          \
+    "smlad %[a00], %[t5], %[t0], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t5], %[t2], %[a01]\n\t"                                                       \
     "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
-    "smlad %[a00], %[t4], r1, %[a00]\n\t"                                                          \
-    "smlad %[a01], %[t4], r3, %[a01]\n\t"
-        __asm__ volatile("1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
-                         "ldr %[t4], %[end]\n\t"
-                         "cmp %[w], %[t4]\n\t"
+    "smlad %[a00], %[t4], %[t1], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
+        __asm__ volatile("1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
+                         NK_DSP_MAC22_WORD
+                         "cmp %[w], %[end]\n\t"
                          "bne 1b"
                          : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                           [x] "+r"(win), [w] "+r"(w), "=&r"(x0), "=&r"(x1), "=&r"(x2),
-                           "=&r"(x3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-                         : [s] "r"(ws), [end] "m"(we)
+                           [x] "+r"(win), [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+                         : [s] "r"(ws), [end] "r"(we)
                          : "cc", "memory");
 #undef NK_DSP_MAC22_WORD
     }
@@ -548,14 +544,6 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
     *p01 = a01;
     *p10 = a10;
     *p11 = a11;
-}
-
-/* nk_dsp_mac22 on acc[0..3] out of line, for the blocks in memory (the
- * last pairs and the portable epilogue): inlined there it would want
- * more registers than are free. */
-static NK_DSP_NOINLINE void nk_dsp_mac22_acc(const int8_t *w, size_t ws, const int32_t *win,
-                                             int32_t n4, int32_t *acc) {
-    nk_dsp_mac22(w, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
 }
 
 /* acc as nk_dsp_mac22 over a last word of tail (1..3) weight bytes per
@@ -628,7 +616,7 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
         const size_t ws = nw == 2 ? kk : 0; /* one channel: its weights twice */
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
-        nk_dsp_mac22_acc(wo, ws, win, n4, acc);
+        nk_dsp_mac22(wo, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
         if (tail)
             nk_dsp_tail22(wo + 4 * (size_t)n4, ws, win + 4 * n4, tail, acc);
         nk_dsp_finish(acc, nw, np, o, y0, y1, e);
