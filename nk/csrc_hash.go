@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "892be25fb5bba346619a55864e914415149655e061ba2cb91748680416bc6ca3"
+const csrcHash = "980d0a160f3db4726fab77a98b688ad99bbc1f76cec9a0a601ad77a087f86974"

@@ -200,6 +200,18 @@ static NK_DSP_NOINLINE void nk_dsp_finish_any(const int32_t *acc, int nw, int np
     }
 }
 
+/* Whether the activation clamp does anything: with the range all of
+ * int8 (no activation, or ReLU whose zero point is -128) the saturation
+ * to int8 before it has done its work. Read once per call. */
+static inline int nk_dsp_clamps(const nk_dsp_epi *e) {
+    return e->lo4 != (int32_t)0x80808080u || e->hi4 != 0x7F7F7F7F;
+}
+
+/* four int8 lanes clamped to the activation range when clamp is set */
+NK_DSP_INLINE uint32_t nk_dsp_act4(uint32_t v, int clamp, const nk_dsp_epi *e) {
+    return clamp ? (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4) : v;
+}
+
 /* Channels o, o+1 (accumulators c0p0, c0p1, c1p0, c1p1: channel, pixel;
  * bias included) by pixels at y0 and y1 (np = 2) or y0 alone (np = 1),
  * for an epilogue with e->fast: nk_dsp_rq_half, then the requantization's
@@ -208,7 +220,8 @@ static NK_DSP_NOINLINE void nk_dsp_finish_any(const int32_t *acc, int nw, int np
  * stored as one halfword. Inlined into the channel loops, so a block
  * costs no call and no accumulator round trip through memory. */
 NK_DSP_INLINE void nk_dsp_store22(int32_t c0p0, int32_t c0p1, int32_t c1p0, int32_t c1p1, int np,
-                                  int32_t o, int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
+                                  int32_t o, int8_t *y0, int8_t *y1, int clamp,
+                                  const nk_dsp_epi *e) {
     const int32_t k0 = o & e->cmask, k1 = (o + 1) & e->cmask;
     const int32_t m0 = (int32_t)((uint32_t)e->mult[k0] << 1), a0 = ~e->shift[k0];
     const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
@@ -227,7 +240,7 @@ NK_DSP_INLINE void nk_dsp_store22(int32_t c0p0, int32_t c0p1, int32_t c1p0, int3
         v = (uint32_t)nk_dsp_zip8(c, 0);
         v |= v >> 8;
     }
-    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    v = nk_dsp_act4(v, clamp, e);
     nk_dsp_store2(y0 + o, v);
     if (np == 2)
         nk_dsp_store2(y1 + o, v >> 16);
@@ -240,7 +253,7 @@ static NK_DSP_NOINLINE void nk_dsp_finish2(const int32_t *acc, int np, int32_t o
     if (!e->fast)
         nk_dsp_finish_any(acc, 2, np, o, y0, y1, e);
     else
-        nk_dsp_store22(acc[0], acc[1], acc[2], acc[3], np, o, y0, y1, e);
+        nk_dsp_store22(acc[0], acc[1], acc[2], acc[3], np, o, y0, y1, 1, e);
 }
 
 /* Channels o..o+3 of one pixel at y (acc[i]: channel o+i, bias
@@ -292,17 +305,41 @@ static inline void nk_dsp_acc_init(int32_t *acc, const int32_t *bias, int32_t o,
  * are interleaved (words 4j, 4j+1 pixel 0's, 4j+2, 4j+3 pixel 1's) in the
  * op's workspace: 4 * NK_DSP_WIN_TAPS(K) bytes (and a stage, below). */
 
+/* The whole words from x to x_end (x_end - x a positive multiple of 4),
+ * offset and widened, to words 4j, 4j+1 of q; returns the next q. On the
+ * target 6 instructions a word (GCC's loop takes 9). */
+NK_DSP_INLINE int32_t *nk_dsp_widen_words(const int8_t *x, const int8_t *x_end, int32_t offp,
+                                          int32_t *q) {
+#if NK_DSP_ASM
+    int32_t v, a;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[v], [%[x]], #4\n\t"
+                     "sxtab16 %[a], %[offp], %[v]\n\t"
+                     "sxtab16 %[v], %[offp], %[v], ror #8\n\t"
+                     "strd %[a], %[v], [%[q]], #16\n\t"
+                     "cmp %[x], %[end]\n\t"
+                     "bne 1b"
+                     : [x] "+r"(x), [q] "+r"(q), [v] "=&r"(v), [a] "=&r"(a)
+                     : [offp] "r"(offp), [end] "r"(x_end)
+                     : "cc", "memory");
+#else
+    for (; x != x_end; x += 4, q += 4) {
+        const int32_t v = nk_dsp_load4(x);
+        q[0] = nk_dsp_sxtab16(offp, v);
+        q[1] = nk_dsp_sxtab16_ror8(offp, v);
+    }
+#endif
+    return q;
+}
+
 /* n input bytes at x (n a multiple of 4 unless the window ends there),
  * offset, to the window words at win (a pixel's pair of every four);
  * returns where the next taps go. */
 static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_t offp,
                                  int32_t *win) {
-    int32_t i;
-    for (i = 0; i + 4 <= n; i += 4, win += 4) {
-        const int32_t v = nk_dsp_load4(x + i);
-        win[0] = nk_dsp_sxtab16(offp, v);
-        win[1] = nk_dsp_sxtab16_ror8(offp, v);
-    }
+    const int32_t i = n & ~3;
+    if (i > 0)
+        win = nk_dsp_widen_words(x, x + i, offp, win);
     if (i < n) { /* the last 1..3 taps, the rest of the word 0 */
         int32_t v[4] = {0, 0, 0, 0}, j;
         for (j = 0; i + j < n; j++)
@@ -317,7 +354,8 @@ static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_
 /* The window of the output pixel whose taps start at input row iy0 and
  * column ix0 (padding included) of the image at xb, to words
  * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
- * zero. With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
+ * zero, for windows over the padding (nk_dsp_gather takes the others).
+ * With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
  * the rows' runs do not fall on words: the window's bytes are first
  * copied to stage (k bytes rounded up to 4), the padding as in_zp,
  * which the offset makes 0, and widened by whole words. */
@@ -337,18 +375,6 @@ static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv
          * valid bytes over it */
         const int32_t k4 = (int32_t)NK_DSP_WIN_TAPS(g->k_h * run), zp4 = nk_dsp_dup8(zp);
         int8_t *sp = stage;
-        if (i_lo == 0 && i_hi == run && iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h) {
-            /* inside the image (most pixels): the rows' bytes one after
-             * another over a last word of in_zp */
-            const int8_t *xr = xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)in_c;
-            const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)in_c;
-            memcpy(stage + k4 - 4, &zp4, 4);
-            for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
-                for (i = 0; i < run; i++)
-                    sp[i] = xr[i];
-            nk_dsp_widen_run(stage, k4, off, offp, win);
-            return;
-        }
         for (i = 0; i < k4; i += 4)
             memcpy(stage + i, &zp4, 4);
         if (i_hi > i_lo)
@@ -381,43 +407,113 @@ static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv
     }
 }
 
-/* The window of output pixel p (over batch, rows, columns). */
-static void nk_dsp_window(const int8_t *x, const nk_ref_conv_geom *g, int32_t p, int32_t off,
-                          int32_t offp, int32_t *win, int8_t *stage) {
-    const int32_t hw = g->out_h * g->out_w, b = p / hw, oy = (p - b * hw) / g->out_w;
-    const int32_t ox = p - b * hw - oy * g->out_w;
-    nk_dsp_window_at(x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c, g,
-                     oy * g->stride_h - g->pad_top, ox * g->stride_w - g->pad_left, off, offp, win,
-                     stage);
+/* Output pixels in order with no divisions: the window origin of the
+ * current one and its image. */
+typedef struct nk_dsp_cursor {
+    const int8_t *xb; /* the pixel's image */
+    int32_t oy, ox;
+} nk_dsp_cursor;
+
+static inline nk_dsp_cursor nk_dsp_cursor_at(const int8_t *x, const nk_ref_conv_geom *g,
+                                             int32_t p) {
+    const int32_t hw = g->out_h * g->out_w, b = p / hw;
+    nk_dsp_cursor c;
+    c.xb = x + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
+    c.oy = (p - b * hw) / g->out_w;
+    c.ox = p - b * hw - c.oy * g->out_w;
+    return c;
+}
+
+static inline void nk_dsp_cursor_next(nk_dsp_cursor *c, const nk_ref_conv_geom *g) {
+    if (++c->ox == g->out_w) {
+        c->ox = 0;
+        if (++c->oy == g->out_h) {
+            c->oy = 0;
+            c->xb += (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
+        }
+    }
+}
+
+/* The window of the cursor's pixel to words 4j, 4j+1 of wp (n4w words
+ * of k = k_h * k_w * in_c taps, the last word's missing taps 0). Inside
+ * the image (most pixels) with no call: whole words straight from the
+ * rows when in_c is a multiple of 4, else the rows' bytes to the stage
+ * over a last word of in_zp (the stores are volatile so that GCC keeps
+ * the byte loop: its memmove call for a few bytes costs more), then
+ * widened. Windows over the padding: nk_dsp_window_at. */
+NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom *g, int32_t off,
+                                 int32_t offp, int32_t n4w, int32_t *wp, int8_t *stage) {
+    const int32_t iy0 = c->oy * g->stride_h - g->pad_top;
+    const int32_t ix0 = c->ox * g->stride_w - g->pad_left;
+    const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)g->in_c;
+    const int32_t run = g->k_w * g->in_c;
+    const int inside = iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h && ix0 >= 0 &&
+                       ix0 + g->k_w - 1 < g->in_w;
+    const int8_t *xr = c->xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
+    int32_t ky, j;
+    if (inside && !(g->in_c & 3)) {
+        int32_t *q = wp;
+        for (ky = 0; ky < g->k_h; ky++, xr += row)
+            q = nk_dsp_widen_words(xr, xr + run, offp, q);
+    } else if (inside) {
+        const int32_t zp4 = nk_dsp_dup8(-off);
+        volatile int8_t *sp = stage;
+        memcpy(stage + 4 * n4w - 4, &zp4, 4);
+        for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
+            for (j = 0; j < run; j++)
+                sp[j] = xr[j];
+        for (j = 0; j < n4w; j++) {
+            const int32_t v = nk_dsp_load4(stage + 4 * j);
+            wp[4 * j] = nk_dsp_sxtab16(offp, v);
+            wp[4 * j + 1] = nk_dsp_sxtab16_ror8(offp, v);
+        }
+    } else {
+        nk_dsp_window_at(c->xb, g, iy0, ix0, off, offp, wp, stage);
+    }
 }
 
 /* a00..a11 (channel i, window j) += window j (interleaved in win) times
  * weight row i (w, w + ws) over n4 whole words. On the target an
- * inline-asm loop: 18 instructions per 16 MACs. */
+ * inline-asm loop over four words a pass: 66 instructions per 64 MACs
+ * (the first n4 % 4 words in C). It holds 14 registers, as many as GCC
+ * gives at every optimization level (an LDM of the four window words
+ * would need them pinned, and that allocation fails at -O1, -O3 and on
+ * Cortex-M7). */
 NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, int32_t n4,
                                 int32_t *p00, int32_t *p01, int32_t *p10, int32_t *p11) {
     int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
-    if (n4 > 0) {
+    for (; (we - w) & 15; w += 4, win += 4) {
+        const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
+        const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
+        const int32_t w1e = nk_dsp_sxtb16(v1), w1o = nk_dsp_sxtb16_ror8(v1);
+        a00 = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], a00));
+        a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
+        a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
+        a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
+    }
+    if (w != we) {
         int32_t t0, t1, t2, t3, t4, t5;
-        __asm__ volatile("1:\n\t"
-                         "ldrd %[t0], %[t1], [%[x]], #8\n\t"
-                         "ldrd %[t2], %[t3], [%[x]], #8\n\t"
-                         "ldr %[t4], [%[w], %[s]]\n\t"
-                         "sxtb16 %[t5], %[t4]\n\t"
-                         "smlad %[a10], %[t5], %[t0], %[a10]\n\t"
-                         "smlad %[a11], %[t5], %[t2], %[a11]\n\t"
-                         "sxtb16 %[t4], %[t4], ror #8\n\t"
-                         "smlad %[a10], %[t4], %[t1], %[a10]\n\t"
-                         "smlad %[a11], %[t4], %[t3], %[a11]\n\t"
-                         "ldr %[t4], [%[w]], #4\n\t"
-                         "sxtb16 %[t5], %[t4]\n\t"
-                         "smlad %[a00], %[t5], %[t0], %[a00]\n\t"
-                         "smlad %[a01], %[t5], %[t2], %[a01]\n\t"
-                         "sxtb16 %[t4], %[t4], ror #8\n\t"
-                         "smlad %[a00], %[t4], %[t1], %[a00]\n\t"
-                         "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
+#define NK_DSP_MAC22_WORD                                                                          \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                            \
+    "ldrd %[t2], %[t3], [%[x]], #8\n\t"                                                            \
+    "ldr %[t4], [%[w], %[s]]\n\t"                                                                 \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a10], %[t5], %[t0], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t5], %[t2], %[a11]\n\t"                                                       \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a10], %[t4], %[t1], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t4], %[t3], %[a11]\n\t"                                                       \
+    "ldr %[t4], [%[w]], #4\n\t"                                                                   \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a00], %[t5], %[t0], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t5], %[t2], %[a01]\n\t"                                                       \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a00], %[t4], %[t1], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
+        __asm__ volatile("1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
+                         NK_DSP_MAC22_WORD
                          "cmp %[w], %[end]\n\t"
                          "bne 1b"
                          : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
@@ -425,6 +521,7 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
                            [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
                          : [s] "r"(ws), [end] "r"(we)
                          : "cc", "memory");
+#undef NK_DSP_MAC22_WORD
     }
 #else
     while (w != we) {
@@ -470,6 +567,23 @@ static void nk_dsp_tail22(const int8_t *w, size_t ws, const int32_t *win, int32_
     acc[3] = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], acc[3]));
 }
 
+/* The channel pairs o < o_end of the np pixels (a constant) over win,
+ * e->fast and a bias: their accumulators stay in registers from the bias to the
+ * stores, no call per block. Returns the next o. */
+NK_DSP_INLINE int32_t nk_dsp_pairs(const int8_t *w, const int32_t *bias, const int32_t *win,
+                                   int32_t n4w, size_t kk, int32_t o_end, const int np,
+                                   int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
+    const int clamp = nk_dsp_clamps(e);
+    int32_t o;
+    for (o = 0; o < o_end; o += 2) {
+        int32_t a00 = bias[o], a10 = bias[o + 1];
+        int32_t a01 = a00, a11 = a10;
+        nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, &a00, &a01, &a10, &a11);
+        nk_dsp_store22(a00, a01, a10, a11, np, o, y0, y1, clamp, e);
+    }
+    return o;
+}
+
 /* Channels of the two pixels whose windows are in win (the same pixel
  * twice when np = 1) at y0, y0 + out_c; k taps per channel. With the
  * fast epilogue, channel pairs run with no call: their accumulators stay
@@ -486,17 +600,15 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
     /* a copy on this frame: a field is one load from the stack, not two */
     const nk_dsp_epi e_copy = *e_in, *const e = &e_copy;
     int32_t o = 0;
-    if (e->fast) {
+    if (e->fast && bias) { /* convs without a bias take the blocks in memory */
         /* the whole tail word reads over = 0..3 bytes past row o+1:
          * the pair needs that many bytes of rows after it */
         const int32_t n4w = n4 + (tail != 0), over = 4 * n4w - k;
         const int32_t o_end = out_c - 1 - (over + k - 1) / k;
-        for (; o < o_end; o += 2) {
-            int32_t a00 = bias ? bias[o] : 0, a10 = bias ? bias[o + 1] : 0;
-            int32_t a01 = a00, a11 = a10;
-            nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, &a00, &a01, &a10, &a11);
-            nk_dsp_store22(a00, a01, a10, a11, np, o, y0, y1, e);
-        }
+        if (np == 2)
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, y0, y1, e);
+        else
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 1, y0, y1, e);
     }
     for (; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
@@ -518,12 +630,16 @@ static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bia
                             int32_t p) {
     const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
     const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
     int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
+    nk_dsp_cursor c = nk_dsp_cursor_at(x, g, p);
     for (; p < n_pix; p += 2) {
         const int np = p + 1 < n_pix ? 2 : 1;
-        /* one pixel: its window twice */
-        nk_dsp_window(x, g, p, off, offp, win, stage);
-        nk_dsp_window(x, g, p + np - 1, off, offp, win + 2, stage);
+        nk_dsp_gather(&c, g, off, offp, n4w, win, stage);
+        if (np == 2) /* else the one pixel's window twice */
+            nk_dsp_cursor_next(&c, g);
+        nk_dsp_gather(&c, g, off, offp, n4w, win + 2, stage);
+        nk_dsp_cursor_next(&c, g);
         nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
     }
 }
@@ -585,6 +701,8 @@ NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bia
                                            const int32_t *win, const int n4w, int8_t *y,
                                            int32_t out_c, const nk_dsp_epi *e) {
     const size_t s1 = (size_t)out_c;
+    int8_t *const y2 = y + 2 * s1;
+    const int clamp = nk_dsp_clamps(e);
     int32_t c;
     for (c = 0; c < out_c; c++, wv += 2 * n4w) {
         const int32_t k = c & e->cmask;
@@ -597,11 +715,12 @@ NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bia
         v = (uint32_t)nk_dsp_zip8(
             nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
             nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e->zp1));
-        v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+        v = nk_dsp_act4(v, clamp, e);
+        /* two pointers a row apart (four would spill) */
         y[c] = (int8_t)(v & 0xFFu);
         y[s1 + (size_t)c] = (int8_t)(v >> 16 & 0xFFu);
-        y[2 * s1 + (size_t)c] = (int8_t)(v >> 8 & 0xFFu);
-        y[3 * s1 + (size_t)c] = (int8_t)(v >> 24);
+        y2[c] = (int8_t)(v >> 8 & 0xFFu);
+        y2[s1 + (size_t)c] = (int8_t)(v >> 24);
     }
 }
 
@@ -639,60 +758,12 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
         }
     }
     {
-        /* the pixels' image and window origin, stepped (no divisions) */
-        const size_t image = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
-        const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)g->in_c;
-        const int32_t y_span = (g->k_h - 1) * g->dil_h, x_span = g->k_w - 1;
-        const int32_t run = g->k_w * g->in_c, zp4 = nk_dsp_dup8(-off);
-        const int8_t *xb = x;
-        int32_t oy = 0, ox = 0;
+        nk_dsp_cursor cur = nk_dsp_cursor_at(x, g, 0);
         for (p = 0; p + 4 <= n_pix; p += 4) {
             for (i = 0; i < 4; i++) {
-                const int32_t iy0 = oy * g->stride_h - g->pad_top;
-                const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int32_t *const wp = win + (i & 1) * 2 + (i >> 1) * 4 * n4w;
-                const int inside = iy0 >= 0 && iy0 + y_span < g->in_h && ix0 >= 0 &&
-                                   ix0 + x_span < g->in_w;
-                if (inside && !(g->in_c & 3)) {
-                    /* whole words straight from the rows */
-                    const int8_t *xr =
-                        xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
-                    int32_t *q = wp, ky, j;
-                    for (ky = 0; ky < g->k_h; ky++, xr += row)
-                        for (j = 0; j < run; j += 4, q += 4) {
-                            const int32_t v = nk_dsp_load4(xr + j);
-                            q[0] = nk_dsp_sxtab16(offp, v);
-                            q[1] = nk_dsp_sxtab16_ror8(offp, v);
-                        }
-                } else if (inside) {
-                    /* inside the image (most pixels), with no call: the
-                     * rows' bytes to the stage over a last word of in_zp,
-                     * then widened. The stores are volatile so that GCC
-                     * keeps the byte loop: its memmove call for a few
-                     * bytes costs more. */
-                    const int8_t *xr =
-                        xb + ((size_t)iy0 * (size_t)g->in_w + (size_t)ix0) * (size_t)g->in_c;
-                    volatile int8_t *sp = stage;
-                    int32_t ky, j;
-                    memcpy(stage + 4 * n4w - 4, &zp4, 4);
-                    for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
-                        for (j = 0; j < run; j++)
-                            sp[j] = xr[j];
-                    for (j = 0; j < n4w; j++) {
-                        const int32_t v = nk_dsp_load4(stage + 4 * j);
-                        wp[4 * j] = nk_dsp_sxtab16(offp, v);
-                        wp[4 * j + 1] = nk_dsp_sxtab16_ror8(offp, v);
-                    }
-                } else {
-                    nk_dsp_window_at(xb, g, iy0, ix0, off, offp, wp, stage);
-                }
-                if (++ox == g->out_w) {
-                    ox = 0;
-                    if (++oy == g->out_h) {
-                        oy = 0;
-                        xb += image;
-                    }
-                }
+                nk_dsp_gather(&cur, g, off, offp, n4w, win + (i & 1) * 2 + (i >> 1) * 4 * n4w,
+                              stage);
+                nk_dsp_cursor_next(&cur, g);
             }
             nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
         }
@@ -769,7 +840,7 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
  * two are tabulated (256 int32 each, in the workspace) once per call and
  * each element takes two table reads, the wrapping sum and the output
  * requantization (nk_dsp_rq_half when shift_out < 0, as every real model
- * has: about 15 instructions where the portable kernel takes 63). Small
+ * has), two elements a pass with the zero point and clamps on lanes. Small
  * adds take the portable kernel: the tables would not pay. */
 
 
@@ -790,7 +861,22 @@ int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
     }
     {
         const int32_t m2 = (int32_t)((uint32_t)p->m_out << 1), sa = ~p->shift_out;
-        for (i = 0; i < n; i++) {
+        const int32_t zo1 = nk_dsp_dup16(2 * zo + 1), lo4 = nk_dsp_dup8(lo), hi4 = nk_dsp_dup8(hi);
+        const int clamp = lo > -128 || hi < 127;
+        /* two elements a pass: both read before either is written (y may
+         * be a), finished on int16 / int8 lanes as nk_dsp_store22 does */
+        for (i = 0; i + 2 <= n; i += 2) {
+            const int32_t s0 =
+                nk_dsp_rq_half((int32_t)((uint32_t)t1[a[i]] + (uint32_t)t2[b[i]]), m2, sa);
+            const int32_t s1 = nk_dsp_rq_half(
+                (int32_t)((uint32_t)t1[a[i + 1]] + (uint32_t)t2[b[i + 1]]), m2, sa);
+            uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s0, s1, zo1), 0);
+            v |= v >> 8;
+            if (clamp)
+                v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, lo4), hi4);
+            nk_dsp_store2(y + i, v);
+        }
+        if (i < n) {
             const int32_t sum = (int32_t)((uint32_t)t1[a[i]] + (uint32_t)t2[b[i]]);
             const int32_t s = nk_dsp_rq_half(sum, m2, sa);
             /* (s + 1) >> 1 without overflow; |result| <= 2^30 */
@@ -799,6 +885,21 @@ int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
         }
     }
     return 1;
+}
+
+/* y[0 .. y_end - y) = the lane maxima of the 2x2 window at x (rows
+ * row_stride apart, columns c_n apart), four channels a word; out of
+ * line, so that only its pointers are live and nothing spills. */
+static NK_DSP_NOINLINE void nk_dsp_max2x2(const int8_t *x, size_t row_stride, size_t c_n, int8_t *y,
+                                 const int8_t *y_end) {
+    const int8_t *x1 = x + row_stride;
+    for (; y != y_end; y += 4, x += 4, x1 += 4) {
+        const uint32_t v =
+            (uint32_t)nk_dsp_max8(nk_dsp_max8(nk_dsp_load4(x), nk_dsp_load4(x + c_n)),
+                                  nk_dsp_max8(nk_dsp_load4(x1), nk_dsp_load4(x1 + c_n)));
+        nk_dsp_store2(y, v);
+        nk_dsp_store2(y + 2, v >> 16);
+    }
 }
 
 /* Max pool: four channels per word, SSUB8/SEL lane maxima over the valid
@@ -811,8 +912,9 @@ int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int
     const size_t row_stride = (size_t)g->in_w * c_n;
     const int32_t lo4 = nk_dsp_dup8(act_min), hi4 = nk_dsp_dup8(act_max);
     const int32_t low4 = nk_dsp_dup8(-128);
+    const int clamp = act_min > -128 || act_max < 127; /* else the int8 lanes are the range */
     int32_t b, oy, ox, ky, kx;
-    size_t c;
+    size_t c, i;
     if (!is_max)
         return 0;
     for (b = 0; b < g->batch; b++) {
@@ -825,7 +927,23 @@ int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi;
                 nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                for (c = 0; c + 4 <= c_n; c += 4) {
+                c = 0;
+                if (ky_hi - ky_lo == 2 && kx_hi - kx_lo == 2) {
+                    /* a whole 2x2 window (most pools): four loads and
+                     * three lane maxima per word, no tap loops */
+                    c = c_n & ~(size_t)3;
+                    nk_dsp_max2x2(xb + (size_t)(iy0 + ky_lo) * row_stride +
+                                      (size_t)(ix0 + kx_lo) * c_n,
+                                  row_stride, c_n, y, y + c);
+                    if (clamp)
+                        for (i = 0; i < c; i += 4) {
+                            const int32_t v = nk_dsp_load4((const int8_t *)y + i);
+                            const uint32_t r = (uint32_t)nk_dsp_min8(nk_dsp_max8(v, lo4), hi4);
+                            nk_dsp_store2(y + i, r);
+                            nk_dsp_store2(y + i + 2, r >> 16);
+                        }
+                }
+                for (; c + 4 <= c_n; c += 4) {
                     int32_t v = low4;
                     for (ky = ky_lo; ky < ky_hi; ky++) {
                         const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
