@@ -63,9 +63,9 @@
  * register file. acc[2k], acc[2k+1] get pixel k's two lanes; x and w
  * point at channel c of the window's first tap. np, s and odd are
  * constants at every call. */
-NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
-                            int32_t init_lo, int32_t init_hi, const int np, const int s,
-                            const int odd, int32_t *acc) {
+NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t xs,
+                            size_t step, int32_t init_lo, int32_t init_hi, const int np,
+                            const int s, const int odd, int32_t *acc) {
     int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
             a5 = init_hi;
     int32_t w0, w1, w2, xl;
@@ -84,7 +84,7 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
 #define NK_DW_COL(j)                                                                              \
     do {                                                                                          \
         if ((j) <= (np - 1) * s + 2) {                                                            \
-            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*step);                                \
+            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*xs);                                  \
             xl = NK_DW_WW(xv);                                                                    \
             if ((j) <= 2)                                                                         \
                 NK_DW_MAC(0, (j));                                                                \
@@ -134,13 +134,27 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
                                     size_t step, int32_t init_lo, int32_t init_hi,                \
                                     int32_t *acc) {                                               \
-        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
+        nk_dw_3x3(x, w, x_row, step, step, init_lo, init_hi, np, s, odd, acc);                    \
     }
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
 #undef NK_DW_3X3_FN
+
+/* The same over a padded window (nk_dw_win): four channels a column, the
+ * columns 4 bytes apart, the rows NK_DW_WIN_COLS columns apart. */
+#define NK_DW_WIN_COLS 7
+#define NK_DW_3X3_WIN_FN(name, s, odd)                                                            \
+    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t step,                \
+                                    int32_t init_lo, int32_t init_hi, int32_t *acc) {             \
+        nk_dw_3x3(x, w, 4u * NK_DW_WIN_COLS, 4u, step, init_lo, init_hi, 3, s, odd, acc);         \
+    }
+NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s1_even, 1, 0)
+NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s1_odd, 1, 1)
+NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s2_even, 2, 0)
+NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s2_odd, 2, 1)
+#undef NK_DW_3X3_WIN_FN
 
 /* One pixel whose valid taps are R runs of C taps (R, C constants, 2 or
  * 3: the borders and the odd pixels of 3x3 layers), four lanes, the input
@@ -359,6 +373,82 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
 #undef NK_DW_WW
 #undef NK_DW_WX
 
+/* Three 3x3 windows of a row at stride_w s (1 or 2, vertical dilation
+ * dil_h) some of whose taps fall in the padding, iy0 / ix0 the first
+ * window's top-left tap (either may be negative). Four channels at a
+ * time, the taps the windows cover are copied into `win`, whose padding
+ * taps hold in_zp (filled once: it is the same for every channel), and the
+ * 3x3 path runs over it: an in_zp tap adds in_zp * w, which the
+ * accumulators' start (-in_zp * sum(w)) takes back, so padding adds
+ * nothing, as in TFLite. The last in_c % 4 channels: plain C over the
+ * valid taps. */
+static NK_DW_NOINLINE void nk_dw_block_pad(const int8_t *xb, const nk_ref_conv_geom *g,
+                                           int32_t iy0, int32_t ix0, const int8_t *w,
+                                           const int32_t *wsum, const int32_t *bias,
+                                           const nk_dsp_epi *e, int8_t *y) {
+    const nk_ref_i8_quant *q = e->q;
+    const int32_t ch_n = g->in_c, s = g->stride_w, cols = 2 * s + 3;
+    const size_t step = (size_t)ch_n, row_stride = (size_t)g->in_w * step;
+    const int32_t off = -q->in_zp, zp4 = nk_dsp_dup8(q->in_zp);
+    /* the valid columns j_lo <= j < j_hi of the window block */
+    const int32_t j_lo = ix0 < 0 ? -ix0 : 0;
+    const int32_t j_hi = ix0 + cols > g->in_w ? g->in_w - ix0 : cols;
+    int32_t win[3 * NK_DW_WIN_COLS];
+    int32_t acc[12];
+    int32_t c, r, j, k;
+    for (j = 0; j < 3 * NK_DW_WIN_COLS; j++)
+        win[j] = zp4;
+    for (c = 0; c + 4 <= ch_n; c += 4) {
+        int odd;
+        for (r = 0; r < 3; r++) {
+            const int32_t iy = iy0 + r * g->dil_h;
+            const int8_t *xr = xb + (size_t)iy * row_stride + (size_t)(ix0 + j_lo) * step + (size_t)c;
+            int32_t *wr = win + r * NK_DW_WIN_COLS;
+            if (iy < 0 || iy >= g->in_h)
+                continue;
+            for (j = j_lo; j < j_hi; j++, xr += step)
+                wr[j] = nk_dsp_load4(xr);
+        }
+        for (odd = 0; odd < 2; odd++) {
+            int32_t *a = acc + 6 * odd;
+            const int8_t *wc = w + c;
+            const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd] +
+                                         (uint32_t)(bias ? bias[c + odd] : 0));
+            const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2] +
+                                         (uint32_t)(bias ? bias[c + odd + 2] : 0));
+            const int8_t *xw = (const int8_t *)win;
+            if (s == 1) {
+                if (odd)
+                    nk_dw_3x3_win_s1_odd(xw, wc, step, lo, hi, a);
+                else
+                    nk_dw_3x3_win_s1_even(xw, wc, step, lo, hi, a);
+            } else if (odd) {
+                nk_dw_3x3_win_s2_odd(xw, wc, step, lo, hi, a);
+            } else {
+                nk_dw_3x3_win_s2_even(xw, wc, step, lo, hi, a);
+            }
+        }
+        nk_dw_finish3x4(acc, c, y, step, e);
+    }
+    for (; c < ch_n; c++) {
+        for (k = 0; k < 3; k++) {
+            int32_t a = 0;
+            for (r = 0; r < 3; r++) {
+                const int32_t iy = iy0 + r * g->dil_h;
+                if (iy < 0 || iy >= g->in_h)
+                    continue;
+                for (j = 0; j < 3; j++) {
+                    const int32_t ix = ix0 + k * s + j;
+                    if (ix >= 0 && ix < g->in_w)
+                        a += (xb[(size_t)iy * row_stride + (size_t)ix * step + (size_t)c] + off) *
+                             w[(size_t)(r * 3 + j) * step + (size_t)c];
+                }
+            }
+            y[(size_t)k * step + (size_t)c] = nk_i8_finish(a, bias, c, q);
+        }
+    }
+}
+
 /* Multiplier 1 and no horizontal dilation; anything else (channel
  * multipliers in particular) takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
@@ -385,6 +475,24 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
             int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * ch;
             int32_t ky_lo, ky_hi;
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            if (k3 && s12 && g->out_w >= 3) {
+                /* groups of three windows, the last one ending at the row's
+                 * end (it may redo a pixel or two, the same bytes); windows
+                 * touching the padding over a padded copy */
+                for (ox = 0; ox < g->out_w; ox += 3) {
+                    const int32_t o3 = ox + 3 <= g->out_w ? ox : g->out_w - 3;
+                    const int32_t ix0 = o3 * g->stride_w - g->pad_left;
+                    int8_t *yp = yrow + (size_t)o3 * ch;
+                    if (ky_lo == 0 && ky_hi == 3 && ix0 >= 0 &&
+                        ix0 + 2 * g->stride_w + 3 <= g->in_w)
+                        nk_dw_block(xb + (size_t)iy0 * row_stride + (size_t)ix0 * ch, pair, 3, w,
+                                    3, 3, (size_t)g->dil_h * row_stride, w_row, g->in_c, wsum,
+                                    bias, &e, yp);
+                    else
+                        nk_dw_block_pad(xb, g, iy0, ix0, w, wsum, bias, &e, yp);
+                }
+                continue;
+            }
             for (ox = 0; ox < g->out_w; ox += np) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = yrow + (size_t)ox * ch;
