@@ -63,9 +63,9 @@
  * register file. acc[2k], acc[2k+1] get pixel k's two lanes; x and w
  * point at channel c of the window's first tap. np, s and odd are
  * constants at every call. */
-NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t xs,
-                            size_t step, int32_t init_lo, int32_t init_hi, const int np,
-                            const int s, const int odd, int32_t *acc) {
+NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
+                            int32_t init_lo, int32_t init_hi, const int np, const int s,
+                            const int odd, int32_t *acc) {
     int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
             a5 = init_hi;
     int32_t w0, w1, w2, xl;
@@ -84,7 +84,7 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
 #define NK_DW_COL(j)                                                                              \
     do {                                                                                          \
         if ((j) <= (np - 1) * s + 2) {                                                            \
-            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*xs);                                  \
+            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*step);                                \
             xl = NK_DW_WW(xv);                                                                    \
             if ((j) <= 2)                                                                         \
                 NK_DW_MAC(0, (j));                                                                \
@@ -134,27 +134,13 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
                                     size_t step, int32_t init_lo, int32_t init_hi,                \
                                     int32_t *acc) {                                               \
-        nk_dw_3x3(x, w, x_row, step, step, init_lo, init_hi, np, s, odd, acc);                    \
+        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
     }
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
 #undef NK_DW_3X3_FN
-
-/* The same over a padded window (nk_dw_win): four channels a column, the
- * columns 4 bytes apart, the rows NK_DW_WIN_COLS columns apart. */
-#define NK_DW_WIN_COLS 7
-#define NK_DW_3X3_WIN_FN(name, s, odd)                                                            \
-    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t step,                \
-                                    int32_t init_lo, int32_t init_hi, int32_t *acc) {             \
-        nk_dw_3x3(x, w, 4u * NK_DW_WIN_COLS, 4u, step, init_lo, init_hi, 3, s, odd, acc);         \
-    }
-NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s1_even, 1, 0)
-NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s1_odd, 1, 1)
-NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s2_even, 2, 0)
-NK_DW_3X3_WIN_FN(nk_dw_3x3_win_s2_odd, 2, 1)
-#undef NK_DW_3X3_WIN_FN
 
 /* One pixel whose valid taps are R runs of C taps (R, C constants, 2 or
  * 3: the borders and the odd pixels of 3x3 layers), four lanes, the input
@@ -373,78 +359,192 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
 #undef NK_DW_WW
 #undef NK_DW_WX
 
-/* Three 3x3 windows of a row at stride_w s (1 or 2, vertical dilation
- * dil_h) some of whose taps fall in the padding, iy0 / ix0 the first
- * window's top-left tap (either may be negative). Four channels at a
- * time, the taps the windows cover are copied into `win`, whose padding
- * taps hold in_zp (filled once: it is the same for every channel), and the
- * 3x3 path runs over it: an in_zp tap adds in_zp * w, which the
- * accumulators' start (-in_zp * sum(w)) takes back, so padding adds
- * nothing, as in TFLite. The last in_c % 4 channels: plain C over the
- * valid taps. */
-static NK_DW_NOINLINE void nk_dw_block_pad(const int8_t *xb, const nk_ref_conv_geom *g,
-                                           int32_t iy0, int32_t ix0, const int8_t *w,
-                                           const int32_t *wsum, const int32_t *bias,
-                                           const nk_dsp_epi *e, int8_t *y) {
+/* ---- 3x3 at stride_w 1 or 2 over staged rows ----
+ *
+ * For each output row and four channels, the three input rows its windows
+ * cover are copied into the workspace column by column (column j: the
+ * words of rows 0, 1, 2, channels c..c+3 each), with in_zp in the
+ * padding: every window is then inside, so the rows run in groups of
+ * three windows with no border case (the last group ends at the row's
+ * end and may redo a pixel or two, the same bytes). An in_zp tap adds
+ * in_zp * w, which the accumulators' start (-in_zp * sum(w)) takes back:
+ * padding adds nothing, as in TFLite. The weights of the four channels
+ * are widened once per row into lane pairs. Channel blocks take turns
+ * within a row, so the kernel writes at most one output row ahead of the
+ * windows it still reads (the block nk_conv_i8_out_shift allows). */
+
+/* One lane pair (odd 0: channels c, c+2; odd 1: c+1, c+3) of three
+ * windows s (1 or 2) columns apart: x at the staged column of the first
+ * window's left tap, wq the nine widened weight words (kernel row by
+ * row). acc[2k], acc[2k+1]: pixel k's two lanes. */
+NK_DW_INLINE void nk_dw3_pass(const int32_t *x, const int32_t *wq, int32_t init_lo,
+                              int32_t init_hi, int32_t *acc, const int s, const int odd) {
+    int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo, a5 = init_hi;
+    int32_t w0, w1, w2, xl;
+    /* pixel k += staged column j (kernel column j - k*s) of kernel row r;
+     * the macros unroll what GCC leaves rolled */
+#define NK_DW3_MAC(k, kx)                                                                         \
+    do {                                                                                          \
+        const int32_t wk_ = (kx) == 0 ? w0 : (kx) == 1 ? w1 : w2;                                 \
+        if ((k) == 0) {                                                                           \
+            a0 = nk_dsp_smlabb(xl, wk_, a0);                                                      \
+            a1 = nk_dsp_smlatt(xl, wk_, a1);                                                      \
+        } else if ((k) == 1) {                                                                    \
+            a2 = nk_dsp_smlabb(xl, wk_, a2);                                                      \
+            a3 = nk_dsp_smlatt(xl, wk_, a3);                                                      \
+        } else {                                                                                  \
+            a4 = nk_dsp_smlabb(xl, wk_, a4);                                                      \
+            a5 = nk_dsp_smlatt(xl, wk_, a5);                                                      \
+        }                                                                                         \
+    } while (0)
+#define NK_DW3_COL(r, j)                                                                          \
+    do {                                                                                          \
+        if ((j) <= 2 * s + 2) {                                                                   \
+            const int32_t xv_ = x[3 * (j) + (r)];                                                 \
+            xl = odd ? nk_dsp_sxtb16_ror8(xv_) : nk_dsp_sxtb16(xv_);                              \
+            if ((j) <= 2)                                                                         \
+                NK_DW3_MAC(0, (j));                                                               \
+            if ((j) >= s && (j) - s <= 2)                                                         \
+                NK_DW3_MAC(1, (j) - s);                                                           \
+            if ((j) >= 2 * s && (j) - 2 * s <= 2)                                                 \
+                NK_DW3_MAC(2, (j) - 2 * s);                                                       \
+        }                                                                                         \
+    } while (0)
+#define NK_DW3_ROW(r)                                                                             \
+    do {                                                                                          \
+        w0 = wq[3 * (r)];                                                                         \
+        w1 = wq[3 * (r) + 1];                                                                     \
+        w2 = wq[3 * (r) + 2];                                                                     \
+        NK_DW3_COL(r, 0);                                                                         \
+        NK_DW3_COL(r, 1);                                                                         \
+        NK_DW3_COL(r, 2);                                                                         \
+        NK_DW3_COL(r, 3);                                                                         \
+        NK_DW3_COL(r, 4);                                                                         \
+        NK_DW3_COL(r, 5);                                                                         \
+        NK_DW3_COL(r, 6);                                                                         \
+    } while (0)
+    NK_DW3_ROW(0);
+    NK_DW3_ROW(1);
+    NK_DW3_ROW(2);
+#undef NK_DW3_ROW
+#undef NK_DW3_COL
+#undef NK_DW3_MAC
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+    acc[4] = a4;
+    acc[5] = a5;
+}
+#define NK_DW3_PASS_FN(name, s, odd)                                                              \
+    static NK_DW_NOINLINE void name(const int32_t *x, const int32_t *wq, int32_t init_lo,        \
+                                    int32_t init_hi, int32_t *acc) {                              \
+        nk_dw3_pass(x, wq, init_lo, init_hi, acc, s, odd);                                        \
+    }
+NK_DW3_PASS_FN(nk_dw3_s1_even, 1, 0)
+NK_DW3_PASS_FN(nk_dw3_s1_odd, 1, 1)
+NK_DW3_PASS_FN(nk_dw3_s2_even, 2, 0)
+NK_DW3_PASS_FN(nk_dw3_s2_odd, 2, 1)
+#undef NK_DW3_PASS_FN
+
+/* nk_dw_finish3x4's DSP epilogue with the four channels' (m2, a) pairs
+ * prepared once per row: ep holds them for channels c, c+2, c+1, c+3 (the
+ * order of acc), y points at channel c of the first pixel. */
+static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
+                                         size_t y_pair, const nk_dsp_epi *e) {
+    int k;
+    for (k = 0; k < 3; k++, y += y_pair)
+        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
+                     nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
+                     nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
+                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, e);
+}
+
+/* Output row oy of image xb (all channels) to yrow over `stage`
+ * (nk_fast_depthwise_i8_workspace bytes). */
+static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const nk_ref_conv_geom *g,
+                                      int32_t oy, const int32_t *wsum, const int32_t *bias,
+                                      const nk_dsp_epi *e, int32_t *stage, int8_t *yrow) {
     const nk_ref_i8_quant *q = e->q;
-    const int32_t ch_n = g->in_c, s = g->stride_w, cols = 2 * s + 3;
+    const int32_t ch_n = g->in_c, s = g->stride_w, out_w = g->out_w;
+    const int32_t cols = (out_w - 1) * s + 3;
+    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = -g->pad_left;
     const size_t step = (size_t)ch_n, row_stride = (size_t)g->in_w * step;
     const int32_t off = -q->in_zp, zp4 = nk_dsp_dup8(q->in_zp);
-    /* the valid columns j_lo <= j < j_hi of the window block */
-    const int32_t j_lo = ix0 < 0 ? -ix0 : 0;
-    const int32_t j_hi = ix0 + cols > g->in_w ? g->in_w - ix0 : cols;
-    int32_t win[3 * NK_DW_WIN_COLS];
-    int32_t acc[12];
-    int32_t c, r, j, k;
-    for (j = 0; j < 3 * NK_DW_WIN_COLS; j++)
-        win[j] = zp4;
+    /* the staged columns that hold input: j_lo <= j < j_hi */
+    const int32_t j_lo = ix0 < 0 ? (-ix0 < cols ? -ix0 : cols) : 0;
+    const int32_t j_hi = ix0 + cols > g->in_w ? (g->in_w - ix0 > j_lo ? g->in_w - ix0 : j_lo) : cols;
+    int32_t wq[18], acc[12], ep[8];
+    int32_t c, r, j, ox, k;
+    /* the padding columns and rows hold in_zp for every channel block */
+    for (r = 0; r < 3; r++) {
+        const int32_t iy = iy0 + r * g->dil_h;
+        const int in = iy >= 0 && iy < g->in_h;
+        for (j = 0; j < cols; j++)
+            if (!in || j < j_lo || j >= j_hi)
+                stage[3 * j + r] = zp4;
+    }
     for (c = 0; c + 4 <= ch_n; c += 4) {
-        int odd;
+        const int32_t lo0 = (int32_t)((uint32_t)off * (uint32_t)wsum[c] + (uint32_t)(bias ? bias[c] : 0));
+        const int32_t hi0 =
+            (int32_t)((uint32_t)off * (uint32_t)wsum[c + 2] + (uint32_t)(bias ? bias[c + 2] : 0));
+        const int32_t lo1 =
+            (int32_t)((uint32_t)off * (uint32_t)wsum[c + 1] + (uint32_t)(bias ? bias[c + 1] : 0));
+        const int32_t hi1 =
+            (int32_t)((uint32_t)off * (uint32_t)wsum[c + 3] + (uint32_t)(bias ? bias[c + 3] : 0));
         for (r = 0; r < 3; r++) {
             const int32_t iy = iy0 + r * g->dil_h;
             const int8_t *xr = xb + (size_t)iy * row_stride + (size_t)(ix0 + j_lo) * step + (size_t)c;
-            int32_t *wr = win + r * NK_DW_WIN_COLS;
+            int32_t *d = stage + 3 * j_lo + r, *d_end = stage + 3 * j_hi + r;
             if (iy < 0 || iy >= g->in_h)
                 continue;
-            for (j = j_lo; j < j_hi; j++, xr += step)
-                wr[j] = nk_dsp_load4(xr);
+            for (; d != d_end; d += 3, xr += step)
+                *d = nk_dsp_load4(xr);
         }
-        for (odd = 0; odd < 2; odd++) {
-            int32_t *a = acc + 6 * odd;
-            const int8_t *wc = w + c;
-            const int32_t lo = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd] +
-                                         (uint32_t)(bias ? bias[c + odd] : 0));
-            const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2] +
-                                         (uint32_t)(bias ? bias[c + odd + 2] : 0));
-            const int8_t *xw = (const int8_t *)win;
-            if (s == 1) {
-                if (odd)
-                    nk_dw_3x3_win_s1_odd(xw, wc, step, lo, hi, a);
-                else
-                    nk_dw_3x3_win_s1_even(xw, wc, step, lo, hi, a);
-            } else if (odd) {
-                nk_dw_3x3_win_s2_odd(xw, wc, step, lo, hi, a);
-            } else {
-                nk_dw_3x3_win_s2_even(xw, wc, step, lo, hi, a);
+        for (k = 0; k < 9; k++) {
+            const int32_t v = nk_dsp_load4(w + (size_t)k * step + (size_t)c);
+            wq[k] = nk_dsp_sxtb16(v);
+            wq[9 + k] = nk_dsp_sxtb16_ror8(v);
+        }
+        if (e->fast)
+            for (k = 0; k < 4; k++) {
+                /* acc order: c, c+2, c+1, c+3 */
+                const int32_t kc = (c + (k >> 1) + 2 * (k & 1)) & e->cmask;
+                ep[2 * k] = (int32_t)((uint32_t)e->mult[kc] << 1);
+                ep[2 * k + 1] = ~e->shift[kc];
             }
+        for (ox = 0; ox < out_w; ox += 3) {
+            const int32_t o3 = ox + 3 <= out_w ? ox : out_w - 3;
+            const int32_t *x = stage + 3 * o3 * s;
+            if (s == 1) {
+                nk_dw3_s1_even(x, wq, lo0, hi0, acc);
+                nk_dw3_s1_odd(x, wq + 9, lo1, hi1, acc + 6);
+            } else {
+                nk_dw3_s2_even(x, wq, lo0, hi0, acc);
+                nk_dw3_s2_odd(x, wq + 9, lo1, hi1, acc + 6);
+            }
+            if (e->fast)
+                nk_dw3_finish(acc, ep, yrow + (size_t)o3 * step + (size_t)c, step, e);
+            else
+                nk_dw_finish3x4(acc, c, yrow + (size_t)o3 * step, step, e);
         }
-        nk_dw_finish3x4(acc, c, y, step, e);
     }
+    /* the last in_c % 4 channels: plain C over the valid taps */
     for (; c < ch_n; c++) {
-        for (k = 0; k < 3; k++) {
+        for (ox = 0; ox < out_w; ox++) {
             int32_t a = 0;
             for (r = 0; r < 3; r++) {
                 const int32_t iy = iy0 + r * g->dil_h;
                 if (iy < 0 || iy >= g->in_h)
                     continue;
                 for (j = 0; j < 3; j++) {
-                    const int32_t ix = ix0 + k * s + j;
+                    const int32_t ix = ix0 + ox * s + j;
                     if (ix >= 0 && ix < g->in_w)
                         a += (xb[(size_t)iy * row_stride + (size_t)ix * step + (size_t)c] + off) *
                              w[(size_t)(r * 3 + j) * step + (size_t)c];
                 }
             }
-            y[(size_t)k * step + (size_t)c] = nk_i8_finish(a, bias, c, q);
+            yrow[(size_t)ox * step + (size_t)c] = nk_i8_finish(a, bias, c, q);
         }
     }
 }
@@ -452,11 +552,12 @@ static NK_DW_NOINLINE void nk_dw_block_pad(const int8_t *xb, const nk_ref_conv_g
 /* Multiplier 1 and no horizontal dilation; anything else (channel
  * multipliers in particular) takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
- * or NULL, which leaves out the 3x3 path. */
-int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
-                                const int32_t *NK_RESTRICT bias, int8_t *y,
-                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
-                                const int32_t *NK_RESTRICT wsum) {
+ * or NULL, which leaves out the 3x3 paths; stage: the
+ * nk_fast_depthwise_i8_workspace bytes (NULL when that is 0). */
+int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                   const int32_t *NK_RESTRICT bias, int8_t *y,
+                                   const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                   const int32_t *NK_RESTRICT wsum, int32_t *NK_RESTRICT stage) {
     const size_t ch = (size_t)g->in_c; /* = out_c with multiplier 1 */
     const size_t row_stride = (size_t)g->in_w * ch;
     const size_t pair = (size_t)g->stride_w * ch;
@@ -474,25 +575,11 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * ch;
             int32_t ky_lo, ky_hi;
-            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            if (k3 && s12 && g->out_w >= 3) {
-                /* groups of three windows, the last one ending at the row's
-                 * end (it may redo a pixel or two, the same bytes); windows
-                 * touching the padding over a padded copy */
-                for (ox = 0; ox < g->out_w; ox += 3) {
-                    const int32_t o3 = ox + 3 <= g->out_w ? ox : g->out_w - 3;
-                    const int32_t ix0 = o3 * g->stride_w - g->pad_left;
-                    int8_t *yp = yrow + (size_t)o3 * ch;
-                    if (ky_lo == 0 && ky_hi == 3 && ix0 >= 0 &&
-                        ix0 + 2 * g->stride_w + 3 <= g->in_w)
-                        nk_dw_block(xb + (size_t)iy0 * row_stride + (size_t)ix0 * ch, pair, 3, w,
-                                    3, 3, (size_t)g->dil_h * row_stride, w_row, g->in_c, wsum,
-                                    bias, &e, yp);
-                    else
-                        nk_dw_block_pad(xb, g, iy0, ix0, w, wsum, bias, &e, yp);
-                }
+            if (stage != NULL && wsum != NULL && nk_fast_dw3_takes(g)) {
+                nk_dw3_row(xb, w, g, oy, wsum, bias, &e, stage, yrow);
                 continue;
             }
+            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox += np) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = yrow + (size_t)ox * ch;

@@ -227,7 +227,18 @@ static int nkf_conv(int dw, int n_case) {
             wsum = nkf_wsum;
         }
         nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, wsum);
+#if NK_FAST_I8_ARMV7EM
+        {
+            /* exactly the staging bytes the op asks for at load */
+            const size_t n_ws = nk_fast_depthwise_i8_workspace(&g);
+            int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+            took = nk_fast_depthwise_conv2d_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum,
+                                                  ws);
+            free(ws);
+        }
+#else
         took = nk_fast_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum);
+#endif
     } else {
         nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
 #if NK_FAST_I8_ARMV7EM
