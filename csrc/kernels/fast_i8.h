@@ -88,13 +88,16 @@ static inline size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features
     return rows > 1 && in_features <= NK_DSP_WIN_MAX_TAPS ? 4u * NK_DSP_WIN_TAPS(in_features) : 0;
 }
 /* Depthwise 3x3 at stride_w 1 or 2 (multiplier 1, no horizontal dilation,
- * rows of three pixels or more, four channels or more): for one output
- * row and four channels, the three input rows its windows cover, in_zp
- * in the padding, column by column ((out_w - 1) * stride_w + 3 columns of
- * 12 bytes), after the weight sums. */
+ * rows of NK_DSP_DW3_MIN_W pixels or more, four channels or more): for
+ * one output row and four channels, the three input rows its windows
+ * cover, in_zp in the padding, column by column ((out_w - 1) * stride_w +
+ * 3 columns of 12 bytes), after the weight sums. Narrower rows (KWS's 5,
+ * VWW's 3) pay more for the per-row set-up than the borders cost on the
+ * other path (M4F: KWS 7.0 against 6.3 instructions a MAC). */
+#define NK_DSP_DW3_MIN_W 6
 static inline int nk_fast_dw3_takes(const nk_ref_conv_geom *g) {
     return g->multiplier == 1 && g->k_h == 3 && g->k_w == 3 && g->dil_w == 1 &&
-           (g->stride_w == 1 || g->stride_w == 2) && g->out_w >= 3 && g->in_c >= 4 &&
+           (g->stride_w == 1 || g->stride_w == 2) && g->out_w >= NK_DSP_DW3_MIN_W && g->in_c >= 4 &&
            (uint64_t)g->out_w * 24u + 36u <= (uint64_t)(size_t)-1;
 }
 static inline size_t nk_fast_depthwise_i8_workspace(const nk_ref_conv_geom *g) {

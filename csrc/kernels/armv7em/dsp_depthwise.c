@@ -460,6 +460,58 @@ static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, 
                      nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, e);
 }
 
+/* Four channels' constants for a row: the weights widened into lane
+ * pairs (kernel row by row; channels c, c+2, then c+1, c+3), the
+ * accumulators' starts bias - in_zp * sum(w) in the same order, and the
+ * (m2, a) pairs of nk_dw3_finish. */
+typedef struct nk_dw3_blk {
+    int32_t wq[18];
+    int32_t init[4];
+    int32_t ep[8];
+} nk_dw3_blk;
+
+static NK_DW_NOINLINE void nk_dw3_blk_make(nk_dw3_blk *k, const int8_t *w, size_t step, int32_t c,
+                                           const int32_t *wsum, const int32_t *bias, int32_t off,
+                                           const nk_dsp_epi *e) {
+    int32_t i;
+    for (i = 0; i < 9; i++) {
+        const int32_t v = nk_dsp_load4(w + (size_t)i * step + (size_t)c);
+        k->wq[i] = nk_dsp_sxtb16(v);
+        k->wq[9 + i] = nk_dsp_sxtb16_ror8(v);
+    }
+    for (i = 0; i < 4; i++) {
+        /* order: c, c+2, c+1, c+3 */
+        const int32_t ch = c + (i >> 1) + 2 * (i & 1), kc = ch & e->cmask;
+        k->init[i] = (int32_t)((uint32_t)off * (uint32_t)wsum[ch] + (uint32_t)(bias ? bias[ch] : 0));
+        k->ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
+        k->ep[2 * i + 1] = ~e->shift[kc];
+    }
+}
+
+/* Every group of three windows of a row for channels c..c+3 (y at
+ * channel c of the row's first pixel), over the staged columns. */
+static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk *k, int8_t *y,
+                                         int32_t out_w, int32_t s, int32_t c, size_t step,
+                                         const nk_dsp_epi *e) {
+    int32_t acc[12];
+    int32_t ox;
+    for (ox = 0; ox < out_w; ox += 3) {
+        const int32_t o3 = ox + 3 <= out_w ? ox : out_w - 3;
+        const int32_t *x = stage + 3 * o3 * s;
+        if (s == 1) {
+            nk_dw3_s1_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        } else {
+            nk_dw3_s2_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        }
+        if (e->fast)
+            nk_dw3_finish(acc, k->ep, y + (size_t)o3 * step, step, e);
+        else
+            nk_dw_finish3x4(acc, c, y + (size_t)o3 * step - c, step, e);
+    }
+}
+
 /* Output row oy of image xb (all channels) to yrow over `stage`
  * (nk_fast_depthwise_i8_workspace bytes). */
 static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const nk_ref_conv_geom *g,
@@ -474,60 +526,29 @@ static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const n
     /* the staged columns that hold input: j_lo <= j < j_hi */
     const int32_t j_lo = ix0 < 0 ? (-ix0 < cols ? -ix0 : cols) : 0;
     const int32_t j_hi = ix0 + cols > g->in_w ? (g->in_w - ix0 > j_lo ? g->in_w - ix0 : j_lo) : cols;
-    int32_t wq[18], acc[12], ep[8];
-    int32_t c, r, j, ox, k;
+    const int8_t *xr[3];
+    nk_dw3_blk k;
+    int32_t c, r, j, ox;
     /* the padding columns and rows hold in_zp for every channel block */
     for (r = 0; r < 3; r++) {
         const int32_t iy = iy0 + r * g->dil_h;
         const int in = iy >= 0 && iy < g->in_h;
+        xr[r] = in ? xb + (size_t)iy * row_stride + (size_t)(ix0 + j_lo) * step : NULL;
         for (j = 0; j < cols; j++)
             if (!in || j < j_lo || j >= j_hi)
                 stage[3 * j + r] = zp4;
     }
     for (c = 0; c + 4 <= ch_n; c += 4) {
-        const int32_t lo0 = (int32_t)((uint32_t)off * (uint32_t)wsum[c] + (uint32_t)(bias ? bias[c] : 0));
-        const int32_t hi0 =
-            (int32_t)((uint32_t)off * (uint32_t)wsum[c + 2] + (uint32_t)(bias ? bias[c + 2] : 0));
-        const int32_t lo1 =
-            (int32_t)((uint32_t)off * (uint32_t)wsum[c + 1] + (uint32_t)(bias ? bias[c + 1] : 0));
-        const int32_t hi1 =
-            (int32_t)((uint32_t)off * (uint32_t)wsum[c + 3] + (uint32_t)(bias ? bias[c + 3] : 0));
         for (r = 0; r < 3; r++) {
-            const int32_t iy = iy0 + r * g->dil_h;
-            const int8_t *xr = xb + (size_t)iy * row_stride + (size_t)(ix0 + j_lo) * step + (size_t)c;
+            const int8_t *xp = xr[r] + c;
             int32_t *d = stage + 3 * j_lo + r, *d_end = stage + 3 * j_hi + r;
-            if (iy < 0 || iy >= g->in_h)
+            if (xr[r] == NULL)
                 continue;
-            for (; d != d_end; d += 3, xr += step)
-                *d = nk_dsp_load4(xr);
+            for (; d != d_end; d += 3, xp += step)
+                *d = nk_dsp_load4(xp);
         }
-        for (k = 0; k < 9; k++) {
-            const int32_t v = nk_dsp_load4(w + (size_t)k * step + (size_t)c);
-            wq[k] = nk_dsp_sxtb16(v);
-            wq[9 + k] = nk_dsp_sxtb16_ror8(v);
-        }
-        if (e->fast)
-            for (k = 0; k < 4; k++) {
-                /* acc order: c, c+2, c+1, c+3 */
-                const int32_t kc = (c + (k >> 1) + 2 * (k & 1)) & e->cmask;
-                ep[2 * k] = (int32_t)((uint32_t)e->mult[kc] << 1);
-                ep[2 * k + 1] = ~e->shift[kc];
-            }
-        for (ox = 0; ox < out_w; ox += 3) {
-            const int32_t o3 = ox + 3 <= out_w ? ox : out_w - 3;
-            const int32_t *x = stage + 3 * o3 * s;
-            if (s == 1) {
-                nk_dw3_s1_even(x, wq, lo0, hi0, acc);
-                nk_dw3_s1_odd(x, wq + 9, lo1, hi1, acc + 6);
-            } else {
-                nk_dw3_s2_even(x, wq, lo0, hi0, acc);
-                nk_dw3_s2_odd(x, wq + 9, lo1, hi1, acc + 6);
-            }
-            if (e->fast)
-                nk_dw3_finish(acc, ep, yrow + (size_t)o3 * step + (size_t)c, step, e);
-            else
-                nk_dw_finish3x4(acc, c, yrow + (size_t)o3 * step, step, e);
-        }
+        nk_dw3_blk_make(&k, w, step, c, wsum, bias, off, e);
+        nk_dw3_groups(stage, &k, yrow + c, out_w, s, c, step, e);
     }
     /* the last in_c % 4 channels: plain C over the valid taps */
     for (; c < ch_n; c++) {
