@@ -378,7 +378,8 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
  * window's left tap, wq the nine widened weight words (kernel row by
  * row). acc[2k], acc[2k+1]: pixel k's two lanes. */
 NK_DW_INLINE void nk_dw3_pass(const int32_t *x, const int32_t *wq, int32_t init_lo,
-                              int32_t init_hi, int32_t *acc, const int s, const int odd) {
+                              int32_t init_hi, int32_t *acc, const int np, const int s,
+                              const int odd) {
     int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo, a5 = init_hi;
     int32_t w0, w1, w2, xl;
     /* pixel k += staged column j (kernel column j - k*s) of kernel row r;
@@ -399,14 +400,14 @@ NK_DW_INLINE void nk_dw3_pass(const int32_t *x, const int32_t *wq, int32_t init_
     } while (0)
 #define NK_DW3_COL(r, j)                                                                          \
     do {                                                                                          \
-        if ((j) <= 2 * s + 2) {                                                                   \
+        if ((j) <= (np - 1) * s + 2) {                                                            \
             const int32_t xv_ = x[3 * (j) + (r)];                                                 \
             xl = odd ? nk_dsp_sxtb16_ror8(xv_) : nk_dsp_sxtb16(xv_);                              \
             if ((j) <= 2)                                                                         \
                 NK_DW3_MAC(0, (j));                                                               \
             if ((j) >= s && (j) - s <= 2)                                                         \
                 NK_DW3_MAC(1, (j) - s);                                                           \
-            if ((j) >= 2 * s && (j) - 2 * s <= 2)                                                 \
+            if (np == 3 && (j) >= 2 * s && (j) - 2 * s <= 2)                                      \
                 NK_DW3_MAC(2, (j) - 2 * s);                                                       \
         }                                                                                         \
     } while (0)
@@ -433,27 +434,34 @@ NK_DW_INLINE void nk_dw3_pass(const int32_t *x, const int32_t *wq, int32_t init_
     acc[1] = a1;
     acc[2] = a2;
     acc[3] = a3;
-    acc[4] = a4;
-    acc[5] = a5;
+    if (np == 3) {
+        acc[4] = a4;
+        acc[5] = a5;
+    }
 }
-#define NK_DW3_PASS_FN(name, s, odd)                                                              \
+#define NK_DW3_PASS_FN(name, np, s, odd)                                                          \
     static NK_DW_NOINLINE void name(const int32_t *x, const int32_t *wq, int32_t init_lo,        \
                                     int32_t init_hi, int32_t *acc) {                              \
-        nk_dw3_pass(x, wq, init_lo, init_hi, acc, s, odd);                                        \
+        nk_dw3_pass(x, wq, init_lo, init_hi, acc, np, s, odd);                                    \
     }
-NK_DW3_PASS_FN(nk_dw3_s1_even, 1, 0)
-NK_DW3_PASS_FN(nk_dw3_s1_odd, 1, 1)
-NK_DW3_PASS_FN(nk_dw3_s2_even, 2, 0)
-NK_DW3_PASS_FN(nk_dw3_s2_odd, 2, 1)
+NK_DW3_PASS_FN(nk_dw3_s1_even, 3, 1, 0)
+NK_DW3_PASS_FN(nk_dw3_s1_odd, 3, 1, 1)
+NK_DW3_PASS_FN(nk_dw3_s2_even, 3, 2, 0)
+NK_DW3_PASS_FN(nk_dw3_s2_odd, 3, 2, 1)
+/* the last two windows of rows whose width is not a multiple of 3 */
+NK_DW3_PASS_FN(nk_dw3_p2s1_even, 2, 1, 0)
+NK_DW3_PASS_FN(nk_dw3_p2s1_odd, 2, 1, 1)
+NK_DW3_PASS_FN(nk_dw3_p2s2_even, 2, 2, 0)
+NK_DW3_PASS_FN(nk_dw3_p2s2_odd, 2, 2, 1)
 #undef NK_DW3_PASS_FN
 
 /* nk_dw_finish3x4's DSP epilogue with the four channels' (m2, a) pairs
  * prepared once per row: ep holds them for channels c, c+2, c+1, c+3 (the
  * order of acc), y points at channel c of the first pixel. */
 static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
-                                         size_t y_pair, const nk_dsp_epi *e) {
+                                         size_t y_pair, int n, const nk_dsp_epi *e) {
     int k;
-    for (k = 0; k < 3; k++, y += y_pair)
+    for (k = 0; k < n; k++, y += y_pair)
         nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
                      nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
                      nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
@@ -495,9 +503,8 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
                                          const nk_dsp_epi *e) {
     int32_t acc[12];
     int32_t ox;
-    for (ox = 0; ox < out_w; ox += 3) {
-        const int32_t o3 = ox + 3 <= out_w ? ox : out_w - 3;
-        const int32_t *x = stage + 3 * o3 * s;
+    for (ox = 0; ox + 3 <= out_w; ox += 3) {
+        const int32_t *x = stage + 3 * ox * s;
         if (s == 1) {
             nk_dw3_s1_even(x, k->wq, k->init[0], k->init[1], acc);
             nk_dw3_s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
@@ -506,9 +513,35 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
             nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
         }
         if (e->fast)
-            nk_dw3_finish(acc, k->ep, y + (size_t)o3 * step, step, e);
+            nk_dw3_finish(acc, k->ep, y + (size_t)ox * step, step, 3, e);
         else
-            nk_dw_finish3x4(acc, c, y + (size_t)o3 * step - c, step, e);
+            nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, e);
+    }
+    if (ox < out_w && !e->fast) {
+        /* one or two windows left: the last three (redoing one or two, the
+         * same bytes) */
+        const int32_t *x = stage + 3 * (out_w - 3) * s;
+        if (s == 1) {
+            nk_dw3_s1_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        } else {
+            nk_dw3_s2_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        }
+        nk_dw_finish3x4(acc, c, y + (size_t)(out_w - 3) * step - c, step, e);
+    } else if (ox < out_w) {
+        /* one or two windows left: the last two (the first may be redone,
+         * the same bytes) */
+        const int32_t o2 = out_w - 2;
+        const int32_t *x = stage + 3 * o2 * s;
+        if (s == 1) {
+            nk_dw3_p2s1_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_p2s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        } else {
+            nk_dw3_p2s2_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_p2s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        }
+        nk_dw3_finish(acc, k->ep, y + (size_t)o2 * step, step, 2, e);
     }
 }
 
@@ -586,9 +619,11 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
     const int s12 = g->stride_w == 1 || g->stride_w == 2;
     int32_t b, oy, ox, np;
+    int rows3;
     nk_dsp_epi e;
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
+    rows3 = stage != NULL && wsum != NULL && nk_fast_dw3_takes(g);
     e = nk_dsp_epi_make(q, g->in_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
@@ -596,7 +631,7 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * ch;
             int32_t ky_lo, ky_hi;
-            if (stage != NULL && wsum != NULL && nk_fast_dw3_takes(g)) {
+            if (rows3) {
                 nk_dw3_row(xb, w, g, oy, wsum, bias, &e, stage, yrow);
                 continue;
             }
