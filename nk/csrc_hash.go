@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "26f663a60681d3122f944633b2e2e6427b8833bdef4cb0713580376c21514719"
+const csrcHash = "cfcaca29928389338ceb69545b4e38bb8f0acd61ad144bd22cab7d80eb6bfce5"

@@ -8,6 +8,11 @@
  * pairs: channels (c, c+2) by SXTB16 and (c+1, c+3) by SXTB16 ROR 8, and
  * each lane is one SMLABB / SMLATT.
  *
+ * 3x3 at stride_w 1 or 2 with rows of NK_DSP_DW3_MIN_W pixels or more
+ * and a workspace for it: the staged-rows path ("over staged rows"
+ * below), every window of a row in groups of three with in_zp in the
+ * padding. Otherwise:
+ *
  * 3x3 windows inside the input (the MobileNet / DS-CNN layers): three
  * output pixels of a row at once at stride 1 or 2, one lane pair per
  * pass. Each weight word is loaded and widened once for the three pixels
