@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "980d0a160f3db4726fab77a98b688ad99bbc1f76cec9a0a601ad77a087f86974"
+const csrcHash = "0e4b4f49782a6478ea43ffea5904fe0d503ccbf21eba61bf160b43cd1e7f8a7a"

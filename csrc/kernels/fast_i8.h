@@ -19,10 +19,10 @@
  * and returns 1 when it wrote the output, or 0, before touching anything,
  * when it does not handle those parameters: the caller then runs the
  * portable kernel. Outputs are byte-identical to the portable kernels in
- * both rounding modes. Only the DSP set's conv, dense and add need a
- * workspace of their own (below); depthwise takes the portable kernel's
- * optional weight sums, which the op computes into its workspace in either
- * case. An op with no fast function here (add outside the DSP set, average
+ * both rounding modes. Only the DSP set's conv, dense, add and 3x3
+ * depthwise need a workspace of their own (below); depthwise also takes
+ * the portable kernel's optional weight sums, which the op computes into
+ * its workspace in either case. An op with no fast function here (add outside the DSP set, average
  * pool outside the MVE set, ...) always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
@@ -87,6 +87,22 @@ static inline size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
 static inline size_t nk_fast_dense_i8_workspace(size_t rows, int32_t in_features) {
     return rows > 1 && in_features <= NK_DSP_WIN_MAX_TAPS ? 4u * NK_DSP_WIN_TAPS(in_features) : 0;
 }
+/* Depthwise 3x3 at stride_w 1 or 2 (multiplier 1, no horizontal dilation,
+ * rows of NK_DSP_DW3_MIN_W pixels or more, four channels or more): for
+ * one output row and four channels, the three input rows its windows
+ * cover, in_zp in the padding, column by column ((out_w - 1) * stride_w +
+ * 3 columns of 12 bytes), after the weight sums. Narrower rows (KWS's 5,
+ * VWW's 3) pay more for the per-row set-up than the borders cost on the
+ * other path (M4F: KWS 7.0 against 6.3 instructions a MAC). */
+#define NK_DSP_DW3_MIN_W 6
+static inline int nk_fast_dw3_takes(const nk_ref_conv_geom *g) {
+    return g->multiplier == 1 && g->k_h == 3 && g->k_w == 3 && g->dil_w == 1 &&
+           (g->stride_w == 1 || g->stride_w == 2) && g->out_w >= NK_DSP_DW3_MIN_W && g->in_c >= 4 &&
+           (uint64_t)g->out_w * 24u + 36u <= (uint64_t)(size_t)-1;
+}
+static inline size_t nk_fast_depthwise_i8_workspace(const nk_ref_conv_geom *g) {
+    return nk_fast_dw3_takes(g) ? 12u * ((size_t)(g->out_w - 1) * (size_t)g->stride_w + 3u) : 0;
+}
 static inline size_t nk_fast_add_i8_workspace(size_t n) {
     return n >= NK_DSP_ADD_MIN ? 2u * 256u * sizeof(int32_t) : 0;
 }
@@ -104,6 +120,15 @@ NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT
                                       const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
                                       int32_t in_features, int32_t out_features,
                                       const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws);
+/* Depthwise with the portable kernel's weight sums (or NULL) and the
+ * nk_fast_depthwise_i8_workspace bytes (stage: 4-byte aligned, NULL when
+ * that is 0). */
+NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                                 const int32_t *NK_RESTRICT bias, int8_t *y,
+                                                 const nk_ref_conv_geom *g,
+                                                 const nk_ref_i8_quant *q,
+                                                 const int32_t *NK_RESTRICT wsum,
+                                                 int32_t *NK_RESTRICT stage);
 /* The portable nk_ref_add_i8 (y may equal a or b). */
 NK_REF_HIDDEN int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
                                     const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws);
@@ -116,7 +141,7 @@ NK_REF_HIDDEN int nk_fast_dense_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                    size_t rows, int32_t in_features, int32_t out_features,
                                    const nk_ref_i8_quant *q);
 #endif
-#if NK_FAST_I8
+#if NK_FAST_I8_MVE
 NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int8_t *NK_RESTRICT w,
                                               const int32_t *NK_RESTRICT bias,

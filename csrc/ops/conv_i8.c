@@ -189,7 +189,12 @@ static void nk_depthwise_i8_band(void *ctx, const nk_ref_conv_geom *g, const int
     int32_t *wsum = (int32_t *)ws;
     if (!c->wsum_done) nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
     c->wsum_done = 1;
-#if NK_FAST_I8
+#if NK_FAST_I8_ARMV7EM
+    /* the DSP 3x3 path's staged rows follow the sums */
+    if (nk_fast_depthwise_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, wsum,
+                                       nk_fast_depthwise_i8_workspace(g) ? wsum + g->out_c : NULL))
+        return;
+#elif NK_FAST_I8
     if (nk_fast_depthwise_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum))
         return;
 #endif
@@ -266,18 +271,18 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-/* One int32 weight sum per output channel, or the DSP conv's windows
- * (counted on every build: fast_i8.h). */
+/* One int32 weight sum per output channel, or the DSP conv's windows;
+ * depthwise: the sums, then the DSP 3x3 path's staged rows (counted on
+ * every build: fast_i8.h). */
 static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     const size_t wsum = (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
+    nk_ref_conv_geom g;
+    nk_ops_conv_geom(op, t, &g);
     if (op->type == NK_OP_CONV2D_I8) {
-        nk_ref_conv_geom g;
-        size_t win;
-        nk_ops_conv_geom(op, t, &g);
-        win = nk_fast_conv2d_i8_workspace(&g);
+        const size_t win = nk_fast_conv2d_i8_workspace(&g);
         return win > wsum ? win : wsum;
     }
-    return wsum;
+    return wsum + nk_fast_depthwise_i8_workspace(&g);
 }
 
 static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {

@@ -8,6 +8,11 @@
  * pairs: channels (c, c+2) by SXTB16 and (c+1, c+3) by SXTB16 ROR 8, and
  * each lane is one SMLABB / SMLATT.
  *
+ * 3x3 at stride_w 1 or 2 with rows of NK_DSP_DW3_MIN_W pixels or more
+ * and a workspace for it: the staged-rows path ("over staged rows"
+ * below), every window of a row in groups of three with in_zp in the
+ * padding. Otherwise:
+ *
  * 3x3 windows inside the input (the MobileNet / DS-CNN layers): three
  * output pixels of a row at once at stride 1 or 2, one lane pair per
  * pass. Each weight word is loaded and widened once for the three pixels
@@ -359,14 +364,259 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
 #undef NK_DW_WW
 #undef NK_DW_WX
 
+/* ---- 3x3 at stride_w 1 or 2 over staged rows ----
+ *
+ * For each output row and four channels, the three input rows its windows
+ * cover are copied into the workspace column by column (column j: the
+ * words of rows 0, 1, 2, channels c..c+3 each), with in_zp in the
+ * padding: every window is then inside, so the rows run in groups of
+ * three windows with no border case (the last group ends at the row's
+ * end and may redo a pixel or two, the same bytes). An in_zp tap adds
+ * in_zp * w, which the accumulators' start (-in_zp * sum(w)) takes back:
+ * padding adds nothing, as in TFLite. The weights of the four channels
+ * are widened once per row into lane pairs. Channel blocks take turns
+ * within a row, so the kernel writes at most one output row ahead of the
+ * windows it still reads (the block nk_conv_i8_out_shift allows). */
+
+/* One lane pair (odd 0: channels c, c+2; odd 1: c+1, c+3) of three
+ * windows s (1 or 2) columns apart: x at the staged column of the first
+ * window's left tap, wq the nine widened weight words (kernel row by
+ * row). acc[2k], acc[2k+1]: pixel k's two lanes. */
+NK_DW_INLINE void nk_dw3_pass(const int32_t *x, const int32_t *wq, int32_t init_lo,
+                              int32_t init_hi, int32_t *acc, const int np, const int s,
+                              const int odd) {
+    int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo, a5 = init_hi;
+    int32_t w0, w1, w2, xl;
+    /* pixel k += staged column j (kernel column j - k*s) of kernel row r;
+     * the macros unroll what GCC leaves rolled */
+#define NK_DW3_MAC(k, kx)                                                                         \
+    do {                                                                                          \
+        const int32_t wk_ = (kx) == 0 ? w0 : (kx) == 1 ? w1 : w2;                                 \
+        if ((k) == 0) {                                                                           \
+            a0 = nk_dsp_smlabb(xl, wk_, a0);                                                      \
+            a1 = nk_dsp_smlatt(xl, wk_, a1);                                                      \
+        } else if ((k) == 1) {                                                                    \
+            a2 = nk_dsp_smlabb(xl, wk_, a2);                                                      \
+            a3 = nk_dsp_smlatt(xl, wk_, a3);                                                      \
+        } else {                                                                                  \
+            a4 = nk_dsp_smlabb(xl, wk_, a4);                                                      \
+            a5 = nk_dsp_smlatt(xl, wk_, a5);                                                      \
+        }                                                                                         \
+    } while (0)
+#define NK_DW3_COL(r, j)                                                                          \
+    do {                                                                                          \
+        if ((j) <= (np - 1) * s + 2) {                                                            \
+            const int32_t xv_ = x[3 * (j) + (r)];                                                 \
+            xl = odd ? nk_dsp_sxtb16_ror8(xv_) : nk_dsp_sxtb16(xv_);                              \
+            if ((j) <= 2)                                                                         \
+                NK_DW3_MAC(0, (j));                                                               \
+            if ((j) >= s && (j) - s <= 2)                                                         \
+                NK_DW3_MAC(1, (j) - s);                                                           \
+            if (np == 3 && (j) >= 2 * s && (j) - 2 * s <= 2)                                      \
+                NK_DW3_MAC(2, (j) - 2 * s);                                                       \
+        }                                                                                         \
+    } while (0)
+#define NK_DW3_ROW(r)                                                                             \
+    do {                                                                                          \
+        w0 = wq[3 * (r)];                                                                         \
+        w1 = wq[3 * (r) + 1];                                                                     \
+        w2 = wq[3 * (r) + 2];                                                                     \
+        NK_DW3_COL(r, 0);                                                                         \
+        NK_DW3_COL(r, 1);                                                                         \
+        NK_DW3_COL(r, 2);                                                                         \
+        NK_DW3_COL(r, 3);                                                                         \
+        NK_DW3_COL(r, 4);                                                                         \
+        NK_DW3_COL(r, 5);                                                                         \
+        NK_DW3_COL(r, 6);                                                                         \
+    } while (0)
+    NK_DW3_ROW(0);
+    NK_DW3_ROW(1);
+    NK_DW3_ROW(2);
+#undef NK_DW3_ROW
+#undef NK_DW3_COL
+#undef NK_DW3_MAC
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+    if (np == 3) {
+        acc[4] = a4;
+        acc[5] = a5;
+    }
+}
+#define NK_DW3_PASS_FN(name, np, s, odd)                                                          \
+    static NK_DW_NOINLINE void name(const int32_t *x, const int32_t *wq, int32_t init_lo,        \
+                                    int32_t init_hi, int32_t *acc) {                              \
+        nk_dw3_pass(x, wq, init_lo, init_hi, acc, np, s, odd);                                    \
+    }
+NK_DW3_PASS_FN(nk_dw3_s1_even, 3, 1, 0)
+NK_DW3_PASS_FN(nk_dw3_s1_odd, 3, 1, 1)
+NK_DW3_PASS_FN(nk_dw3_s2_even, 3, 2, 0)
+NK_DW3_PASS_FN(nk_dw3_s2_odd, 3, 2, 1)
+/* the last two windows of rows whose width is not a multiple of 3 */
+NK_DW3_PASS_FN(nk_dw3_p2s1_even, 2, 1, 0)
+NK_DW3_PASS_FN(nk_dw3_p2s1_odd, 2, 1, 1)
+NK_DW3_PASS_FN(nk_dw3_p2s2_even, 2, 2, 0)
+NK_DW3_PASS_FN(nk_dw3_p2s2_odd, 2, 2, 1)
+#undef NK_DW3_PASS_FN
+
+/* nk_dw_finish3x4's DSP epilogue with the four channels' (m2, a) pairs
+ * prepared once per row: ep holds them for channels c, c+2, c+1, c+3 (the
+ * order of acc), y points at channel c of the first pixel. */
+static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
+                                         size_t y_pair, int n, const nk_dsp_epi *e) {
+    int k;
+    for (k = 0; k < n; k++, y += y_pair)
+        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
+                     nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
+                     nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
+                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, e);
+}
+
+/* Four channels' constants for a row: the weights widened into lane
+ * pairs (kernel row by row; channels c, c+2, then c+1, c+3), the
+ * accumulators' starts bias - in_zp * sum(w) in the same order, and the
+ * (m2, a) pairs of nk_dw3_finish. */
+typedef struct nk_dw3_blk {
+    int32_t wq[18];
+    int32_t init[4];
+    int32_t ep[8];
+} nk_dw3_blk;
+
+static NK_DW_NOINLINE void nk_dw3_blk_make(nk_dw3_blk *k, const int8_t *w, size_t step, int32_t c,
+                                           const int32_t *wsum, const int32_t *bias, int32_t off,
+                                           const nk_dsp_epi *e) {
+    int32_t i;
+    for (i = 0; i < 9; i++) {
+        const int32_t v = nk_dsp_load4(w + (size_t)i * step + (size_t)c);
+        k->wq[i] = nk_dsp_sxtb16(v);
+        k->wq[9 + i] = nk_dsp_sxtb16_ror8(v);
+    }
+    for (i = 0; i < 4; i++) {
+        /* order: c, c+2, c+1, c+3 */
+        const int32_t ch = c + (i >> 1) + 2 * (i & 1), kc = ch & e->cmask;
+        k->init[i] = (int32_t)((uint32_t)off * (uint32_t)wsum[ch] + (uint32_t)(bias ? bias[ch] : 0));
+        k->ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
+        k->ep[2 * i + 1] = ~e->shift[kc];
+    }
+}
+
+/* Every group of three windows of a row for channels c..c+3 (y at
+ * channel c of the row's first pixel), over the staged columns. */
+static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk *k, int8_t *y,
+                                         int32_t out_w, int32_t s, int32_t c, size_t step,
+                                         const nk_dsp_epi *e) {
+    int32_t acc[12];
+    int32_t ox;
+    for (ox = 0; ox + 3 <= out_w; ox += 3) {
+        const int32_t *x = stage + 3 * ox * s;
+        if (s == 1) {
+            nk_dw3_s1_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        } else {
+            nk_dw3_s2_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        }
+        if (e->fast)
+            nk_dw3_finish(acc, k->ep, y + (size_t)ox * step, step, 3, e);
+        else
+            nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, e);
+    }
+    if (ox < out_w && !e->fast) {
+        /* one or two windows left: the last three (redoing one or two, the
+         * same bytes) */
+        const int32_t *x = stage + 3 * (out_w - 3) * s;
+        if (s == 1) {
+            nk_dw3_s1_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        } else {
+            nk_dw3_s2_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        }
+        nk_dw_finish3x4(acc, c, y + (size_t)(out_w - 3) * step - c, step, e);
+    } else if (ox < out_w) {
+        /* one or two windows left: the last two (the first may be redone,
+         * the same bytes) */
+        const int32_t o2 = out_w - 2;
+        const int32_t *x = stage + 3 * o2 * s;
+        if (s == 1) {
+            nk_dw3_p2s1_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_p2s1_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        } else {
+            nk_dw3_p2s2_even(x, k->wq, k->init[0], k->init[1], acc);
+            nk_dw3_p2s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
+        }
+        nk_dw3_finish(acc, k->ep, y + (size_t)o2 * step, step, 2, e);
+    }
+}
+
+/* Output row oy of image xb (all channels) to yrow over `stage`
+ * (nk_fast_depthwise_i8_workspace bytes). */
+static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const nk_ref_conv_geom *g,
+                                      int32_t oy, const int32_t *wsum, const int32_t *bias,
+                                      const nk_dsp_epi *e, int32_t *stage, int8_t *yrow) {
+    const nk_ref_i8_quant *q = e->q;
+    const int32_t ch_n = g->in_c, s = g->stride_w, out_w = g->out_w;
+    const int32_t cols = (out_w - 1) * s + 3;
+    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = -g->pad_left;
+    const size_t step = (size_t)ch_n, row_stride = (size_t)g->in_w * step;
+    const int32_t off = -q->in_zp, zp4 = nk_dsp_dup8(q->in_zp);
+    /* the staged columns that hold input: j_lo <= j < j_hi */
+    const int32_t j_lo = ix0 < 0 ? (-ix0 < cols ? -ix0 : cols) : 0;
+    const int32_t j_hi = ix0 + cols > g->in_w ? (g->in_w - ix0 > j_lo ? g->in_w - ix0 : j_lo) : cols;
+    const int8_t *xr[3];
+    nk_dw3_blk k;
+    int32_t c, r, j, ox;
+    /* the padding columns and rows hold in_zp for every channel block */
+    for (r = 0; r < 3; r++) {
+        const int32_t iy = iy0 + r * g->dil_h;
+        const int in = iy >= 0 && iy < g->in_h;
+        xr[r] = in ? xb + (size_t)iy * row_stride + (size_t)(ix0 + j_lo) * step : NULL;
+        for (j = 0; j < cols; j++)
+            if (!in || j < j_lo || j >= j_hi)
+                stage[3 * j + r] = zp4;
+    }
+    for (c = 0; c + 4 <= ch_n; c += 4) {
+        for (r = 0; r < 3; r++) {
+            const int8_t *xp = xr[r] + c;
+            int32_t *d = stage + 3 * j_lo + r, *d_end = stage + 3 * j_hi + r;
+            if (xr[r] == NULL)
+                continue;
+            for (; d != d_end; d += 3, xp += step)
+                *d = nk_dsp_load4(xp);
+        }
+        nk_dw3_blk_make(&k, w, step, c, wsum, bias, off, e);
+        nk_dw3_groups(stage, &k, yrow + c, out_w, s, c, step, e);
+    }
+    /* the last in_c % 4 channels: plain C over the valid taps */
+    for (; c < ch_n; c++) {
+        for (ox = 0; ox < out_w; ox++) {
+            int32_t a = 0;
+            for (r = 0; r < 3; r++) {
+                const int32_t iy = iy0 + r * g->dil_h;
+                if (iy < 0 || iy >= g->in_h)
+                    continue;
+                for (j = 0; j < 3; j++) {
+                    const int32_t ix = ix0 + ox * s + j;
+                    if (ix >= 0 && ix < g->in_w)
+                        a += (xb[(size_t)iy * row_stride + (size_t)ix * step + (size_t)c] + off) *
+                             w[(size_t)(r * 3 + j) * step + (size_t)c];
+                }
+            }
+            yrow[(size_t)ox * step + (size_t)c] = nk_i8_finish(a, bias, c, q);
+        }
+    }
+}
+
 /* Multiplier 1 and no horizontal dilation; anything else (channel
  * multipliers in particular) takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
- * or NULL, which leaves out the 3x3 path. */
-int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
-                                const int32_t *NK_RESTRICT bias, int8_t *y,
-                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
-                                const int32_t *NK_RESTRICT wsum) {
+ * or NULL, which leaves out the 3x3 paths; stage: the
+ * nk_fast_depthwise_i8_workspace bytes (NULL when that is 0). */
+int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                   const int32_t *NK_RESTRICT bias, int8_t *y,
+                                   const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                   const int32_t *NK_RESTRICT wsum, int32_t *NK_RESTRICT stage) {
     const size_t ch = (size_t)g->in_c; /* = out_c with multiplier 1 */
     const size_t row_stride = (size_t)g->in_w * ch;
     const size_t pair = (size_t)g->stride_w * ch;
@@ -374,9 +624,11 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
     const int s12 = g->stride_w == 1 || g->stride_w == 2;
     int32_t b, oy, ox, np;
+    int rows3;
     nk_dsp_epi e;
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
+    rows3 = stage != NULL && wsum != NULL && nk_fast_dw3_takes(g);
     e = nk_dsp_epi_make(q, g->in_c);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
@@ -384,6 +636,10 @@ int nk_fast_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * ch;
             int32_t ky_lo, ky_hi;
+            if (rows3) {
+                nk_dw3_row(xb, w, g, oy, wsum, bias, &e, stage, yrow);
+                continue;
+            }
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox += np) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;

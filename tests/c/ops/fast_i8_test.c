@@ -199,6 +199,15 @@ static int nkf_conv(int dw, int n_case) {
              * word whole, and the last pair that must not */
             g.out_c = nkf_chance(30) ? nkf_between(10, 24) : nkf_between(1, 9);
         }
+        if (dw && nkf_chance(40)) {
+            /* the DSP set's 3x3 groups of three windows (stride_w 1 or 2),
+             * padded ones included, with wider channel counts */
+            g.k_h = g.k_w = 3;
+            g.dil_w = 1;
+            g.stride_w = nkf_between(1, 2);
+            g.multiplier = 1;
+            g.in_c = g.out_c = nkf_chance(50) ? 4 * nkf_between(1, 16) : nkf_between(1, 70);
+        }
         if (!dw && nkf_chance(20)) { /* pointwise */
             g.k_h = g.k_w = g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
             g.out_h = g.in_h;
@@ -225,7 +234,18 @@ static int nkf_conv(int dw, int n_case) {
             wsum = nkf_wsum;
         }
         nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, wsum);
+#if NK_FAST_I8_ARMV7EM
+        {
+            /* exactly the staging bytes the op asks for at load */
+            const size_t n_ws = nk_fast_depthwise_i8_workspace(&g);
+            int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
+            took = nk_fast_depthwise_conv2d_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum,
+                                                  ws);
+            free(ws);
+        }
+#else
         took = nk_fast_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, wsum);
+#endif
     } else {
         nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
 #if NK_FAST_I8_ARMV7EM
