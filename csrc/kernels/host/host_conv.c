@@ -35,6 +35,7 @@
 #define nk_hconv_dw_period NK_HOST_FN(nk_hconv_dw_period)
 #define nk_hconv_dw_row NK_HOST_FN(nk_hconv_dw_row)
 #define nk_hconv_dw3_row NK_HOST_FN(nk_hconv_dw3_row)
+#define nk_hconv_c1k3_tile NK_HOST_FN(nk_hconv_c1k3_tile)
 
 #define NK_HCONV_MR 8 /* output pixels per register tile */
 #define NK_HCONV_KH_MAX 16 /* padded-rows path: kernel heights up to this */
@@ -329,6 +330,43 @@ nk_hconv_ptile(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
     }
 }
 
+/* The padded-rows tile of a one-channel conv with 3 undilated columns at
+ * stride 1 (the stems of image models): the generic tile broadcasts an
+ * input value per FMA, which caps it near half the FMA rate; here each of
+ * the mr + 2 input values of a padded row is broadcast once and feeds the
+ * up to three pixels whose window holds it (one FMA per column tap), with
+ * the row's three weight vectors in registers. Panel by panel. */
+static inline __attribute__((always_inline)) void
+nk_hconv_c1k3_tile(const float *const *xr, int32_t k_h, const float *NK_RESTRICT pw, nk_vf bias,
+                   const int mr, float *NK_RESTRICT y, size_t O, size_t n, int32_t m, nk_vf lo,
+                   nk_vf hi) {
+    nk_vf acc[2 * NK_HCONV_MR];
+    int32_t ky, i, t;
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) acc[i] = bias;
+    for (ky = 0; ky < k_h; ky++) {
+        const float *x0 = xr[ky];
+        const float *wp = pw + (size_t)ky * 3 * NK_VL;
+        nk_vf w0, w1, w2;
+        if (x0 == NULL) continue;
+        w0 = nk_vload(wp);
+        w1 = nk_vload(wp + NK_VL);
+        w2 = nk_vload(wp + 2 * NK_VL);
+#pragma GCC unroll 18
+        for (t = 0; t < mr + 2; t++) {
+            const nk_vf xv = nk_vdup(x0[t]);
+            if (t < mr) acc[t] = nk_vfma(xv, w0, acc[t]);
+            if (t >= 1 && t - 1 < mr) acc[t - 1] = nk_vfma(xv, w1, acc[t - 1]);
+            if (t >= 2) acc[t - 2] = nk_vfma(xv, w2, acc[t - 2]);
+        }
+    }
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        if (i >= m) break;
+        nk_hconv_store(y + (size_t)i * O, acc[i], n, lo, hi);
+    }
+}
+
 /* conv2d over padded copies of the k_h input rows an output row reads
  * (workspace: k_h rows of `prow` floats), so every tile, border ones too,
  * runs the same straight loop. */
@@ -353,6 +391,8 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
     const int in_place = g->pad_left == 0 &&
                          (tiles * (size_t)mr - 1) * (size_t)g->stride_w + (size_t)g->k_w <=
                              (size_t)g->in_w;
+    /* one input channel, three undilated columns at stride 1 */
+    const int c1k3 = C == 1 && g->k_w == 3 && g->dil_w == 1 && g->stride_w == 1;
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
     int32_t b, oy, ox, ky;
@@ -375,6 +415,29 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
                 float *yt = yb + ((size_t)oy * (size_t)g->out_w + (size_t)ox) * O;
                 for (ky = 0; ky < g->k_h; ky++)
                     xt[ky] = xr[ky] != NULL ? xr[ky] + (size_t)ox * sx : NULL;
+                if (c1k3) {
+                    for (p = 0; p < panels; p++) {
+                        const size_t o = p * NK_VL, n = O - o < NK_VL ? O - o : NK_VL;
+                        const float *pp = packed + p * stride;
+                        const nk_vf bv = bias == NULL ? nk_vdup(0.0f)
+                                         : n == NK_VL ? nk_vload(bias + o)
+                                                      : nk_vload_n(bias + o, n);
+                        /* constant mr: the accumulators stay in registers */
+#define NK_HCONV_C1K3(MR_) nk_hconv_c1k3_tile(xt, g->k_h, pp, bv, MR_, yt + o, O, n, m, lo, hi)
+                        if (mr == NK_HCONV_MR)
+                            NK_HCONV_C1K3(NK_HCONV_MR);
+                        else if (mr == NK_HCONV_MR - 1)
+                            NK_HCONV_C1K3(NK_HCONV_MR - 1);
+#if NK_HCONV_NP > 1
+                        else if (mr == 2 * NK_HCONV_MR)
+                            NK_HCONV_C1K3(2 * NK_HCONV_MR);
+                        else
+                            NK_HCONV_C1K3(2 * NK_HCONV_MR - 2);
+#endif
+#undef NK_HCONV_C1K3
+                    }
+                    continue;
+                }
                 for (p = 0; p < panels; p += NK_HCONV_NP) {
                     const size_t o = p * NK_VL;
                     const int np = panels - p < NK_HCONV_NP ? (int)(panels - p) : NK_HCONV_NP;
