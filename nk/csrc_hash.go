@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "4c6e41fbf1ffa538955e324956d9dcc65ed8e03177584868d0dd3f69ae47b85b"
+const csrcHash = "f6a11cfafc93eaabf2c5cbd721f87efb76a747feedefc8d290dce66b2dadb9b6"

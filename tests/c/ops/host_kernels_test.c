@@ -184,6 +184,14 @@ static void test_conv2d(const nk_host_kernels *h, int iters) {
         }
         g.in_c = rint_(1, 12);
         g.out_c = rint_(1, 40);
+        if (it % 32 == 6) { /* the Fashion CNN's second conv, 14x14 16->32 (Winograd on AVX2) */
+            g.in_h = g.in_w = g.out_h = g.out_w = 14;
+            g.k_h = g.k_w = 3;
+            g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
+            g.pad_top = g.pad_left = 1;
+            g.in_c = 16;
+            g.out_c = 32;
+        }
         if (it % 8 == 2) { /* one-channel stems: 3 undilated columns at stride 1 */
             const int32_t pad = rint_(0, 2);
             g.in_c = 1;
