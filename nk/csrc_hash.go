@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f6a11cfafc93eaabf2c5cbd721f87efb76a747feedefc8d290dce66b2dadb9b6"
+const csrcHash = "93951dd9693a1ab2b6dbaad1b5bbc09b5efb9ae371a9943fd30f9607c793a1b6"

@@ -9,6 +9,10 @@
  * included, runs one straight loop over the window's contiguous (kx, c)
  * floats; a register tile is mr output pixels (7 or 8, chosen from the row
  * width; 14 or 16 for a single panel on AVX-512) by one or two panels.
+ * One-channel convs with three undilated columns at stride 1 (stems) take
+ * a tile that broadcasts each padded-row value once for the three pixels
+ * it feeds (nk_hconv_c1k3_tile). On AVX2, 3x3 stride-1 convs with 8+
+ * channels run Winograd F(2x2, 3x3) (nk_hconv_wino, its own pack layout).
  * Dilated columns (or rows too wide for the workspace budget) read the
  * input in place, eight pixels by one or two panels, taps in the padding
  * reading a row of zeros.
