@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0e4b4f49782a6478ea43ffea5904fe0d503ccbf21eba61bf160b43cd1e7f8a7a"
+const csrcHash = "4c6979bb3bda44bfe8b8064107c578ab4ea7f0b4d95f5c9fd5bf4d9589ae99ae"

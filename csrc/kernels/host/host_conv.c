@@ -9,6 +9,10 @@
  * included, runs one straight loop over the window's contiguous (kx, c)
  * floats; a register tile is mr output pixels (7 or 8, chosen from the row
  * width; 14 or 16 for a single panel on AVX-512) by one or two panels.
+ * One-channel convs with three undilated columns at stride 1 (stems) take
+ * a tile that broadcasts each padded-row value once for the three pixels
+ * it feeds (nk_hconv_c1k3_tile). On AVX2, 3x3 stride-1 convs with 8+
+ * channels run Winograd F(2x2, 3x3) (nk_hconv_wino, its own pack layout).
  * Dilated columns (or rows too wide for the workspace budget) read the
  * input in place, eight pixels by one or two panels, taps in the padding
  * reading a row of zeros.
@@ -18,6 +22,7 @@
  * row instead, weights packed at load (see below). Compiled once per ISA level. */
 #include "host_isa.h"
 #include "host.h"
+#include <math.h> /* INFINITY: the Winograd GEMM stores its products unclamped */
 
 /* file-local names, suffixed per level (host_isa.h) */
 #define nk_hconv_store NK_HOST_FN(nk_hconv_store)
@@ -35,6 +40,10 @@
 #define nk_hconv_dw_period NK_HOST_FN(nk_hconv_dw_period)
 #define nk_hconv_dw_row NK_HOST_FN(nk_hconv_dw_row)
 #define nk_hconv_dw3_row NK_HOST_FN(nk_hconv_dw3_row)
+#define nk_hconv_c1k3_tile NK_HOST_FN(nk_hconv_c1k3_tile)
+#define nk_hconv_wino_group NK_HOST_FN(nk_hconv_wino_group)
+#define nk_hconv_wino_row NK_HOST_FN(nk_hconv_wino_row)
+#define nk_hconv_wino NK_HOST_FN(nk_hconv_wino)
 
 #define NK_HCONV_MR 8 /* output pixels per register tile */
 #define NK_HCONV_KH_MAX 16 /* padded-rows path: kernel heights up to this */
@@ -59,9 +68,65 @@ static int nk_hconv_pairs(const nk_ref_conv_geom *g) {
 #endif
 }
 
+/* ---- Winograd F(2x2, 3x3) ----
+ * 3x3 convs at stride 1 with enough channels compute each 2x2 block of
+ * outputs (a tile) from its 4x4 input patch d as A^T [U .* (B^T d B)] A,
+ * U = G w G^T per channel pair (Lavin and Gray, "Fast Algorithms for
+ * Convolutional Neural Networks", 2015): 16 products per tile and channel
+ * pair instead of 36. The products are 16 GEMMs (one per position of the
+ * 4x4 transform: tiles x in_c times in_c x out_c), run by the dense GEMM
+ * (host_dense.c), so the conv does 2.25x fewer FMAs. The transforms are adds
+ * (and halves, in U at load); the sums are reassociated, within the host
+ * kernels' 1e-5 of the portable kernel. U is packed at load as
+ * [pos][panel][c][NK_VL]; a group of tile rows (two output rows each) at a
+ * time, the workspace holds five padded input rows (the fifth all zeros,
+ * for rows in the padding), the transformed inputs V[pos][tile][c] and the
+ * products M[pos][tile][panels * NK_VL]. */
+#define NK_HCONV_WINO_MIN_C 8 /* fewer channels: the transforms do not pay */
+/* Only where it measured faster: AVX2 (Fashion CNN's 14x14 16->32 conv 25
+ * -> 12.8 us; its direct tiles hold one panel in 16 registers). On AVX-512
+ * the direct 7x2-panel tile runs near the FMA peak and this path, whose
+ * 16-deep GEMMs spend much of their time on tile setup and stores, was no
+ * faster (9.1 against 8.9 us); NEON is not measured (QEMU only). */
+#undef NK_HCONV_WINO
+#if defined(NK_HOST_ISA_AVX2)
+#define NK_HCONV_WINO 1
+#else
+#define NK_HCONV_WINO 0
+#endif
+#define NK_HCONV_WINO_BUDGET (192u * 1024u) /* bytes of V and M per group */
+
+void NK_HOST_FN(nk_host_dense_f32)(const float *NK_RESTRICT x, const float *NK_RESTRICT packed,
+                                   const float *NK_RESTRICT bias, float *NK_RESTRICT y,
+                                   size_t rows, int32_t in_features, int32_t out_features,
+                                   float act_min, float act_max);
+
+/* floats of one padded input row: pad_left zeros, the row, zeros out to
+ * the last column a tile reads (2 * tiles + 2) */
+static size_t nk_hconv_wino_row(const nk_ref_conv_geom *g) {
+    const size_t tw = ((size_t)g->out_w + 1) / 2;
+    const size_t used = (size_t)g->pad_left + (size_t)g->in_w;
+    return (2 * tw + 2 > used ? 2 * tw + 2 : used) * (size_t)g->in_c;
+}
+
+/* Tile rows per group (0: the conv does not take the Winograd path). */
+static size_t nk_hconv_wino_group(const nk_ref_conv_geom *g) {
+    const size_t tw = ((size_t)g->out_w + 1) / 2, th = ((size_t)g->out_h + 1) / 2;
+    const size_t pw = ((size_t)g->out_c + NK_VL - 1) / NK_VL * NK_VL;
+    const size_t per_row = 16 * tw * ((size_t)g->in_c + pw) * sizeof(float);
+    size_t rows;
+    if (!NK_HCONV_WINO || g->groups != 1 || g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->stride_w != 1 ||
+        g->dil_h != 1 || g->dil_w != 1 || g->in_c < NK_HCONV_WINO_MIN_C ||
+        g->out_c < NK_HCONV_WINO_MIN_C || per_row > NK_HCONV_WINO_BUDGET)
+        return 0;
+    rows = NK_HCONV_WINO_BUDGET / per_row;
+    return rows < th ? rows : th;
+}
+
 size_t NK_HOST_FN(nk_host_conv2d_pack_size)(const nk_ref_conv_geom *g) {
     const size_t panels = ((size_t)g->out_c + NK_VL - 1) / NK_VL;
     if (g->groups != 1) return 0; /* grouped convs run the portable kernel */
+    if (nk_hconv_wino_group(g) != 0) return 16 * panels * (size_t)g->in_c * NK_VL * sizeof(float);
     return panels * (size_t)g->k_h * (size_t)g->k_w * (size_t)g->in_c * NK_VL * sizeof(float);
 }
 
@@ -73,6 +138,30 @@ void NK_HOST_FN(nk_host_conv2d_pack)(const float *NK_RESTRICT w, const nk_ref_co
     /* a half-full last panel (nk_hconv_pairs) repeats its channels in the
      * upper half; elsewhere those lanes are computed but never stored */
     const size_t half = nk_hconv_pairs(g) ? NK_VL / 2 : NK_VL;
+    if (nk_hconv_wino_group(g) != 0) { /* U = G w G^T, in double, for each channel pair */
+        static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+        const size_t C = (size_t)g->in_c;
+        size_t c;
+        for (p = 0; p < panels; p++)
+            for (c = 0; c < C; c++)
+                for (j = 0; j < NK_VL; j++) {
+                    const size_t o = p * NK_VL + j;
+                    double gw[4][3], u;
+                    int a, b, k;
+                    for (a = 0; a < 4; a++)
+                        for (b = 0; b < 3; b++) {
+                            gw[a][b] = 0.0;
+                            for (k = 0; k < 3 && o < (size_t)g->out_c; k++)
+                                gw[a][b] += G[a][k] * w[((o * 3 + (size_t)k) * 3 + (size_t)b) * C + c];
+                        }
+                    for (a = 0; a < 4; a++)
+                        for (b = 0; b < 4; b++) {
+                            for (u = 0.0, k = 0; k < 3; k++) u += gw[a][k] * G[b][k];
+                            packed[(((size_t)(a * 4 + b) * panels + p) * C + c) * NK_VL + j] = (float)u;
+                        }
+                }
+        return;
+    }
     for (p = 0; p < panels; p++)
         for (t = 0; t < taps; t++)
             for (j = 0; j < NK_VL; j++) {
@@ -114,7 +203,12 @@ static size_t nk_hconv_padded_row(const nk_ref_conv_geom *g) {
 /* k_h padded rows, or else a row of in_c zeros that taps in the padding
  * read instead of the input */
 size_t NK_HOST_FN(nk_host_conv2d_workspace)(const nk_ref_conv_geom *g) {
-    const size_t row = nk_hconv_padded_row(g);
+    const size_t row = nk_hconv_padded_row(g), group = nk_hconv_wino_group(g);
+    if (group != 0) {
+        const size_t tiles = group * (((size_t)g->out_w + 1) / 2);
+        const size_t pw = ((size_t)g->out_c + NK_VL - 1) / NK_VL * NK_VL;
+        return (5 * nk_hconv_wino_row(g) + 16 * tiles * ((size_t)g->in_c + pw)) * sizeof(float);
+    }
     return row != 0 ? row * (size_t)g->k_h * sizeof(float) : (size_t)g->in_c * sizeof(float);
 }
 
@@ -329,6 +423,43 @@ nk_hconv_ptile(const float *const *xr, int32_t k_h, size_t jn, size_t sx,
     }
 }
 
+/* The padded-rows tile of a one-channel conv with 3 undilated columns at
+ * stride 1 (the stems of image models): the generic tile broadcasts an
+ * input value per FMA, which caps it near half the FMA rate; here each of
+ * the mr + 2 input values of a padded row is broadcast once and feeds the
+ * up to three pixels whose window holds it (one FMA per column tap), with
+ * the row's three weight vectors in registers. Panel by panel. */
+static inline __attribute__((always_inline)) void
+nk_hconv_c1k3_tile(const float *const *xr, int32_t k_h, const float *NK_RESTRICT pw, nk_vf bias,
+                   const int mr, float *NK_RESTRICT y, size_t O, size_t n, int32_t m, nk_vf lo,
+                   nk_vf hi) {
+    nk_vf acc[2 * NK_HCONV_MR];
+    int32_t ky, i, t;
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) acc[i] = bias;
+    for (ky = 0; ky < k_h; ky++) {
+        const float *x0 = xr[ky];
+        const float *wp = pw + (size_t)ky * 3 * NK_VL;
+        nk_vf w0, w1, w2;
+        if (x0 == NULL) continue;
+        w0 = nk_vload(wp);
+        w1 = nk_vload(wp + NK_VL);
+        w2 = nk_vload(wp + 2 * NK_VL);
+#pragma GCC unroll 18
+        for (t = 0; t < mr + 2; t++) {
+            const nk_vf xv = nk_vdup(x0[t]);
+            if (t < mr) acc[t] = nk_vfma(xv, w0, acc[t]);
+            if (t >= 1 && t - 1 < mr) acc[t - 1] = nk_vfma(xv, w1, acc[t - 1]);
+            if (t >= 2) acc[t - 2] = nk_vfma(xv, w2, acc[t - 2]);
+        }
+    }
+#pragma GCC unroll 16
+    for (i = 0; i < mr; i++) {
+        if (i >= m) break;
+        nk_hconv_store(y + (size_t)i * O, acc[i], n, lo, hi);
+    }
+}
+
 /* conv2d over padded copies of the k_h input rows an output row reads
  * (workspace: k_h rows of `prow` floats), so every tile, border ones too,
  * runs the same straight loop. */
@@ -353,6 +484,8 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
     const int in_place = g->pad_left == 0 &&
                          (tiles * (size_t)mr - 1) * (size_t)g->stride_w + (size_t)g->k_w <=
                              (size_t)g->in_w;
+    /* one input channel, three undilated columns at stride 1 */
+    const int c1k3 = C == 1 && g->k_w == 3 && g->dil_w == 1 && g->stride_w == 1;
     const float *xr[NK_HCONV_KH_MAX];
     int32_t held[NK_HCONV_KH_MAX];
     int32_t b, oy, ox, ky;
@@ -375,6 +508,29 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
                 float *yt = yb + ((size_t)oy * (size_t)g->out_w + (size_t)ox) * O;
                 for (ky = 0; ky < g->k_h; ky++)
                     xt[ky] = xr[ky] != NULL ? xr[ky] + (size_t)ox * sx : NULL;
+                if (c1k3) {
+                    for (p = 0; p < panels; p++) {
+                        const size_t o = p * NK_VL, n = O - o < NK_VL ? O - o : NK_VL;
+                        const float *pp = packed + p * stride;
+                        const nk_vf bv = bias == NULL ? nk_vdup(0.0f)
+                                         : n == NK_VL ? nk_vload(bias + o)
+                                                      : nk_vload_n(bias + o, n);
+                        /* constant mr: the accumulators stay in registers */
+#define NK_HCONV_C1K3(MR_) nk_hconv_c1k3_tile(xt, g->k_h, pp, bv, MR_, yt + o, O, n, m, lo, hi)
+                        if (mr == NK_HCONV_MR)
+                            NK_HCONV_C1K3(NK_HCONV_MR);
+                        else if (mr == NK_HCONV_MR - 1)
+                            NK_HCONV_C1K3(NK_HCONV_MR - 1);
+#if NK_HCONV_NP > 1
+                        else if (mr == 2 * NK_HCONV_MR)
+                            NK_HCONV_C1K3(2 * NK_HCONV_MR);
+                        else
+                            NK_HCONV_C1K3(2 * NK_HCONV_MR - 2);
+#endif
+#undef NK_HCONV_C1K3
+                    }
+                    continue;
+                }
                 for (p = 0; p < panels; p += NK_HCONV_NP) {
                     const size_t o = p * NK_VL;
                     const int np = panels - p < NK_HCONV_NP ? (int)(panels - p) : NK_HCONV_NP;
@@ -436,6 +592,119 @@ static void nk_hconv_padded(const float *x, const float *NK_RESTRICT packed,
     }
 }
 
+static void nk_hconv_wino(const float *x, const float *NK_RESTRICT packed,
+                          const float *NK_RESTRICT bias, float *y, const nk_ref_conv_geom *g,
+                          float *NK_RESTRICT workspace, size_t group) {
+    const size_t C = (size_t)g->in_c, O = (size_t)g->out_c;
+    const size_t panels = (O + NK_VL - 1) / NK_VL, pw = panels * NK_VL;
+    const size_t tw = ((size_t)g->out_w + 1) / 2, th = ((size_t)g->out_h + 1) / 2;
+    const size_t prow = nk_hconv_wino_row(g), in_row = (size_t)g->in_w * C;
+    const size_t left = (size_t)g->pad_left * C, ustride = panels * C * NK_VL;
+    const size_t vstride = group * tw * C, mstride = group * tw * pw; /* floats per position */
+    const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+    float *rows = workspace, *zero = workspace + 4 * prow;
+    float *V = workspace + 5 * prow, *M = V + 16 * vstride;
+    int32_t b;
+    size_t ty0, ty, tx, c, o, r;
+    int i, j;
+    for (r = 0; r < 4; r++) { /* the pads stay zero; the middle is rewritten per copy */
+        memset(rows + r * prow, 0, left * sizeof(float));
+        memset(rows + r * prow + left + in_row, 0, (prow - left - in_row) * sizeof(float));
+    }
+    memset(zero, 0, prow * sizeof(float));
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * (size_t)g->in_h * in_row;
+        float *yb = y + (size_t)b * (size_t)g->out_h * (size_t)g->out_w * O;
+        for (ty0 = 0; ty0 < th; ty0 += group) {
+            const size_t gn = th - ty0 < group ? th - ty0 : group, tiles = gn * tw;
+            int pos;
+            /* input transform: V = B^T d B for each tile's 4x4 patch */
+            for (ty = 0; ty < gn; ty++) {
+                const float *xr[4];
+                for (r = 0; r < 4; r++) {
+                    const int32_t iy = (int32_t)(2 * (ty0 + ty) + r) - g->pad_top;
+                    if (iy < 0 || iy >= g->in_h) {
+                        xr[r] = zero;
+                        continue;
+                    }
+                    memcpy(rows + r * prow + left, xb + (size_t)iy * in_row, in_row * sizeof(float));
+                    xr[r] = rows + r * prow;
+                }
+                for (tx = 0; tx < tw; tx++) {
+                    float *vt = V + (ty * tw + tx) * C;
+                    for (c = 0; c < C; c += NK_VL) {
+                        const size_t n = C - c < NK_VL ? C - c : NK_VL;
+                        nk_vf d[4][4], t[4][4];
+                        for (i = 0; i < 4; i++)
+                            for (j = 0; j < 4; j++)
+                                {
+                                const float *dp = xr[i] + (2 * tx + (size_t)j) * C + c;
+                                d[i][j] = n == NK_VL ? nk_vload(dp) : nk_vload_n(dp, n);
+                            }
+                        for (i = 0; i < 4; i++) {
+                            t[i][0] = d[i][0] - d[i][2];
+                            t[i][1] = d[i][1] + d[i][2];
+                            t[i][2] = d[i][2] - d[i][1];
+                            t[i][3] = d[i][1] - d[i][3];
+                        }
+                        for (j = 0; j < 4; j++) {
+                            d[0][j] = t[0][j] - t[2][j];
+                            d[1][j] = t[1][j] + t[2][j];
+                            d[2][j] = t[2][j] - t[1][j];
+                            d[3][j] = t[1][j] - t[3][j];
+                        }
+                        for (i = 0; i < 4; i++)
+                            for (j = 0; j < 4; j++) {
+                                float *vp = vt + (size_t)(i * 4 + j) * vstride + c;
+                                if (n == NK_VL)
+                                    nk_vstore(vp, d[i][j]);
+                                else
+                                    nk_vstore_n(vp, d[i][j], n);
+                            }
+                    }
+                }
+            }
+            /* M[pos] = V[pos] U[pos]: the dense GEMM, tiles as rows */
+            for (pos = 0; pos < 16; pos++)
+                NK_HOST_FN(nk_host_dense_f32)(V + (size_t)pos * vstride,
+                                              packed + (size_t)pos * ustride, NULL,
+                                              M + (size_t)pos * mstride, tiles, (int32_t)C,
+                                              (int32_t)pw, -INFINITY, INFINITY);
+            /* output transform: A^T m A, plus bias, clamped, where the output is */
+            for (ty = 0; ty < gn; ty++) {
+                const size_t oy = 2 * (ty0 + ty);
+                for (tx = 0; tx < tw; tx++) {
+                    const size_t ox = 2 * tx;
+                    const float *mt = M + (ty * tw + tx) * pw;
+                    float *yt = yb + (oy * (size_t)g->out_w + ox) * O;
+                    const int two_y = oy + 1 < (size_t)g->out_h, two_x = ox + 1 < (size_t)g->out_w;
+                    for (o = 0; o < O; o += NK_VL) {
+                        const size_t n = O - o < NK_VL ? O - o : NK_VL;
+                        const nk_vf bv = bias == NULL ? nk_vdup(0.0f)
+                                         : n == NK_VL ? nk_vload(bias + o) : nk_vload_n(bias + o, n);
+                        nk_vf m[4][4], t[2][4];
+                        for (i = 0; i < 4; i++)
+                            for (j = 0; j < 4; j++)
+                                m[i][j] = nk_vload(mt + (size_t)(i * 4 + j) * mstride + o);
+                        for (j = 0; j < 4; j++) {
+                            t[0][j] = m[0][j] + m[1][j] + m[2][j];
+                            t[1][j] = m[1][j] - m[2][j] - m[3][j];
+                        }
+                        for (i = 0; i < 2; i++) {
+                            const nk_vf y0 = t[i][0] + t[i][1] + t[i][2] + bv;
+                            const nk_vf y1 = t[i][1] - t[i][2] - t[i][3] + bv;
+                            float *yp = yt + (size_t)i * (size_t)g->out_w * O + o;
+                            if (i == 1 && !two_y) break;
+                            nk_hconv_store(yp, y0, n, lo, hi);
+                            if (two_x) nk_hconv_store(yp + O, y1, n, lo, hi);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 void NK_HOST_FN(nk_host_conv2d_f32)(const float *x, const float *NK_RESTRICT packed,
                                     const float *NK_RESTRICT bias, float *y,
                                     const nk_ref_conv_geom *g, float *NK_RESTRICT workspace) {
@@ -449,9 +718,13 @@ void NK_HOST_FN(nk_host_conv2d_f32)(const float *x, const float *NK_RESTRICT pac
     const int32_t ox_hi = g->in_w - 1 - span + g->pad_left < 0
                               ? 0
                               : (g->in_w - 1 - span + g->pad_left) / g->stride_w + 1;
-    const size_t prow = nk_hconv_padded_row(g);
+    const size_t prow = nk_hconv_padded_row(g), group = nk_hconv_wino_group(g);
     int32_t b, oy, ox;
     size_t p;
+    if (group != 0) {
+        nk_hconv_wino(x, packed, bias, y, g, workspace, group);
+        return;
+    }
     if (prow != 0) {
         nk_hconv_padded(x, packed, bias, y, g, workspace, prow);
         return;

@@ -140,10 +140,20 @@ void NK_HOST_FN(nk_host_dense_f32)(const float *NK_RESTRICT x, const float *NK_R
             nk_hdense_tile(xr, kn, packed, bias, yr, n, p, NK_HDENSE_NP,
                            n - last < NK_VL ? n - last : NK_VL, lo, hi);
         }
-        for (; p < panels; p++) {
-            const size_t o = p * NK_VL;
-            nk_hdense_tile(xr, kn, packed, bias, yr, n, p, 1, n - o < NK_VL ? n - o : NK_VL, lo,
-                           hi);
+        /* the panels left (fewer than NK_HDENSE_NP) as one tile, so each
+         * broadcast still feeds every panel: constant np per copy */
+        if (p < panels) {
+            const size_t rest = panels - p, last = (panels - 1) * NK_VL;
+            const size_t last_n = n - last < NK_VL ? n - last : NK_VL;
+#if NK_HDENSE_NP > 2
+            if (rest == 3)
+                nk_hdense_tile(xr, kn, packed, bias, yr, n, p, 3, last_n, lo, hi);
+            else if (rest == 2)
+                nk_hdense_tile(xr, kn, packed, bias, yr, n, p, 2, last_n, lo, hi);
+            else
+#endif
+                nk_hdense_tile(xr, kn, packed, bias, yr, n, p, 1, last_n, lo, hi);
+            (void)rest;
         }
     }
     for (; r + 4 <= rows; r += 4) {

@@ -9,6 +9,7 @@
 #define nk_hpool_load NK_HOST_FN(nk_hpool_load)
 #define nk_hpool2d NK_HOST_FN(nk_hpool2d)
 #define nk_hpool_vec NK_HOST_FN(nk_hpool_vec)
+#define nk_hpool_max2x2 NK_HOST_FN(nk_hpool_max2x2)
 
 static inline __attribute__((always_inline)) nk_vf nk_hpool_load(const float *p, size_t n) {
     return n == NK_VL ? nk_vload(p) : nk_vload_n(p, n);
@@ -38,6 +39,34 @@ nk_hpool_vec(const float *NK_RESTRICT x0, size_t row, size_t C, int32_t nky, int
         nk_vstore(yp, acc);
     else
         nk_vstore_n(yp, acc, n);
+}
+
+/* Max pooling with 2x2 windows at stride 2, every window inside the input
+ * (the CNN downsampling step): straight loops over the output rows, no
+ * per-pixel window ranges. */
+static int nk_hpool_max2x2(const float *x, float *y, const nk_ref_conv_geom *g) {
+    const size_t C = (size_t)g->in_c, row = (size_t)g->in_w * C;
+    const nk_vf lo = nk_vdup(g->act_min), hi = nk_vdup(g->act_max);
+    int32_t b, oy, ox;
+    size_t c;
+    if (g->k_h != 2 || g->k_w != 2 || g->stride_h != 2 || g->stride_w != 2 || g->pad_top != 0 ||
+        g->pad_left != 0 || 2 * g->out_h > g->in_h || 2 * g->out_w > g->in_w)
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * (size_t)g->in_h * row;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const float *xr = xb + (size_t)(2 * oy) * row;
+            float *yr = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w * C;
+            for (ox = 0; ox < g->out_w; ox++) {
+                const float *x0 = xr + (size_t)(2 * ox) * C;
+                float *yp = yr + (size_t)ox * C;
+                for (c = 0; c + NK_VL <= C; c += NK_VL)
+                    nk_hpool_vec(x0 + c, row, C, 2, 2, yp + c, NK_VL, 1, lo, lo, hi);
+                if (c < C) nk_hpool_vec(x0 + c, row, C, 2, 2, yp + c, C - c, 1, lo, lo, hi);
+            }
+        }
+    }
+    return 1;
 }
 
 static void nk_hpool2d(const float *x, float *y,
@@ -92,7 +121,7 @@ static void nk_hpool2d(const float *x, float *y,
 
 int NK_HOST_FN(nk_host_max_pool2d_f32)(const float *x, float *y,
                                        const nk_ref_conv_geom *g) {
-    nk_hpool2d(x, y, g, 1);
+    if (!nk_hpool_max2x2(x, y, g)) nk_hpool2d(x, y, g, 1);
     return 1;
 }
 

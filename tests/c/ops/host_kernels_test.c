@@ -184,6 +184,32 @@ static void test_conv2d(const nk_host_kernels *h, int iters) {
         }
         g.in_c = rint_(1, 12);
         g.out_c = rint_(1, 40);
+        if (it % 32 == 6) { /* the Fashion CNN's second conv, 14x14 16->32 (Winograd on AVX2) */
+            g.in_h = g.in_w = g.out_h = g.out_w = 14;
+            g.k_h = g.k_w = 3;
+            g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
+            g.pad_top = g.pad_left = 1;
+            g.in_c = 16;
+            g.out_c = 32;
+        }
+        if (it % 8 == 2) { /* one-channel stems: 3 undilated columns at stride 1 */
+            const int32_t pad = rint_(0, 2);
+            g.in_c = 1;
+            g.k_w = 3;
+            g.dil_w = g.stride_w = 1;
+            g.in_w = rint_(1, 40);
+            g.pad_left = pad;
+            if (g.in_w + 2 * pad < 3) g.in_w = 3;
+            g.out_w = g.in_w + 2 * pad - 2;
+            if (it % 32 == 2) { /* the Fashion CNN's stem, 28x28 1->16 */
+                g.in_h = g.in_w = 28;
+                g.k_h = 3;
+                g.dil_h = g.stride_h = 1;
+                g.pad_top = g.pad_left = 1;
+                g.out_h = g.out_w = 28;
+                g.out_c = 16;
+            }
+        }
         nw = (size_t)g.out_c * (size_t)g.k_h * (size_t)g.k_w * (size_t)g.in_c;
         x = rand_buf(in_elems(&g));
         w = rand_buf(nw);
@@ -292,6 +318,18 @@ static void test_pools(const nk_host_kernels *h, int iters) {
         float *x, *want, *got;
         const int is_max = it & 1;
         rand_geom(&g, 4, 1);
+        if (it % 6 == 1) { /* 2x2 max at stride 2, windows inside: the straight path */
+            g.k_h = g.k_w = g.stride_h = g.stride_w = 2;
+            g.pad_top = g.pad_left = 0;
+            if (it % 24 == 1) { /* the Fashion CNN's first pool, 28x28x16 */
+                g.in_h = g.in_w = 28;
+                g.in_c = 16;
+            }
+            if (g.in_h < 2) g.in_h = 2;
+            if (g.in_w < 2) g.in_w = 2;
+            g.out_h = g.in_h / 2;
+            g.out_w = g.in_w / 2;
+        }
         g.out_c = g.in_c;
         x = rand_buf(in_elems(&g));
         want = out_buf(out_elems(&g));
