@@ -7,6 +7,7 @@
  * libnetkit.a, nor the ops' overlap rules the planner calls.
  */
 #include "plan.h"
+#include "nk_lowered.h" /* nk_i8_conv_stage, nk_i8_stage_in_place */
 #include "ops/ops_common.h"
 
 /* The planner calls the ops' out_shift, which calls nk_ops_raster_shift:
@@ -17,7 +18,20 @@ nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const
                         uint32_t n_tensors, nk_op_rt *ops, uint32_t n_ops, int overlap,
                         nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
                         size_t *workspace, int32_t *workspace_op, nk_error_t *err) {
+    uint32_t k;
+    nk_status s;
     (void)img; /* the planner needs only the graph */
-    return nk_plan_staged(t, io, n_tensors, ops, n_ops, overlap, scratch, act_offset, stats,
-                          workspace, workspace_op, err);
+    s = nk_plan_staged(t, io, n_tensors, ops, n_ops, overlap, scratch, act_offset, stats, workspace,
+                       workspace_op, err);
+    /* the staged ops' band and slots, once: their evals read them from in_place */
+    for (k = 0; s == NK_OK && k < n_ops; k++) {
+        nk_ref_conv_geom g;
+        nk_i8_stage st;
+        if (ops[k].in_place != 3) continue;
+        nk_ops_conv_geom(&ops[k], t, &g);
+        /* marked by the planner, so it stages */
+        if (nk_i8_conv_stage(&g, ops[k].type != NK_OP_CONV2D_I8, &st))
+            ops[k].in_place = nk_i8_stage_in_place(st.band, st.slots);
+    }
+    return s;
 }

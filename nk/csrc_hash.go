@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6d2ad34c26e55ee851ddf219b89835e5714ad8f16dc06f868511f6d6623cfb01"
+const csrcHash = "131c75a71d0d1c177560bc998eed3a5c5d91ead8dfc1c559072d94bcb28546f2"

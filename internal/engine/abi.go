@@ -59,7 +59,7 @@ type COpInfo struct {
 	OutDims        [MaxDims]int32
 	InRank         int32
 	InDims         [MaxDims]int32
-	Reserved0      int32 // explicit padding, as in C: keeps MACs 8-aligned on 32-bit
+	Stage          int32 // staged rows' band | slots << 8; also keeps MACs 8-aligned on 32-bit
 	MACs           uint64
 	ParamBytes     uint64
 	ActOffset      uint64
