@@ -267,8 +267,10 @@ nk_status (nk_ops_window_check)(const char *name, const nk_tensor_rt *x, const n
         nk_msg_i(&m, span_w);
         return nk_msg_fail(&m, err, NK_ERR_SHAPE);
     }
-    *out_h = (int32_t)((span_h - eff_h) / w->stride_h + 1);
-    *out_w = (int32_t)((span_w - eff_w) / w->stride_w + 1);
+    /* 0 <= span - eff < 2^31 + 2^25: dividing in 32 bits keeps libgcc's
+     * 64-bit division out of firmware */
+    *out_h = (int32_t)((uint32_t)(span_h - eff_h) / (uint32_t)w->stride_h + 1u);
+    *out_w = (int32_t)((uint32_t)(span_w - eff_w) / (uint32_t)w->stride_w + 1u);
     return NK_OK;
 }
 

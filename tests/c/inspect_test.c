@@ -439,6 +439,12 @@ static void sim_staged(sim *s, uint32_t k) {
         NKT_CHECK(0, "%s: op %u marked staged cannot stage", s->path, k);
         return;
     }
+    /* what the eval runs: the band and slots the load recorded */
+    NKT_CHECK(nk_i8_stage_in_place_band(op->in_place) == st.band &&
+                  nk_i8_stage_in_place_slots(op->in_place) == st.slots,
+              "%s: op %u in_place 0x%x records band %d, %d slots; nk_i8_conv_stage says %d, %d", s->path, k,
+              op->in_place, nk_i8_stage_in_place_band(op->in_place), nk_i8_stage_in_place_slots(op->in_place),
+              st.band, st.slots);
     NKT_CHECK(s->m->workspace >= st.staging + op->workspace,
               "%s: op %u stages %zu B of rows ahead of its %u B, workspace %zu", s->path, k, st.staging,
               op->workspace, s->m->workspace);
@@ -500,7 +506,7 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
             sim_streamed(&s, k);
             continue;
         }
-        if (op->in_place == 3) {
+        if (NK_IN_PLACE_KIND(op->in_place) == 3) {
             sim_staged(&s, k);
             continue;
         }
