@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "131c75a71d0d1c177560bc998eed3a5c5d91ead8dfc1c559072d94bcb28546f2"
+const csrcHash = "b0bb43ebe01ffd54bd8795fba41d09883992d4784ad176a4ebdc72189576c008"
