@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "b0bb43ebe01ffd54bd8795fba41d09883992d4784ad176a4ebdc72189576c008"
+const csrcHash = "7f8c016fd6b602fdfb6b5248583752e47933712792e998d0143f87f408142b29"
