@@ -9,6 +9,7 @@
  * that, and reports on the loaded model (nk_model_report).
  */
 #include "model.h"
+#include "nk_lowered.h" /* a staged op's band and slots in its in_place */
 #if NETKIT_HOST_KERNELS
 #include "kernels/host/host.h"
 #endif
@@ -122,7 +123,9 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->act_offset = nk_model_act_offset(m, op->out[0]);
     row->act_bytes = nk_tensor_bytes(out);
     row->workspace_bytes = nk_model_op_workspace(m, op);
-    row->in_place = op->in_place;
+    row->in_place = (int32_t)NK_IN_PLACE_KIND(op->in_place);
+    if (row->in_place == 3) /* staged rows: band and slots */
+        row->stage = nk_i8_stage_in_place_band(op->in_place) | nk_i8_stage_in_place_slots(op->in_place) << 8;
     row->last_use = nk_inspect_last_use(m, op->out[0], k);
     row->input_number = -1;
     for (i = 0; i < m->img.n_inputs && row->input_number < 0; i++) {

@@ -52,8 +52,8 @@ nk_status nk_op_check_requant(const nk_op_rt *op, const nk_op_def *def, const nk
 const uint8_t *nk_model_op_next(const nk_model_t *m, const uint8_t *rec, uint32_t k, nk_op_rt *op) {
     const nk_op_state *st = &m->ops[k];
     rec = nk_format_op_read(&m->img, rec, op);
-    op->def = nk_op_state_def(st);
-    op->in_place = nk_op_state_mark(st);
+    op->def = st->def;
+    op->in_place = m->in_place[k];
     op->workspace = 0;
 #if NETKIT_LOAD_FOLD_BN
     if (st->in != NULL) { /* out and params stay the record's */
@@ -111,7 +111,7 @@ const nk_op_rt *nk_op_seq_at(const nk_op_seq *s, uint32_t k, nk_op_rt *view, con
 
 void nk_op_seq_mark(const nk_op_seq *s, uint32_t k, uint32_t in_place) {
     if (s->array != NULL) s->array[k].in_place = (uint8_t)in_place;
-    else nk_op_state_set_mark(&s->model->ops[k], in_place);
+    else s->model->in_place[k] = (uint8_t)in_place;
 }
 
 /* The workspace: the most any op asks for, once every op's kernel is chosen. */
@@ -158,7 +158,7 @@ static nk_status nk_model_bind_ops(nk_model_t *m, nk_error_t *err) {
                               nk_dtype_str((nk_dtype)m->tensors[op->in[0]].dtype), v);
         }
         op->def = def;
-        nk_op_state_set_def(&m->ops[k], def);
+        m->ops[k].def = def;
         if (op->n_in < def->min_in || op->n_in > def->max_in || op->n_out != def->n_out ||
             op->n_params < def->min_params) {
             v[0] = op->n_in;
@@ -425,7 +425,7 @@ static nk_status nk_fold_apply(nk_model_t *m, nk_arena_t *a, const uint32_t *idx
         m->ops[f->prod].in = in;
         m->stats.structs += 3u * sizeof(uint32_t);
     }
-    nk_op_state_set_def(&m->ops[k], &nk_folded_bn_def);
+    m->ops[k].def = &nk_folded_bn_def;
     m->stats.folded_bn++;
     /* sizing takes the arena the same way but never writes the image */
     if (m->state == NK_MODEL_SIZING) return NK_OK;
@@ -448,7 +448,7 @@ static nk_status nk_model_fold_bn(nk_model_t *m, nk_arena_t *a, nk_error_t *err)
     /* sizing has no mapping to open up, and writes nothing */
     int writable = m->kind != NK_IMAGE_MAPPED || m->state == NK_MODEL_SIZING;
     const uint8_t *rec = nk_format_ops_begin(&m->img);
-    for (k = 0; k < m->n_ops && nk_op_state_def(&m->ops[k])->type != NK_OP_BATCH_NORM; k++) {
+    for (k = 0; k < m->n_ops && m->ops[k].def->type != NK_OP_BATCH_NORM; k++) {
     }
     if (k == m->n_ops) return NK_OK; /* nothing to fold: no index */
     idx = (uint32_t *)nk_core_alloc(a, ((size_t)m->n_tensors + m->n_ops) * sizeof *idx,
@@ -908,11 +908,14 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
                                           "op states", -1, NULL, err);
     if (m->ops == NULL) goto fail_overflow;
     memset(m->ops, 0, (size_t)img.n_ops * sizeof(nk_op_state));
+    m->in_place = (uint8_t *)nk_core_alloc(arena, img.n_ops, "op in-place marks", -1, NULL, err);
+    if (m->in_place == NULL) goto fail_overflow;
+    memset(m->in_place, 0, img.n_ops);
     /* the default context's data table is the model's payload pointers too */
     m->ctx = nk_context_records(m, arena, err);
     if (m->ctx == NULL) goto fail_overflow;
     /* all came from the arena: the sum fits a size_t */
-    m->stats.structs += sizeof *m + (size_t)img.n_ops * sizeof(nk_op_state) + sizeof(nk_context_t) +
+    m->stats.structs += sizeof *m + (size_t)img.n_ops * (sizeof(nk_op_state) + 1) + sizeof(nk_context_t) +
                         (size_t)m->n_tensors * sizeof(void *);
     if (kind == NK_IMAGE_MAPPED && state != NK_MODEL_SIZING) {
         m->mapping = (void *)(uintptr_t)bytes;

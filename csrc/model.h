@@ -68,12 +68,11 @@ struct nk_context_t {
 /* What of an op the load decides, the one per-op record in RAM: the rest
  * (type, counts, name, tensor ids, params) is the image's OPS record, read
  * in place into an nk_op_rt view when the op runs (nk_model_op_next).
- * The op table entry and the planner's mark share one word: entries are
- * pointer-aligned, so the low two bits hold in_place (0-3: nk_op_rt), and
- * a firmware keeps 4 B per op. The op's workspace is a load-time figure,
- * not kept. */
+ * A firmware keeps 4 B per op here and the plan's in_place byte per op
+ * (nk_model_t.in_place: staged ops carry their band and slots in it). The
+ * op's workspace is a load-time figure, not kept. */
 typedef struct nk_op_state {
-    uintptr_t def_mark;          /* nk_op_def address | in_place (nk_op_state_def, _mark) */
+    const nk_op_def *def;        /* the op table entry chosen at load */
 #if NETKIT_LOAD_FOLD_BN
     const uint32_t *in;          /* a folded conv's inputs with the bias added, else NULL */
 #endif
@@ -86,28 +85,11 @@ typedef struct nk_op_state {
 #endif
 } nk_op_state;
 
-#define NK_OP_MARK_BITS ((uintptr_t)3u)
-/* nk_op_def holds pointers: its alignment leaves the mark's two bits free */
-typedef struct nk_op_def_align_probe { char c; nk_op_def d; } nk_op_def_align_probe;
-typedef char nk_op_def_leaves_mark_bits[offsetof(nk_op_def_align_probe, d) >= 4 ? 1 : -1];
-
-static inline const nk_op_def *nk_op_state_def(const nk_op_state *st) {
-    return (const nk_op_def *)(st->def_mark & ~NK_OP_MARK_BITS);
-}
-static inline uint8_t nk_op_state_mark(const nk_op_state *st) {
-    return (uint8_t)(st->def_mark & NK_OP_MARK_BITS);
-}
-static inline void nk_op_state_set_def(nk_op_state *st, const nk_op_def *def) {
-    st->def_mark = (uintptr_t)def | (st->def_mark & NK_OP_MARK_BITS);
-}
-static inline void nk_op_state_set_mark(nk_op_state *st, uint32_t in_place) {
-    st->def_mark = (st->def_mark & ~NK_OP_MARK_BITS) | ((uintptr_t)in_place & NK_OP_MARK_BITS);
-}
-
 struct nk_model_t {
     nk_image img;
     const nk_tensor_rt *tensors; /* the image's records (format 1.1) or an arena copy (1.0) */
     nk_op_state *ops;            /* per op, n_ops */
+    uint8_t *in_place;           /* per op: nk_op_rt.in_place as the plan set it */
     uint32_t n_tensors;
     uint32_t n_ops;
     uint32_t kind;  /* nk_image_kind */

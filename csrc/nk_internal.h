@@ -95,7 +95,8 @@ typedef struct nk_op_rt {
     uint8_t act;             /* fused activation kind, informational */
     uint8_t in_place;        /* planner: 1 output aliases input 0; 2 output overlaps input 0
                               * (nk_op_def.out_shift); 3 overlaps it further, the output
-                              * rows staged in the workspace (nk_ops_staged_shift) */
+                              * rows staged in the workspace (nk_ops_staged_shift), with the
+                              * band and slots in bits 2-7 (nk_i8_stage_in_place) */
     const char *name;        /* "" when unnamed */
     const uint32_t *in;      /* tensor ids, NK_NONE for an absent optional input */
     const uint32_t *out;

@@ -35,13 +35,15 @@ typedef struct nk_i8_conv_args {
     const int8_t *w;
     const int32_t *bias;       /* NULL: none */
     nk_ref_i8_quant q;
-    /* 1: the plan put the output over input 0 further than the kernels'
-     * direct order allows (in_place 3): stage the output rows in the
-     * workspace (nk_i8_conv_stage; docs/MEMORY.md, "staged rows") */
-    int32_t staged;
+    /* The plan put the output over input 0 further than the kernels'
+     * direct order allows (in_place 3): the output rows go through `slots`
+     * workspace slots of `band` rows (nk_i8_conv_stage, computed when the
+     * plan was made; docs/MEMORY.md, "staged rows"). band 0: direct. */
+    int16_t band, slots;
 } nk_i8_conv_args;
 /* workspace: the op's (out_c int32 weight sums, or the DSP set's windows;
- * 16-byte aligned), after the staged rows' slots when `staged`. */
+ * 16-byte aligned), after the staged rows' slots (nk_i8_stage_bytes) when
+ * staged. */
 NK_HIDDEN void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
                                 void *workspace);
 NK_HIDDEN void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
@@ -59,25 +61,40 @@ NK_HIDDEN void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, i
  * pixel pairs, across rows for 1x1), else 1; slots: the fewest (windows
  * of up to 8 rows) that let the output sit on its input (shift >= 0), else
  * one. staging: the slots' bytes, 16-rounded. Returns 0 (nothing set) when
- * the op cannot stage: a band whose every tap falls in the padding. */
+ * the op cannot stage: a band whose every tap falls in the padding.
+ * Only planning calls it (the planner, and the aot tools through the
+ * host's plan): evals and lowered code get band and slots from the plan. */
 typedef struct nk_i8_stage {
     int32_t band, slots;
     size_t staging;
     int64_t shift;
 } nk_i8_stage;
 NK_HIDDEN int nk_i8_conv_stage(const nk_ref_conv_geom *g, int is_dw, nk_i8_stage *s);
-/* Band j of `band` rows: its image, first output row in it, and rows. */
+/* The slots' bytes: `slots` bands of `band` rows of out_row bytes, 16-rounded. */
+static inline size_t nk_i8_stage_bytes(int32_t band, int32_t slots, size_t out_row) {
+    return ((size_t)slots * (size_t)band * out_row + 15u) & ~(size_t)15u;
+}
+/* A staged op's nk_op_rt.in_place: 3 with band << 2 and slots << 4, so
+ * the eval reads them and nothing recomputes them after the plan
+ * (plan_model.c writes it at load, `netkit aot` into IDENT_plan.c). */
+#define NK_IN_PLACE_KIND(v) ((uint32_t)(v) & 3u) /* 0..3: nk_op_rt.in_place's meaning */
+static inline uint8_t nk_i8_stage_in_place(int32_t band, int32_t slots) {
+    return (uint8_t)(3u | (uint32_t)band << 2 | (uint32_t)slots << 4);
+}
+static inline int32_t nk_i8_stage_in_place_band(uint32_t in_place) { return (int32_t)(in_place >> 2 & 3u); }
+static inline int32_t nk_i8_stage_in_place_slots(uint32_t in_place) { return (int32_t)(in_place >> 4 & 15u); }
 /* Band counts fit 32 bits (at most batch x out_h, a tensor's element
  * count); dividing in 32 bits keeps libgcc's 64-bit division out of
  * firmware. */
 static inline uint32_t nk_i8_stage_bands_per_image(const nk_ref_conv_geom *g, int32_t band) {
     return ((uint32_t)g->out_h + (uint32_t)band - 1u) / (uint32_t)band;
 }
-static inline void nk_i8_stage_band(const nk_ref_conv_geom *g, int32_t band, int64_t j, int64_t *img,
-                                    int64_t *r0, int64_t *rows) {
+/* Band j of `band` rows: its image, first output row in it, and rows. */
+static inline void nk_i8_stage_band(const nk_ref_conv_geom *g, int32_t band, uint32_t j, int32_t *img,
+                                    int32_t *r0, int32_t *rows) {
     const uint32_t per_img = nk_i8_stage_bands_per_image(g, band);
-    *img = (int64_t)((uint32_t)j / per_img);
-    *r0 = (int64_t)((uint32_t)j % per_img) * band;
+    *img = (int32_t)(j / per_img);
+    *r0 = (int32_t)(j % per_img) * band;
     *rows = g->out_h - *r0 < band ? g->out_h - *r0 : band;
 }
 typedef struct nk_i8_dense_args {
@@ -115,7 +132,8 @@ typedef struct nk_fixed_plan {
  * loaded image and keeps every activation inside the block (plan_fixed.c
  * says what is checked), then writes act_offset, each op's in_place and the
  * peak into `stats`, and grows `*workspace` (`*workspace_op`) by the rows
- * the staged ops (in_place 3) take ahead of their own workspace. */
+ * the staged ops (in_place 3, with band and slots: nk_i8_stage_in_place)
+ * take ahead of their own workspace. */
 NK_HIDDEN nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img,
                                         const nk_tensor_rt *t, uint32_t n_tensors, const nk_op_seq *ops,
                                         uint32_t n_ops, int overlap, uint32_t *act_offset,

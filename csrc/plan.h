@@ -149,7 +149,7 @@ typedef struct nk_op_seq {
  * ... with one cursor (model.c). */
 NK_HIDDEN const nk_op_rt *nk_op_seq_at(const nk_op_seq *s, uint32_t k, nk_op_rt *view,
                                        const uint8_t **cursor);
-/* Sets op k's in_place (0-3). */
+/* Sets op k's in_place byte (0-3; a staged op's band and slots above: nk_lowered.h). */
 NK_HIDDEN void nk_op_seq_mark(const nk_op_seq *s, uint32_t k, uint32_t in_place);
 
 /* Plans t[0..n_tensors) for ops[0..n_ops) in order: writes act_offset[id]

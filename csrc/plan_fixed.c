@@ -15,7 +15,6 @@
  * for the image the plan was made for, which the checksum pins down.
  */
 #include "nk_lowered.h"
-#include "ops/ops_common.h" /* nk_ops_staged_shift */
 
 nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const nk_tensor_rt *t,
                               uint32_t n_tensors, const nk_op_seq *ops, uint32_t n_ops, int overlap,
@@ -35,8 +34,6 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
                          NULL, v);
     for (i = 0; i < n_ops; i++) {
         const nk_op_rt *op = nk_op_seq_at(ops, i, &view, &cur);
-        if (p->in_place[i] > 3)
-            return nk_fail(err, NK_ERR_FORMAT, (int32_t)i, "the firmware's activation plan marks an op 4 or more");
         nk_op_seq_mark(ops, i, p->in_place[i]);
         /* an output over its input: only where plan.c would allow it */
         if (p->in_place[i] && op->def != NULL && op->def->out_shift != NULL &&
@@ -48,15 +45,28 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
             return nk_fail(err, NK_ERR_UNSUPPORTED, (int32_t)i,
                            "the firmware's activation plan overlaps this op's output with its "
                            "input, which this load or kernel does not allow: link the planner");
-        if (p->in_place[i] == 3) { /* staged rows, ahead of the op's own workspace */
-            size_t staging = 0;
-            if (nk_ops_staged_shift(op, t, &staging) == NK_SHIFT_NONE)
+        if (NK_IN_PLACE_KIND(p->in_place[i]) == 3) {
+            /* staged rows, ahead of the op's own workspace: band and slots
+             * as the host computed them (nk_i8_conv_stage is not linked);
+             * the slots' bytes follow from them, so the band loop stays
+             * inside the workspace whatever they are */
+            const nk_tensor_rt *out = &t[op->out[0]];
+            const int32_t band = nk_i8_stage_in_place_band(p->in_place[i]);
+            const int32_t slots = nk_i8_stage_in_place_slots(p->in_place[i]);
+            size_t staging;
+            if ((op->type != NK_OP_CONV2D_I8 && op->type != NK_OP_DEPTHWISE_CONV2D_I8) || band == 0 ||
+                slots == 0)
                 return nk_fail(err, NK_ERR_FORMAT, (int32_t)i,
                                "the firmware's activation plan stages an op that cannot stage");
+            /* a validated int8 conv's output is [N,H,W,C] */
+            staging = nk_i8_stage_bytes(band, slots, (size_t)out->dims[2] * (size_t)out->dims[3]);
             if (staging + op->workspace > *workspace) {
                 *workspace = staging + op->workspace;
                 *workspace_op = (int32_t)i;
             }
+        } else if (p->in_place[i] > 3) { /* band and slots belong to staged ops only */
+            return nk_fail(err, NK_ERR_FORMAT, (int32_t)i,
+                           "the firmware's activation plan has an unknown in-place kind");
         }
     }
     for (i = 0, j = 0; i < n_tensors; i++) {

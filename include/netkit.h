@@ -425,7 +425,9 @@ typedef struct nk_op_info_t {
     int32_t out_dims[NK_MAX_DIMS]; /* first output's shape */
     int32_t in_rank;
     int32_t in_dims[NK_MAX_DIMS];  /* first input's shape */
-    int32_t reserved0;       /* explicit padding: macs is 8-aligned on every ABI (32-bit Go aligns it to 4) */
+    int32_t stage;           /* in_place 3: the staged rows' band (rows, bits 0-7) and slots
+                                (bits 8-15), the plan's for the eval (docs/MEMORY.md); else 0.
+                                Here, macs is 8-aligned on every ABI (32-bit Go aligns it to 4) */
     uint64_t macs;           /* multiply-accumulates per inference */
     uint64_t param_bytes;    /* bytes of constant inputs */
     uint64_t act_offset;     /* first output's offset in the activation block */

@@ -192,6 +192,29 @@ func TestAotPlanFile(t *testing.T) {
 		assert.Contains(t, string(src), fmt.Sprintf("0x%08xu, %du, /* image checksum and size */",
 			binary.LittleEndian.Uint32(img[8:]), len(img)))
 		assert.Contains(t, string(src), fmt.Sprintf("%du, /* activation block bytes */", r.PeakActivations))
+		// in-place bytes: a staged op's band and slots ride in them
+		// (nk_i8_stage_in_place); KWS's 25x5x64 layers as plan_test
+		// computes them by hand: depthwise 3x3 two one-row slots,
+		// pointwise one slot of two rows (5-pixel rows)
+		inPlace := regexp.MustCompile(`(?s)m_plan_in_place\[\d+\] = \{(.*?)\};`).FindStringSubmatch(string(src))
+		require.NotNil(t, inPlace, string(src))
+		got, staged := strings.Fields(strings.ReplaceAll(inPlace[1], ",", " ")), 0
+		require.Len(t, got, len(r.Ops))
+		for k, op := range r.Ops {
+			want := map[bool]int{false: 0, true: 1}[op.InPlace]
+			if op.Staged {
+				staged++
+				want = 3 | op.StageBand<<2 | op.StageSlots<<4
+				if fmt.Sprint(op.InShape) == "[1 25 5 64]" && fmt.Sprint(op.OutShape) == "[1 25 5 64]" {
+					hand := map[string][2]int{"depthwise_conv2d_i8": {1, 2}, "conv2d_i8": {2, 1}}[op.Op]
+					assert.Equal(t, hand, [2]int{op.StageBand, op.StageSlots}, "op %d %s", k, op.Op)
+				}
+			}
+			assert.Equal(t, strconv.Itoa(want), got[k], "op %d in_place", k)
+		}
+		if strings.Contains(path, "kws") {
+			assert.NotZero(t, staged, "KWS stages rows")
+		}
 		if cc, err := exec.LookPath("gcc"); err == nil {
 			out, err := exec.Command(cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
 				"-I", filepath.Join(root, "include"), "-I", filepath.Join(root, "csrc"),

@@ -105,51 +105,44 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
 typedef void (*nk_i8_band_fn)(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
                               void *ws);
 
-/* Runs `fn` over the bands of nk_i8_conv_stage: band j into slot
- * j % slots, each slot copied to its place before it is reused and after
- * the last band. Each call sees one image, the rows of its band and the
- * input rows its windows touch, with the top padding that band sees: the
- * bytes are the whole op's. */
-static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int is_dw, const int8_t *in, int8_t *out,
-                              void *workspace, nk_i8_band_fn fn, void *ctx) {
+/* Runs `fn` over the staged rows' bands (nk_i8_conv_stage, as the plan
+ * recorded them): band j into slot j % slots, copied to its place just
+ * before band j + slots is computed, the last ones after every read. Each
+ * call sees one image, the rows of its band and the input rows its windows
+ * touch, with the top padding that band sees: the bytes are the whole
+ * op's. In 32 bits: band counts fit a tensor's element count. */
+static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int32_t band, int32_t slots, const int8_t *in,
+                              int8_t *out, void *workspace, nk_i8_band_fn fn, void *ctx) {
     const size_t in_row = (size_t)g->in_w * (size_t)g->in_c, out_row = (size_t)g->out_w * (size_t)g->out_c;
-    const int64_t span = (int64_t)(g->k_h - 1) * g->dil_h + 1;
-    int8_t *slots = (int8_t *)workspace;
-    nk_i8_stage st;
+    const size_t slot = (size_t)band * out_row;
+    const int32_t span = (g->k_h - 1) * g->dil_h + 1;
+    const uint32_t n = (uint32_t)g->batch * nk_i8_stage_bands_per_image(g, band);
+    int8_t *mem = (int8_t *)workspace, *own_ws = mem + nk_i8_stage_bytes(band, slots, out_row);
     nk_ref_conv_geom one = *g;
-    int64_t n, j, img, r0, rows;
-    if (!nk_i8_conv_stage(g, is_dw, &st)) { /* never planned so: the direct order */
-        fn(ctx, g, in, out, workspace);
-        return;
-    }
-    n = (int64_t)g->batch * nk_i8_stage_bands_per_image(g, st.band);
+    uint32_t j;
     one.batch = 1;
-    for (j = 0; j <= n; j++) {
-        if (j >= st.slots) { /* band j - slots leaves its slot for its place */
-            nk_i8_stage_band(g, st.band, j - st.slots, &img, &r0, &rows);
-            memcpy(out + (size_t)(img * g->out_h + r0) * out_row,
-                   slots + (size_t)((uint32_t)(j - st.slots) % (uint32_t)st.slots) * (size_t)st.band * out_row,
-                   (size_t)rows * out_row);
+    for (j = 0; j < n + (uint32_t)slots; j++) {
+        int32_t img, r0, rows;
+        if (j >= (uint32_t)slots) { /* band j - slots leaves its slot for its place */
+            const uint32_t done = j - (uint32_t)slots;
+            nk_i8_stage_band(g, band, done, &img, &r0, &rows);
+            memcpy(out + ((size_t)img * (size_t)g->out_h + (size_t)r0) * out_row,
+                   mem + (size_t)(done % (uint32_t)slots) * slot, (size_t)rows * out_row);
         }
         if (j < n) {
-            int64_t top, a, e;
-            nk_i8_stage_band(g, st.band, j, &img, &r0, &rows);
+            int32_t top, a, e;
+            nk_i8_stage_band(g, band, j, &img, &r0, &rows);
             top = r0 * g->stride_h - g->pad_top;
             a = top > 0 ? top : 0;
             e = top + (rows - 1) * g->stride_h + span;
             if (e > g->in_h) e = g->in_h;
-            one.out_h = (int32_t)rows;
-            one.in_h = (int32_t)(e - a);
-            one.pad_top = (int32_t)(a - top);
-            fn(ctx, &one, in + (size_t)(img * g->in_h + a) * in_row,
-               slots + (size_t)((uint32_t)j % (uint32_t)st.slots) * (size_t)st.band * out_row, slots + st.staging);
+            if (e <= a) continue; /* reads no input row: only a forged plan stages such an op */
+            one.out_h = rows;
+            one.in_h = e - a;
+            one.pad_top = a - top;
+            fn(ctx, &one, in + ((size_t)img * (size_t)g->in_h + (size_t)a) * in_row,
+               mem + (size_t)(j % (uint32_t)slots) * slot, own_ws);
         }
-    }
-    /* the last bands, once every read is done */
-    for (j = n - st.slots + 1 > 0 ? n - st.slots + 1 : 0; j < n; j++) {
-        nk_i8_stage_band(g, st.band, j, &img, &r0, &rows);
-        memcpy(out + (size_t)(img * g->out_h + r0) * out_row,
-               slots + (size_t)((uint32_t)j % (uint32_t)st.slots) * (size_t)st.band * out_row, (size_t)rows * out_row);
     }
 }
 /* What a band of the entry points needs: the op's arguments, and whether
@@ -206,8 +199,8 @@ void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
     nk_i8_band_ctx c;
     c.a = a;
     c.wsum_done = 0;
-    if (a->staged)
-        nk_i8_conv_staged(a->g, 0, in, out, workspace, nk_conv2d_i8_band, &c);
+    if (a->band)
+        nk_i8_conv_staged(a->g, a->band, a->slots, in, out, workspace, nk_conv2d_i8_band, &c);
     else
         nk_conv2d_i8_band(&c, a->g, in, out, workspace);
 }
@@ -217,8 +210,8 @@ void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out
     nk_i8_band_ctx c;
     c.a = a;
     c.wsum_done = 0;
-    if (a->staged)
-        nk_i8_conv_staged(a->g, 1, in, out, workspace, nk_depthwise_i8_band, &c);
+    if (a->band)
+        nk_i8_conv_staged(a->g, a->band, a->slots, in, out, workspace, nk_depthwise_i8_band, &c);
     else
         nk_depthwise_i8_band(&c, a->g, in, out, workspace);
 }
@@ -249,16 +242,18 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     a.w = nk_i8_in(op, x, 1);
     a.bias = nk_i8_in_i32(op, x, 2);
     nk_i8_quant_params(op, x, 9, &a.q);
-    a.staged = op->in_place == 3;
+    /* staged rows: the plan's band and slots (0 for in_place 0..2) */
+    a.band = (int16_t)nk_i8_stage_in_place_band(op->in_place);
+    a.slots = (int16_t)nk_i8_stage_in_place_slots(op->in_place);
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         nk_i8_host_ctx c;
         c.op = op;
         c.x = x;
         c.a = &a;
-        if (a.staged)
-            nk_i8_conv_staged(&g, op->type != NK_OP_CONV2D_I8, nk_i8_in(op, x, 0), nk_i8_out(op, x),
-                              x->workspace, nk_i8_host_band, &c);
+        if (a.band)
+            nk_i8_conv_staged(&g, a.band, a.slots, nk_i8_in(op, x, 0), nk_i8_out(op, x), x->workspace,
+                              nk_i8_host_band, &c);
         else
             nk_i8_host_band(&c, &g, nk_i8_in(op, x, 0), nk_i8_out(op, x), x->workspace);
         return NK_OK;

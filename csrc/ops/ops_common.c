@@ -267,8 +267,10 @@ nk_status (nk_ops_window_check)(const char *name, const nk_tensor_rt *x, const n
         nk_msg_i(&m, span_w);
         return nk_msg_fail(&m, err, NK_ERR_SHAPE);
     }
-    *out_h = (int32_t)((span_h - eff_h) / w->stride_h + 1);
-    *out_w = (int32_t)((span_w - eff_w) / w->stride_w + 1);
+    /* 0 <= span - eff < 2^31 + 2^25: dividing in 32 bits keeps libgcc's
+     * 64-bit division out of firmware */
+    *out_h = (int32_t)((uint32_t)(span_h - eff_h) / (uint32_t)w->stride_h + 1u);
+    *out_w = (int32_t)((uint32_t)(span_w - eff_w) / (uint32_t)w->stride_w + 1u);
     return NK_OK;
 }
 
@@ -382,17 +384,19 @@ void nk_ops_conv_geom(const nk_op_rt *op, const nk_tensor_rt *t, nk_ref_conv_geo
 }
 
 /* nk_i8_conv_stage's shift for `slots` slots. */
-static int64_t nk_i8_stage_shift(const nk_ref_conv_geom *g, int32_t band, int64_t slots) {
-    const int64_t n = (int64_t)g->batch * nk_i8_stage_bands_per_image(g, band);
+static int64_t nk_i8_stage_shift(const nk_ref_conv_geom *g, int32_t band, uint32_t slots) {
+    const uint32_t n = (uint32_t)g->batch * nk_i8_stage_bands_per_image(g, band);
     const int64_t in_row = (int64_t)g->in_w * g->in_c, out_row = (int64_t)g->out_w * g->out_c;
-    int64_t shift = (int64_t)g->batch * g->in_h * in_row, j;
+    int64_t shift = (int64_t)g->batch * g->in_h * in_row;
+    uint32_t j;
     for (j = slots; j < n; j++) {
-        int64_t img, r0, rows, pimg, pr0, prows, v, iy;
+        int32_t img, r0, rows, pimg, pr0, prows;
+        int64_t v, iy;
         nk_i8_stage_band(g, band, j, &img, &r0, &rows);
         nk_i8_stage_band(g, band, j - slots, &pimg, &pr0, &prows);
-        iy = r0 * g->stride_h - g->pad_top;
+        iy = (int64_t)r0 * g->stride_h - g->pad_top;
         iy = iy < 0 ? 0 : iy > g->in_h ? g->in_h : iy;
-        v = (img * g->in_h + iy) * in_row - (pimg * g->out_h + pr0 + prows) * out_row;
+        v = ((int64_t)img * g->in_h + iy) * in_row - ((int64_t)pimg * g->out_h + pr0 + prows) * out_row;
         if (v < shift) shift = v;
     }
     return shift;
@@ -402,28 +406,28 @@ int nk_i8_conv_stage(const nk_ref_conv_geom *g, int is_dw, nk_i8_stage *s) {
     const int64_t span = (int64_t)(g->k_h - 1) * g->dil_h + 1;
     const int32_t band = !is_dw && (g->out_w & 1) && g->out_h > 1 ? 2 : 1;
     const int32_t max_slots = ((span < 8 ? (int32_t)span : 8) + band - 1) / band;
-    int64_t j, m;
+    int32_t j, m;
     if (g->batch < 1 || g->out_h < 1 || g->out_w < 1 || g->out_c < 1 || g->in_h < 1) return 0;
     /* every band reads an input row: its kernel call needs one */
     for (j = 0; j * band < g->out_h; j++) {
-        int64_t img, r0, rows, top, end;
-        nk_i8_stage_band(g, band, j, &img, &r0, &rows);
-        top = r0 * g->stride_h - g->pad_top;
-        end = top + (rows - 1) * g->stride_h + span;
+        int32_t img, r0, rows;
+        int64_t top, end;
+        nk_i8_stage_band(g, band, (uint32_t)j, &img, &r0, &rows);
+        top = (int64_t)r0 * g->stride_h - g->pad_top;
+        end = top + (int64_t)(rows - 1) * g->stride_h + span;
         if ((end < g->in_h ? end : g->in_h) <= (top > 0 ? top : 0)) return 0;
     }
     s->band = band;
     s->slots = 1;
     s->shift = nk_i8_stage_shift(g, band, 1);
     for (m = 2; s->shift < 0 && m <= max_slots; m++) {
-        const int64_t v = nk_i8_stage_shift(g, band, m);
+        const int64_t v = nk_i8_stage_shift(g, band, (uint32_t)m);
         if (v >= 0) {
-            s->slots = (int32_t)m;
+            s->slots = m;
             s->shift = v;
         }
     }
-    s->staging = ((size_t)s->slots * (size_t)band * (size_t)g->out_w * (size_t)g->out_c + 15u) &
-                 ~(size_t)15u;
+    s->staging = nk_i8_stage_bytes(band, s->slots, (size_t)g->out_w * (size_t)g->out_c);
     return 1;
 }
 

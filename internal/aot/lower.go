@@ -146,10 +146,24 @@ type Plan struct {
 	Activations   int64
 	Workspace     int64
 	InPlace       []bool // per op
-	// Staged, per op: the int8 conv or depthwise stages its output rows
-	// in the workspace (the plan put its output over its input further
-	// than the kernels' direct order allows; OpInfo.Staged). Nil: none.
-	Staged []bool
+	// Stages, per op: how the int8 conv or depthwise stages its output
+	// rows in the workspace (the plan put its output over its input
+	// further than the kernels' direct order allows; OpInfo.Staged), the
+	// zero Stage when it does not. Nil: none stages.
+	Stages []Stage
+}
+
+// Stage is a staged op's band rows and slots, as the C core's plan fixed
+// them (OpInfo.StageBand, StageSlots): written into the generated code so
+// firmware runs only the band loop.
+type Stage struct{ Band, Slots int }
+
+// staged reports op k's stage and whether it stages.
+func (p *Plan) staged(k int) (Stage, bool) {
+	if p.Stages == nil || p.Stages[k].Band == 0 {
+		return Stage{}, false
+	}
+	return p.Stages[k], true
 }
 
 // Lowered is everything `netkit aot --lower` writes.

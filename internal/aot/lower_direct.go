@@ -104,9 +104,9 @@ func (d *directGen) call(k int) (string, error) {
 			fn, groups, multiplier = "nk_depthwise_i8_run", 1, d.param(op, 8)
 		}
 		g := d.geom(op, win, groups, multiplier)
-		staged := l.Plan.Staged != nil && l.Plan.Staged[k]
-		fmt.Fprintf(&d.decls, "static const nk_i8_conv_args %s_a%d = {&%s, %s, %s, %s, %d};\n", id, k, g,
-			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), d.quant(op, 9), b2i(staged))
+		st, _ := l.Plan.staged(k) // band 0: the direct order
+		fmt.Fprintf(&d.decls, "static const nk_i8_conv_args %s_a%d = {&%s, %s, %s, %s, %d, %d};\n", id, k, g,
+			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), d.quant(op, 9), st.Band, st.Slots)
 		return fmt.Sprintf("%s(&%s_a%d, %s, %s, %s);", fn, id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t"), ws), nil
 	case nkfile.OpDenseI8:
 		w := d.tensor(op.Inputs[1])

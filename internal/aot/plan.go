@@ -14,8 +14,15 @@ func checkPlan(m *nkfile.Model, p *Plan) error {
 	if len(p.TensorOffsets) != len(m.Tensors) {
 		return fmt.Errorf("plan has %d tensor offsets, model %d tensors", len(p.TensorOffsets), len(m.Tensors))
 	}
-	if len(p.InPlace) != len(m.Ops) || (p.Staged != nil && len(p.Staged) != len(m.Ops)) {
+	if len(p.InPlace) != len(m.Ops) || (p.Stages != nil && len(p.Stages) != len(m.Ops)) {
 		return fmt.Errorf("plan has %d ops, model %d", len(p.InPlace), len(m.Ops))
+	}
+	for k, st := range p.Stages {
+		// what nk_i8_stage_in_place packs into a byte
+		if st != (Stage{}) && (st.Band < 1 || st.Band > 3 || st.Slots < 1 || st.Slots > 15 ||
+			(m.Ops[k].Type != nkfile.OpConv2DI8 && m.Ops[k].Type != nkfile.OpDepthwiseConv2DI8)) {
+			return fmt.Errorf("op %d: plan stages %d slots of %d rows", k, st.Slots, st.Band)
+		}
 	}
 	for i := range m.Tensors {
 		t := &m.Tensors[i]
@@ -77,9 +84,10 @@ func FixedPlan(ident, modelFile string, image []byte, m *nkfile.Model, p Plan) (
 		if k%16 == 0 {
 			b.WriteString("\n   ")
 		}
+		st, staged := p.staged(k)
 		switch {
-		case p.Staged != nil && p.Staged[k]:
-			b.WriteString(" 3,") // staged rows (nk_op_rt.in_place 3)
+		case staged: // staged rows: 3 with band and slots (nk_i8_stage_in_place)
+			fmt.Fprintf(&b, " %d,", 3|st.Band<<2|st.Slots<<4)
 		case in:
 			b.WriteString(" 1,")
 		default:

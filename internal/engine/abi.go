@@ -59,7 +59,7 @@ type COpInfo struct {
 	OutDims        [MaxDims]int32
 	InRank         int32
 	InDims         [MaxDims]int32
-	Reserved0      int32 // explicit padding, as in C: keeps MACs 8-aligned on 32-bit
+	Stage          int32 // staged rows' band | slots << 8; also keeps MACs 8-aligned on 32-bit
 	MACs           uint64
 	ParamBytes     uint64
 	ActOffset      uint64
@@ -139,11 +139,12 @@ func Layouts() []StructLayout {
 		{"nk_op_info_t", unsafe.Sizeof(o),
 			[]uintptr{unsafe.Offsetof(o.Op), unsafe.Offsetof(o.Name), unsafe.Offsetof(o.Index),
 				unsafe.Offsetof(o.OutRank), unsafe.Offsetof(o.OutDims), unsafe.Offsetof(o.InRank),
-				unsafe.Offsetof(o.InDims), unsafe.Offsetof(o.MACs), unsafe.Offsetof(o.ParamBytes),
+				unsafe.Offsetof(o.InDims), unsafe.Offsetof(o.Stage), unsafe.Offsetof(o.MACs),
+				unsafe.Offsetof(o.ParamBytes),
 				unsafe.Offsetof(o.ActOffset), unsafe.Offsetof(o.ActBytes), unsafe.Offsetof(o.WorkspaceBytes),
 				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.LastUse), unsafe.Offsetof(o.Impl),
 				unsafe.Offsetof(o.InputNumber), unsafe.Offsetof(o.InputLastUse), unsafe.Offsetof(o.InputOffset)},
-			[]string{"op", "name", "index", "out_rank", "out_dims", "in_rank", "in_dims", "macs", "param_bytes",
+			[]string{"op", "name", "index", "out_rank", "out_dims", "in_rank", "in_dims", "stage", "macs", "param_bytes",
 				"act_offset", "act_bytes", "workspace_bytes", "in_place", "last_use", "impl",
 				"input_number", "input_last_use", "input_offset"}},
 		{"nk_report_t", unsafe.Sizeof(r),

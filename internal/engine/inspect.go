@@ -130,6 +130,8 @@ func (m *Model) Report() (*Report, error) {
 			WorkspaceBytes: int64(c.WorkspaceBytes),
 			InPlace:        c.InPlace != 0,
 			Staged:         c.InPlace == 3,
+			StageBand:      int(c.Stage & 0xff),
+			StageSlots:     int(c.Stage >> 8 & 0xff),
 			LastUse:        int(c.LastUse),
 			InputOffset:    int64(c.InputOffset),
 			InputNumber:    int(c.InputNumber),

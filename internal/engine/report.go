@@ -58,6 +58,11 @@ type OpInfo struct {
 	// workspace and copies each to its place once no later row reads
 	// there (docs/MEMORY.md, "staged rows"; nk_op_info_t.in_place 3).
 	Staged bool
+	// StageBand and StageSlots, when Staged: the output rows go through
+	// StageSlots workspace slots of StageBand rows (nk_op_info_t.stage), as
+	// the plan fixed them; `netkit aot` writes them into the code it
+	// generates so firmware does not compute them.
+	StageBand, StageSlots int
 	// LastUse is the last op reading the first output; the op count for a
 	// graph output, which lives past the last op.
 	LastUse int

@@ -127,12 +127,12 @@ static void check_model(const char *name, int sequential) {
         /* tensor records: none for a format 1.1 file (read in place), a
          * copy for 1.0; a word per tensor and per op for the batch-norm fold's index */
         uint32_t k, has_bn = 0;
-        for (k = 0; k < m->n_ops; k++) has_bn |= nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM;
+        for (k = 0; k < m->n_ops; k++) has_bn |= m->ops[k].def->type == NK_OP_BATCH_NORM;
         NKT_CHECK(rep.bytes_structs == sizeof(nk_model_t) +
                                            (nk_format_tensors_in_place(&m->img) ? 0 : m->n_tensors * sizeof(nk_tensor_rt)) +
                                            m->n_tensors * sizeof(void *) +
                                            (NETKIT_LOAD_FOLD_BN && has_bn ? (m->n_tensors + m->n_ops) * 4u : 0u) +
-                                           m->n_ops * sizeof(nk_op_state) + sizeof(nk_context_t),
+                                           m->n_ops * (sizeof(nk_op_state) + 1u) + sizeof(nk_context_t),
                   "%s: structs %llu", name, (unsigned long long)rep.bytes_structs);
     }
     free(mem);
@@ -440,6 +440,12 @@ static void sim_staged(sim *s, uint32_t k) {
         NKT_CHECK(0, "%s: op %u marked staged cannot stage", s->path, k);
         return;
     }
+    /* what the eval runs: the band and slots the load recorded */
+    NKT_CHECK(nk_i8_stage_in_place_band(op->in_place) == st.band &&
+                  nk_i8_stage_in_place_slots(op->in_place) == st.slots,
+              "%s: op %u in_place 0x%x records band %d, %d slots; nk_i8_conv_stage says %d, %d", s->path, k,
+              op->in_place, nk_i8_stage_in_place_band(op->in_place), nk_i8_stage_in_place_slots(op->in_place),
+              st.band, st.slots);
     NKT_CHECK(s->m->workspace >= st.staging + op->workspace,
               "%s: op %u stages %zu B of rows ahead of its %u B, workspace %zu", s->path, k, st.staging,
               op->workspace, s->m->workspace);
@@ -504,7 +510,7 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
             sim_streamed(&s, k);
             continue;
         }
-        if (op->in_place == 3) {
+        if (NK_IN_PLACE_KIND(op->in_place) == 3) {
             sim_staged(&s, k);
             continue;
         }

@@ -209,8 +209,8 @@ static void test_bn_folding(void) {
     NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
     NKT_CHECK(m->stats.folded_bn == 0 && m->stats.copied_weights == 0, "nothing folded or copied");
     for (k = 0; k < m->n_ops; k++)
-        if (nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM) bn = k;
-    NKT_CHECK(bn > 0 && nk_op_state_def(&m->ops[bn])->eval != NULL, "the BN op runs its kernel");
+        if (m->ops[k].def->type == NK_OP_BATCH_NORM) bn = k;
+    NKT_CHECK(bn > 0 && m->ops[bn].def->eval != NULL, "the BN op runs its kernel");
     nk_arena_free_heap(&arena);
     free(img);
 }
@@ -229,8 +229,8 @@ static void test_bn_folding(void) {
     NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
     NKT_CHECK(m->stats.folded_bn == 1, "one BN folded, got %u", m->stats.folded_bn);
     for (k = 0; k < m->n_ops; k++)
-        if (nk_op_state_def(&m->ops[k])->type == NK_OP_BATCH_NORM) bn = k;
-    NKT_CHECK(bn > 0 && nk_op_state_def(&m->ops[bn])->eval == NULL, "the BN op is folded (runs nothing)");
+        if (m->ops[k].def->type == NK_OP_BATCH_NORM) bn = k;
+    NKT_CHECK(bn > 0 && m->ops[bn].def->eval == NULL, "the BN op is folded (runs nothing)");
     {
         nk_op_rt bv;
         const nk_op_rt *b = nk_model_op_at(m, bn, &bv);

@@ -579,6 +579,17 @@ static void test_fixed_plan(void) {
                       NK_ERR_UNSUPPORTED &&
                   err.op_index == 1,
               "overlap off: %s (op %d)", err.message, (int)err.op_index);
+    in_place[1] = nk_i8_stage_in_place(1, 2); /* staged rows on an op that is no int8 conv */
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+                      NK_ERR_FORMAT &&
+                  err.op_index == 1 && strstr(err.message, "cannot stage") != NULL,
+              "staged non-conv: %s (op %d)", err.message, (int)err.op_index);
+    in_place[1] = 2u | 1u << 2; /* band bits on another kind */
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+                      NK_ERR_FORMAT &&
+                  err.op_index == 1 && strstr(err.message, "in-place kind") != NULL,
+              "unknown in_place: %s (op %d)", err.message, (int)err.op_index);
+    in_place[1] = 2;
     offs[n - 1] = p.peak - 16u; /* the 64 B output past the block's end */
     NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_FORMAT &&

@@ -216,11 +216,13 @@ static inline int8_t nk_q_out_s8(int32_t acc, int32_t m, int32_t shift, int32_t 
 }
 
 /* Rounded average of an int8 pool window: ties away from zero with C's
- * truncating division. count > 0. Widened: a window of 2^24 taps of -128
- * sums to INT32_MIN, and the rounding term would take it past. */
+ * truncating division. count > 0. On the magnitude in 32 unsigned bits
+ * (|sum| + count / 2 < 2^32: a window of 2^24 taps of -128 sums to
+ * INT32_MIN), so firmware links no 64-bit division. */
 static inline int32_t nk_q_round_div(int32_t sum, int32_t count) {
-    const int64_t s = sum, half = count / 2;
-    return (int32_t)(s > 0 ? (s + half) / count : (s - half) / count);
+    const uint32_t mag = sum >= 0 ? (uint32_t)sum : 0u - (uint32_t)sum;
+    const uint32_t q = (mag + (uint32_t)count / 2u) / (uint32_t)count;
+    return (int32_t)(sum >= 0 ? q : 0u - q);
 }
 
 /* Leading zero bits of a 32-bit word (32 for 0). */

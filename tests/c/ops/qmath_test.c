@@ -1906,6 +1906,12 @@ static void test_round_div_hand(void) {
     CHECK_EQ(nk_q_round_div(0, 9), 0, "0");
     /* 25*5 window of 127s: sum 15875 / 125 = 127 exactly */
     CHECK_EQ(nk_q_round_div(127 * 125, 125), 127, "full window");
+    /* the extremes: 2^24 taps of -128, and one tap */
+    CHECK_EQ(nk_q_round_div(INT32_MIN, 1 << 24), -128, "2^24 taps of -128");
+    CHECK_EQ(nk_q_round_div(INT32_MIN, 1), INT32_MIN, "INT32_MIN / 1");
+    CHECK_EQ(nk_q_round_div(INT32_MAX, 1), INT32_MAX, "INT32_MAX / 1");
+    CHECK_EQ(nk_q_round_div(INT32_MAX, 2), 1 << 30, "INT32_MAX / 2 rounds up");
+    CHECK_EQ(nk_q_round_div(INT32_MIN + 1, 2), -(1 << 30), "-(2^31 - 1) / 2 rounds away");
 }
 
 static void test_fixed_point_hand(void) {
