@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "6d2ad34c26e55ee851ddf219b89835e5714ad8f16dc06f868511f6d6623cfb01"
+const csrcHash = "23ad4b619cf72ad651a13dd67576a8f0372180440a671a270e376d544b6368b6"
