@@ -322,13 +322,25 @@ static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t 
     }
 }
 
+/* 1 when some op lists tensor id among its outputs. A STATE tensor no op
+ * outputs (SVDF updates its state input in place) is born before op 0,
+ * like a graph input. */
+static int nk_plan_written(const nk_op_rt *ops, uint32_t n_ops, uint32_t id) {
+    uint32_t k, j;
+    for (k = 0; k < n_ops; k++)
+        for (j = 0; j < ops[k].n_out; j++)
+            if (ops[k].out[j] == id) return 1;
+    return 0;
+}
+
 /* Layout b of plan.h. Returns the block height. */
 static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_rt *ops, uint32_t n_ops,
                                   uint32_t *n_out) {
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n; i++)
-        if (w->first[i] == 0 && (w->io[i] & 1u) && w->root[i] == i) {
+        if (w->first[i] == 0 && w->root[i] == i &&
+            ((w->io[i] & 1u) || (w->t[i].is_state && !nk_plan_written(ops, n_ops, i)))) {
             w->side[i] = (uint8_t)flip;
             flip ^= 1u;
             w->order[n_order++] = i;

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "23ad4b619cf72ad651a13dd67576a8f0372180440a671a270e376d544b6368b6"
+const csrcHash = "048f411feb973d1f230cee576c68f475fddc152b3eaa2d30b71bf2d9df801b5d"

@@ -291,6 +291,8 @@ func (m *Model) checkOpTypes(op *Op) error {
 			}
 		}
 		return nil
+	case t == OpSoftmaxI8 && in0 == I8 && out.DType == I16: // TFLite's int8 -> int16 softmax
+		return nil
 	case t >= OpAvgPool2DI8 && t <= OpTanhI8 && in0 == I8:
 		return want(I8, I8)
 	case t == OpQuantize && (in0 == I8 || in0 == I16) && len(op.Params) == 4:
@@ -314,8 +316,6 @@ func (m *Model) checkOpTypes(op *Op) error {
 			return fmt.Errorf("the state (input 4) must be a STATE tensor")
 		}
 		return checkIntZeroPoint("state zero point", i32At(op.Params, 6), wt)
-	case t == OpSoftmaxI8 && in0 == I8 && out.DType == I16:
-		return nil
 	case t == OpQuantize && (in0 == F32 || in0 == I8):
 		if err := want(I8, in0); err != nil {
 			return err
