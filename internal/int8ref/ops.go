@@ -526,7 +526,7 @@ func SVDF(x []int8, wf []int8, wt []int32, bias []int32, state []int32, p SVDFPa
 			}
 			v := min(max(Requantize(wrap32(acc), p.Feature, p.Rounding), lo), hi) + p.StateZp
 			// TFLite stores zero point + value into the state type: two's complement wrap
-			st[f*p.Memory+p.Memory-1] = int32(int64(v)<<(64-bits)>>(64-bits))
+			st[f*p.Memory+p.Memory-1] = int32(int64(v) << (64 - bits) >> (64 - bits))
 		}
 		for u := range units {
 			var acc int64
