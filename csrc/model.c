@@ -550,13 +550,26 @@ uint32_t nk_model_act_offset(const nk_model_t *m, uint32_t id) {
     return (uint32_t)((uintptr_t)m->ctx->data[id] - (uintptr_t)m->ctx->activations);
 }
 
-/* Zeroes c's STATE tensors (their planned slots hold nothing else). */
+/* Sets c's STATE tensors to zero (their planned slots hold nothing else):
+ * the real value 0, so an int8 state with a zero point takes the zero point,
+ * as TFLite Micro resets its variable tensors. */
 static void nk_context_zero_state(nk_context_t *c) {
     const nk_model_t *m = c->model;
     uint32_t i;
     if (c->activations == NULL) return;
-    for (i = 0; i < m->n_tensors; i++)
-        if (m->tensors[i].is_state) memset(c->data[i], 0, nk_tensor_bytes(&m->tensors[i]));
+    for (i = 0; i < m->n_tensors; i++) {
+        const nk_tensor_rt *t = &m->tensors[i];
+        int fill = 0;
+        if (!t->is_state) continue;
+        if (t->dtype == NK_I8 && t->quant != NK_NONE) {
+            nk_quant_rt q;
+            int32_t zp;
+            nk_format_quant(&m->img, t->quant, &q);
+            memcpy(&zp, q.zero_point, sizeof zp); /* an image view, maybe unaligned */
+            fill = q.count == 1 ? (int)((uint32_t)zp & 0xFFu) : 0;
+        }
+        memset(c->data[i], fill, nk_tensor_bytes(t));
+    }
 }
 
 /* Points c at an activation block laid out as nk_context_block_bytes says

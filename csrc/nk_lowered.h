@@ -192,6 +192,7 @@ NK_LOWERED_EVAL(nk_quantize_f32_eval)
 NK_LOWERED_EVAL(nk_quantize_i8_eval)
 NK_LOWERED_EVAL(nk_dequantize_eval)
 NK_LOWERED_EVAL(nk_lut_i8_eval)
+NK_LOWERED_EVAL(nk_svdf_i8_eval)
 #undef NK_LOWERED_EVAL
 
 #endif /* NK_LOWERED_H */

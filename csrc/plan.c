@@ -349,6 +349,21 @@ static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t 
     }
 }
 
+/* 1 when some op lists tensor id among its outputs. A STATE tensor no op
+ * outputs (SVDF updates its state input in place) is born before op 0,
+ * like a graph input. */
+static int nk_plan_written(const nk_op_seq *ops, uint32_t n_ops, uint32_t id) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
+    uint32_t k, j;
+    for (k = 0; k < n_ops; k++) {
+        const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
+        for (j = 0; j < op->n_out; j++)
+            if (op->out[j] == id) return 1;
+    }
+    return 0;
+}
+
 /* Layout b of plan.h. Returns the block height. */
 static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops,
                                   uint32_t *n_out) {
@@ -358,7 +373,8 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_seq *ops, uint32_t 
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
     for (i = 0; i < w->n_tensors; i++) {
         uint32_t d = w->map[i];
-        if (!w->t[i].is_const && w->first[d] == 0 && (w->io[i] & 1u) && w->root[d] == d) {
+        if (!w->t[i].is_const && w->first[d] == 0 && w->root[d] == d &&
+            ((w->io[i] & 1u) || (w->t[i].is_state && !nk_plan_written(ops, n_ops, i)))) {
             w->side[d] = (uint8_t)flip;
             flip ^= 1u;
             w->order[n_order++] = d;

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c63e6008759021204cdd3cf35df52f4e0ad9cad6aafd0a09e3dc88e8467908da"
+const csrcHash = "ea748ca1d62a9a702d05dbcd56ed8535549060a9060e2c2da1122300515e5889"

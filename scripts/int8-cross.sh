@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The int8 TFLite models on Cortex-M under QEMU: converts every int8 model
 # that has TensorFlow Lite Micro golden outputs (internal/int8ref/testdata/
-# models/tflm_golden.json) with `netkit convert`, embeds each with its two
+# models/tflm_golden.json, and testdata/tflm_svdf for the rescaled variant
+# of the SVDF model) with `netkit convert`, embeds each with its two
 # golden inputs in a test program (cmake/cross/int8_model_test.c), runs it
 # on every target and requires the output bytes to be TFLM's; then prints
 # instructions per inference (input 1, counted by the nkinsn plugin, marker
@@ -96,6 +97,28 @@ out = bytes((v & 0xff) for run in ("in1", "in2") for v in m[run]["output"])
 open(sys.argv[3], "wb").write(out)
 PY
 done
+# TFLite's SVDF model, as its rescaled variant (testdata/tflm_svdf; the
+# shared model saturates to one output for any input, so only the host
+# tests run it): int16 in, int32 out, the six inputs run as one stream
+# (the SVDF state carries across invokes) against TFLM's output after each.
+SVDF_GOLDEN=testdata/tflm_svdf/golden.json
+svdf_names=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(sorted(k for k, v in json.load(open(sys.argv[1]))["models"].items() if v.get("svdfvariant"))))' \
+    "$SVDF_GOLDEN")
+go build -o "$BUILD/svdfvariant" ./internal/tools/svdfvariant
+for name in $svdf_names; do
+    flags=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["models"][sys.argv[2]].get("svdfvariant", ""))' \
+        "$SVDF_GOLDEN" "$name")
+    # shellcheck disable=SC2086 # the flags are words
+    "$BUILD/svdfvariant" -in "$MODELS/tflm_keyword_scrambled_8bit.tflite" -out "$BUILD/$name.tflite" $flags
+    "$BUILD/netkit" convert "$BUILD/$name.tflite" -o "$VEC/$name.nk" >"$BUILD/$name.convert.log"
+    cp testdata/tflm_svdf/inputs.bin "$VEC/$name.in.bin"
+    /usr/bin/python3 - "$SVDF_GOLDEN" "$name" "$VEC/$name.out.bin" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["models"][sys.argv[2]]
+open(sys.argv[3], "wb").write(b"".join(bytes.fromhex(s["output"]) for s in m["steps"]))
+PY
+done
+names="$names $svdf_names"
 
 # TFLM's arena_used_bytes on a 32-bit target (issue 6), and the models whose
 # arena is known to be over it.

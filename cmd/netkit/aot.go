@@ -206,6 +206,12 @@ func writeLowered(w io.Writer, path, dir, ident string) error {
 			return fmt.Errorf("%s: --lower needs batch-norms folded (op %q): run netkit convert on it first", path, op.Name)
 		}
 	}
+	for _, t := range m.Tensors {
+		if t.State {
+			// the lowered m_run has no state reset nor zero-point fill at start
+			return fmt.Errorf("%s: --lower does not keep STATE tensors (%q, a recurrent state) yet: use aot without --lower", path, t.Name)
+		}
+	}
 	restore := deviceKernels()
 	r, err := nk.InspectBytes(img)
 	restore()

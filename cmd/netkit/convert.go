@@ -48,8 +48,10 @@ int8 outputs are TFLM's bit for bit. --rounding names the rounding the
 runtime is built with (double, TFLite's default, or single for
 NETKIT_SINGLE_ROUNDING builds); it is recorded in the file. Float models
 map to the float ops; models with int8 weights under float activations
-(hybrid) become float models with dequantized weights. Operators netkit
-does not run (SVDF, int16 activations, ...) fail the conversion, named.
+(hybrid) become float models with dequantized weights. int16 tensors run
+in TFLite's integer SVDF (its state kept across runs), QUANTIZE between
+integer types and int8 -> int16 SOFTMAX. Operators netkit does not run
+(int16 activations elsewhere, ...) fail the conversion, named.
 
 Quantized ONNX: QuantizeLinear/DequantizeLinear pairs (QDQ, as torch.onnx
 and onnxruntime's quantizer write them) and QLinearConv, QLinearMatMul,

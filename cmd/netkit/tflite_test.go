@@ -159,13 +159,6 @@ func TestRunDequantizeOutputs(t *testing.T) {
 	assert.Contains(t, stdout, fmt.Sprintf("[0]: %.6g\n", float64(scale)*float64(int32(want[0])-zp)))
 }
 
-func TestConvertTFLiteRefusesSVDF(t *testing.T) {
-	src := filepath.Join(tfliteDir(t), "tflm_keyword_scrambled_8bit.tflite")
-	code, _, stderr := cli(t, "convert", src, "-o", filepath.Join(t.TempDir(), "x.nk"))
-	assert.NotEqual(t, 0, code)
-	assert.Contains(t, stderr, "SVDF is not supported")
-}
-
 // outputQuant is the graph output's scale and zero point as the .tflite
 // stores them.
 func outputQuant(t *testing.T, path string) (float32, int32) {

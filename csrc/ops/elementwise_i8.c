@@ -172,8 +172,10 @@ static nk_status nk_softmax_i8_validate(const nk_op_rt *op, const nk_tensor_rt *
                                         nk_error_t *err) {
     const char *name = "softmax_i8";
     int32_t mult, shift, diff_min;
+    /* int8 output, or int16 (TFLite's int8 -> int16 softmax) */
+    const uint8_t out_dt = op->n_out == 1 && t[op->out[0]].dtype == NK_I16 ? NK_I16 : NK_I8;
     nk_status s = nk_i8_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, NK_SOFTMAX_I8_PARAMS,
-                                 nk_i8_dtype_i8, 1, NK_I8, err);
+                                 nk_i8_dtype_i8, 1, out_dt, err);
     if (s != NK_OK)
         return s;
     if (t[op->in[0]].rank < 1)
@@ -199,8 +201,13 @@ static nk_status nk_softmax_i8_validate(const nk_op_rt *op, const nk_tensor_rt *
 nk_status nk_softmax_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     const size_t cols = (size_t)in->dims[in->rank - 1];
-    nk_ref_softmax_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), in->elems / cols, cols,
-                      nk_param_i32(op, 0), nk_param_i32(op, 1), nk_param_i32(op, 2));
+    if (nk_ops_tout(op, x)->dtype == NK_I16)
+        nk_ref_softmax_i8_i16(nk_i8_in(op, x, 0), (int16_t *)x->data[op->out[0]],
+                              in->elems / cols, cols, nk_param_i32(op, 0), nk_param_i32(op, 1),
+                              nk_param_i32(op, 2));
+    else
+        nk_ref_softmax_i8(nk_i8_in(op, x, 0), nk_i8_out(op, x), in->elems / cols, cols,
+                          nk_param_i32(op, 0), nk_param_i32(op, 1), nk_param_i32(op, 2));
     return NK_OK;
 }
 

@@ -29,8 +29,8 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_tanh_i8,          &nk_op_quantize_f32,     &nk_op_quantize_i8,
     &nk_op_dequantize_i8,    &nk_op_concat_i8,        &nk_op_reshape_i8,
     &nk_op_pad_i8,           &nk_op_transpose_i8,
-    /* int8 ids 76.. */
-    &nk_op_lut_i8,
+    /* int8 ids 76.. (QUANTIZE from int16 at its id) */
+    &nk_op_lut_i8,           &nk_op_svdf_i8,          &nk_op_quantize_i16,
 };
 
 const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {

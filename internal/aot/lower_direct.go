@@ -129,7 +129,11 @@ func (d *directGen) call(k int) (string, error) {
 	case nkfile.OpSoftmaxI8:
 		in := d.tensor(op.Inputs[0])
 		cols := in.Shape[len(in.Shape)-1]
-		return fmt.Sprintf("nk_ref_softmax_i8(%s, %s, %du, %du, %d, %d, %d);", d.in(op, 0, "int8_t"), d.out(op, "int8_t"),
+		fn, outType := "nk_ref_softmax_i8", "int8_t"
+		if d.tensor(op.Outputs[0]).DType == nkfile.I16 { // TFLite's int8 -> int16 softmax
+			fn, outType = "nk_ref_softmax_i8_i16", "int16_t"
+		}
+		return fmt.Sprintf("%s(%s, %s, %du, %du, %d, %d, %d);", fn, d.in(op, 0, "int8_t"), d.out(op, outType),
 			in.Elems()/cols, cols, d.param(op, 0), d.param(op, 1), d.param(op, 2)), nil
 	case nkfile.OpAddI8:
 		p := make([]string, 12)

@@ -485,3 +485,63 @@ func Gelu(x []int8, sIn float32, zpIn int32, sOut float32, zpOut int32, approxim
 	}
 	return y
 }
+
+// SVDFParams are the integer SVDF's shapes and quantization: the state and
+// weights_time are int16 when State16, else int8.
+type SVDFParams struct {
+	Batch, Input, Filters, Memory, Rank int
+	State16                             bool
+	Feature, Time                       quant.Multiplier // input*weights_feature -> state, state*weights_time -> output
+	InZp, StateZp, OutZp                int32
+	Rounding                            quant.Rounding
+}
+
+// SVDF is one step of TFLite's integer SVDF (reference EvalIntegerSvdf):
+// state [batch][filters*memory] (int8 or int16 values held in int32) moves
+// one element left, each filter's newest slot takes the feature dot product
+// requantized, saturated to the state type, plus the state zero point
+// (stored with the state type's wrap-around); each unit's output is its
+// rank filters' time dot products plus the bias, requantized to int8. The
+// fused activation is not applied, as in TFLite's int8 kernel. It returns
+// the output and updates state.
+func SVDF(x []int8, wf []int8, wt []int32, bias []int32, state []int32, p SVDFParams) ([]int8, error) {
+	if p.Rank < 1 || p.Filters%p.Rank != 0 || len(x) != p.Batch*p.Input || len(wf) != p.Filters*p.Input ||
+		len(wt) != p.Filters*p.Memory || len(state) != p.Batch*p.Filters*p.Memory ||
+		(bias != nil && len(bias) != p.Filters/p.Rank) {
+		return nil, shapeErr("svdf: inconsistent sizes")
+	}
+	lo, hi, bits := int32(-128), int32(127), 8
+	if p.State16 {
+		lo, hi, bits = -32768, 32767, 16
+	}
+	copy(state, state[1:])
+	units := p.Filters / p.Rank
+	y := make([]int8, p.Batch*units)
+	for b := range p.Batch {
+		st := state[b*p.Filters*p.Memory : (b+1)*p.Filters*p.Memory]
+		for f := range p.Filters {
+			var acc int64
+			for c := range p.Input {
+				acc += int64(wf[f*p.Input+c]) * (int64(x[b*p.Input+c]) - int64(p.InZp))
+			}
+			v := min(max(Requantize(wrap32(acc), p.Feature, p.Rounding), lo), hi) + p.StateZp
+			// TFLite stores zero point + value into the state type: two's complement wrap
+			st[f*p.Memory+p.Memory-1] = int32(int64(v) << (64 - bits) >> (64 - bits))
+		}
+		for u := range units {
+			var acc int64
+			if bias != nil {
+				acc = int64(bias[u])
+			}
+			for r := range p.Rank {
+				f := u*p.Rank + r
+				for j := range p.Memory {
+					acc += int64(wt[f*p.Memory+j]) * (int64(st[f*p.Memory+j]) - int64(p.StateZp))
+				}
+			}
+			v := Requantize(wrap32(acc), p.Time, p.Rounding) + p.OutZp
+			y[b*units+u] = int8(min(max(v, -128), 127))
+		}
+	}
+	return y, nil
+}

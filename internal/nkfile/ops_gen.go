@@ -61,10 +61,11 @@ const (
 	OpQuantize          OpType = 74
 	OpDequantize        OpType = 75
 	OpLutI8             OpType = 76
+	OpSvdfI8            OpType = 77
 
 	opFloatEnd = 44 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
-	opTypeEnd  = 77 // one past the last op
+	opTypeEnd  = 78 // one past the last op
 )
 
 // opNames are the names the C core gives the ops (inspect, errors).
@@ -124,4 +125,5 @@ var opNames = [opTypeEnd]string{
 	OpQuantize:          "quantize",
 	OpDequantize:        "dequantize",
 	OpLutI8:             "lut_i8",
+	OpSvdfI8:            "svdf_i8",
 }

@@ -35,7 +35,7 @@ var paramCount = [opTypeEnd]int{
 	OpLayerNorm: 2, OpLSTM: -1, OpGRU: -1,
 	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
-	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0,
+	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0, OpSvdfI8: 8,
 }
 
 // inputArity is the [min, max] number of inputs of each op.
@@ -53,7 +53,7 @@ var inputArity = [opTypeEnd][2]int{
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
-	OpLutI8: {2, 2},
+	OpLutI8: {2, 2}, OpSvdfI8: {5, 5},
 }
 
 // optionalInput reports whether input k of op type t may be absent (the bias).
@@ -64,6 +64,8 @@ func optionalInput(t OpType, k int) bool {
 		return k == 2
 	case OpLSTM, OpGRU:
 		return k >= 3
+	case OpSvdfI8:
+		return k == 3
 	}
 	return false
 }

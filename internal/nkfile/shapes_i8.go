@@ -200,19 +200,16 @@ func inferShapeI8(op *Op, in [][]int) ([]int, error) {
 		switch len(p) {
 		case 0:
 		case 4:
+			// the zero points' ranges depend on the dtypes: checkOpTypes
 			if err := checkMultiplier("requantize", i32At(p, 0), i32At(p, 1)); err != nil {
 				return nil, err
 			}
-			if err := checkZeroPoint("input zero point", i32At(p, 2)); err != nil {
-				return nil, err
-			}
-			if err := checkZeroPoint("output zero point", i32At(p, 3)); err != nil {
-				return nil, err
-			}
 		default:
-			return nil, fmt.Errorf("%d params, want 0 (f32 input) or 4 (i8 input)", len(p))
+			return nil, fmt.Errorf("%d params, want 0 (f32 input) or 4 (i8, i16 input)", len(p))
 		}
 		return slices.Clone(x), nil
+	case OpSvdfI8:
+		return inferSvdf(p, in)
 	case OpDequantize:
 		return slices.Clone(x), nil
 	}
@@ -294,8 +291,31 @@ func (m *Model) checkOpTypes(op *Op) error {
 			}
 		}
 		return nil
+	case t == OpSoftmaxI8 && in0 == I8 && out.DType == I16: // TFLite's int8 -> int16 softmax
+		return nil
 	case t >= OpAvgPool2DI8 && t <= OpTanhI8 && in0 == I8:
 		return want(I8, I8)
+	case t == OpQuantize && (in0 == I8 || in0 == I16) && len(op.Params) == 4:
+		if out.DType != I8 && out.DType != I16 && out.DType != I32 {
+			return fmt.Errorf("output is %s, want i8, i16 or i32", out.DType)
+		}
+		if err := checkIntZeroPoint("input zero point", i32At(op.Params, 2), in0); err != nil {
+			return err
+		}
+		return checkIntZeroPoint("output zero point", i32At(op.Params, 3), out.DType)
+	case t == OpSvdfI8 && in0 == I8:
+		wt := dt(2)
+		if wt != I8 && wt != I16 {
+			return fmt.Errorf("weights_time is %s, want i8 or i16", wt)
+		}
+		if err := want(I8, I8, I8, wt, I32, wt); err != nil {
+			return err
+		}
+		st := &m.Tensors[op.Inputs[4]]
+		if !st.State {
+			return fmt.Errorf("the state (input 4) must be a STATE tensor")
+		}
+		return checkIntZeroPoint("state zero point", i32At(op.Params, 6), wt)
 	case t == OpQuantize && (in0 == F32 || in0 == I8):
 		if err := want(I8, in0); err != nil {
 			return err
@@ -333,4 +353,59 @@ func (m *Model) checkOpTypes(op *Op) error {
 		return nil
 	}
 	return fmt.Errorf("not supported on %s input", in0)
+}
+
+// checkIntZeroPoint checks a zero point against an integer dtype's range
+// (i32: any).
+func checkIntZeroPoint(what string, zp int32, dt DType) error {
+	switch dt {
+	case I8:
+		return checkZeroPoint(what, zp)
+	case I16:
+		if zp < -32768 || zp > 32767 {
+			return fmt.Errorf("%s %d outside int16", what, zp)
+		}
+	}
+	return nil
+}
+
+// SvdfI8Words are the params of SVDF_I8.
+func SvdfI8Words(rank int, m1, shift1, m2, shift2, inZp, stateZp, outZp int32) []uint32 {
+	return []uint32{uint32(int32(rank)), uint32(m1), uint32(shift1), uint32(m2), uint32(shift2),
+		uint32(inZp), uint32(stateZp), uint32(outZp)}
+}
+
+// inferSvdf: x [B, I], weights_feature [F, I], weights_time [F, M], bias
+// [F/rank] or absent, state [B, F*M] -> [B, F/rank].
+func inferSvdf(p []uint32, in [][]int) ([]int, error) {
+	x, wf, wt, st := in[0], in[1], in[2], in[4]
+	rank := int(i32At(p, 0))
+	if len(x) != 2 || len(wf) != 2 || len(wt) != 2 || len(st) != 2 {
+		return nil, fmt.Errorf("x %v, weights %v %v and state %v must be rank 2", x, wf, wt, st)
+	}
+	f, mem := wt[0], wt[1]
+	if rank < 1 || f%rank != 0 || wf[0] != f || wf[1] != x[1] {
+		return nil, fmt.Errorf("x %v, weights_feature %v, weights_time %v, rank %d: want [F, I], [F, M], rank dividing F", x, wf, wt, rank)
+	}
+	if st[0] != x[0] || st[1] != f*mem {
+		return nil, fmt.Errorf("state %v, want [%d, %d]", st, x[0], f*mem)
+	}
+	if in[3] != nil && (len(in[3]) != 1 || in[3][0] != f/rank) {
+		return nil, fmt.Errorf("bias %v, want [%d]", in[3], f/rank)
+	}
+	for _, z := range []struct {
+		what string
+		k    int
+	}{{"input zero point", 5}, {"output zero point", 7}} {
+		if err := checkZeroPoint(z.what, i32At(p, z.k)); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkMultiplier("feature", i32At(p, 1), i32At(p, 2)); err != nil {
+		return nil, err
+	}
+	if err := checkMultiplier("time", i32At(p, 3), i32At(p, 4)); err != nil {
+		return nil, err
+	}
+	return []int{x[0], f / rank}, nil
 }

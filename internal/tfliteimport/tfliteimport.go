@@ -126,8 +126,12 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
 	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
-	tflite.OpTransposeConv: true, tflite.OpGelu: true,
+	tflite.OpTransposeConv: true, tflite.OpGelu: true, tflite.OpSVDF: true,
 }
+
+// int16OK are the operators that take int16 tensors: QUANTIZE between
+// integer types, SOFTMAX with int16 output and SVDF's int16 state.
+var int16OK = map[tflite.BuiltinOp]bool{tflite.OpQuantize: true, tflite.OpSoftmax: true, tflite.OpSVDF: true}
 
 // checkOps refuses, in one error, every operator the importer cannot map
 // and every tensor type netkit does not run (int16 activations).
@@ -140,8 +144,6 @@ func (c *converter) checkOps() error {
 			return err
 		}
 		switch {
-		case code == tflite.OpSVDF:
-			bad["SVDF is not supported (it runs on int16 activations, which netkit does not have)"]++
 		case !supported[code]:
 			bad[fmt.Sprintf("%v is not supported", code)]++
 		default:
@@ -149,7 +151,7 @@ func (c *converter) checkOps() error {
 				if ti < 0 || int(ti) >= len(c.sg.Tensors) {
 					continue
 				}
-				if t := c.sg.Tensors[ti]; t.Type == tflite.Int16 {
+				if t := c.sg.Tensors[ti]; t.Type == tflite.Int16 && !int16OK[code] {
 					bad[fmt.Sprintf("%v with int16 tensors is not supported", code)]++
 					break
 				}
@@ -245,6 +247,8 @@ func dtypeOf(t *tflite.Tensor) (nkfile.DType, error) {
 		return nkfile.F32, nil
 	case tflite.Int8:
 		return nkfile.I8, nil
+	case tflite.Int16:
+		return nkfile.I16, nil
 	case tflite.Int32:
 		return nkfile.I32, nil
 	}
@@ -260,6 +264,23 @@ func scaleZp(t *tflite.Tensor) (float32, int32, error) {
 	zp := q.ZeroPoint[0]
 	if zp < quant.QMin || zp > quant.QMax {
 		return 0, 0, fmt.Errorf("%w: tensor %q zero point %d outside int8", ErrUnsupported, t.Name, zp)
+	}
+	return q.Scale[0], int32(zp), nil
+}
+
+// intScaleZp is scaleZp for an int8, int16 or int32 tensor: the zero
+// point within the type's range.
+func intScaleZp(t *tflite.Tensor) (float32, int32, error) {
+	if t.Type == tflite.Int8 {
+		return scaleZp(t)
+	}
+	q := t.Quant
+	if q == nil || len(q.Scale) != 1 || len(q.ZeroPoint) != 1 {
+		return 0, 0, fmt.Errorf("%w: %v tensor %q needs one scale and zero point", ErrUnsupported, t.Type, t.Name)
+	}
+	zp := q.ZeroPoint[0]
+	if t.Type == tflite.Int16 && (zp < math.MinInt16 || zp > math.MaxInt16) || zp < math.MinInt32 || zp > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("%w: tensor %q zero point %d outside %v", ErrUnsupported, t.Name, zp, t.Type)
 	}
 	return q.Scale[0], int32(zp), nil
 }
@@ -297,12 +318,10 @@ func (c *converter) runtime(ti int32) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if dt == nkfile.I32 {
-		return -1, fmt.Errorf("%w: int32 activation %q", ErrUnsupported, t.Name)
-	}
 	nt := nkfile.Tensor{Name: t.Name, DType: dt, Shape: shapeOf(t)}
-	if dt == nkfile.I8 {
-		if _, _, err := scaleZp(t); err != nil {
+	if dt != nkfile.F32 {
+		// integer activations (int32: a QUANTIZE output) carry their scale
+		if _, _, err := intScaleZp(t); err != nil {
 			return -1, err
 		}
 		nt.Quant = quantRecord(t, -1)
@@ -508,6 +527,13 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.dequantize(op, x, out)
 	case tflite.OpTransposeConv: // input 0 is the output shape
 		return c.transposeConv(op, out)
+	case tflite.OpSVDF:
+		return c.svdf(op, x, out)
+	case tflite.OpSoftmax:
+		if x.Type == tflite.Int8 && out.Type == tflite.Int16 {
+			c.int8 = true
+			return c.softmax(op, true)
+		}
 	}
 	isInt8 := out.Type == tflite.Int8
 	if isInt8 != (x.Type == tflite.Int8) {
@@ -997,11 +1023,17 @@ func (c *converter) softmax(op *tflite.Operator, isInt8 bool) error {
 	if err != nil {
 		return err
 	}
-	sOut, zpOut, err := scaleZp(y)
+	sOut, zpOut, err := intScaleZp(y)
 	if err != nil {
 		return err
 	}
-	if sOut != 1.0/256 || zpOut != -128 {
+	switch {
+	case y.Type == tflite.Int16:
+		// TFLite's tolerance for the int16 output scale
+		if math.Abs(float64(sOut)-1.0/65536) > 0.001/65536 || zpOut != -32768 {
+			return fmt.Errorf("%w: int16 softmax output must have scale 1/65536 and zero point -32768 (has %g, %d)", ErrUnsupported, sOut, zpOut)
+		}
+	case sOut != 1.0/256 || zpOut != -128:
 		return fmt.Errorf("%w: int8 softmax output must have scale 1/256 and zero point -128 (has %g, %d)", ErrUnsupported, sOut, zpOut)
 	}
 	p, err := quant.Softmax(o.Beta, s, c.opt.Rounding)
@@ -1048,10 +1080,11 @@ func (c *converter) activation(op *tflite.Operator, code tflite.BuiltinOp, isInt
 }
 
 func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
-	if y.Type != tflite.Int8 {
-		return fmt.Errorf("%w: QUANTIZE to %v", ErrUnsupported, y.Type)
+	intOut := y.Type == tflite.Int8 || y.Type == tflite.Int16 || y.Type == tflite.Int32
+	if y.Type != tflite.Int8 && !(intOut && (x.Type == tflite.Int8 || x.Type == tflite.Int16)) {
+		return fmt.Errorf("%w: QUANTIZE from %v to %v", ErrUnsupported, x.Type, y.Type)
 	}
-	if _, _, err := scaleZp(y); err != nil {
+	if _, _, err := intScaleZp(y); err != nil {
 		return err
 	}
 	c.int8 = true
@@ -1062,12 +1095,13 @@ func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 	switch x.Type {
 	case tflite.Float32:
 		return c.emit(nkfile.OpQuantize, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
-	case tflite.Int8:
-		sIn, zpIn, err := scaleZp(x)
+	case tflite.Int8, tflite.Int16:
+		// TFLite's Requantize: (x - zp_in) * s_in/s_out + zp_out, clamped
+		sIn, zpIn, err := intScaleZp(x)
 		if err != nil {
 			return err
 		}
-		sOut, zpOut, _ := scaleZp(y)
+		sOut, zpOut, _ := intScaleZp(y)
 		m, err := quant.Requantize(sIn, sOut, c.opt.Rounding)
 		if err != nil {
 			return err
@@ -1233,4 +1267,95 @@ func (c *converter) concat(op *tflite.Operator, isInt8 bool) error {
 		}
 	}
 	return c.emit(nkfile.OpConcat, op.Outputs[0], ids, nkfile.I32Words(axis), nkfile.ActNone)
+}
+
+// svdf maps TFLite's integer SVDF (int8 input and output, int8
+// weights_feature, int8 or int16 weights_time and state) to SVDF_I8 with the
+// multipliers TFLite Micro's prepare computes; its variable state tensor
+// becomes a STATE tensor that starts at its zero point.
+func (c *converter) svdf(op *tflite.Operator, x, y *tflite.Tensor) error {
+	o, ok := op.Options.(tflite.SVDFOptions)
+	if !ok || len(op.Inputs) != 5 {
+		return fmt.Errorf("%w: SVDF with options %T and %d inputs (want 5)", ErrUnsupported, op.Options, len(op.Inputs))
+	}
+	if x.Type != tflite.Int8 || y.Type != tflite.Int8 {
+		return fmt.Errorf("%w: SVDF on %v -> %v (only the int8 form)", ErrUnsupported, x.Type, y.Type)
+	}
+	c.int8 = true
+	var t [5]*tflite.Tensor
+	for k, ti := range op.Inputs {
+		if ti < 0 {
+			continue
+		}
+		tk, err := c.tensor(ti)
+		if err != nil {
+			return err
+		}
+		t[k] = tk
+	}
+	wf, wt, bias, st := t[1], t[2], t[3], t[4]
+	if wf == nil || wt == nil || st == nil || wf.Type != tflite.Int8 || (wt.Type != tflite.Int8 && wt.Type != tflite.Int16) || st.Type != wt.Type {
+		return fmt.Errorf("%w: SVDF weights_feature must be INT8, weights_time and state both INT8 or both INT16", ErrUnsupported)
+	}
+	if !st.IsVariable || len(c.data(st)) != 0 {
+		return fmt.Errorf("%w: SVDF state %q must be a variable tensor", ErrUnsupported, st.Name)
+	}
+	if _, ok := c.ids[op.Inputs[4]]; ok {
+		return fmt.Errorf("%w: SVDF state %q is shared with another operator", ErrUnsupported, st.Name)
+	}
+	sIn, zpIn, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	sOut, zpOut, err := scaleZp(y)
+	if err != nil {
+		return err
+	}
+	sState, zpState, err := intScaleZp(st)
+	if err != nil {
+		return err
+	}
+	for _, w := range []*tflite.Tensor{wf, wt} {
+		if w.Quant == nil || len(w.Quant.Scale) != 1 {
+			return fmt.Errorf("%w: SVDF weights %q need one scale", ErrUnsupported, w.Name)
+		}
+		if err := symmetric(w); err != nil {
+			return err
+		}
+	}
+	sWf, sWt := wf.Quant.Scale[0], wt.Quant.Scale[0]
+	if bias != nil {
+		if bias.Quant == nil || len(bias.Quant.Scale) != 1 || math.Abs(float64(bias.Quant.Scale[0])-float64(sState*sWt)) >= 1e-5 {
+			return fmt.Errorf("%w: SVDF bias %q scale must be state scale * weights_time scale", ErrUnsupported, bias.Name)
+		}
+	}
+	// TFLM computes both scales in float, then widens them to double
+	m1, err := quant.Requantize(float32(sIn*sWf), sState, c.opt.Rounding)
+	if err != nil {
+		return fmt.Errorf("SVDF feature scale: %w", err)
+	}
+	m2, err := quant.Requantize(float32(sState*sWt), sOut, c.opt.Rounding)
+	if err != nil {
+		return fmt.Errorf("SVDF time scale: %w", err)
+	}
+	ids := make([]int, 5)
+	for k := 0; k < 4; k++ {
+		if k == 3 && op.Inputs[3] < 0 {
+			ids[k] = -1
+			continue
+		}
+		if k == 0 {
+			ids[k], err = c.input(op.Inputs[0])
+		} else {
+			ids[k], err = c.constant(op.Inputs[k])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	ids[4] = c.add(nkfile.Tensor{Name: st.Name, DType: map[tflite.TensorType]nkfile.DType{tflite.Int8: nkfile.I8, tflite.Int16: nkfile.I16}[st.Type],
+		Shape: shapeOf(st), Quant: quantRecord(st, -1), State: true})
+	c.ids[op.Inputs[4]] = ids[4]
+	return c.emit(nkfile.OpSvdfI8, op.Outputs[0], ids,
+		nkfile.SvdfI8Words(int(o.Rank), m1.M, m1.Shift, m2.M, m2.Shift, zpIn, zpState, zpOut), nkfile.ActNone)
 }

@@ -88,8 +88,9 @@ func modelNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// TestConvertEveryModel: every shared model converts except the SVDF/int16
-// one, which is refused naming the op.
+// TestConvertEveryModel: every shared model converts. The SVDF model runs
+// on int16 input and int32 output with its seven SVDF states as STATE
+// tensors (nk's TestSVDFModelMatchesTFLM runs it).
 func TestConvertEveryModel(t *testing.T) {
 	dir := modelDir(t)
 	for _, name := range modelNames(t, dir) {
@@ -97,13 +98,21 @@ func TestConvertEveryModel(t *testing.T) {
 			m, err := tflite.ReadFile(filepath.Join(dir, name+".tflite"))
 			require.NoError(t, err)
 			nm, err := Convert(m, Options{Source: name + ".tflite"})
+			require.NoError(t, err)
 			if name == "tflm_keyword_scrambled_8bit" {
-				require.ErrorIs(t, err, ErrUnsupported)
-				assert.Contains(t, err.Error(), "SVDF")
-				assert.Contains(t, err.Error(), "int16")
+				assert.Equal(t, nkfile.I16, nm.Tensors[nm.Inputs[0].Tensor].DType)
+				assert.Equal(t, nkfile.I32, nm.Tensors[nm.Outputs[0].Tensor].DType)
+				states := 0
+				for _, tn := range nm.Tensors {
+					if tn.State {
+						states++
+						assert.Equal(t, nkfile.I8, tn.DType)
+						require.NotNil(t, tn.Quant)
+					}
+				}
+				assert.Equal(t, 7, states)
 				return
 			}
-			require.NoError(t, err)
 			sg := &m.Subgraphs[0]
 			in := &sg.Tensors[sg.Inputs[0]]
 			nin := &nm.Tensors[nm.Inputs[0].Tensor]
@@ -307,14 +316,30 @@ func TestRefusals(t *testing.T) {
 	dir := modelDir(t)
 	m, err := tflite.ReadFile(filepath.Join(dir, "tflm_keyword_scrambled_8bit.tflite"))
 	require.NoError(t, err)
+	sg := &m.Subgraphs[0]
+	// int16 tensors only where TFLite's int16 forms are mapped
+	fcOut := &sg.Tensors[sg.Operators[2].Outputs[0]]
+	fcOut.Type = tflite.Int16
 	_, err = Convert(m, Options{})
 	require.ErrorIs(t, err, ErrUnsupported)
-	assert.Contains(t, err.Error(), "SVDF is not supported (it runs on int16 activations")
+	assert.Contains(t, err.Error(), "FULLY_CONNECTED with int16 tensors is not supported (1 operator)")
+	fcOut.Type = tflite.Int8
+	// an SVDF state must be a variable tensor; the state and weights_time share a dtype
+	state := &sg.Tensors[sg.Operators[1].Inputs[4]]
+	state.IsVariable = false
+	_, err = Convert(m, Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	assert.Contains(t, err.Error(), "must be a variable tensor")
+	state.IsVariable = true
+	state.Type = tflite.Int16
+	_, err = Convert(m, Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	assert.Contains(t, err.Error(), "weights_time and state both INT8 or both INT16")
 
 	// a corrupted scale is refused by internal/quant, naming the operator
 	m, err = tflite.ReadFile(filepath.Join(dir, "mlperf_ad01_int8.tflite"))
 	require.NoError(t, err)
-	sg := &m.Subgraphs[0]
+	sg = &m.Subgraphs[0]
 	out := &sg.Tensors[sg.Operators[0].Outputs[0]]
 	q := *out.Quant
 	q.Scale = []float32{-1}

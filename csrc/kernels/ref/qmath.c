@@ -119,8 +119,10 @@ int32_t nk_q_softmax_reciprocal(int32_t sum, int *bits_over_unit) {
     return nk_q_one_over_one_plus_x(shifted_minus_one);
 }
 
-void nk_q_softmax_row_s8(const int8_t *x, int8_t *y, int32_t n, int32_t mult, int32_t shift,
-                         int32_t diff_min) {
+void nk_q_softmax_row(const int8_t *x, void *y, int32_t n, int32_t mult, int32_t shift,
+                      int32_t diff_min, int out_bits) {
+    /* the output's zero point and range: -2^(bits-1) .. 2^(bits-1)-1 */
+    const int32_t lo = out_bits == 16 ? -32768 : -128, hi = -lo - 1;
     int32_t i, mx = x[0], sum = 0, scale;
     int bits_over_unit, out_shift;
     for (i = 1; i < n; i++)
@@ -134,19 +136,22 @@ void nk_q_softmax_row_s8(const int8_t *x, int8_t *y, int32_t n, int32_t mult, in
         }
     }
     scale = nk_q_softmax_reciprocal(sum, &bits_over_unit);
-    out_shift = bits_over_unit + 31 - 8;
-    /* second pass writes y, which may alias x: read each x[i] first */
+    out_shift = bits_over_unit + 31 - out_bits;
+    /* second pass writes y, which may alias x (int8 output): read each x[i] first */
     for (i = 0; i < n; i++) {
         const int32_t d = (int32_t)x[i] - mx;
-        int32_t v = -128;
+        int32_t v = lo;
         if (d >= diff_min) {
             const int32_t s = nk_q_srdhm(nk_q_shl_wrap(d, (int)shift), mult);
             /* rows of 512+ equal maxima push out_shift past 31, where the
              * Q0.31 product divided by 2^32 or more rounds to 0 */
             const int32_t p = nk_q_srdhm(scale, nk_q_exp_neg(s, 5));
-            v = nk_q_clamp((out_shift > 31 ? 0 : nk_q_rdbpot(p, out_shift)) - 128, -128, 127);
+            v = nk_q_clamp((out_shift > 31 ? 0 : nk_q_rdbpot(p, out_shift)) + lo, lo, hi);
         }
-        y[i] = (int8_t)v;
+        if (out_bits == 16)
+            ((int16_t *)y)[i] = (int16_t)v;
+        else
+            ((int8_t *)y)[i] = (int8_t)v;
     }
 }
 

@@ -251,11 +251,12 @@ NK_QMATH_HIDDEN int32_t nk_q_tanh_q4(int32_t a);
  * (TFLite GetReciprocal with 12 integer bits). */
 NK_QMATH_HIDDEN int32_t nk_q_softmax_reciprocal(int32_t sum, int *bits_over_unit);
 
-/* One int8 softmax row, TFLite's reference (output scale 1/256, zero point
- * -128): mult/shift/diff_min as the converter computes them from beta and
- * the input scale (docs/INT8.md). n >= 1; y may equal x. */
-NK_QMATH_HIDDEN void nk_q_softmax_row_s8(const int8_t *x, int8_t *y, int32_t n, int32_t mult,
-                                         int32_t shift, int32_t diff_min);
+/* One int8 softmax row, TFLite's reference: out_bits 8 writes int8 (scale
+ * 1/256, zero point -128), 16 writes int16 (scale 1/65536, zero point
+ * -32768); mult/shift/diff_min as the converter computes them from beta and
+ * the input scale (docs/INT8.md). n >= 1; an int8 y may equal x. */
+NK_QMATH_HIDDEN void nk_q_softmax_row(const int8_t *x, void *y, int32_t n, int32_t mult,
+                                      int32_t shift, int32_t diff_min, int out_bits);
 
 /* Element-wise int8 logistic and tanh (TFLite reference_integer_ops):
  * input zero point, range radius, Q0.31 multiplier and left shift from the

@@ -90,7 +90,14 @@ void nk_ref_softmax_i8(const int8_t *x, int8_t *y, size_t rows, size_t cols, int
                        int32_t shift, int32_t diff_min) {
     size_t r;
     for (r = 0; r < rows; r++)
-        nk_q_softmax_row_s8(x + r * cols, y + r * cols, (int32_t)cols, mult, shift, diff_min);
+        nk_q_softmax_row(x + r * cols, y + r * cols, (int32_t)cols, mult, shift, diff_min, 8);
+}
+
+void nk_ref_softmax_i8_i16(const int8_t *x, int16_t *y, size_t rows, size_t cols, int32_t mult,
+                           int32_t shift, int32_t diff_min) {
+    size_t r;
+    for (r = 0; r < rows; r++)
+        nk_q_softmax_row(x + r * cols, y + r * cols, (int32_t)cols, mult, shift, diff_min, 16);
 }
 
 static inline int8_t nk_i8_act_fn(int8_t v, int is_tanh, int32_t in_zp, int32_t mult,

@@ -117,6 +117,9 @@ NK_REF_HIDDEN void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, si
 /* Softmax over rows of `cols` values (output scale 1/256, zp -128); y may equal x. */
 NK_REF_HIDDEN void nk_ref_softmax_i8(const int8_t *x, int8_t *y, size_t rows, size_t cols,
                                      int32_t mult, int32_t shift, int32_t diff_min);
+/* The same with int16 output (scale 1/65536, zero point -32768). */
+NK_REF_HIDDEN void nk_ref_softmax_i8_i16(const int8_t *x, int16_t *y, size_t rows, size_t cols,
+                                         int32_t mult, int32_t shift, int32_t diff_min);
 /* Logistic (is_tanh 0) or tanh (1) of n values. With a 256-byte table
  * (lut != NULL) and enough values, each distinct input is computed once.
  * y may equal x. */
@@ -138,5 +141,25 @@ NK_REF_HIDDEN void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, in
 /* y[i] = table[x[i] + 128]; y may equal x. */
 NK_REF_HIDDEN void nk_ref_lut_i8(const int8_t *x, const int8_t *NK_RESTRICT table, int8_t *y,
                                  size_t n);
+
+/* SVDF (ref_svdf.c): shapes and the converter's requantization. */
+typedef struct nk_ref_svdf_params {
+    int32_t batch, input, filters, memory, rank;
+    int32_t state_i16; /* 1: state and weights_time are int16, 0: int8 */
+    int32_t mult1, shift1; /* input * weights_feature -> state */
+    int32_t mult2, shift2; /* state * weights_time -> output */
+    int32_t in_zp, state_zp, out_zp;
+} nk_ref_svdf_params;
+/* One SVDF step: x [batch, input], wf [filters, input], wt and the state
+ * [batch, filters * memory] (updated in place), bias [filters / rank] or
+ * NULL, y [batch, filters / rank]. */
+NK_REF_HIDDEN void nk_ref_svdf_i8(const nk_ref_svdf_params *p, const int8_t *x, const int8_t *wf,
+                                  const void *wt, const int32_t *bias, void *state, int8_t *y);
+/* TFLite's Requantize between integer dtypes of 1, 2 or 4 bytes
+ * (int8, int16, int32):
+ * clamp(requantize(x - in_zp) + out_zp) to y's range. */
+NK_REF_HIDDEN void nk_ref_requantize_int(const void *x, uint32_t x_size, void *y, uint32_t y_size,
+                                         size_t n, int32_t mult, int32_t shift, int32_t in_zp,
+                                         int32_t out_zp);
 
 #endif /* NK_REF_I8_H */

@@ -31,6 +31,8 @@ static const nkt_expect_i8 nkt_i8_table[] = {
     {19, NK_I8, "pad", 0, 1, 1, 2},
     {20, NK_I8, "transpose", 0, 1, 1, 0},
     {76, NK_I8, "lut_i8", NK_OPF_ELEMENTWISE, 2, 2, 0},
+    {77, NK_I8, "svdf_i8", 0, 5, 5, 8},
+    {74, NK_I16, "quantize", 0, 1, 1, 4},
     {40, NK_I8, "resize2d", 0, 1, 1, 7},
 };
 
@@ -469,7 +471,8 @@ int main(void) {
     for (i = 64; i <= 73; i++)
         NKT_CHECK(nk_op_lookup((uint32_t)i, NK_F32) == NULL, "type %u has an f32 entry",
                   (unsigned)i);
-    NKT_CHECK(nk_op_lookup(77, NK_I8) == NULL, "type 77");
+    NKT_CHECK(nk_op_lookup(78, NK_I8) == NULL, "type 78");
+    NKT_CHECK(nk_op_lookup(77, NK_I16) == NULL, "svdf_i8 of i16");
     NKT_CHECK(nk_op_lookup(76, NK_F32) == NULL, "lut_i8 of f32");
     NKT_CHECK(nk_op_lookup(75, NK_F32) == NULL, "dequantize of f32");
     nkt_validate_rejections();

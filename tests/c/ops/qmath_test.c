@@ -1722,9 +1722,9 @@ static void test_ops_tables(void) {
         const int32_t dmin = NETKIT_SINGLE_ROUNDING ? k->diff_min_sr : k->diff_min_dr;
         int r;
         for (r = 0; r < k->rows; r++) {
-            nk_q_softmax_row_s8(k->x + r * k->n, y + r * k->n, k->n, m, s, dmin);
+            nk_q_softmax_row(k->x + r * k->n, y + r * k->n, k->n, m, s, dmin, 8);
             memcpy(y_inplace + r * k->n, k->x + r * k->n, (size_t)k->n);
-            nk_q_softmax_row_s8(y_inplace + r * k->n, y_inplace + r * k->n, k->n, m, s, dmin);
+            nk_q_softmax_row(y_inplace + r * k->n, y_inplace + r * k->n, k->n, m, s, dmin, 8);
         }
         for (i = 0; i < k->rows * k->n; i++) {
             CHECK_EQ(y[i], want[i], "softmax case %d element %d", c, i);
@@ -1737,7 +1737,7 @@ static void test_ops_tables(void) {
          * rounding divide takes; the quotient of a Q0.31 value by 2^32 is 0. */
         static int8_t row[600];
         memset(row, 5, sizeof row);
-        nk_q_softmax_row_s8(row, row, 600, 1 << 30, 20, -1000000);
+        nk_q_softmax_row(row, row, 600, 1 << 30, 20, -1000000, 8);
         for (i = 0; i < 600; i++)
             CHECK_EQ(row[i], -128, "long row element %d", i);
     }
