@@ -79,7 +79,7 @@ rm -f "$QEMU_TIMES"
 # its own process group (job control on while it starts), so a failed host
 # step can stop the whole lane
 set -m
-qemu_lane >"$QEMU_LOG" 2>&1 &
+qemu_lane </dev/null >"$QEMU_LOG" 2>&1 &
 qemu_pid=$!
 set +m
 stop_qemu_lane() {
