@@ -94,6 +94,8 @@ done
 # The nk-vs-nkc test dlopens a libnetkit.so and wants the same bits as cgo:
 # build it for the target exactly as cgo compiles the core (GNU C, -O2, so
 # the same FMA contraction), since a host-built library cannot load there.
+# -timeout 30m, not go test's 10: make test runs this beside the host steps,
+# so an emulated test binary may get half the CPU it gets alone.
 go_run() { # go_run <name> <qemu> <sysroot> <cc> <env...>
     local name=$1 qemu=$2 root=$3 cc=$4 t0=$SECONDS
     local lib=$PWD/$BUILD/go-$name/libnetkit.so
@@ -102,7 +104,7 @@ go_run() { # go_run <name> <qemu> <sysroot> <cc> <env...>
     echo "== cross: go test ./nk/... on $name"
     mkdir -p "$(dirname "$lib")"
     if "$cc" -shared -fPIC -O2 -DNETKIT_BUILD_SHARED -Iinclude -Icsrc csrc/netkit_unity.c -lm -o "$lib" &&
-        env CGO_ENABLED=1 CC="$cc" NETKIT_LIB="$lib" "$@" go test -count=1 -exec "$qemu -L $root" ./nk/...; then
+        env CGO_ENABLED=1 CC="$cc" NETKIT_LIB="$lib" "$@" go test -count=1 -timeout 30m -exec "$qemu -L $root" ./nk/...; then
         summary+=("go $name: passed in $((SECONDS - t0)) s")
     else
         failed+=("go-$name")

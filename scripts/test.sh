@@ -6,6 +6,12 @@
 # with clang, TSan, Go with the xnnpack tag), 30 s of loader fuzzing, the cross
 # targets under QEMU, and the int8 TFLite models on Cortex-M4F/M55 against TFLite Micro.
 # `make test` runs this; so does CI (.ci/run).
+# Two lanes run at once: the host steps here and the QEMU steps (cross
+# targets, examples/, int8 models on Cortex-M) in the background, each with
+# JOBS (default 2) build jobs, so the serial stretches of one (a QEMU run, a
+# configure, cgo compiling the unity file, the fuzz run) leave no core idle.
+# The QEMU lane's output goes to build/test-qemu-lane.log and is printed
+# when the host lane is done; a failure in either fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +47,50 @@ JOBS=${JOBS:-2}
 timings=() step_name="" step_t0=$SECONDS
 end_step() { [[ -n $step_name ]] && timings+=("$(printf '%5d s  %s' $((SECONDS - step_t0)) "$step_name")"); return 0; }
 step() { end_step; step_name=$*; step_t0=$SECONDS; echo; echo "== $*"; }
+
+# The QEMU lane. Cortex-M7 and M33 build the same Arm DSP kernels as M4F:
+# `scripts/cross-test.sh cortex-m7 cortex-m33` (and int8-cross.sh below) run
+# them by hand. So does Cortex-M3 and Xtensa lx106 (the portable kernels M0,
+# RV32 and the portable M4F builds run) and the armv7 Linux C suite (its Go
+# run stays: cgo builds the same core there):
+# `scripts/cross-test.sh cortex-m3 xtensa-lx106 armv7-linux`, to keep make test in 30 minutes.
+# `scripts/int8-cross.sh cortex-m7 cortex-m33 xtensa-lx106` runs the int8
+# models on the other bare-metal targets (M7/M33: the M4F's DSP kernels;
+# Xtensa: portable).
+qemu_lane() {
+    timings=() step_name=""
+    step "cross targets under QEMU (C suites, bundled models, lowered models on M4F/M55/rv32imac, Go on arm64/armv7)"
+    NK_CROSS_GO_ONLY=armv7-linux scripts/cross-test.sh cortex-m0 cortex-m4f cortex-m55 rv32imac aarch64-linux armv7-linux
+
+    step "examples/ built from outside the tree against an installed netkit (Cortex-M4F firmware under QEMU, Go program)"
+    JOBS=$JOBS scripts/examples-test.sh
+
+    # in the cross step's build directories: their fast-kernel builds are the
+    # same configuration, so only the int8 test programs and the portable
+    # builds are compiled here
+    step "int8 TFLite models on Cortex-M4F and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
+    NK_INT8_BUILD=build/cross scripts/int8-cross.sh cortex-m4f cortex-m55
+    end_step
+    printf '%s\n' "${timings[@]}" >"$QEMU_TIMES"
+}
+mkdir -p build
+QEMU_LOG=build/test-qemu-lane.log QEMU_TIMES=build/test-qemu-lane.times
+rm -f "$QEMU_TIMES"
+# its own process group (job control on while it starts), so a failed host
+# step can stop the whole lane
+set -m
+qemu_lane </dev/null >"$QEMU_LOG" 2>&1 &
+qemu_pid=$!
+set +m
+stop_qemu_lane() {
+    if [[ -n $qemu_pid ]] && kill -0 "$qemu_pid" 2>/dev/null; then
+        kill -- -"$qemu_pid" 2>/dev/null || true
+        echo "== QEMU lane stopped; its output so far ($QEMU_LOG):"
+        cat "$QEMU_LOG"
+    fi
+}
+trap stop_qemu_lane EXIT
+echo "== QEMU lane started in the background (output: $QEMU_LOG)"
 
 step "go vet"
 go vet ./...
@@ -149,26 +199,22 @@ step "libFuzzer on the loader (30 s, float and int8 seeds)"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DNETKIT_FUZZ=ON -DNETKIT_FUZZ_SECONDS=30 "$EXTRA_ARG" >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target fuzz-run
 
-# Cortex-M7 and M33 build the same Arm DSP kernels as M4F: `scripts/cross-test.sh
-# cortex-m7 cortex-m33` (and int8-cross.sh below) run them by hand. So does
-# Cortex-M3 and Xtensa lx106 (the portable kernels M0, RV32 and the portable M4F builds run) and the
-# armv7 Linux C suite (its Go run stays: cgo builds the same core there):
-# `scripts/cross-test.sh cortex-m3 xtensa-lx106 armv7-linux`, to keep make test in 30 minutes.
-step "cross targets under QEMU (C suites, bundled models, lowered models on M4F/M55/rv32imac, Go on arm64/armv7)"
-NK_CROSS_GO_ONLY=armv7-linux scripts/cross-test.sh cortex-m0 cortex-m4f cortex-m55 rv32imac aarch64-linux armv7-linux
-
-step "examples/ built from outside the tree against an installed netkit (Cortex-M4F firmware under QEMU, Go program)"
-JOBS=$JOBS scripts/examples-test.sh
-
-# `scripts/int8-cross.sh cortex-m7 cortex-m33 xtensa-lx106` runs them on the
-# other bare-metal targets (M7/M33: the M4F's DSP kernels; Xtensa: portable).
-step "int8 TFLite models on Cortex-M4F and M55 (fast and portable kernels): output bytes equal TFLite Micro's"
-scripts/int8-cross.sh cortex-m4f cortex-m55
+step "waiting for the QEMU lane"
+qemu_status=0
+wait "$qemu_pid" || qemu_status=$?
+qemu_pid=""
+echo
+echo "== QEMU lane output ($QEMU_LOG)"
+cat "$QEMU_LOG"
+((qemu_status == 0)) || { echo "QEMU lane FAILED (status $qemu_status)" >&2; exit 1; }
 
 end_step
 echo
-echo "== wall time per step"
+echo "== wall time per step (the two lanes overlap: the sum exceeds the total)"
+echo "host lane:"
 printf '%s\n' "${timings[@]}"
+echo "QEMU lane:"
+cat "$QEMU_TIMES"
 echo "$(printf '%5d s' "$SECONDS")  in all"
 echo
 echo "== all test suites passed"
