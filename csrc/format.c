@@ -205,12 +205,6 @@ nk_status nk_format_open(nk_image *img, const void *bytes, size_t len, nk_error_
     return nk_format_counts(img, err);
 }
 
-const char *nk_format_string(const nk_image *img, uint32_t ref) {
-    const nk_section *s = &img->sec[NK_SECTION_STRINGS];
-    if (ref == NK_NONE || ref >= s->size) return "";
-    return (const char *)img->base + s->offset + ref;
-}
-
 static int nk_format_string_ok(const nk_image *img, uint32_t ref) {
     return ref == NK_NONE || ref < img->sec[NK_SECTION_STRINGS].size;
 }
@@ -436,26 +430,6 @@ static nk_status nk_format_graph(const nk_image *img, const nk_tensor_rt *t, nk_
                              what, v);
     }
     return NK_OK;
-}
-
-const uint8_t *nk_format_ops_begin(const nk_image *img) {
-    return img->base + img->sec[NK_SECTION_OPS].offset + 8u;
-}
-
-const uint8_t *nk_format_op_read(const nk_image *img, const uint8_t *r, nk_op_rt *op) {
-    /* 4-byte aligned: 16-aligned base, 4-aligned section, 4-multiple records */
-    const uint32_t *ids = (const uint32_t *)(const void *)(r + NK_FORMAT_OP_HEADER);
-    op->type = nk_rd_u16(r);
-    op->n_in = r[2];
-    op->n_out = r[3];
-    op->n_params = nk_rd_u16(r + 8);
-    op->act = r[10];
-    op->in_place = 0;
-    op->name = nk_format_string(img, nk_rd_u32(r + 4));
-    op->in = ids;
-    op->out = ids + op->n_in;
-    op->params = ids + op->n_in + op->n_out;
-    return (const uint8_t *)(op->params + op->n_params);
 }
 
 /* Walks the op records. `made` (scratch) marks the tensors produced so

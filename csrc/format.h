@@ -90,9 +90,7 @@ NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk
  * image; def, workspace and the load's fields left alone, in_place 0).
  * Returns the next record. Only for records nk_format_decode checked,
  * except that nk_format_decode itself reads a header this way before
- * checking the record's length. */
-NK_HIDDEN const uint8_t *nk_format_ops_begin(const nk_image *img);
-NK_HIDDEN const uint8_t *nk_format_op_read(const nk_image *img, const uint8_t *rec, nk_op_rt *op);
+ * checking the record's length. Both are inline, at the end of this file. */
 
 /* The image's TENSORS records (valid to read as nk_tensor_rt when
  * nk_format_tensors_in_place, i.e. format 1.1 on). */
@@ -105,10 +103,6 @@ NK_HIDDEN uint32_t nk_format_io_flags(const nk_image *img, uint32_t id);
 /* Graph input (is_output 0) or output (1) number i: tensor id and layout. */
 NK_HIDDEN uint32_t nk_format_io_tensor(const nk_image *img, int is_output, uint32_t i);
 NK_HIDDEN uint32_t nk_format_io_layout(const nk_image *img, int is_output, uint32_t i);
-
-/* A string reference as a C string: "" for NK_NONE. Only valid refs are
- * passed once the image is decoded. */
-NK_HIDDEN const char *nk_format_string(const nk_image *img, uint32_t ref);
 
 /* The META value for `key`, or NULL. */
 NK_HIDDEN const char *nk_format_meta(const nk_image *img, const char *key);
@@ -173,6 +167,37 @@ static inline uint32_t nk_rd_u32(const uint8_t *p) {
 }
 static inline uint16_t nk_rd_u16(const uint8_t *p) {
     return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* A string reference as a C string: "" for NK_NONE. Only valid refs are
+ * passed once the image is decoded. */
+static inline const char *nk_format_string(const nk_image *img, uint32_t ref) {
+    const nk_section *s = &img->sec[NK_SECTION_STRINGS];
+    if (ref == NK_NONE || ref >= s->size) return "";
+    return (const char *)img->base + s->offset + ref;
+}
+
+/* The op record reads (described above) are inline: invoke reads every op
+ * this way, and bench --target counts those instructions as the invoke
+ * loop's. */
+static inline const uint8_t *nk_format_ops_begin(const nk_image *img) {
+    return img->base + img->sec[NK_SECTION_OPS].offset + 8u;
+}
+
+static inline const uint8_t *nk_format_op_read(const nk_image *img, const uint8_t *r, nk_op_rt *op) {
+    /* 4-byte aligned: 16-aligned base, 4-aligned section, 4-multiple records */
+    const uint32_t *ids = (const uint32_t *)(const void *)(r + NK_FORMAT_OP_HEADER);
+    op->type = nk_rd_u16(r);
+    op->n_in = r[2];
+    op->n_out = r[3];
+    op->n_params = nk_rd_u16(r + 8);
+    op->act = r[10];
+    op->in_place = 0;
+    op->name = nk_format_string(img, nk_rd_u32(r + 4));
+    op->in = ids;
+    op->out = ids + op->n_in;
+    op->params = ids + op->n_in + op->n_out;
+    return (const uint8_t *)(op->params + op->n_params);
 }
 
 #endif /* NK_FORMAT_H */

@@ -48,29 +48,6 @@ nk_status nk_op_check_requant(const nk_op_rt *op, const nk_op_def *def, const nk
     return NK_OK;
 }
 
-/* Op views from the records and the load state (model.h). */
-const uint8_t *nk_model_op_next(const nk_model_t *m, const uint8_t *rec, uint32_t k, nk_op_rt *op) {
-    const nk_op_state *st = &m->ops[k];
-    rec = nk_format_op_read(&m->img, rec, op);
-    op->def = st->def;
-    op->in_place = m->in_place[k];
-    op->workspace = 0;
-#if NETKIT_LOAD_FOLD_BN
-    if (st->in != NULL) { /* out and params stay the record's */
-        op->in = st->in;
-        op->n_in = 3;
-    }
-#endif
-#if NETKIT_BACKEND
-    op->impl = st->impl;
-    op->impl_state = st->impl_state;
-#endif
-#if NETKIT_HOST_KERNELS
-    op->host_packed = st->host_packed;
-#endif
-    return rec;
-}
-
 const nk_op_rt *nk_model_op_at(const nk_model_t *m, uint32_t k, nk_op_rt *op) {
     const uint8_t *rec = nk_format_ops_begin(&m->img);
     uint32_t i;

@@ -108,9 +108,31 @@ struct nk_model_t {
 
 /* The view of op k whose OPS record is at `rec`, with its load state;
  * returns the next op's record. Walking the ops in order from
- * nk_format_ops_begin costs nothing per op but these copies. */
-NK_HIDDEN const uint8_t *nk_model_op_next(const nk_model_t *m, const uint8_t *rec, uint32_t k,
-                                          nk_op_rt *op);
+ * nk_format_ops_begin costs nothing per op but these copies (inline: in
+ * invoke they are the op loop's own instructions). */
+static inline const uint8_t *nk_model_op_next(const nk_model_t *m, const uint8_t *rec, uint32_t k,
+                                              nk_op_rt *op) {
+    const nk_op_state *st = &m->ops[k];
+    rec = nk_format_op_read(&m->img, rec, op);
+    op->def = st->def;
+    op->in_place = m->in_place[k];
+    op->workspace = 0;
+#if NETKIT_LOAD_FOLD_BN
+    if (st->in != NULL) { /* out and params stay the record's */
+        op->in = st->in;
+        op->n_in = 3;
+    }
+#endif
+#if NETKIT_BACKEND
+    op->impl = st->impl;
+    op->impl_state = st->impl_state;
+#endif
+#if NETKIT_HOST_KERNELS
+    op->host_packed = st->host_packed;
+#endif
+    return rec;
+}
+
 /* The view of op k by index: a walk from the first record (messages,
  * inspect; invoke walks in order). Returns op. */
 NK_HIDDEN const nk_op_rt *nk_model_op_at(const nk_model_t *m, uint32_t k, nk_op_rt *op);
