@@ -137,7 +137,7 @@ typedef struct nk_plan_stats {
  * array (tests, nk_plan_activations), or a loading model's, each made
  * from its OPS record when walked (nk_model_plan_view), so a load holds
  * no view per op. The planner's marks (in_place) go into the array or the
- * model's op states (model.h), where the op's eval reads them. */
+ * model's in-place bytes (nk_model_t.in_place, model.h), where the op's eval reads them. */
 struct nk_model_t;
 typedef struct nk_op_seq {
     nk_op_rt *array;          /* the views, or NULL: */

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "5759eb6f8b9fc1909b66b76338eb5c9902915e886d012466d3c77325d9092f2c"
+const csrcHash = "e64d388d9155c94ba15d6c9fdcba38621abf6a362d4a3631363e6b6f87fec6a8"
