@@ -34,7 +34,7 @@ typedef struct nk_plan_ws {
     uint32_t *order; /* buffers in the order a layout visits them */
     uint32_t *list;  /* placed buffers sorted by offset (first-fit); then, */
     uint32_t *list2; /* with list2 right after it, a segment tree (two-ended) */
-    uint8_t *side;   /* two-ended: 0 bottom, 1 top */
+    uint8_t *side;   /* two-ended: 0 bottom, 1 top (before that, 1: some op writes it) */
     const uint8_t *io; /* per tensor: bit 0 graph input, bit 1 graph output */
     uint32_t *size;  /* bytes during liveness, then 16-byte units, at root */
     uint32_t *off_greedy; /* units */
@@ -204,6 +204,7 @@ static void nk_plan_liveness(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops
         w->last[d] = 0;
         w->root[d] = d;
         w->size[d] = nk_tensor_bytes(&w->t[i]);
+        w->side[d] = 0;
     }
     for (k = 0; k < n_ops; k++) {
         op = nk_op_seq_at(ops, k, &view, &cur);
@@ -216,6 +217,7 @@ static void nk_plan_liveness(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops
             d = w->map[id];
             if (!w->t[id].is_state) w->first[d] = k;
             if (w->last[d] < k) w->last[d] = k;
+            w->side[d] = 1; /* written by an op, until the two-ended layout deals the sides */
         }
     }
     /* graph outputs live past the last op; STATE tensors over every op and
@@ -349,21 +351,6 @@ static void nk_plan_ends_by_step(const nk_plan_ws *w, uint32_t n_order, uint8_t 
     }
 }
 
-/* 1 when some op lists tensor id among its outputs. A STATE tensor no op
- * outputs (SVDF updates its state input in place) is born before op 0,
- * like a graph input. */
-static int nk_plan_written(const nk_op_seq *ops, uint32_t n_ops, uint32_t id) {
-    const uint8_t *cur = NULL;
-    nk_op_rt view;
-    uint32_t k, j;
-    for (k = 0; k < n_ops; k++) {
-        const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
-        for (j = 0; j < op->n_out; j++)
-            if (op->out[j] == id) return 1;
-    }
-    return 0;
-}
-
 /* Layout b of plan.h. Returns the block height. */
 static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops,
                                   uint32_t *n_out) {
@@ -374,7 +361,7 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_seq *ops, uint32_t 
     for (i = 0; i < w->n_tensors; i++) {
         uint32_t d = w->map[i];
         if (!w->t[i].is_const && w->first[d] == 0 && w->root[d] == d &&
-            ((w->io[i] & 1u) || (w->t[i].is_state && !nk_plan_written(ops, n_ops, i)))) {
+            ((w->io[i] & 1u) || (w->t[i].is_state && !w->side[d]))) {
             w->side[d] = (uint8_t)flip;
             flip ^= 1u;
             w->order[n_order++] = d;

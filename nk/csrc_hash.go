@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e64d388d9155c94ba15d6c9fdcba38621abf6a362d4a3631363e6b6f87fec6a8"
+const csrcHash = "e6d15eab49c648a5c1e15976e31e13dbf1bf8c971413651eac0c46edbe8e6e7f"
