@@ -163,18 +163,24 @@ function(nk_cross_add_plugin_test)
   set_tests_properties(cross_insn_count PROPERTIES TIMEOUT 60 LABELS cross)
 endfunction()
 
-# With NETKIT_OP_MARKERS on a bare-metal target: the firmware `netkit bench
-# --target` runs (bench_runner.c; it reads the model through semihosting,
-# so one build serves every model), its link map (the flash netkit takes)
-# and the nkinsn plugin, all built by `--target nk_bench_runner`.
+# With NETKIT_OP_MARKERS on a cross target: the program `netkit bench
+# --target` runs under QEMU (bench_runner.c; it reads the model through
+# semihosting on bare metal, as a file under QEMU's Linux user mode, so one
+# build serves every model), its link map (the flash netkit takes) and the
+# nkinsn plugin, all built by `--target nk_bench_runner`.
 function(nk_cross_add_bench_runner)
-  if(NOT NETKIT_OP_MARKERS OR NOT NK_BARE_METAL OR NOT TARGET netkit_static)
+  if(NOT NETKIT_OP_MARKERS OR NOT TARGET netkit_static)
     return()
   endif()
   nk_cross_add_plugin()
   add_executable(nk_bench_runner "${NK_CROSS_DIR}/bench_runner.c")
   target_link_libraries(nk_bench_runner PRIVATE netkit_static m)
   target_link_options(nk_bench_runner PRIVATE "-Wl,-Map=$<TARGET_FILE:nk_bench_runner>.map")
+  if(NOT NK_BARE_METAL)
+    # Linux user mode: static, so the addresses nm reports are the ones the
+    # plugin sees and no lazy symbol binding runs inside a counted region.
+    target_link_options(nk_bench_runner PRIVATE -static)
+  endif()
   if(TARGET nk_qemu_plugin)
     add_dependencies(nk_bench_runner nk_qemu_plugin)
   endif()

@@ -37,8 +37,9 @@ kind, name, MACs, median time, share of the sum of the ops' medians and
 GMAC/s. --json prints all of it as JSON (times in ns).
 
 With --target TARGET (cortex-m0, cortex-m3, cortex-m4f, cortex-m7,
-cortex-m33, cortex-m55 or rv32imac) it tells what MODEL costs on that
-microcontroller before any board exists: it runs one inference under QEMU
+cortex-m33, cortex-m55, rv32imac, xtensa-lx106, or aarch64-linux and
+armv7-linux under QEMU's Linux user mode) it tells what MODEL costs on that
+device before any board exists: it runs one inference under QEMU
 with netkit's nkinsn plugin and prints
   - instructions per inference, exact (the whole nk_model_invoke call tree,
     no marker overhead), and per op: index, kind, name, MACs,

@@ -26,16 +26,20 @@ import (
 	"github.com/netkit/netkit/nk"
 )
 
-// benchTargets are the bare-metal QEMU targets (toolchains/<name>.cmake,
-// toolchains/qemu-run.sh) and the binutils prefix of each.
+// benchTargets are the cross targets (toolchains/<name>.cmake), all run
+// under QEMU (toolchains/qemu-run.sh: bare metal with semihosting, Linux
+// in user mode), and the binutils prefix of each.
 var benchTargets = map[string]string{
-	"cortex-m0":  "arm-none-eabi-",
-	"cortex-m3":  "arm-none-eabi-",
-	"cortex-m4f": "arm-none-eabi-",
-	"cortex-m7":  "arm-none-eabi-",
-	"cortex-m33": "arm-none-eabi-",
-	"cortex-m55": "arm-none-eabi-",
-	"rv32imac":   "riscv64-unknown-elf-",
+	"cortex-m0":     "arm-none-eabi-",
+	"cortex-m3":     "arm-none-eabi-",
+	"cortex-m4f":    "arm-none-eabi-",
+	"cortex-m7":     "arm-none-eabi-",
+	"cortex-m33":    "arm-none-eabi-",
+	"cortex-m55":    "arm-none-eabi-",
+	"rv32imac":      "riscv64-unknown-elf-",
+	"xtensa-lx106":  "xtensa-lx106-elf-",
+	"aarch64-linux": "aarch64-linux-gnu-",
+	"armv7-linux":   "arm-linux-gnueabihf-",
 }
 
 func benchTargetNames() []string {
@@ -126,7 +130,7 @@ func (f *runnerFacts) num(k string) (uint64, error) {
 
 func benchTarget(stdout, stderr io.Writer, modelPath string, o targetBenchOpts) error {
 	if _, ok := benchTargets[o.target]; !ok {
-		return usagef("unknown --target %q (bare-metal QEMU targets: %s)", o.target, strings.Join(benchTargetNames(), ", "))
+		return usagef("unknown --target %q (QEMU targets: %s)", o.target, strings.Join(benchTargetNames(), ", "))
 	}
 	if o.mhz <= 0 {
 		return usagef("--mhz must be positive")
@@ -455,12 +459,18 @@ func fnv64(s string) uint64 {
 	return h
 }
 
+// copyFile copies from's bytes and permission bits (a Linux runner must
+// stay executable for QEMU's user mode).
 func copyFile(from, to string) error {
+	st, err := os.Stat(from)
+	if err != nil {
+		return err
+	}
 	b, err := os.ReadFile(from)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(to, b, 0o644)
+	return os.WriteFile(to, b, st.Mode().Perm())
 }
 
 func tailFile(p string, n int) string {
@@ -716,7 +726,7 @@ func writeTargetReport(w io.Writer, r *targetReport) {
 	if r.ArenaHeldBytes != r.ArenaBytes {
 		held = fmt.Sprintf("; %d B stay in use after the load", r.ArenaHeldBytes)
 	}
-	row("arena", "%d B on %s (32-bit; checked on the target: loads in exactly this, 1 B less fails%s)", r.ArenaBytes, r.Target, held)
+	row("arena", "%d B on %s (the target's own struct layouts; checked there: loads in exactly this, 1 B less fails%s)", r.ArenaBytes, r.Target, held)
 	row("flash", "%d B = model %d B + netkit code and constants %d B", r.FlashBytes, r.ModelBytes, r.NetkitFlashBytes)
 	fmt.Fprintln(w)
 

@@ -46,9 +46,9 @@ liveness lower bound; hovering a box names its tensor.
 
 Every figure is this host's (its pointer size and struct layouts; a 32-bit
 MCU needs less). --target NAME adds the arena a buffer load needs on that
-target, exact for it: "host", or a bare-metal target of bench --target
-(cortex-m4f, cortex-m55, ...), whose own nk_model_arena_size runs under
-QEMU in bench --target's cached firmware, which also checks that the model
+target, exact for it: "host", or a target of bench --target (cortex-m4f,
+cortex-m55, xtensa-lx106, armv7-linux, ...), whose own nk_model_arena_size
+runs under QEMU in bench --target's cached runner, which also checks that the model
 loads in exactly that many bytes and fails in one byte less. The declare
 line then uses it. --src DIR: the netkit source tree (as bench --target).`,
 		flags: func(fs *flag.FlagSet) func([]string, io.Writer, io.Writer) error {
@@ -127,7 +127,7 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	row("outputs", describeInfos(r.Outputs))
 	row("", "")
 	if t != nil {
-		row("arena on "+t.Target, sz(t.ArenaBytes)+" (exact for that target; the figures below are this host's)")
+		row("arena on target", sz(t.ArenaBytes)+" on "+t.Target+" (exact for that target; the figures below are this host's)")
 	}
 	row("arena after load", sz(r.ArenaAfterLoad))
 	row("arena after forward", sz(r.ArenaAfterForward))
