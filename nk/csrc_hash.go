@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e6d15eab49c648a5c1e15976e31e13dbf1bf8c971413651eac0c46edbe8e6e7f"
+const csrcHash = "24336f55d1e330ba4f57f0f0c5da933ede524c3117fa87791c2bce399f698515"

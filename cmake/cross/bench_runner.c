@@ -1,7 +1,8 @@
 /*
- * The firmware `netkit bench --target` runs under QEMU with the nkinsn
+ * The program `netkit bench --target` runs under QEMU with the nkinsn
  * plugin. One build per target and source version serves every model, so
- * nothing is embedded: the model and its input come through semihosting,
+ * nothing is embedded: the model and its input come through semihosting
+ * on bare metal, as plain files under QEMU's Linux user mode,
  *
  *   bench_runner MODEL.nk INPUT.bin
  *
@@ -17,7 +18,7 @@
  *
  * Memory: the image and the arena come from the C library's heap (the
  * boards' RAM), the arena sized exactly by nk_model_arena_size on the
- * target, so the figure is the target's own (32-bit structs and pointers).
+ * target, so the figure is the target's own (its structs and pointers).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -133,6 +133,16 @@ static inline float nk_vsum(nk_vf v) { return vaddvq_f32(v); }
 #define NK_HOST_ISA_SAME_LEVEL /* this level's names are defined already */
 #endif
 
+/* The float kernels' names. The VNNI level differs from the AVX-512 level
+ * in its int8 kernels only: it compiles host_i8.c and its table, whose
+ * float entries are the AVX-512 level's kernels. */
+#undef NK_HOST_F32_FN
+#if defined(NK_HOST_ISA_AVX512VNNI)
+#define NK_HOST_F32_FN(name) name##_avx512
+#else
+#define NK_HOST_F32_FN(name) NK_HOST_FN(name)
+#endif
+
 #if !defined(NK_HOST_ISA_SAME_LEVEL)
 
 /* The fused activation clamp of every epilogue. The bound goes first: x86

@@ -1,8 +1,8 @@
 /*
  * vmath.h — vectorized float32 exp, erf, tanh, sigmoid, and the GELU and
  * softmax kernels built on them, for the host kernel tables (host.h).
- * Compiled once per ISA level like every file here; names carry the level's
- * suffix through NK_HOST_FN (host_isa.h).
+ * Compiled once per float ISA level like every float kernel here; names
+ * carry the level's suffix through NK_HOST_F32_FN (host_isa.h).
  *
  * Accuracy (measured over every float by tests/c/host/vmath_test.c
  * --exhaustive; designs and figures in docs/HOST_MATH.md): every result is
@@ -24,13 +24,14 @@
 #include <stdint.h>
 
 /* y[i] = f(x[i]) for i < n */
-void NK_HOST_FN(nk_host_exp_f32)(const float *x, float *y, size_t n);
-void NK_HOST_FN(nk_host_erf_f32)(const float *x, float *y, size_t n);
-void NK_HOST_FN(nk_host_tanh_f32)(const float *x, float *y, size_t n);
-void NK_HOST_FN(nk_host_sigmoid_f32)(const float *x, float *y, size_t n);
+void NK_HOST_F32_FN(nk_host_exp_f32)(const float *x, float *y, size_t n);
+void NK_HOST_F32_FN(nk_host_erf_f32)(const float *x, float *y, size_t n);
+void NK_HOST_F32_FN(nk_host_tanh_f32)(const float *x, float *y, size_t n);
+void NK_HOST_F32_FN(nk_host_sigmoid_f32)(const float *x, float *y, size_t n);
 /* GELU, as nk_ref_gelu_f32: approximate 0 is x/2 (1 + erf(x/sqrt 2)),
  * 1 the tanh form x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
-void NK_HOST_FN(nk_host_gelu_f32)(const float *x, float *y, size_t n, int32_t approximate);
+void NK_HOST_F32_FN(nk_host_gelu_f32)(const float *x, float *y, size_t n,
+                                      int32_t approximate);
 /* Softmax of beta * x over each row of cols floats, as nk_ref_softmax_f32. */
-void NK_HOST_FN(nk_host_softmax_f32)(const float *x, float *y, size_t rows, size_t cols,
-                                     float beta);
+void NK_HOST_F32_FN(nk_host_softmax_f32)(const float *x, float *y, size_t rows, size_t cols,
+                                         float beta);
