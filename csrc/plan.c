@@ -358,6 +358,8 @@ static uint32_t nk_plan_two_ended(nk_plan_ws *w, const nk_op_seq *ops, uint32_t 
     nk_op_rt view;
     nk_plan_list bottom = {0, 0, 0}, top = {0, 0, 0};
     uint32_t n_order = 0, i, j, k, flip = 0, S = n_ops + 1u, *tree = w->list, height;
+    /* graph inputs, and STATE tensors no op writes (SVDF updates its state
+     * input in place): born before op 0 */
     for (i = 0; i < w->n_tensors; i++) {
         uint32_t d = w->map[i];
         if (!w->t[i].is_const && w->first[d] == 0 && w->root[d] == d &&
