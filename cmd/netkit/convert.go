@@ -83,7 +83,9 @@ next invoke (STATE tensors, docs/MEMORY.md): invoking on the chunks of a
 sequence in order then equals invoking on the whole sequence, as TFLite's
 UNIDIRECTIONAL_SEQUENCE_LSTM with variable tensors does. The state is zero
 after a load and after Model.ResetState (C: nk_model_reset_state). Forward
-layers without initial_h, initial_c or uneven sequence_lens only.
+layers without initial_h, initial_c or uneven sequence_lens only. A TFLite
+UNIDIRECTIONAL_SEQUENCE_LSTM always converts this way (its state tensors
+are variable).
 
 The summary lists the ops, parameters, multiply-accumulates per inference,
 what the passes folded, and the arena the model needs, as 'netkit inspect'

@@ -94,6 +94,7 @@ type fld struct {
 
 func u8f(id int, v uint8) fld     { return fld{id: id, size: 1, val: uint64(v)} }
 func i32f(id int, v int32) fld    { return fld{id: id, size: 4, val: uint64(uint32(v))} }
+func f32f(id int, v float32) fld  { return fld{id: id, size: 4, val: uint64(math.Float32bits(v))} }
 func reff(id int, target int) fld { return fld{id: id, size: 4, ref: target, isRef: true} }
 
 func (w *fbWriter) table(fields ...fld) int {
@@ -160,12 +161,18 @@ func (w *fbWriter) finish(root int) []byte {
 // quantized), two buffers and one CONV_2D with options.
 func buildTiny(t testing.TB) []byte {
 	t.Helper()
+	return buildTinyWith(optConv2D, u8f(0, uint8(PaddingValid)), i32f(1, 1), i32f(2, 2), u8f(3, uint8(ActRelu6)))
+}
+
+// buildTinyWith is buildTiny with the operator's options a table of the
+// given union tag and fields.
+func buildTinyWith(optTag uint8, optFields ...fld) []byte {
 	w := &fbWriter{}
 	// leaves first (they end up last in the file)
-	opts := w.table(u8f(0, uint8(PaddingValid)), i32f(1, 1), i32f(2, 2), u8f(3, uint8(ActRelu6)))
+	opts := w.table(optFields...)
 	opIn := w.ints([]int32{0, -1})
 	opOut := w.ints([]int32{1})
-	op := w.table(i32f(0, 0), reff(1, opIn), reff(2, opOut), u8f(3, optConv2D), reff(4, opts))
+	op := w.table(i32f(0, 0), reff(1, opIn), reff(2, opOut), u8f(3, optTag), reff(4, opts))
 	qScale := w.floats([]float32{0.5})
 	qZp := w.longs([]int64{-3})
 	quant := w.table(reff(2, qScale), reff(3, qZp))

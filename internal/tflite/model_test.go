@@ -366,6 +366,15 @@ func TestTinyModel(t *testing.T) {
 		sg.Operators[0].Options)
 }
 
+// UNIDIRECTIONAL_SEQUENCE_LSTM's options: activation, the two clips (f32
+// fields) and time_major; the absent fields take the schema's defaults.
+func TestUnidirectionalLSTMOptions(t *testing.T) {
+	m, err := Parse(buildTinyWith(optUniLSTM, u8f(0, uint8(ActTanh)), f32f(1, 10), f32f(2, 0.5), u8f(3, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, UnidirectionalLSTMOptions{Activation: ActTanh, CellClip: 10, ProjClip: 0.5, TimeMajor: true},
+		m.Subgraphs[0].Operators[0].Options)
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add(buildTiny(f))
 	dir := os.Getenv("NETKIT_TFLITE_MODELS")

@@ -32,6 +32,7 @@ const (
 	OpMean                  BuiltinOp = 40
 	OpSub                   BuiltinOp = 41
 	OpSqueeze               BuiltinOp = 43
+	OpUnidirectionalLSTM    BuiltinOp = 44
 	OpStridedSlice          BuiltinOp = 45
 	OpPadV2                 BuiltinOp = 60
 	OpTransposeConv         BuiltinOp = 67
@@ -52,7 +53,7 @@ var opNames = map[BuiltinOp]string{
 	OpReluN1To1: "RELU_N1_TO_1", OpRelu6: "RELU6", OpReshape: "RESHAPE", OpResizeBilinear: "RESIZE_BILINEAR",
 	OpSoftmax: "SOFTMAX", 26: "SPACE_TO_DEPTH", OpSVDF: "SVDF", OpTanh: "TANH", OpCustom: "CUSTOM",
 	OpPad: "PAD", 36: "GATHER", OpTranspose: "TRANSPOSE", OpMean: "MEAN", OpSub: "SUB", 42: "DIV",
-	OpSqueeze: "SQUEEZE", 44: "UNIDIRECTIONAL_SEQUENCE_LSTM", OpStridedSlice: "STRIDED_SLICE", 47: "EXP",
+	OpSqueeze: "SQUEEZE", OpUnidirectionalLSTM: "UNIDIRECTIONAL_SEQUENCE_LSTM", OpStridedSlice: "STRIDED_SLICE", 47: "EXP",
 	49: "SPLIT", 53: "CAST", 54: "PRELU", 55: "MAXIMUM", 56: "ARG_MAX", 57: "MINIMUM", OpPadV2: "PADV2",
 	65: "SLICE", OpTransposeConv: "TRANSPOSE_CONV", 70: "EXPAND_DIMS", 74: "SUM", 83: "PACK", 88: "UNPACK",
 	OpResizeNearestNeighbor: "RESIZE_NEAREST_NEIGHBOR", OpLeakyRelu: "LEAKY_RELU", 100: "MIRROR_PAD", 102: "SPLIT_V",
@@ -133,6 +134,7 @@ const (
 	optPad             = 22
 	optResizeBilinear  = 15
 	optTransposeConv   = 49
+	optUniLSTM         = 71
 	optResizeNearest   = 74
 	optGelu            = 116
 )
@@ -201,20 +203,32 @@ type SVDFOptions struct {
 	AsymmetricQuantizeInputs bool
 }
 
-func (Conv2DOptions) builtinOptions()          {}
-func (DepthwiseConv2DOptions) builtinOptions() {}
-func (Pool2DOptions) builtinOptions()          {}
-func (FullyConnectedOptions) builtinOptions()  {}
-func (SoftmaxOptions) builtinOptions()         {}
-func (ConcatenationOptions) builtinOptions()   {}
-func (AddOptions) builtinOptions()             {}
-func (MulOptions) builtinOptions()             {}
-func (ReshapeOptions) builtinOptions()         {}
-func (PadOptions) builtinOptions()             {}
-func (SVDFOptions) builtinOptions()            {}
-func (ResizeOptions) builtinOptions()          {}
-func (GeluOptions) builtinOptions()            {}
-func (TransposeConvOptions) builtinOptions()   {}
+// UnidirectionalLSTMOptions are UNIDIRECTIONAL_SEQUENCE_LSTM's: the
+// activation of the cell gate and of the cell output, the clips of the cell
+// state and of the projection (0: none) and the input layout.
+type UnidirectionalLSTMOptions struct {
+	Activation               Activation
+	CellClip, ProjClip       float32
+	TimeMajor                bool
+	AsymmetricQuantizeInputs bool
+	DiagonalRecurrent        bool
+}
+
+func (Conv2DOptions) builtinOptions()             {}
+func (DepthwiseConv2DOptions) builtinOptions()    {}
+func (Pool2DOptions) builtinOptions()             {}
+func (FullyConnectedOptions) builtinOptions()     {}
+func (SoftmaxOptions) builtinOptions()            {}
+func (ConcatenationOptions) builtinOptions()      {}
+func (AddOptions) builtinOptions()                {}
+func (MulOptions) builtinOptions()                {}
+func (ReshapeOptions) builtinOptions()            {}
+func (PadOptions) builtinOptions()                {}
+func (SVDFOptions) builtinOptions()               {}
+func (ResizeOptions) builtinOptions()             {}
+func (GeluOptions) builtinOptions()               {}
+func (TransposeConvOptions) builtinOptions()      {}
+func (UnidirectionalLSTMOptions) builtinOptions() {}
 
 // fieldReader collects the first error of a run of field reads.
 type fieldReader struct {
@@ -232,6 +246,14 @@ func (r *fieldReader) i32(id int, def int32) int32 {
 
 func (r *fieldReader) i8(id int, def int8) int8 {
 	v, err := r.t.i8(id, def)
+	if r.err == nil {
+		r.err = err
+	}
+	return v
+}
+
+func (r *fieldReader) f32(id int, def float32) float32 {
+	v, err := r.t.f32(id, def)
 	if r.err == nil {
 		r.err = err
 	}
@@ -292,6 +314,9 @@ func parseOptions(tag uint8, t table) (Options, error) {
 		o = TransposeConvOptions{Padding: Padding(r.i8(0, 0)), StrideW: r.i32(1, 0), StrideH: r.i32(2, 0), Activation: Activation(r.i8(3, 0))}
 	case optSVDF:
 		o = SVDFOptions{Rank: r.i32(0, 0), Activation: Activation(r.i8(1, 0)), AsymmetricQuantizeInputs: r.boolean(2, false)}
+	case optUniLSTM:
+		o = UnidirectionalLSTMOptions{Activation: Activation(r.i8(0, 0)), CellClip: r.f32(1, 0), ProjClip: r.f32(2, 0),
+			TimeMajor: r.boolean(3, false), AsymmetricQuantizeInputs: r.boolean(4, false), DiagonalRecurrent: r.boolean(5, false)}
 	default:
 		return nil, nil // a union member this reader does not decode
 	}

@@ -14,6 +14,7 @@
 package tfliteimport
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -126,7 +127,7 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpReshape: true, tflite.OpSoftmax: true, tflite.OpLogistic: true, tflite.OpTanh: true,
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
 	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
-	tflite.OpTransposeConv: true, tflite.OpGelu: true, tflite.OpSVDF: true,
+	tflite.OpTransposeConv: true, tflite.OpGelu: true, tflite.OpSVDF: true, tflite.OpUnidirectionalLSTM: true,
 }
 
 // int16OK are the operators that take int16 tensors: QUANTIZE between
@@ -387,32 +388,55 @@ func (c *converter) floatConstant(ti int32) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	switch t.Type {
-	case tflite.Float32:
+	if t.Type == tflite.Float32 {
 		return c.constant(ti)
-	case tflite.Int8:
-	default:
-		return -1, fmt.Errorf("%w: %v constant %q under float activations", ErrUnsupported, t.Type, t.Name)
 	}
 	if id, ok := c.ids[ti]; ok {
 		return id, nil
 	}
+	f, err := c.floatValues(t)
+	if err != nil {
+		return -1, err
+	}
+	id := c.add(nkfile.Tensor{Name: t.Name, DType: nkfile.F32, Shape: shapeOf(t), Data: nkfile.F32Bytes(f)})
+	c.ids[ti] = id
+	return id, nil
+}
+
+// floatValues are a float32 or (hybrid model) int8 constant's values as
+// float32.
+func (c *converter) floatValues(t *tflite.Tensor) ([]float32, error) {
+	raw := c.data(t)
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%w: tensor %q is not a constant", ErrUnsupported, t.Name)
+	}
+	switch t.Type {
+	case tflite.Float32:
+		if len(raw) != 4*elems(shapeOf(t)) {
+			return nil, fmt.Errorf("%w: constant %q has %d bytes for f32 %v", ErrUnsupported, t.Name, len(raw), t.Shape)
+		}
+		f := make([]float32, len(raw)/4)
+		for i := range f {
+			f[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+		return f, nil
+	case tflite.Int8:
+	default:
+		return nil, fmt.Errorf("%w: %v constant %q under float activations", ErrUnsupported, t.Type, t.Name)
+	}
 	q := t.Quant
 	if q == nil || len(q.Scale) == 0 {
-		return -1, fmt.Errorf("%w: int8 constant %q is not quantized", ErrUnsupported, t.Name)
+		return nil, fmt.Errorf("%w: int8 constant %q is not quantized", ErrUnsupported, t.Name)
 	}
-	raw := c.data(t)
 	vals := make([]int8, len(raw))
 	for i, b := range raw {
 		vals[i] = int8(b)
 	}
 	f, err := quant.DequantizeWeights(vals, t.Shape, q.Scale, q.ZeroPoint, int(q.QuantizedDimension))
 	if err != nil {
-		return -1, fmt.Errorf("dequantizing %q: %w", t.Name, err)
+		return nil, fmt.Errorf("dequantizing %q: %w", t.Name, err)
 	}
-	id := c.add(nkfile.Tensor{Name: t.Name, DType: nkfile.F32, Shape: shapeOf(t), Data: nkfile.F32Bytes(f)})
-	c.ids[ti] = id
-	return id, nil
+	return f, nil
 }
 
 // constI32 adds an i32 parameter tensor (multipliers, shifts), or reuses
@@ -529,6 +553,8 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.transposeConv(op, out)
 	case tflite.OpSVDF:
 		return c.svdf(op, x, out)
+	case tflite.OpUnidirectionalLSTM:
+		return c.lstm(op, x, out)
 	case tflite.OpSoftmax:
 		if x.Type == tflite.Int8 && out.Type == tflite.Int16 {
 			c.int8 = true
@@ -1358,4 +1384,155 @@ func (c *converter) svdf(op *tflite.Operator, x, y *tflite.Tensor) error {
 	c.ids[op.Inputs[4]] = ids[4]
 	return c.emit(nkfile.OpSvdfI8, op.Outputs[0], ids,
 		nkfile.SvdfI8Words(int(o.Rank), m1.M, m1.Shift, m2.M, m2.Shift, zpIn, zpState, zpOut), nkfile.ActNone)
+}
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM's input slots (TFLite's operator
+// definition): the gate blocks of each weight kind in the order input,
+// forget, cell, output; then the two variable state tensors.
+const (
+	lstmInputWeights     = 1  // 1..4: input_to_{input,forget,cell,output}_weights [H,I]
+	lstmRecurrentWeights = 5  // 5..8: recurrent_to_*_weights [H,H]
+	lstmPeepholes        = 9  // 9..11: cell_to_{input,forget,output}_weights
+	lstmGateBiases       = 12 // 12..15: {input,forget,cell,output}_gate_bias [H]
+	lstmProjection       = 16 // 16, 17: projection weights and bias
+	lstmOutputState      = 18
+	lstmCellState        = 19
+	lstmLayerNorm        = 20 // 20..23: layer norm coefficients
+)
+
+// lstmGateOrder takes TFLite's gate blocks (i, f, c, o) into the LSTM op's
+// order (i, o, f, c).
+var lstmGateOrder = [4]int{0, 3, 1, 2}
+
+// lstm maps TFLite's float UNIDIRECTIONAL_SEQUENCE_LSTM (full LSTM with
+// input gate, no peepholes, projection, layer norm or clips, tanh) to the
+// LSTM op: the gate weights stacked into W and R in its gate order, the
+// gate biases as W's bias (R's is zero), and the two variable state tensors
+// as STATE tensors read as the initial state and written as Y_h and Y_c,
+// so the state carries from one invoke to the next as TFLite's does. Y
+// ([batch, time, 1, H] or [time, 1, batch, H]) is reshaped to the TFLite
+// output.
+func (c *converter) lstm(op *tflite.Operator, x, y *tflite.Tensor) error {
+	o, ok := op.Options.(tflite.UnidirectionalLSTMOptions)
+	if !ok || len(op.Inputs) != 20 && len(op.Inputs) != 24 {
+		return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM with options %T and %d inputs (want 20 or 24)", ErrUnsupported, op.Options, len(op.Inputs))
+	}
+	if x.Type != tflite.Float32 || y.Type != tflite.Float32 {
+		return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM on %v -> %v (only float32 activations)", ErrUnsupported, x.Type, y.Type)
+	}
+	has := func(k int) bool { return k < len(op.Inputs) && op.Inputs[k] >= 0 }
+	var refuse []string
+	if !has(lstmInputWeights) || !has(lstmRecurrentWeights) || !has(lstmGateBiases) {
+		refuse = append(refuse, "no input gate (CIFG)")
+	}
+	if has(lstmPeepholes) || has(lstmPeepholes+1) || has(lstmPeepholes+2) {
+		refuse = append(refuse, "peepholes")
+	}
+	if has(lstmProjection) || has(lstmProjection+1) {
+		refuse = append(refuse, "a projection")
+	}
+	for k := lstmLayerNorm; k < len(op.Inputs); k++ {
+		if has(k) {
+			refuse = append(refuse, "layer normalization")
+			break
+		}
+	}
+	if o.CellClip != 0 || o.ProjClip != 0 {
+		refuse = append(refuse, "a cell or projection clip")
+	}
+	if o.Activation != tflite.ActTanh {
+		refuse = append(refuse, fmt.Sprintf("activation %v (tanh only)", o.Activation))
+	}
+	if o.DiagonalRecurrent {
+		refuse = append(refuse, "diagonal recurrent weights")
+	}
+	if len(refuse) > 0 {
+		return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM with %s", ErrUnsupported, strings.Join(refuse, ", "))
+	}
+	xs := shapeOf(x)
+	if len(xs) != 3 {
+		return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM input %v, want rank 3", ErrUnsupported, xs)
+	}
+	batch, steps, in := xs[0], xs[1], xs[2]
+	if o.TimeMajor {
+		batch, steps = steps, batch
+	}
+	// the four gates' W blocks [H,I], R blocks [H,H] and biases [H]
+	var w, r, b [4][]float32
+	hidden := -1
+	for g := range 4 {
+		for _, part := range []struct {
+			slot int
+			dst  *[]float32
+			cols int // 0: the hidden size
+		}{{lstmInputWeights + g, &w[g], in}, {lstmRecurrentWeights + g, &r[g], 0}, {lstmGateBiases + g, &b[g], 1}} {
+			t, err := c.tensor(op.Inputs[part.slot])
+			if err != nil {
+				return err
+			}
+			v, err := c.floatValues(t)
+			if err != nil {
+				return err
+			}
+			if hidden < 0 {
+				hidden = len(v) / max(in, 1)
+			}
+			cols := part.cols
+			if cols == 0 {
+				cols = hidden
+			}
+			if hidden < 1 || len(v) != hidden*cols {
+				return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM %q has shape %v, want [%d, %d]", ErrUnsupported, t.Name, t.Shape, hidden, cols)
+			}
+			*part.dst = v
+		}
+	}
+	var wAll, rAll []float32
+	bAll := make([]float32, 0, 8*hidden)
+	for _, g := range lstmGateOrder {
+		wAll = append(wAll, w[g]...)
+		rAll = append(rAll, r[g]...)
+		bAll = append(bAll, b[g]...)
+	}
+	bAll = append(bAll, make([]float32, 4*hidden)...) // R's bias
+	name := c.outName(op)
+	wID := c.add(nkfile.Tensor{Name: name + "/W", DType: nkfile.F32, Shape: []int{1, 4 * hidden, in}, Data: nkfile.F32Bytes(wAll)})
+	rID := c.add(nkfile.Tensor{Name: name + "/R", DType: nkfile.F32, Shape: []int{1, 4 * hidden, hidden}, Data: nkfile.F32Bytes(rAll)})
+	bID := c.add(nkfile.Tensor{Name: name + "/B", DType: nkfile.F32, Shape: []int{1, 8 * hidden}, Data: nkfile.F32Bytes(bAll)})
+	stateShape, yShape := []int{batch, 1, hidden}, []int{batch, steps, 1, hidden}
+	if o.TimeMajor {
+		stateShape, yShape = []int{1, batch, hidden}, []int{steps, 1, batch, hidden}
+	}
+	var states [2]int
+	for k, slot := range []int{lstmOutputState, lstmCellState} {
+		st, err := c.tensor(op.Inputs[slot])
+		if err != nil {
+			return err
+		}
+		if st.Type != tflite.Float32 || !st.IsVariable || len(c.data(st)) != 0 || elems(shapeOf(st)) != batch*hidden {
+			return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM state %q must be a float32 variable tensor of %d x %d", ErrUnsupported, st.Name, batch, hidden)
+		}
+		if _, ok := c.ids[op.Inputs[slot]]; ok {
+			return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM state %q is shared with another operator", ErrUnsupported, st.Name)
+		}
+		states[k] = c.add(nkfile.Tensor{Name: st.Name, DType: nkfile.F32, Shape: stateShape, State: true})
+		c.ids[op.Inputs[slot]] = states[k]
+	}
+	xID, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	yID := c.add(nkfile.Tensor{Name: name + "/Y", DType: nkfile.F32, Shape: yShape})
+	params := nkfile.RNN{BatchFirst: !o.TimeMajor, Clip: nkfile.NoClip, Acts: nkfile.DefaultRNNActs()}.Words()
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpLSTM, Name: name, Params: params,
+		Inputs: []int{xID, wID, rID, bID, states[0], states[1]}, Outputs: []int{yID, states[0], states[1]}})
+	out, err := c.runtime(op.Outputs[0])
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(c.out.Tensors[out].Shape, []int{yShape[0], yShape[1] * yShape[2], yShape[3]}) {
+		return fmt.Errorf("%w: UNIDIRECTIONAL_SEQUENCE_LSTM output %v for input %v and %d cells", ErrUnsupported, c.out.Tensors[out].Shape, xs, hidden)
+	}
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpReshape, Name: c.out.Tensors[out].Name, Inputs: []int{yID}, Outputs: []int{out}})
+	return nil
 }
