@@ -375,6 +375,12 @@ func TestUnidirectionalLSTMOptions(t *testing.T) {
 		m.Subgraphs[0].Operators[0].Options)
 }
 
+func TestReducerOptions(t *testing.T) {
+	m, err := Parse(buildTinyWith(optReducer, u8f(0, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, ReducerOptions{KeepDims: true}, m.Subgraphs[0].Operators[0].Options)
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add(buildTiny(f))
 	dir := os.Getenv("NETKIT_TFLITE_MODELS")

@@ -130,6 +130,7 @@ const (
 	optConcatenation   = 10
 	optAdd             = 11
 	optReshape         = 17
+	optReducer         = 27
 	optMul             = 21
 	optPad             = 22
 	optResizeBilinear  = 15
@@ -186,6 +187,9 @@ type ReshapeOptions struct{ NewShape []int32 }
 
 type PadOptions struct{}
 
+// ReducerOptions are MEAN's (and the other reductions').
+type ReducerOptions struct{ KeepDims bool }
+
 type GeluOptions struct{ Approximate bool }
 
 // ResizeOptions are RESIZE_BILINEAR's and RESIZE_NEAREST_NEIGHBOR's.
@@ -224,6 +228,7 @@ func (AddOptions) builtinOptions()                {}
 func (MulOptions) builtinOptions()                {}
 func (ReshapeOptions) builtinOptions()            {}
 func (PadOptions) builtinOptions()                {}
+func (ReducerOptions) builtinOptions()            {}
 func (SVDFOptions) builtinOptions()               {}
 func (ResizeOptions) builtinOptions()             {}
 func (GeluOptions) builtinOptions()               {}
@@ -304,6 +309,8 @@ func parseOptions(tag uint8, t table) (Options, error) {
 		o = ReshapeOptions{NewShape: shape}
 	case optPad:
 		o = PadOptions{}
+	case optReducer:
+		o = ReducerOptions{KeepDims: r.boolean(0, false)}
 	case optResizeBilinear: // fields 0, 1: the deprecated new_height, new_width
 		o = ResizeOptions{AlignCorners: r.boolean(2, false), HalfPixelCenters: r.boolean(3, false)}
 	case optGelu:

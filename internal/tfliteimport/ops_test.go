@@ -413,3 +413,42 @@ func TestResizeInt8(t *testing.T) {
 		assert.Equal(t, []byte{0xfb, 0xfb, 7, 7, 0xfb, 0xfb, 7, 7}, got)
 	}
 }
+
+// Float MEAN over H and W without keep_dims (TFLite's global average
+// pool: a RESHAPE drops the reduced dims) and over the last axis, given as
+// -1, with keep_dims, against means worked by hand; int8 MEAN is refused.
+func TestMeanFloat(t *testing.T) {
+	b := newTFLite()
+	x := b.tensor("x", tflite.Float32, []int32{1, 2, 3, 2}, nil, nil)
+	hw := b.tensor("hw", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{1, 2}), nil)
+	last := b.tensor("last", tflite.Int32, []int32{1}, nkfile.I32Bytes([]int32{-1}), nil)
+	pooled := b.tensor("pooled", tflite.Float32, []int32{1, 2}, nil, nil)
+	b.op(tflite.OpMean, tflite.ReducerOptions{}, []int32{x, hw}, pooled)
+	pairs := b.tensor("pairs", tflite.Float32, []int32{1, 2, 3, 1}, nil, nil)
+	b.op(tflite.OpMean, tflite.ReducerOptions{KeepDims: true}, []int32{x, last}, pairs)
+	b.sg().Inputs = []int32{x}
+	b.sg().Outputs = []int32{pooled, pairs}
+
+	nm, err := Convert(&b.m, Options{})
+	require.NoError(t, err)
+	img, err := nkfile.Encode(nm)
+	require.NoError(t, err)
+	m, err := nk.LoadBytes(img)
+	require.NoError(t, err)
+	defer m.Close()
+	in := []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11} // NHWC: channel 0 even, channel 1 odd
+	outs := [][]float32{make([]float32, 2), make([]float32, 6)}
+	require.NoError(t, m.RunMulti([][]float32{in}, outs))
+	assert.Equal(t, []float32{5, 6}, outs[0])
+	assert.Equal(t, []float32{0.5, 2.5, 4.5, 6.5, 8.5, 10.5}, outs[1])
+
+	q := newTFLite()
+	qx := q.tensor("x", tflite.Int8, []int32{1, 2, 3, 2}, nil, perTensor(0.5, 0))
+	qa := q.tensor("hw", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{1, 2}), nil)
+	qy := q.tensor("y", tflite.Int8, []int32{1, 2}, nil, perTensor(0.5, 0))
+	q.op(tflite.OpMean, tflite.ReducerOptions{}, []int32{qx, qa}, qy)
+	q.sg().Inputs, q.sg().Outputs = []int32{qx}, []int32{qy}
+	_, err = Convert(&q.m, Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, "int8 MEAN")
+}

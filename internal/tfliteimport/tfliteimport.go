@@ -128,6 +128,7 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
 	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
 	tflite.OpTransposeConv: true, tflite.OpGelu: true, tflite.OpSVDF: true, tflite.OpUnidirectionalLSTM: true,
+	tflite.OpMean: true,
 }
 
 // int16OK are the operators that take int16 tensors: QUANTIZE between
@@ -603,6 +604,8 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.resize(op, code, isInt8)
 	case tflite.OpGelu:
 		return c.gelu(op, isInt8)
+	case tflite.OpMean:
+		return c.mean(op, x, isInt8)
 	}
 	return fmt.Errorf("%w: operator %v", ErrUnsupported, code)
 }
@@ -1535,4 +1538,55 @@ func (c *converter) lstm(op *tflite.Operator, x, y *tflite.Tensor) error {
 	}
 	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpReshape, Name: c.out.Tensors[out].Name, Inputs: []int{yID}, Outputs: []int{out}})
 	return nil
+}
+
+// mean maps float MEAN (constant axes, negative ones counted from the end)
+// to REDUCE_MEAN, which keeps the reduced dims as 1; without keep_dims a
+// RESHAPE drops them.
+func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) error {
+	if isInt8 {
+		return fmt.Errorf("%w: int8 MEAN (float MEAN converts)", ErrUnsupported)
+	}
+	o, ok := op.Options.(tflite.ReducerOptions)
+	if !ok || len(op.Inputs) != 2 {
+		return fmt.Errorf("%w: MEAN with options %T and %d inputs (want 2)", ErrUnsupported, op.Options, len(op.Inputs))
+	}
+	at, err := c.tensor(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	raw := c.data(at)
+	if at.Type != tflite.Int32 || len(raw) == 0 || len(raw)%4 != 0 {
+		return fmt.Errorf("%w: MEAN axes %q must be a constant int32 tensor", ErrUnsupported, at.Name)
+	}
+	shape := shapeOf(x)
+	mask := 0
+	for k := 0; k < len(raw); k += 4 {
+		a := int(int32(binary.LittleEndian.Uint32(raw[k:])))
+		if a < 0 {
+			a += len(shape)
+		}
+		if a < 0 || a >= len(shape) {
+			return fmt.Errorf("%w: MEAN axis %d of a rank-%d input", ErrUnsupported, a, len(shape))
+		}
+		mask |= 1 << a
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	params := nkfile.I32Words(mask)
+	if o.KeepDims {
+		return c.emit(nkfile.OpReduceMean, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
+	}
+	kept := slices.Clone(shape)
+	for a := range kept {
+		if mask&(1<<a) != 0 {
+			kept[a] = 1
+		}
+	}
+	name := c.outName(op)
+	mid := c.add(nkfile.Tensor{Name: name + "/keepdims", DType: nkfile.F32, Shape: kept})
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpReduceMean, Name: name + "/keepdims", Inputs: []int{xid}, Outputs: []int{mid}, Params: params})
+	return c.emit(nkfile.OpReshape, op.Outputs[0], []int{mid}, nil, nkfile.ActNone)
 }
