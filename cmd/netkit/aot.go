@@ -43,7 +43,9 @@ size and, per input and output, its offset in the buffer (IDENT_INPUT0(ram)
 points at it), byte size, and scale and zero point when quantized. It
 needs netkit's headers (csrc/, installed as include/netkit/internal/) and
 libnetkit.a for the kernels; no parser, loader or planner is linked.
-Outputs are byte for byte the interpreter's with the same kernels.
+Outputs are byte for byte the interpreter's with the same kernels. A model
+with STATE tensors (a recurrent state carried between invokes) also gets
+IDENT_reset_state(ram), to call before the first IDENT_run.
 Each file is written beside its final name and renamed into place;
 none may be MODEL itself. With -o - (not with --lower) the header and the
 image array go to standard output as one C file (for a build that takes a
@@ -204,12 +206,6 @@ func writeLowered(w io.Writer, path, dir, ident string) error {
 		if op.Type == nkfile.OpBatchNorm {
 			// a host load folds it into the conv before planning; the file's graph would not match that plan
 			return fmt.Errorf("%s: --lower needs batch-norms folded (op %q): run netkit convert on it first", path, op.Name)
-		}
-	}
-	for _, t := range m.Tensors {
-		if t.State {
-			// the lowered m_run has no state reset nor zero-point fill at start
-			return fmt.Errorf("%s: --lower does not keep STATE tensors (%q, a recurrent state) yet: use aot without --lower", path, t.Name)
 		}
 	}
 	restore := deviceKernels()

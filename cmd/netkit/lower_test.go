@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,7 +39,17 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (round = 0; round < 3; round++) {
+#ifdef M_NUM_STATES
+        /* the states carry from run to run on both sides: poison once, with
+         * bytes that are a large float (0xA5's are tiny), then reset */
+        if (round == 0) {
+            memset(ram, 0xA5, sizeof ram);
+            memset(ram, 0x5A, M_RAM_SIZE);
+            m_reset_state(ram);
+        }
+#else
         memset(ram, 0xA5, sizeof ram);
+#endif
         for (i = 0; i < nk_model_num_inputs(model); i++) {
             nk_tensor_t t;
             size_t k;
@@ -103,43 +116,88 @@ func loweredModels(t *testing.T) []string {
 	return paths
 }
 
-func TestLoweredIsInterpreterBytes(t *testing.T) {
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
+// lowerCore is the core compiled once per test binary as the interpreter
+// the lowered harness links (cgo's unity build, host kernels forced off
+// when it runs).
+var lowerCore struct {
+	once          sync.Once
+	cc, root, obj string
+	err           error
+}
+
+// checkLowered lowers the model at path with `netkit aot --lower --name m`,
+// builds lowerHarness against it and requires the interpreter's bytes.
+func checkLowered(t *testing.T, path string) {
+	t.Helper()
+	lc := &lowerCore
+	lc.once.Do(func() {
+		if lc.cc, lc.err = exec.LookPath("gcc"); lc.err != nil {
+			return
+		}
+		lc.root, _ = filepath.Abs(filepath.Join("..", ".."))
+		dir, err := os.MkdirTemp("", "netkit-lower-core")
+		if err != nil {
+			lc.err = err
+			return
+		}
+		lc.obj = filepath.Join(dir, "core.o")
+		out, err := exec.Command(lc.cc, "-std=c99", "-O1", "-c", "-I", filepath.Join(lc.root, "include"),
+			filepath.Join(lc.root, "csrc", "netkit_unity.c"), "-o", lc.obj).CombinedOutput()
+		if err != nil {
+			lc.err = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	if errors.Is(lc.err, exec.ErrNotFound) {
 		t.Skip("no gcc")
 	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	work := t.TempDir()
-	// the core once, as the interpreter (cgo's unity build, host kernels forced off below)
-	core := filepath.Join(work, "core.o")
-	out, err := exec.Command(cc, "-std=c99", "-O1", "-c", "-I", filepath.Join(root, "include"),
-		filepath.Join(root, "csrc", "netkit_unity.c"), "-o", core).CombinedOutput()
+	require.NoError(t, lc.err)
+	dir := t.TempDir()
+	code, stdout, stderr := cli(t, "aot", "--lower", path, "-o", dir, "--name", "m")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "M_RAM_SIZE")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.c"), []byte(lowerHarness), 0o644))
+	bin := filepath.Join(dir, "cmp")
+	out, err := exec.Command(lc.cc, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror",
+		"-I", filepath.Join(lc.root, "include"), "-I", filepath.Join(lc.root, "csrc"), "-I", dir,
+		filepath.Join(dir, "main.c"), filepath.Join(dir, "m.c"), lc.obj, "-lm", "-o", bin).CombinedOutput()
 	require.NoError(t, err, string(out))
+	run := exec.Command(bin, path)
+	run.Env = append(os.Environ(), "NETKIT_HOST_ISA=portable")
+	out, err = run.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "identical\n", string(out))
+}
+
+func TestLoweredIsInterpreterBytes(t *testing.T) {
 	for _, path := range loweredModels(t) {
 		name := strings.TrimSuffix(filepath.Base(path), ".nk")
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(work, name)
-			code, stdout, stderr := cli(t, "aot", "--lower", path, "-o", dir, "--name", "m")
 			if name == "cnn" { // the one bundled model with a batch-norm left in the file
+				code, _, stderr := cli(t, "aot", "--lower", path, "-o", t.TempDir(), "--name", "m")
 				assert.Equal(t, 1, code)
 				assert.Contains(t, stderr, "--lower needs batch-norms folded")
 				return
 			}
-			require.Equal(t, 0, code, stderr)
-			assert.Contains(t, stdout, "M_RAM_SIZE")
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "main.c"), []byte(lowerHarness), 0o644))
-			bin := filepath.Join(dir, "cmp")
-			out, err := exec.Command(cc, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror",
-				"-I", filepath.Join(root, "include"), "-I", filepath.Join(root, "csrc"), "-I", dir,
-				filepath.Join(dir, "main.c"), filepath.Join(dir, "m.c"), core, "-lm", "-o", bin).CombinedOutput()
-			require.NoError(t, err, string(out))
-			run := exec.Command(bin, path)
-			run.Env = append(os.Environ(), "NETKIT_HOST_ISA=portable")
-			out, err = run.CombinedOutput()
-			require.NoError(t, err, string(out))
-			assert.Equal(t, "identical\n", string(out))
+			checkLowered(t, path)
 		})
 	}
+}
+
+// A streaming GRU (convert --stream-state): the lowered code keeps the
+// STATE tensor across runs as the interpreter does (three runs compared,
+// the state poisoned before m_reset_state), and its header says so.
+func TestLoweredKeepsState(t *testing.T) {
+	dir := t.TempDir()
+	nkPath := filepath.Join(dir, "gru.nk")
+	code, _, stderr := cli(t, "convert", "--stream-state", filepath.Join("..", "..", "testdata", "pytorch", "kws_gru.onnx"), "-o", nkPath)
+	require.Equal(t, 0, code, stderr)
+	checkLowered(t, nkPath)
+	code, _, stderr = cli(t, "aot", "--lower", nkPath, "-o", dir, "--name", "g")
+	require.Equal(t, 0, code, stderr)
+	h, err := os.ReadFile(filepath.Join(dir, "g.h"))
+	require.NoError(t, err)
+	assert.Contains(t, string(h), "#define G_NUM_STATES 1\n")
+	assert.Contains(t, string(h), "void g_reset_state(void *ram);")
 }
 
 // The lowered firmware links the op evals and kernels only: no parser,

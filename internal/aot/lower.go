@@ -241,10 +241,21 @@ func (l *Lowered) Header() ([]byte, error) {
 	}
 	io("INPUT", l.Model.Inputs)
 	io("OUTPUT", l.Model.Outputs)
+	states := l.states()
+	if len(states) > 0 {
+		fmt.Fprintf(&b, "/* STATE tensors (recurrent state carried from one run to the next), in the RAM\n * buffer: %s_reset_state must run before the first %s_run. */\n", l.Ident, l.Ident)
+		fmt.Fprintf(&b, "#define %s_NUM_STATES %d\n", up, len(states))
+	}
 	b.WriteString("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n")
 	fmt.Fprintf(&b, "/* One inference in ram (%s_RAM_SIZE bytes, 16-byte aligned): reads the\n", up)
 	b.WriteString(" * inputs and writes the outputs there. NK_OK, or a kernel's status. */\n")
 	fmt.Fprintf(&b, "nk_status %s_run(void *ram);\n", l.Ident)
+	if len(states) > 0 {
+		b.WriteString("/* Sets every STATE tensor in ram to the real value 0 (its zero point), as a\n")
+		b.WriteString(" * load or nk_model_reset_state does: before the first run and to start a new\n")
+		b.WriteString(" * stream. The runs in between leave the states for the next run. */\n")
+		fmt.Fprintf(&b, "void %s_reset_state(void *ram);\n", l.Ident)
+	}
 	b.WriteString("#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
 	return b.Bytes(), nil
 }
@@ -331,7 +342,39 @@ func (l *Lowered) Source() ([]byte, error) {
 		rec++
 	}
 	b.WriteString("    return NK_OK;\n}\n")
+	if states := l.states(); len(states) > 0 {
+		fmt.Fprintf(&b, "\nvoid %s_reset_state(void *ram) {\n    uint8_t *act = (uint8_t *)ram;\n", id)
+		for _, i := range states {
+			t := &m.Tensors[i]
+			zp := int32(0)
+			if t.Quant != nil && len(t.Quant.ZeroPoint) > 0 {
+				zp = t.Quant.ZeroPoint[0]
+			}
+			off := l.Plan.TensorOffsets[i]
+			switch {
+			case zp == 0:
+				fmt.Fprintf(&b, "    memset(act + %du, 0, %du); /* tensor %d \"%s\" */\n", off, t.Bytes(), i, cComment(t.Name))
+			case t.DType == nkfile.I8:
+				fmt.Fprintf(&b, "    memset(act + %du, (uint8_t)(int8_t)(%d), %du); /* tensor %d \"%s\" */\n", off, zp, t.Bytes(), i, cComment(t.Name))
+			default: // int16: the zero point in every element
+				fmt.Fprintf(&b, "    { int16_t *v = (int16_t *)(void *)(act + %du); uint32_t k; /* tensor %d \"%s\" */\n", off, i, cComment(t.Name))
+				fmt.Fprintf(&b, "      for (k = 0; k < %du; k++) v[k] = (int16_t)(%d); }\n", t.Elems(), zp)
+			}
+		}
+		b.WriteString("}\n")
+	}
 	return b.Bytes(), nil
+}
+
+// states are the ids of the model's STATE tensors.
+func (l *Lowered) states() []int {
+	var ids []int
+	for i := range l.Model.Tensors {
+		if l.Model.Tensors[i].State {
+			ids = append(ids, i)
+		}
+	}
+	return ids
 }
 
 // evalOps counts the ops that run through their eval (not direct).
