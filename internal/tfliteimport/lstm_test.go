@@ -81,6 +81,8 @@ func (r lstmRef) lstmModel(steps int, timeMajor bool, mutate func(b *tfliteBuild
 	return &b.m
 }
 
+// loadConverted converts a TFLite model and loads it in the C core (closed
+// when the test ends).
 func loadConverted(t *testing.T, m *tflite.Model) *nk.Model {
 	t.Helper()
 	nm, err := Convert(m, Options{})

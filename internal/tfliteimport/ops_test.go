@@ -429,13 +429,7 @@ func TestMeanFloat(t *testing.T) {
 	b.sg().Inputs = []int32{x}
 	b.sg().Outputs = []int32{pooled, pairs}
 
-	nm, err := Convert(&b.m, Options{})
-	require.NoError(t, err)
-	img, err := nkfile.Encode(nm)
-	require.NoError(t, err)
-	m, err := nk.LoadBytes(img)
-	require.NoError(t, err)
-	defer m.Close()
+	m := loadConverted(t, &b.m)
 	in := []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11} // NHWC: channel 0 even, channel 1 odd
 	outs := [][]float32{make([]float32, 2), make([]float32, 6)}
 	require.NoError(t, m.RunMulti([][]float32{in}, outs))
@@ -448,7 +442,7 @@ func TestMeanFloat(t *testing.T) {
 	qy := q.tensor("y", tflite.Int8, []int32{1, 2}, nil, perTensor(0.5, 0))
 	q.op(tflite.OpMean, tflite.ReducerOptions{}, []int32{qx, qa}, qy)
 	q.sg().Inputs, q.sg().Outputs = []int32{qx}, []int32{qy}
-	_, err = Convert(&q.m, Options{})
+	_, err := Convert(&q.m, Options{})
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.ErrorContains(t, err, "int8 MEAN")
 }
