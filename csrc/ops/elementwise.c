@@ -11,29 +11,9 @@
 
 static nk_status nk_binary_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                     nk_error_t *err) {
-    const nk_tensor_rt *a, *b, *out;
-    int32_t expected[NK_MAX_DIMS], rank, d;
     nk_status s = nk_ops_check_io(op, t, name, 2, 2, NK_OPS_NO_OPTIONAL, 2, err);
-    if (s != NK_OK)
+    if (s != NK_OK || (s = nk_ops_check_broadcast(op, t, name, err)) != NK_OK)
         return s;
-    a = &t[op->in[0]];
-    b = &t[op->in[1]];
-    out = &t[op->out[0]];
-    rank = a->rank > b->rank ? a->rank : b->rank;
-    for (d = 0; d < rank; d++) {
-        const int32_t ia = d - (rank - a->rank), ib = d - (rank - b->rank);
-        const int32_t da = ia >= 0 ? a->dims[ia] : 1;
-        const int32_t db = ib >= 0 ? b->dims[ib] : 1;
-        if (da != db && da != 1 && db != 1)
-            return nk_ops_fail_inputs(err, name, a, b, " do not broadcast");
-        expected[d] = da > db ? da : db;
-    }
-    if (!nk_ops_dims_equal(out, expected, rank)) {
-        nk_msg d2 = NK_MSG_INIT;
-        nk_msg_s(&d2, "broadcast with ");
-        nk_msg_dims(&d2, b->dims, b->rank);
-        return nk_ops_fail_out_dims(err, name, out, a, d2.text, expected, rank);
-    }
     return nk_ops_check_act(op, 0, name, err);
 }
 

@@ -76,22 +76,19 @@ static uint64_t nk_pool_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
            (uint64_t)nk_param_i32(op, 1);
 }
 
-/* ---- add / mul of equal shapes ---- */
+/* ---- add / mul, numpy broadcasting (the fast kernels take equal shapes) ---- */
 static nk_status nk_binary_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                        nk_error_t *err) {
     const int is_add = op->type == NK_OP_ADD_I8;
     const char *name = is_add ? "add_i8" : "mul_i8";
-    const nk_tensor_rt *a, *b;
     nk_status s = nk_i8_check_io(op, t, name, 2, 2, NK_OPS_NO_OPTIONAL,
                                  is_add ? NK_ADD_I8_PARAMS : NK_MUL_I8_PARAMS, nk_i8_dtype_i8, 1,
                                  NK_I8, err);
     int32_t k;
     if (s != NK_OK)
         return s;
-    a = &t[op->in[0]];
-    b = &t[op->in[1]];
-    if (!nk_ops_dims_equal(b, a->dims, a->rank))
-        return nk_ops_fail_inputs(err, name, a, b, " must have the same shape (no broadcasting)");
+    if ((s = nk_ops_check_broadcast(op, t, name, err)) != NK_OK)
+        return s;
     if ((s = nk_i8_check_zp(name, "input 1 zero point", nk_param_i32(op, 0), err)) != NK_OK ||
         (s = nk_i8_check_zp(name, "input 2 zero point", nk_param_i32(op, 1), err)) != NK_OK ||
         (s = nk_i8_check_zp(name, "output zero point", nk_param_i32(op, 2), err)) != NK_OK)
@@ -118,9 +115,17 @@ static nk_status nk_binary_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t
             return s;
         s = nk_i8_check_clamp(name, nk_param_i32(op, 5), nk_param_i32(op, 6), err);
     }
-    if (s != NK_OK)
-        return s;
-    return nk_ops_check_same_shape(op, t, name, err);
+    return s;
+}
+
+/* A broadcast add or mul: the portable kernel over runs. */
+static void nk_binary_i8_broadcast(const nk_op_rt *op, const nk_exec *x,
+                                   const nk_ref_add_i8_params *add,
+                                   const nk_ref_mul_i8_params *mul) {
+    const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
+    const nk_tensor_rt *y = nk_ops_tout(op, x);
+    nk_ref_binary_i8_broadcast(add, mul, nk_i8_in(op, x, 0), a->dims, a->rank, nk_i8_in(op, x, 1),
+                               b->dims, b->rank, nk_i8_out(op, x), y->dims, y->rank);
 }
 
 nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
@@ -137,6 +142,10 @@ nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     p.shift_out = nk_param_i32(op, 9);
     p.act_min = nk_param_i32(op, 10);
     p.act_max = nk_param_i32(op, 11);
+    if (!nk_ops_no_broadcast(op, x->tensors)) {
+        nk_binary_i8_broadcast(op, x, &p, NULL);
+        return NK_OK;
+    }
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && NK_EXEC_HOST(x)->add_i8 != NULL) {
         NK_EXEC_HOST(x)->add_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
@@ -160,10 +169,19 @@ void nk_add_i8_run(const nk_ref_add_i8_params *p, const int8_t *a, const int8_t 
 }
 
 nk_status nk_mul_i8_eval(const nk_op_rt *op, const nk_exec *x) {
-    nk_ref_mul_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
-                  nk_ops_tout(op, x)->elems, nk_param_i32(op, 0), nk_param_i32(op, 1),
-                  nk_param_i32(op, 2), nk_param_i32(op, 3), nk_param_i32(op, 4),
-                  nk_param_i32(op, 5), nk_param_i32(op, 6));
+    nk_ref_mul_i8_params p;
+    p.in1_zp = nk_param_i32(op, 0);
+    p.in2_zp = nk_param_i32(op, 1);
+    p.out_zp = nk_param_i32(op, 2);
+    p.mult = nk_param_i32(op, 3);
+    p.shift = nk_param_i32(op, 4);
+    p.act_min = nk_param_i32(op, 5);
+    p.act_max = nk_param_i32(op, 6);
+    if (!nk_ops_no_broadcast(op, x->tensors))
+        nk_binary_i8_broadcast(op, x, NULL, &p);
+    else
+        nk_ref_mul_i8(nk_i8_in(op, x, 0), nk_i8_in(op, x, 1), nk_i8_out(op, x),
+                      nk_ops_tout(op, x)->elems, &p);
     return NK_OK;
 }
 

@@ -203,6 +203,33 @@ nk_status (nk_ops_check_same_shape)(const nk_op_rt *op, const nk_tensor_rt *t, c
     return NK_OK;
 }
 
+nk_status (nk_ops_check_broadcast)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                  nk_error_t *err) {
+    const nk_tensor_rt *a = &t[op->in[0]], *b = &t[op->in[1]], *out = &t[op->out[0]];
+    int32_t expected[NK_MAX_DIMS], rank, d;
+    rank = a->rank > b->rank ? a->rank : b->rank;
+    for (d = 0; d < rank; d++) {
+        const int32_t ia = d - (rank - a->rank), ib = d - (rank - b->rank);
+        const int32_t da = ia >= 0 ? a->dims[ia] : 1;
+        const int32_t db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            return nk_ops_fail_inputs(err, name, a, b, " do not broadcast");
+        expected[d] = da > db ? da : db;
+    }
+    if (!nk_ops_dims_equal(out, expected, rank)) {
+        nk_msg d2 = NK_MSG_INIT;
+        nk_msg_s(&d2, "broadcast with ");
+        nk_msg_dims(&d2, b->dims, b->rank);
+        return nk_ops_fail_out_dims(err, name, out, a, d2.text, expected, rank);
+    }
+    return NK_OK;
+}
+
+int nk_ops_no_broadcast(const nk_op_rt *op, const nk_tensor_rt *t) {
+    const uint32_t n = t[op->out[0]].elems;
+    return t[op->in[0]].elems == n && t[op->in[1]].elems == n;
+}
+
 size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     (void)op;
     (void)t;

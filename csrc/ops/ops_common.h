@@ -112,6 +112,13 @@ NK_HIDDEN nk_status nk_ops_check_act(const nk_op_rt *op, uint32_t k, const char 
 /* The output of an op whose output has input 0's shape (elementwise). */
 NK_HIDDEN nk_status nk_ops_check_same_shape(const nk_op_rt *op, const nk_tensor_rt *t,
                                             const char *name, nk_error_t *err);
+/* Inputs 0 and 1 broadcast (numpy rules, rank <= NK_MAX_DIMS) and the
+ * output has their broadcast shape. */
+NK_HIDDEN nk_status nk_ops_check_broadcast(const nk_op_rt *op, const nk_tensor_rt *t,
+                                           const char *name, nk_error_t *err);
+/* 1 when inputs 0 and 1 and the output have equal element counts: under
+ * nk_ops_check_broadcast, equal shapes (up to leading 1s), no broadcasting. */
+NK_HIDDEN int nk_ops_no_broadcast(const nk_op_rt *op, const nk_tensor_rt *t);
 /* 1 when v is neither NaN nor infinite. */
 NK_HIDDEN int nk_ops_finite(float v);
 
@@ -228,6 +235,8 @@ static inline const nk_tensor_rt *nk_ops_tout(const nk_op_rt *op, const nk_exec 
     (NK_MSG_DROP(name), nk_ops_check_act((op), (k), NULL, (err)))
 #define nk_ops_check_same_shape(op, t, name, err) \
     (NK_MSG_DROP(name), nk_ops_check_same_shape((op), (t), NULL, (err)))
+#define nk_ops_check_broadcast(op, t, name, err) \
+    (NK_MSG_DROP(name), nk_ops_check_broadcast((op), (t), NULL, (err)))
 #define nk_ops_window_check(name, x, w, out_h, out_w, err) \
     (NK_MSG_DROP(name), nk_ops_window_check(NULL, (x), (w), (out_h), (out_w), (err)))
 #define nk_ops_check_bias(bias, name, n, unit, err) \

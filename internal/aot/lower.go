@@ -296,7 +296,7 @@ func (l *Lowered) Source() ([]byte, error) {
 	calls := make([]string, len(m.Ops))
 	records := false
 	for k := range m.Ops {
-		if !direct(m.Ops[k].Type) {
+		if !direct(m, &m.Ops[k]) {
 			records = true
 			continue
 		}
@@ -381,7 +381,7 @@ func (l *Lowered) states() []int {
 func (l *Lowered) evalOps() int {
 	n := 0
 	for k := range l.Model.Ops {
-		if !direct(l.Model.Ops[k].Type) {
+		if !direct(l.Model, &l.Model.Ops[k]) {
 			n++
 		}
 	}
@@ -467,7 +467,7 @@ func (l *Lowered) writeRecords(b *bytes.Buffer) (slots []string) {
 	// in order.
 	for k := range m.Ops {
 		op := &m.Ops[k]
-		if direct(op.Type) {
+		if direct(m, op) {
 			continue
 		}
 		words := make([]string, 0, len(op.Inputs)+len(op.Outputs)+len(op.Params))
@@ -485,7 +485,7 @@ func (l *Lowered) writeRecords(b *bytes.Buffer) (slots []string) {
 	fmt.Fprintf(b, "\nstatic const nk_op_rt %s_ops[%d] = {\n", id, l.evalOps())
 	for k := range m.Ops {
 		op := &m.Ops[k]
-		if direct(op.Type) {
+		if direct(m, op) {
 			continue
 		}
 		nIn, nOut := len(op.Inputs), len(op.Outputs)

@@ -12,12 +12,14 @@ import (
 // the portable int8 kernels) with their arguments as constants: they need
 // no tensor or op records. Every other op runs through its eval over const
 // records.
-func direct(t nkfile.OpType) bool {
-	switch t {
+func direct(m *nkfile.Model, op *nkfile.Op) bool {
+	switch op.Type {
 	case nkfile.OpConv2DI8, nkfile.OpDepthwiseConv2DI8, nkfile.OpDenseI8, nkfile.OpAvgPool2DI8,
-		nkfile.OpMaxPool2DI8, nkfile.OpSoftmaxI8, nkfile.OpAddI8, nkfile.OpMulI8,
-		nkfile.OpLogisticI8, nkfile.OpTanhI8, nkfile.OpReshape:
+		nkfile.OpMaxPool2DI8, nkfile.OpSoftmaxI8, nkfile.OpLogisticI8, nkfile.OpTanhI8, nkfile.OpReshape:
 		return true
+	case nkfile.OpAddI8, nkfile.OpMulI8: // the broadcast ones run through their eval
+		n := m.Tensors[op.Outputs[0]].Elems()
+		return m.Tensors[op.Inputs[0]].Elems() == n && m.Tensors[op.Inputs[1]].Elems() == n
 	}
 	return false
 }
@@ -148,8 +150,9 @@ func (d *directGen) call(k int) (string, error) {
 		for i := range p {
 			p[i] = fmt.Sprint(d.param(op, i))
 		}
-		return fmt.Sprintf("nk_ref_mul_i8(%s, %s, %s, %du, %s);", d.in(op, 0, "int8_t"), d.in(op, 1, "int8_t"),
-			d.out(op, "int8_t"), d.tensor(op.Outputs[0]).Elems(), strings.Join(p, ", ")), nil
+		fmt.Fprintf(&d.decls, "static const nk_ref_mul_i8_params %s_a%d = {%s};\n", id, k, strings.Join(p, ", "))
+		return fmt.Sprintf("nk_ref_mul_i8(%s, %s, %s, %du, &%s_a%d);", d.in(op, 0, "int8_t"), d.in(op, 1, "int8_t"),
+			d.out(op, "int8_t"), d.tensor(op.Outputs[0]).Elems(), id, k), nil
 	case nkfile.OpLogisticI8, nkfile.OpTanhI8:
 		n := d.tensor(op.Outputs[0]).Elems()
 		lut := "NULL"

@@ -139,8 +139,9 @@ func inferShapeI8(op *Op, in [][]int) ([]int, error) {
 		}
 		return []int{x[0], oh, ow, x[3]}, nil
 	case OpAddI8, OpMulI8:
-		if !slices.Equal(in[0], in[1]) {
-			return nil, fmt.Errorf("inputs %v and %v must have the same shape (no broadcasting)", in[0], in[1])
+		out, err := BroadcastShapes(in[0], in[1])
+		if err != nil {
+			return nil, err
 		}
 		for k, what := range []string{"input 1 zero point", "input 2 zero point", "output zero point"} {
 			if err := checkZeroPoint(what, i32At(p, k)); err != nil {
@@ -167,7 +168,7 @@ func inferShapeI8(op *Op, in [][]int) ([]int, error) {
 				return nil, err
 			}
 		}
-		return slices.Clone(x), nil
+		return out, nil
 	case OpSoftmaxI8:
 		if len(x) < 1 {
 			return nil, fmt.Errorf("softmax needs rank >= 1")

@@ -372,9 +372,6 @@ func (b *builder) op(op *nkfile.Op) error {
 		if runtimeIns != 2 {
 			return b.float(op, "a constant operand (no int8 constant operands yet)")
 		}
-		if !slices.Equal(b.src.Tensors[op.Inputs[0]].Shape, b.src.Tensors[op.Inputs[1]].Shape) {
-			return b.float(op, "broadcasting (the int8 kernel takes equal shapes)")
-		}
 		return b.binary(op)
 	case nkfile.OpSoftmax, nkfile.OpSigmoid, nkfile.OpTanh:
 		return b.fixedOut(op)

@@ -446,3 +446,111 @@ func TestMeanFloat(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.ErrorContains(t, err, "int8 MEAN")
 }
+
+// tile4 is v (shape s, rank <= 4, numpy-aligned to the right) broadcast to
+// the 4-D shape to.
+func tile4(v []int8, s []int32, to [4]int32) []int8 {
+	var d [4]int32
+	for k := range d {
+		d[k] = 1
+	}
+	copy(d[4-len(s):], s)
+	out := make([]int8, 0, to[0]*to[1]*to[2]*to[3])
+	for n := range to[0] {
+		for h := range to[1] {
+			for w := range to[2] {
+				for c := range to[3] {
+					i := ((n%d[0]*d[1]+h%d[1])*d[2]+w%d[2])*d[3] + c%d[3]
+					out = append(out, v[i])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// int8 ADD and MUL with broadcasting (a per-channel constant, a per-row
+// constant, the broadcast operand first, and two graph inputs), converted
+// and run in the C core: each output is the equal-shape op's (int8ref) on
+// the operands tiled to the output shape, as TFLite's broadcast kernels
+// compute it.
+func TestInt8BroadcastAddMul(t *testing.T) {
+	x := allInt8()
+	full := [4]int32{1, 4, 4, 16}
+	const sIn, zpIn, s2, zp2, sOut, zpOut = float32(0.0731), int32(3), float32(0.0413), int32(-7), float32(0.0977), int32(-11)
+	r := quant.DoubleRounding
+	lo, hi, err := quant.ActivationRange(quant.ActNone, sOut, zpOut)
+	require.NoError(t, err)
+	o := int8ref.Out{ZeroPoint: zpOut, ActMin: lo, ActMax: hi}
+	for _, tc := range []struct {
+		name   string
+		shape  []int32
+		first  bool // the broadcast operand is input 0
+		second bool // it is a graph input, not a constant
+	}{
+		{"per channel", []int32{16}, false, false},
+		{"per row", []int32{1, 4, 1, 1}, false, false},
+		{"broadcast first", []int32{1, 1, 4, 16}, true, false},
+		{"two inputs", []int32{1, 1, 1, 16}, false, true},
+	} {
+		n := int32(1)
+		for _, d := range tc.shape {
+			n *= d
+		}
+		c := make([]int8, n)
+		for i := range c {
+			c[i] = int8(37*i - 100)
+		}
+		for _, code := range []tflite.BuiltinOp{tflite.OpAdd, tflite.OpMul} {
+			b := newTFLite()
+			in := b.tensor("x", tflite.Int8, full[:], nil, perTensor(sIn, int64(zpIn)))
+			var data []byte
+			if !tc.second {
+				data = nkfile.I8Bytes(c)
+			}
+			cb := b.tensor("c", tflite.Int8, tc.shape, data, perTensor(s2, int64(zp2)))
+			out := b.tensor("y", tflite.Int8, full[:], nil, perTensor(sOut, int64(zpOut)))
+			var opts tflite.Options = tflite.AddOptions{}
+			if code == tflite.OpMul {
+				opts = tflite.MulOptions{}
+			}
+			ins, a, bv := []int32{in, cb}, x, tile4(c, tc.shape, full)
+			s1, z1, s2b, z2 := sIn, zpIn, s2, zp2
+			if tc.first {
+				ins, a, bv = []int32{cb, in}, bv, a
+				s1, z1, s2b, z2 = s2, zp2, sIn, zpIn
+			}
+			b.op(code, opts, ins, out)
+			b.sg().Inputs, b.sg().Outputs = []int32{in}, []int32{out}
+			if tc.second {
+				b.sg().Inputs = []int32{in, cb}
+			}
+			var want []int8
+			if code == tflite.OpAdd {
+				p, err := quant.Add(s1, s2b, sOut, r)
+				require.NoError(t, err)
+				want, err = int8ref.Add(a, bv, int8ref.AddParams{In1ZeroPoint: z1, In2ZeroPoint: z2, Out: o, Scales: p, Rounding: r})
+				require.NoError(t, err)
+			} else {
+				m, err := quant.Mul(s1, s2b, sOut, r)
+				require.NoError(t, err)
+				want, err = int8ref.Mul(a, bv, int8ref.MulParams{In1ZeroPoint: z1, In2ZeroPoint: z2, Out: o, Mult: m, Rounding: r})
+				require.NoError(t, err)
+			}
+			nm, err := Convert(&b.m, Options{})
+			require.NoError(t, err)
+			img, err := nkfile.Encode(nm)
+			require.NoError(t, err)
+			m, err := nk.LoadBytes(img)
+			require.NoError(t, err)
+			raw := [][]byte{nkfile.I8Bytes(x)}
+			if tc.second {
+				raw = append(raw, nkfile.I8Bytes(c))
+			}
+			got := make([]byte, len(want))
+			require.NoError(t, m.RunRaw(raw, [][]byte{got}))
+			m.Close()
+			assert.Equal(t, nkfile.I8Bytes(want), got, "%s %v", tc.name, code)
+		}
+	}
+}

@@ -952,7 +952,6 @@ func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 	if err != nil {
 		return err
 	}
-	y, _ := c.tensor(op.Outputs[0])
 	var aid, bid int
 	if !isInt8 {
 		if aid, err = c.floatInput(op.Inputs[0]); err != nil {
@@ -970,10 +969,6 @@ func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 			t = nkfile.OpMul
 		}
 		return c.emit(t, op.Outputs[0], []int{aid, bid}, nkfile.ClampWords(clamp), clamp.Act())
-	}
-	// the int8 kernels take equal shapes (no broadcasting yet)
-	if !slices.Equal(a.Shape, y.Shape) || !slices.Equal(b.Shape, y.Shape) {
-		return fmt.Errorf("%w: int8 %v of %v and %v (broadcasting is not supported in int8)", ErrUnsupported, code, a.Shape, b.Shape)
 	}
 	if b.Type != tflite.Int8 {
 		return fmt.Errorf("%w: second input %v", ErrUnsupported, b.Type)

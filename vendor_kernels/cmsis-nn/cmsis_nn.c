@@ -395,8 +395,8 @@ NK_CMSIS_IMPL(nk_cmsis_avg_pool, NK_OP_AVG_POOL2D_I8, nk_cmsis_pool_supports,
               nk_cmsis_pool_workspace, nk_cmsis_pool_eval);
 NK_CMSIS_IMPL(nk_cmsis_max_pool, NK_OP_MAX_POOL2D_I8, nk_cmsis_pool_supports,
               nk_cmsis_pool_workspace, nk_cmsis_pool_eval);
-NK_CMSIS_IMPL(nk_cmsis_add, NK_OP_ADD_I8, nk_cmsis_always, NULL, nk_cmsis_add_eval);
-NK_CMSIS_IMPL(nk_cmsis_mul, NK_OP_MUL_I8, nk_cmsis_always, NULL, nk_cmsis_mul_eval);
+NK_CMSIS_IMPL(nk_cmsis_add, NK_OP_ADD_I8, nk_ops_no_broadcast, NULL, nk_cmsis_add_eval);
+NK_CMSIS_IMPL(nk_cmsis_mul, NK_OP_MUL_I8, nk_ops_no_broadcast, NULL, nk_cmsis_mul_eval);
 NK_CMSIS_IMPL(nk_cmsis_softmax, NK_OP_SOFTMAX_I8, nk_cmsis_always, NULL, nk_cmsis_softmax_eval);
 
 const nk_op_impl *const nk_backend_impls[] = {

@@ -242,8 +242,8 @@ NK_ESP_IMPL(nk_esp_depthwise, NK_OP_DEPTHWISE_CONV2D_I8, nk_esp_conv_supports,
 NK_ESP_IMPL(nk_esp_dense, NK_OP_DENSE_I8, nk_esp_fc_supports, NULL, nk_esp_fc_eval);
 NK_ESP_IMPL(nk_esp_avg_pool, NK_OP_AVG_POOL2D_I8, nk_esp_pool_supports, NULL, nk_esp_pool_eval);
 NK_ESP_IMPL(nk_esp_max_pool, NK_OP_MAX_POOL2D_I8, nk_esp_pool_supports, NULL, nk_esp_pool_eval);
-NK_ESP_IMPL(nk_esp_add, NK_OP_ADD_I8, nk_esp_always, NULL, nk_esp_add_eval);
-NK_ESP_IMPL(nk_esp_mul, NK_OP_MUL_I8, nk_esp_always, NULL, nk_esp_mul_eval);
+NK_ESP_IMPL(nk_esp_add, NK_OP_ADD_I8, nk_ops_no_broadcast, NULL, nk_esp_add_eval);
+NK_ESP_IMPL(nk_esp_mul, NK_OP_MUL_I8, nk_ops_no_broadcast, NULL, nk_esp_mul_eval);
 NK_ESP_IMPL(nk_esp_softmax, NK_OP_SOFTMAX_I8, nk_esp_always, NULL, nk_esp_softmax_eval);
 
 const nk_op_impl *const nk_backend_impls[] = {

@@ -65,63 +65,30 @@ static void nk_ref_binary_run(nk_ref_binop kind, const float *a, size_t sa, cons
 
 #undef NK_BIN_RUN
 
-/* Drops size-1 output dims and merges neighbouring dims that broadcast the
- * same way for both operands, so a per-channel operand becomes one
- * [outer, C] loop and same-shape operands become one flat run. */
+typedef struct nk_binary_f32_ctx {
+    nk_ref_binop kind;
+    const float *a, *b;
+    float *y;
+    float lo, hi;
+} nk_binary_f32_ctx;
+
+static void nk_binary_f32_runs(void *ctx, size_t ia, size_t sa, size_t ib, size_t sb, size_t iy,
+                               size_t n) {
+    const nk_binary_f32_ctx *c = (const nk_binary_f32_ctx *)ctx;
+    nk_ref_binary_run(c->kind, c->a + ia, sa, c->b + ib, sb, c->y + iy, n, c->lo, c->hi);
+}
+
 void nk_ref_binary_f32(nk_ref_binop kind, const float *a, const int32_t *a_dims, int32_t a_rank,
-                          const float *b, const int32_t *b_dims, int32_t b_rank, float *y,
-                          const int32_t *y_dims, int32_t y_rank, float lo, float hi) {
-    size_t dims[6], sa[6], sb[6], idx[6];
-    unsigned char ba[6], bb[6];
-    int32_t r = 0, d;
-    size_t acc_a = 1, acc_b = 1, outer = 1, n, o, oa = 0, ob = 0;
-    for (d = 0; d < y_rank; d++) {
-        const int32_t yd = y_dims[d];
-        const int32_t ad = d - (y_rank - a_rank) >= 0 ? a_dims[d - (y_rank - a_rank)] : 1;
-        const int32_t bd = d - (y_rank - b_rank) >= 0 ? b_dims[d - (y_rank - b_rank)] : 1;
-        unsigned char fa, fb;
-        if (yd == 1)
-            continue;
-        fa = (unsigned char)(ad == 1);
-        fb = (unsigned char)(bd == 1);
-        if (r > 0 && ba[r - 1] == fa && bb[r - 1] == fb) {
-            dims[r - 1] *= (size_t)yd;
-        } else {
-            dims[r] = (size_t)yd;
-            ba[r] = fa;
-            bb[r] = fb;
-            r++;
-        }
-    }
-    if (r == 0) {
-        nk_ref_binary_run(kind, a, 1, b, 1, y, 1, lo, hi);
-        return;
-    }
-    for (d = r - 1; d >= 0; d--) {
-        sa[d] = ba[d] ? 0 : acc_a;
-        sb[d] = bb[d] ? 0 : acc_b;
-        if (!ba[d])
-            acc_a *= dims[d];
-        if (!bb[d])
-            acc_b *= dims[d];
-        idx[d] = 0;
-    }
-    n = dims[r - 1];
-    for (d = 0; d < r - 1; d++)
-        outer *= dims[d];
-    for (o = 0; o < outer; o++) {
-        nk_ref_binary_run(kind, a + oa, sa[r - 1], b + ob, sb[r - 1], y + o * n, n, lo, hi);
-        /* odometer over the outer dims */
-        for (d = r - 2; d >= 0; d--) {
-            oa += sa[d];
-            ob += sb[d];
-            if (++idx[d] < dims[d])
-                break;
-            oa -= sa[d] * dims[d];
-            ob -= sb[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
+                       const float *b, const int32_t *b_dims, int32_t b_rank, float *y,
+                       const int32_t *y_dims, int32_t y_rank, float lo, float hi) {
+    nk_binary_f32_ctx c;
+    c.kind = kind;
+    c.a = a;
+    c.b = b;
+    c.y = y;
+    c.lo = lo;
+    c.hi = hi;
+    nk_ref_broadcast_runs(a_dims, a_rank, b_dims, b_rank, y_dims, y_rank, nk_binary_f32_runs, &c);
 }
 
 void nk_ref_add_f32(const float *a, const int32_t *a_dims, int32_t a_rank, const float *b,

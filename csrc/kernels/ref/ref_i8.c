@@ -57,8 +57,10 @@ void nk_ref_max_pool2d_i8(const int8_t *x, int8_t *y,
     nk_i8_pool(x, y, g, act_min, act_max, 1);
 }
 
-void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
-                   const nk_ref_add_i8_params *p) {
+/* The add and mul loops over runs whose inputs step by sa and sb (1, or 0
+ * for a repeated value): the equal-shape kernels and the broadcast runs. */
+static void nk_add_i8_strided(const int8_t *a, size_t sa, const int8_t *b, size_t sb, int8_t *y,
+                              size_t n, const nk_ref_add_i8_params *p) {
     /* the parameters in locals, the requantizations prepared once: y's
      * stores could alias *p */
     const nk_q_rq r1 = nk_q_rq_make(p->m1, p->shift1), r2 = nk_q_rq_make(p->m2, p->shift2);
@@ -66,24 +68,64 @@ void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
     const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, ls = p->left_shift, zo = p->out_zp;
     const int32_t lo = p->act_min, hi = p->act_max;
     size_t i;
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++, a += sa, b += sb) {
         /* |x - zp| <= 255 and left_shift <= 23: no overflow */
-        const int32_t sa = (int32_t)(((uint32_t)((int32_t)a[i] - zp1)) << ls);
-        const int32_t sb = (int32_t)(((uint32_t)((int32_t)b[i] - zp2)) << ls);
-        const int32_t sum = nk_i8_wrap_add(nk_q_rq_apply(&r1, sa), nk_q_rq_apply(&r2, sb));
+        const int32_t va = (int32_t)(((uint32_t)((int32_t)*a - zp1)) << ls);
+        const int32_t vb = (int32_t)(((uint32_t)((int32_t)*b - zp2)) << ls);
+        const int32_t sum = nk_i8_wrap_add(nk_q_rq_apply(&r1, va), nk_q_rq_apply(&r2, vb));
         y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&ro, sum), zo, lo, hi);
     }
 }
 
-void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n, int32_t in1_zp,
-                   int32_t in2_zp, int32_t out_zp, int32_t mult, int32_t shift, int32_t act_min,
-                   int32_t act_max) {
-    const nk_q_rq r = nk_q_rq_make(mult, shift);
+static void nk_mul_i8_strided(const int8_t *a, size_t sa, const int8_t *b, size_t sb, int8_t *y,
+                              size_t n, const nk_ref_mul_i8_params *p) {
+    const nk_q_rq r = nk_q_rq_make(p->mult, p->shift);
+    const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, zo = p->out_zp;
+    const int32_t lo = p->act_min, hi = p->act_max;
     size_t i;
-    for (i = 0; i < n; i++) {
-        const int32_t prod = ((int32_t)a[i] - in1_zp) * ((int32_t)b[i] - in2_zp);
-        y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&r, prod), out_zp, act_min, act_max);
+    for (i = 0; i < n; i++, a += sa, b += sb) {
+        const int32_t prod = ((int32_t)*a - zp1) * ((int32_t)*b - zp2);
+        y[i] = nk_q_zp_clamp_s8(nk_q_rq_apply(&r, prod), zo, lo, hi);
     }
+}
+
+void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                   const nk_ref_add_i8_params *p) {
+    nk_add_i8_strided(a, 1, b, 1, y, n, p);
+}
+
+void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                   const nk_ref_mul_i8_params *p) {
+    nk_mul_i8_strided(a, 1, b, 1, y, n, p);
+}
+
+typedef struct nk_binary_i8_ctx {
+    const nk_ref_add_i8_params *add;
+    const nk_ref_mul_i8_params *mul;
+    const int8_t *a, *b;
+    int8_t *y;
+} nk_binary_i8_ctx;
+
+static void nk_binary_i8_runs(void *ctx, size_t ia, size_t sa, size_t ib, size_t sb, size_t iy,
+                              size_t n) {
+    const nk_binary_i8_ctx *c = (const nk_binary_i8_ctx *)ctx;
+    if (c->add != NULL)
+        nk_add_i8_strided(c->a + ia, sa, c->b + ib, sb, c->y + iy, n, c->add);
+    else
+        nk_mul_i8_strided(c->a + ia, sa, c->b + ib, sb, c->y + iy, n, c->mul);
+}
+
+void nk_ref_binary_i8_broadcast(const nk_ref_add_i8_params *add, const nk_ref_mul_i8_params *mul,
+                                const int8_t *a, const int32_t *a_dims, int32_t a_rank,
+                                const int8_t *b, const int32_t *b_dims, int32_t b_rank, int8_t *y,
+                                const int32_t *y_dims, int32_t y_rank) {
+    nk_binary_i8_ctx c;
+    c.add = add;
+    c.mul = mul;
+    c.a = a;
+    c.b = b;
+    c.y = y;
+    nk_ref_broadcast_runs(a_dims, a_rank, b_dims, b_rank, y_dims, y_rank, nk_binary_i8_runs, &c);
 }
 
 void nk_ref_softmax_i8(const int8_t *x, int8_t *y, size_t rows, size_t cols, int32_t mult,

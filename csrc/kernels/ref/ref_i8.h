@@ -111,9 +111,21 @@ typedef struct nk_ref_add_i8_params {
 NK_REF_HIDDEN void nk_ref_add_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
                                  const nk_ref_add_i8_params *p);
 /* y = clamp(requantize((a - zp1) * (b - zp2)) + out_zp); y may equal a or b. */
+typedef struct nk_ref_mul_i8_params {
+    int32_t in1_zp, in2_zp, out_zp, mult, shift, act_min, act_max;
+} nk_ref_mul_i8_params;
 NK_REF_HIDDEN void nk_ref_mul_i8(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
-                                 int32_t in1_zp, int32_t in2_zp, int32_t out_zp, int32_t mult,
-                                 int32_t shift, int32_t act_min, int32_t act_max);
+                                 const nk_ref_mul_i8_params *p);
+/* ADD_I8 (add != NULL) or MUL_I8 (mul != NULL) with numpy broadcasting
+ * (nk_ref_broadcast_runs): each output element is the equal-shape op's of
+ * its two broadcast inputs, as TFLite's broadcast kernels compute it. y may
+ * equal a when y has a's shape. */
+NK_REF_HIDDEN void nk_ref_binary_i8_broadcast(const nk_ref_add_i8_params *add,
+                                              const nk_ref_mul_i8_params *mul, const int8_t *a,
+                                              const int32_t *a_dims, int32_t a_rank,
+                                              const int8_t *b, const int32_t *b_dims,
+                                              int32_t b_rank, int8_t *y, const int32_t *y_dims,
+                                              int32_t y_rank);
 /* Softmax over rows of `cols` values (output scale 1/256, zp -128); y may equal x. */
 NK_REF_HIDDEN void nk_ref_softmax_i8(const int8_t *x, int8_t *y, size_t rows, size_t cols,
                                      int32_t mult, int32_t shift, int32_t diff_min);

@@ -180,6 +180,19 @@ NK_REF_HIDDEN void nk_ref_binary_f32(nk_ref_binop kind, const float *a, const in
                                      int32_t b_rank, float *y, const int32_t *y_dims,
                                      int32_t y_rank, float act_min, float act_max);
 
+/* The numpy broadcast of a and b to y as runs: fn(ctx, ia, sa, ib, sb, iy,
+ * n) covers y[iy .. iy+n), reading a from element ia with stride sa and b
+ * from ib with stride sb, each stride 1 (contiguous) or 0 (one value
+ * repeated). Size-1 output dims are dropped and neighbouring dims that
+ * broadcast alike merged, so a per-channel operand gives one run per
+ * pixel and equal shapes a single run. Runs go in output order. */
+typedef void (*nk_ref_bcast_fn)(void *ctx, size_t ia, size_t sa, size_t ib, size_t sb, size_t iy,
+                                size_t n);
+NK_REF_HIDDEN void nk_ref_broadcast_runs(const int32_t *a_dims, int32_t a_rank,
+                                         const int32_t *b_dims, int32_t b_rank,
+                                         const int32_t *y_dims, int32_t y_rank,
+                                         nk_ref_bcast_fn fn, void *ctx);
+
 /* Unary math over n values; y may equal x. */
 typedef enum nk_ref_unop {
     NK_UNOP_EXP,

@@ -1,5 +1,6 @@
-/* ref_shape.c — data movement: concat, pad, transpose, slice. They only move
- * elements, so one implementation serves every dtype: elements are `es`
+/* ref_shape.c — data movement: concat, pad, transpose, slice, and the
+ * broadcast walk of the binary ops. They only move elements (or index
+ * them), so one implementation serves every dtype: elements are `es`
  * bytes (1 for int8, 4 for float32). Each element is copied with a
  * fixed-size memcpy per size, which compiles to one load and store. */
 #include "ref_kernels.h"
@@ -215,4 +216,60 @@ void nk_ref_slice(const void *NK_RESTRICT x, const int32_t *in_dims, int32_t ran
         dims[d] = (size_t)out_dims[d];
     }
     nk_ref_strided_copy((const unsigned char *)x, off, st, dims, rank, (unsigned char *)y, es);
+}
+
+void nk_ref_broadcast_runs(const int32_t *a_dims, int32_t a_rank, const int32_t *b_dims,
+                           int32_t b_rank, const int32_t *y_dims, int32_t y_rank,
+                           nk_ref_bcast_fn fn, void *ctx) {
+    size_t dims[6], sa[6], sb[6], idx[6];
+    unsigned char ba[6], bb[6];
+    int32_t r = 0, d;
+    size_t acc_a = 1, acc_b = 1, outer = 1, n, o, oa = 0, ob = 0;
+    for (d = 0; d < y_rank; d++) {
+        const int32_t yd = y_dims[d];
+        const int32_t ad = d - (y_rank - a_rank) >= 0 ? a_dims[d - (y_rank - a_rank)] : 1;
+        const int32_t bd = d - (y_rank - b_rank) >= 0 ? b_dims[d - (y_rank - b_rank)] : 1;
+        unsigned char fa, fb;
+        if (yd == 1)
+            continue;
+        fa = (unsigned char)(ad == 1);
+        fb = (unsigned char)(bd == 1);
+        if (r > 0 && ba[r - 1] == fa && bb[r - 1] == fb) {
+            dims[r - 1] *= (size_t)yd;
+        } else {
+            dims[r] = (size_t)yd;
+            ba[r] = fa;
+            bb[r] = fb;
+            r++;
+        }
+    }
+    if (r == 0) {
+        fn(ctx, 0, 1, 0, 1, 0, 1);
+        return;
+    }
+    for (d = r - 1; d >= 0; d--) {
+        sa[d] = ba[d] ? 0 : acc_a;
+        sb[d] = bb[d] ? 0 : acc_b;
+        if (!ba[d])
+            acc_a *= dims[d];
+        if (!bb[d])
+            acc_b *= dims[d];
+        idx[d] = 0;
+    }
+    n = dims[r - 1];
+    for (d = 0; d < r - 1; d++)
+        outer *= dims[d];
+    for (o = 0; o < outer; o++) {
+        fn(ctx, oa, sa[r - 1], ob, sb[r - 1], o * n, n);
+        /* odometer over the outer dims */
+        for (d = r - 2; d >= 0; d--) {
+            oa += sa[d];
+            ob += sb[d];
+            if (++idx[d] < dims[d])
+                break;
+            oa -= sa[d] * dims[d];
+            ob -= sb[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
 }

@@ -17,6 +17,7 @@
  * without a fast set exit 77 (skipped). */
 #include "kernels/ref/qmath.c"
 #include "kernels/ref/ref_i8.c"
+#include "kernels/ref/ref_shape.c"
 #include "kernels/ref/ref_i8_conv.c"
 #include "kernels/armv7em/dsp_i8.c"
 #include "kernels/armv7em/dsp_depthwise.c"

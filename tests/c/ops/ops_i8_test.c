@@ -224,7 +224,7 @@ static void nkt_validate_rejections(void) {
         s.params[2] = 1;
         NKT_EXPECT(&s, NK_ERR_UNSUPPORTED, "softmax diff_min 1");
     }
-    /* add: left shift 0..23, equal shapes */
+    /* add: left shift 0..23, numpy broadcasting */
     {
         const int32_t p[12] = {0, 0, 0, 20, 1 << 30, -1, 1 << 30, -1, 1 << 30, -18, -128, 127};
         nkt_g8 a;
@@ -238,7 +238,12 @@ static void nkt_validate_rejections(void) {
         NKT_EXPECT(&a, NK_ERR_UNSUPPORTED, "add left shift 24");
         a.params[3] = 20;
         a.t[1].dims[0] = 1;
-        NKT_EXPECT(&a, NK_ERR_SHAPE, "add with broadcasting");
+        NKT_EXPECT(&a, NK_OK, "add [3,4] + [1,4]");
+        a.t[1].dims[0] = 2;
+        NKT_EXPECT(&a, NK_ERR_SHAPE, "add [3,4] + [2,4]: no broadcast");
+        a.t[1].dims[0] = 1;
+        a.t[2].dims[0] = 1;
+        NKT_EXPECT(&a, NK_ERR_SHAPE, "add to [1,4]: not the broadcast shape");
     }
     /* i8 pad: value word is an i32 in -128..127 */
     {
