@@ -277,7 +277,7 @@ nk_status nk_layer_norm_eval(const nk_op_rt *op, const nk_exec *x) {
 #define NK_INPLACE_DEF(var, name, type, n_in, n_params, validate, eval)                          \
     const nk_op_def var = {name,     type,     NK_F32,              NK_OPF_ELEMENTWISE,         \
                            n_in,     n_in,     1,                   n_params,                   \
-                           validate, nk_ops_no_workspace, nk_ops_out_elems, eval, NULL}
+                           validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), eval, NULL}
 
 NK_INPLACE_DEF(nk_op_relu_f32, "relu", NK_OP_RELU, 1, 0, nk_relu_validate, nk_relu_eval);
 NK_INPLACE_DEF(nk_op_clip_f32, "clip", NK_OP_CLIP, 1, 2, nk_clip_validate, nk_clip_eval);
@@ -298,7 +298,7 @@ NK_INPLACE_DEF(nk_op_hard_swish_f32, "hard_swish", NK_OP_HARD_SWISH, 1, 0,
 
 const nk_op_def nk_op_layer_norm_f32 = {
     "layer_norm", NK_OP_LAYER_NORM, NK_F32, NK_OPF_ELEMENTWISE, 2, 3, 1, 2,
-    nk_layer_norm_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_layer_norm_eval,
+    nk_layer_norm_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_layer_norm_eval,
     NULL,
 };
 

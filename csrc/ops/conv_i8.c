@@ -280,6 +280,7 @@ static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return wsum + nk_fast_depthwise_i8_workspace(&g);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *w = &t[op->in[1]];
     uint64_t per_out = (uint64_t)w->dims[1] * (uint64_t)w->dims[2];
@@ -287,6 +288,7 @@ static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
         per_out *= (uint64_t)w->dims[3];
     return (uint64_t)t[op->out[0]].elems * per_out;
 }
+#endif
 
 static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                       nk_error_t *err) {
@@ -368,9 +370,11 @@ static size_t nk_dense_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return nk_fast_dense_i8_workspace(t[op->in[0]].elems / (uint32_t)k, k);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)t[op->in[1]].dims[1];
 }
+#endif
 
 /* docs/MEMORY.md: raster order, blocks of up to NK_OVERLAP_BLOCK_* pixels. */
 static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -388,18 +392,18 @@ static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 
 const nk_op_def nk_op_conv2d_i8 = {
     "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
     "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_dense_i8 = {
     "dense_i8", NK_OP_DENSE_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_DENSE_I8_PARAMS,
-    nk_dense_i8_validate, nk_dense_i8_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
+    nk_dense_i8_validate, nk_dense_i8_workspace, NK_OP_MACS(nk_dense_i8_macs), nk_dense_i8_eval,
     NULL,
 };

@@ -57,24 +57,24 @@ static nk_status nk_shape_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 
 const nk_op_def nk_op_concat_i8 = {
     "concat", NK_OP_CONCAT, NK_I8, 0, 1, NK_OP_MAX_IN, 1, 1,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_concat_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_concat_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reshape_i8 = {
     "reshape", NK_OP_RESHAPE, NK_I8, NK_OPF_ALIAS, 1, 1, 1, 0,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_reshape_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_reshape_eval,
     NULL,
 };
 
 const nk_op_def nk_op_pad_i8 = {
     "pad", NK_OP_PAD, NK_I8, 0, 1, 1, 1, 2,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_pad_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_pad_eval,
     NULL,
 };
 
 const nk_op_def nk_op_transpose_i8 = {
     "transpose", NK_OP_TRANSPOSE, NK_I8, 0, 1, 1, 1, 0,
-    nk_shape_i8_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_transpose_eval,
+    nk_shape_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_transpose_eval,
     NULL,
 };

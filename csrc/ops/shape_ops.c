@@ -307,30 +307,30 @@ nk_status nk_ops_slice_eval(const nk_op_rt *op, const nk_exec *x) {
 
 const nk_op_def nk_op_concat_f32 = {
     "concat", NK_OP_CONCAT, NK_F32, 0, 1, NK_OP_MAX_IN, 1, 1,
-    nk_concat_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_concat_eval,
+    nk_concat_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_concat_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reshape_f32 = {
     "reshape", NK_OP_RESHAPE, NK_F32, NK_OPF_ALIAS, 1, 1, 1, 0,
-    nk_reshape_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_reshape_eval,
+    nk_reshape_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_reshape_eval,
     NULL,
 };
 
 const nk_op_def nk_op_pad_f32 = {
     "pad", NK_OP_PAD, NK_F32, 0, 1, 1, 1, 2,
-    nk_pad_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_pad_eval,
+    nk_pad_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_pad_eval,
     NULL,
 };
 
 const nk_op_def nk_op_transpose_f32 = {
     "transpose", NK_OP_TRANSPOSE, NK_F32, 0, 1, 1, 1, 0,
-    nk_transpose_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_transpose_eval,
+    nk_transpose_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_transpose_eval,
     NULL,
 };
 
 const nk_op_def nk_op_slice_f32 = {
     "slice", NK_OP_SLICE, NK_F32, 0, 1, 1, 1, 0,
-    nk_slice_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_slice_eval,
+    nk_slice_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_slice_eval,
     NULL,
 };
