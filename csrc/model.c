@@ -954,11 +954,8 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         in = work;
         scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * 5u,
                                             "activation offsets", -1, NULL, err);
+        /* the I/O marks' bytes; nk_plan_model fills them if it needs them */
         io = scratch != NULL ? (uint8_t *)(scratch + img.n_tensors) : NULL;
-        if (io != NULL) {
-            uint32_t i;
-            for (i = 0; i < m->n_tensors; i++) io[i] = (uint8_t)nk_format_io_flags(&img, i);
-        }
         s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
                             : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, &seq,
                                             m->n_ops, overlap, work, scratch, &m->plan,
