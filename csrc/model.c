@@ -896,11 +896,9 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     /* the op records are read in place; RAM keeps what load decides per op */
     m->ops = (nk_op_state *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_state),
                                           "op states", -1, NULL, err);
-    if (m->ops == NULL) goto fail_overflow;
-    memset(m->ops, 0, (size_t)img.n_ops * sizeof(nk_op_state));
+    if (m->ops == NULL) goto fail_overflow; /* zeroed, as nk_core_alloc's memory is */
     m->in_place = (uint8_t *)nk_core_alloc(arena, img.n_ops, "op in-place marks", -1, NULL, err);
     if (m->in_place == NULL) goto fail_overflow;
-    memset(m->in_place, 0, img.n_ops);
     /* the default context's data table is the model's payload pointers too */
     m->ctx = nk_context_records(m, arena, err);
     if (m->ctx == NULL) goto fail_overflow;
@@ -918,7 +916,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     in = work;
     scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * sizeof(uint32_t),
                                         "load scratch", -1, NULL, err);
-    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, NULL, scratch, err);
+    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, scratch, err);
     if (s == NK_OK) {
         uint32_t i;
         for (i = 0; i < m->n_tensors; i++)
