@@ -15,6 +15,14 @@
 
 #include <math.h>
 
+/* nk_model_report's figures (inspect.c, nk_load_stats' byte counts):
+ * hosted builds only */
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+#define NK_MODEL_REPORT 1
+#else
+#define NK_MODEL_REPORT 0
+#endif
+
 static size_t nk_model_round16(size_t v) { return (v + 15u) & ~(size_t)15u; }
 
 uint32_t nk_abi_version(void) { return NK_ABI_VERSION; }
@@ -890,7 +898,9 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         copy = (nk_tensor_rt *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(nk_tensor_rt),
                                              "tensor records (format 1.0 file)", -1, NULL, err);
         if (copy == NULL) goto fail_overflow;
+#if NK_MODEL_REPORT
         m->stats.structs += (size_t)img.n_tensors * sizeof(nk_tensor_rt);
+#endif
     }
     m->tensors = copy != NULL ? copy : nk_format_tensors(&img);
     /* the op records are read in place; RAM keeps what load decides per op */
@@ -902,9 +912,11 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     /* the default context's data table is the model's payload pointers too */
     m->ctx = nk_context_records(m, arena, err);
     if (m->ctx == NULL) goto fail_overflow;
+#if NK_MODEL_REPORT
     /* all came from the arena: the sum fits a size_t */
     m->stats.structs += sizeof *m + (size_t)img.n_ops * (sizeof(nk_op_state) + 1) + sizeof(nk_context_t) +
                         (size_t)m->n_tensors * sizeof(void *);
+#endif
     if (kind == NK_IMAGE_MAPPED && state != NK_MODEL_SIZING) {
         m->mapping = (void *)(uintptr_t)bytes;
         m->mapping_len = len;
@@ -994,13 +1006,6 @@ fail:
     nk_arena_rewind(arena, mark);
     return s;
 }
-
-/* nk_model_report's figures (inspect.c): hosted builds only */
-#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
-#define NK_MODEL_REPORT 1
-#else
-#define NK_MODEL_REPORT 0
-#endif
 
 /* A load: with `path`, the file is first read into the arena (OWNED).
  * For the report, the arena's high water is made this load's own while it

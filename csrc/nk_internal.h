@@ -168,7 +168,7 @@ NK_HIDDEN nk_status nk_op_check_requant(const struct nk_op_rt *op, const struct 
  * supply its own eval and workspace size for an (op, dtype) pair, chosen per
  * op at load; validate and macs stay the core's. */
 typedef struct nk_op_def {
-    const char *name; /* lower case, e.g. "conv2d" */
+    const char *name; /* lower case, e.g. "conv2d" ("" in builds that show it nowhere, NK_OP_NAME) */
     uint16_t type;
     uint8_t dtype;    /* dtype of input 0 this entry serves */
     uint8_t flags;
@@ -270,6 +270,14 @@ NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, cons
 #define NK_TEXT(s) ""
 #else
 #define NK_TEXT(s) s
+#endif
+/* nk_op_def.name: only messages and nk_inspect_model show it, so a build
+ * with neither (NETKIT_STRIP_MESSAGES and no inspect) keeps "" for every op
+ * name: op tables name their ops through NK_OP_NAME. */
+#if NETKIT_STRIP_MESSAGES && !NK_OPS_MACS
+#define NK_OP_NAME(s) ""
+#else
+#define NK_OP_NAME(s) s
 #endif
 #if NETKIT_STRIP_MESSAGES
 #define NK_MSG_DROP(x) ((void)sizeof(x))

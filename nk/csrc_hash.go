@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3bebc17ad78d6b4a082565e76c0b56af648dd500a1d6813f8b544d6a92bca91c"
+const csrcHash = "e907cf7949b2bff05a1548dad5d7c4f028ee2ee729f50f879ce75e990597e6a0"

@@ -160,13 +160,13 @@ static int64_t nk_conv_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 const nk_op_def nk_op_conv2d_f32 = {
-    "conv2d", NK_OP_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
+    NK_OP_NAME("conv2d"), NK_OP_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
     nk_conv2d_validate, nk_ops_no_workspace, NK_OP_MACS(nk_conv_macs), nk_conv2d_eval,
     nk_conv_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_f32 = {
-    "depthwise_conv2d", NK_OP_DEPTHWISE_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
+    NK_OP_NAME("depthwise_conv2d"), NK_OP_DEPTHWISE_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
     nk_depthwise_validate, nk_ops_no_workspace, NK_OP_MACS(nk_conv_macs), nk_depthwise_eval,
     nk_conv_out_shift,
 };

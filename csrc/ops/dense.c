@@ -65,7 +65,7 @@ nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_dense_f32 = {
-    "dense", NK_OP_DENSE, NK_F32, 0, 2, 3, 1, 2,
+    NK_OP_NAME("dense"), NK_OP_DENSE, NK_F32, 0, 2, 3, 1, 2,
     nk_dense_validate, nk_ops_no_workspace, NK_OP_MACS(nk_dense_macs), nk_dense_eval,
     NULL,
 };
@@ -115,7 +115,7 @@ nk_status nk_matmul_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_matmul_f32 = {
-    "matmul", NK_OP_MATMUL, NK_F32, 0, 2, 2, 1, 2,
+    NK_OP_NAME("matmul"), NK_OP_MATMUL, NK_F32, 0, 2, 2, 1, 2,
     nk_matmul_validate, nk_ops_no_workspace, NK_OP_MACS(nk_matmul_macs), nk_matmul_eval,
     NULL,
 };

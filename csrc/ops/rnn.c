@@ -189,13 +189,13 @@ nk_status nk_rnn_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_lstm_f32 = {
-    "lstm", NK_OP_LSTM, NK_F32, 0, 3, 7, 3, NK_RNN_PARAMS,
+    NK_OP_NAME("lstm"), NK_OP_LSTM, NK_F32, 0, 3, 7, 3, NK_RNN_PARAMS,
     nk_rnn_validate, nk_rnn_workspace, NK_OP_MACS(nk_rnn_macs), nk_rnn_eval,
     NULL,
 };
 
 const nk_op_def nk_op_gru_f32 = {
-    "gru", NK_OP_GRU, NK_F32, 0, 3, 5, 2, NK_RNN_PARAMS,
+    NK_OP_NAME("gru"), NK_OP_GRU, NK_F32, 0, 3, 5, 2, NK_RNN_PARAMS,
     nk_rnn_validate, nk_rnn_workspace, NK_OP_MACS(nk_rnn_macs), nk_rnn_eval,
     NULL,
 };

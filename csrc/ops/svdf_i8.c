@@ -113,7 +113,7 @@ nk_status nk_svdf_i8_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_svdf_i8 = {
-    "svdf_i8", NK_OP_SVDF_I8, NK_I8, 0, 5, 5, 1, NK_SVDF_PARAMS,
+    NK_OP_NAME("svdf_i8"), NK_OP_SVDF_I8, NK_I8, 0, 5, 5, 1, NK_SVDF_PARAMS,
     nk_svdf_validate, nk_ops_no_workspace, NK_OP_MACS(nk_svdf_macs), nk_svdf_i8_eval,
     NULL,
 };
