@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e907cf7949b2bff05a1548dad5d7c4f028ee2ee729f50f879ce75e990597e6a0"
+const csrcHash = "fece11b34b58eacd52619e520d9eb16b43274afb08d03ee9fa6053a3675a6dea"
