@@ -6,8 +6,9 @@
  * `cap`, so callers can chain them without checking each step.
  *
  * With NETKIT_STRIP_MESSAGES the message builders are macros (format.h)
- * and only nk_fail, nk_core_alloc and the status names are compiled; their
- * names are parenthesised below so those macros do not expand here.
+ * and only nk_fail (which leaves the message empty), nk_core_alloc and the
+ * status names are compiled; their names are parenthesised below so those
+ * macros do not expand here.
  */
 #include "format.h"
 
@@ -44,7 +45,13 @@ nk_status(nk_fail)(nk_error_t *err, nk_status s, int32_t op_index, const char *m
         memset(err, 0, sizeof *err);
         err->status = (int32_t)s;
         err->op_index = op_index;
+#if NETKIT_STRIP_MESSAGES
+        /* no text at all: the status names stay out of the firmware unless
+         * it calls nk_status_str(err->status) itself */
+        (void)msg;
+#else
         nk_str_append(err->message, sizeof err->message, 0, msg != NULL ? msg : nk_status_str(s));
+#endif
     }
     return s;
 }

@@ -435,8 +435,8 @@ static nk_status nk_format_graph(const nk_image *img, const nk_tensor_rt *t, nk_
 /* Walks the op records. `made` (scratch) marks the tensors produced so
  * far while the graph order is checked. Messages start
  * "op 3 (\"conv2\"): ". */
-static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op_rt *ops,
-                               uint32_t *made, nk_error_t *err) {
+static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, uint32_t *made,
+                               nk_error_t *err) {
     const nk_section *s = &img->sec[NK_SECTION_OPS];
     uint32_t pos = 8, k, j, n = img->n_tensors, v[4];
     const char *bad = NULL, *name = NULL;
@@ -446,7 +446,7 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, nk_op
     for (j = 0; j < img->n_inputs; j++) made[nk_format_io_tensor(img, 0, j)] = 1;
     for (k = 0; k < img->n_ops && bad == NULL; k++) {
         const uint8_t *r = img->base + s->offset + pos;
-        nk_op_rt local, *op = ops != NULL ? &ops[k] : &local;
+        nk_op_rt view, *op = &view;
         uint32_t rec, name_ref;
 
         at = (int32_t)k;
@@ -532,8 +532,8 @@ static nk_status nk_format_meta_ok(const nk_image *img, nk_error_t *err) {
     return NK_OK;
 }
 
-nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk_op_rt *ops,
-                           uint32_t *scratch, nk_error_t *err) {
+nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, uint32_t *scratch,
+                           nk_error_t *err) {
     const nk_tensor_rt *t = copy != NULL ? copy : nk_format_tensors(img);
     uint32_t i;
     nk_status st;
@@ -544,7 +544,7 @@ nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk_op_rt *op
     st = nk_format_payloads_disjoint(img, t, scratch, err);
     if (st == NK_OK) st = nk_format_meta_ok(img, err);
     if (st == NK_OK) st = nk_format_graph(img, t, err);
-    if (st == NK_OK) st = nk_format_ops(img, t, ops, scratch, err);
+    if (st == NK_OK) st = nk_format_ops(img, t, scratch, err);
     return st;
 }
 

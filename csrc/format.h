@@ -7,8 +7,8 @@
  *   1. nk_format_open checks the header, the checksum and the section table
  *      and reads the counts. Nothing past this point trusts a count that
  *      nk_format_open has not checked against the bytes that carry it.
- *   2. nk_format_decode fills caller-provided tensor and op records and
- *      checks the graph: tensor records (dtype, dims, payload ranges,
+ *   2. nk_format_decode checks the records (copying the tensor records of
+ *      a format 1.0 file) and the graph: tensor records (dtype, dims, payload ranges,
  *      quantization records), graph inputs/outputs and the ops (ids, and
  *      that the order is a valid topological order).
  * Every failure is one of NK_ERR_FORMAT / VERSION / CHECKSUM / ALIGN with a
@@ -75,15 +75,14 @@ NK_HIDDEN uint32_t nk_crc32(uint32_t crc, const void *data, size_t n);
 NK_HIDDEN nk_status nk_format_open(nk_image *img, const void *bytes, size_t len,
                                    nk_error_t *err);
 
-/* Step 2: checks the tensor records and fills ops[0..n_ops) (zero them
- * first; NULL: the records are only checked, as a load does, which reads
- * them in place later), and validates the graph. The tensor records are read in place
+/* Step 2: checks the tensor and op records (the loader reads the op
+ * records in place later) and validates the graph. The tensor records are read in place
  * (nk_format_tensors) when nk_format_tensors_in_place, else `copy` (room
  * for n_tensors) receives them with the element count filled in. `scratch`
  * holds n_tensors words while it runs. Leaves op->def, workspace and
  * in_place alone: they belong to the loader. */
-NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, nk_op_rt *ops,
-                                     uint32_t *scratch, nk_error_t *err);
+NK_HIDDEN nk_status nk_format_decode(const nk_image *img, nk_tensor_rt *copy, uint32_t *scratch,
+                                     nk_error_t *err);
 
 /* The OPS records are read in place: the first record, and one record
  * read into a view (type, counts, name and in/out/params pointing into the

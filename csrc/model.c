@@ -15,6 +15,14 @@
 
 #include <math.h>
 
+/* nk_model_report's figures (inspect.c, nk_load_stats' byte counts):
+ * hosted builds only */
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+#define NK_MODEL_REPORT 1
+#else
+#define NK_MODEL_REPORT 0
+#endif
+
 static size_t nk_model_round16(size_t v) { return (v + 15u) & ~(size_t)15u; }
 
 uint32_t nk_abi_version(void) { return NK_ABI_VERSION; }
@@ -890,23 +898,25 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         copy = (nk_tensor_rt *)nk_core_alloc(arena, (size_t)img.n_tensors * sizeof(nk_tensor_rt),
                                              "tensor records (format 1.0 file)", -1, NULL, err);
         if (copy == NULL) goto fail_overflow;
+#if NK_MODEL_REPORT
         m->stats.structs += (size_t)img.n_tensors * sizeof(nk_tensor_rt);
+#endif
     }
     m->tensors = copy != NULL ? copy : nk_format_tensors(&img);
     /* the op records are read in place; RAM keeps what load decides per op */
     m->ops = (nk_op_state *)nk_core_alloc(arena, (size_t)img.n_ops * sizeof(nk_op_state),
                                           "op states", -1, NULL, err);
-    if (m->ops == NULL) goto fail_overflow;
-    memset(m->ops, 0, (size_t)img.n_ops * sizeof(nk_op_state));
+    if (m->ops == NULL) goto fail_overflow; /* zeroed, as nk_core_alloc's memory is */
     m->in_place = (uint8_t *)nk_core_alloc(arena, img.n_ops, "op in-place marks", -1, NULL, err);
     if (m->in_place == NULL) goto fail_overflow;
-    memset(m->in_place, 0, img.n_ops);
     /* the default context's data table is the model's payload pointers too */
     m->ctx = nk_context_records(m, arena, err);
     if (m->ctx == NULL) goto fail_overflow;
+#if NK_MODEL_REPORT
     /* all came from the arena: the sum fits a size_t */
     m->stats.structs += sizeof *m + (size_t)img.n_ops * (sizeof(nk_op_state) + 1) + sizeof(nk_context_t) +
                         (size_t)m->n_tensors * sizeof(void *);
+#endif
     if (kind == NK_IMAGE_MAPPED && state != NK_MODEL_SIZING) {
         m->mapping = (void *)(uintptr_t)bytes;
         m->mapping_len = len;
@@ -918,7 +928,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
     in = work;
     scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * sizeof(uint32_t),
                                         "load scratch", -1, NULL, err);
-    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, NULL, scratch, err);
+    s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW : nk_format_decode(&img, copy, scratch, err);
     if (s == NK_OK) {
         uint32_t i;
         for (i = 0; i < m->n_tensors; i++)
@@ -954,11 +964,8 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         in = work;
         scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * 5u,
                                             "activation offsets", -1, NULL, err);
+        /* the I/O marks' bytes; nk_plan_model fills them if it needs them */
         io = scratch != NULL ? (uint8_t *)(scratch + img.n_tensors) : NULL;
-        if (io != NULL) {
-            uint32_t i;
-            for (i = 0; i < m->n_tensors; i++) io[i] = (uint8_t)nk_format_io_flags(&img, i);
-        }
         s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
                             : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, &seq,
                                             m->n_ops, overlap, work, scratch, &m->plan,
@@ -999,13 +1006,6 @@ fail:
     nk_arena_rewind(arena, mark);
     return s;
 }
-
-/* nk_model_report's figures (inspect.c): hosted builds only */
-#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
-#define NK_MODEL_REPORT 1
-#else
-#define NK_MODEL_REPORT 0
-#endif
 
 /* A load: with `path`, the file is first read into the arena (OWNED).
  * For the report, the arena's high water is made this load's own while it

@@ -153,11 +153,22 @@ NK_HIDDEN nk_status nk_op_check_requant(const struct nk_op_rt *op, const struct 
                                         const struct nk_tensor_rt *t, void *const *data,
                                         int32_t index, nk_error_t *err);
 
+/* nk_op_def.macs: only nk_inspect_model (inspect.c) counts MACs, so an MCU
+ * build without it (NETKIT_MCU without NETKIT_ARENA_HEAP) leaves every
+ * counter out: op tables name theirs through NK_OP_MACS, NULL there. */
+#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
+#define NK_OPS_MACS 1
+#define NK_OP_MACS(fn) fn
+#else
+#define NK_OPS_MACS 0
+#define NK_OP_MACS(fn) NULL
+#endif
+
 /* One op table entry. A backend (vendor_kernels/, csrc/backend.h) may
  * supply its own eval and workspace size for an (op, dtype) pair, chosen per
  * op at load; validate and macs stay the core's. */
 typedef struct nk_op_def {
-    const char *name; /* lower case, e.g. "conv2d" */
+    const char *name; /* lower case, e.g. "conv2d" ("" in builds that show it nowhere, NK_OP_NAME) */
     uint16_t type;
     uint8_t dtype;    /* dtype of input 0 this entry serves */
     uint8_t flags;
@@ -169,7 +180,8 @@ typedef struct nk_op_def {
     nk_status (*validate)(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err);
     /* Scratch bytes eval needs (0 for none). */
     size_t (*workspace_size)(const nk_op_rt *op, const nk_tensor_rt *t);
-    /* Multiply-accumulates (or element ops) per inference, for inspect. */
+    /* Multiply-accumulates (or element ops) per inference, for inspect
+     * (NULL: none counted; NULL in builds without inspect, NK_OP_MACS). */
     uint64_t (*macs)(const nk_op_rt *op, const nk_tensor_rt *t);
     /* Runs the op; shapes were validated at load, so it cannot fail on them. */
     nk_status (*eval)(const nk_op_rt *op, const nk_exec *x);
@@ -243,7 +255,8 @@ static inline float nk_param_f32(const nk_op_rt *op, uint32_t k) {
 /* Fills err with status, op index and a printf-free formatted message.
  * (csrc/error.c; the core builds without stdio.) */
 NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, const char *msg);
-/* NETKIT_STRIP_MESSAGES=1 (firmware): the message is the status name and
+/* NETKIT_STRIP_MESSAGES=1 (firmware): the message is empty (the status
+ * names are linked only where the firmware calls nk_status_str) and
  * every builder of message text is a macro that leaves its text arguments
  * unevaluated (sizeof), so the compiler drops the literals and callers need
  * no #if. Status, op index and the arena figures are filled as always.
@@ -257,6 +270,14 @@ NK_HIDDEN nk_status nk_fail(nk_error_t *err, nk_status s, int32_t op_index, cons
 #define NK_TEXT(s) ""
 #else
 #define NK_TEXT(s) s
+#endif
+/* nk_op_def.name: only messages and nk_inspect_model show it, so a build
+ * with neither (NETKIT_STRIP_MESSAGES and no inspect) keeps "" for every op
+ * name: op tables name their ops through NK_OP_NAME. */
+#if NETKIT_STRIP_MESSAGES && !NK_OPS_MACS
+#define NK_OP_NAME(s) ""
+#else
+#define NK_OP_NAME(s) s
 #endif
 #if NETKIT_STRIP_MESSAGES
 #define NK_MSG_DROP(x) ((void)sizeof(x))

@@ -180,10 +180,13 @@ NK_HIDDEN nk_status nk_plan_staged(const nk_tensor_rt *t, const uint8_t *io, uin
  * Defined in plan_model.c as nk_plan_staged; a firmware built from
  * `netkit aot` output defines it in IDENT_plan.c over the plan computed on
  * the host (nk_plan_fixed_apply in nk_lowered.h), so that neither the
- * planner nor plan_model.c is linked. Same contract as nk_plan_staged. */
+ * planner nor plan_model.c is linked. Same contract as nk_plan_staged,
+ * except that `io` is n_tensors bytes of scratch which nk_plan_model
+ * fills with the graph input/output marks itself (a fixed plan needs none:
+ * its firmware links no nk_format_io_flags). */
 struct nk_image;
 NK_HIDDEN nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t,
-                                  const uint8_t *io, uint32_t n_tensors, const nk_op_seq *ops,
+                                  uint8_t *io, uint32_t n_tensors, const nk_op_seq *ops,
                                   uint32_t n_ops, int overlap, nk_arena_t *scratch,
                                   uint32_t *act_offset, nk_plan_stats *stats, size_t *workspace,
                                   int32_t *workspace_op, nk_error_t *err);

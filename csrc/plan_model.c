@@ -14,7 +14,7 @@
  * referencing overlap_rules.c links it (the ops' reference is weak). */
 NK_HIDDEN const void *const nk_plan_needs_overlap_rules = &nk_ops_overlap_rules;
 
-nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const uint8_t *io,
+nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, uint8_t *io,
                         uint32_t n_tensors, const nk_op_seq *ops, uint32_t n_ops, int overlap,
                         nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
                         size_t *workspace, int32_t *workspace_op, nk_error_t *err) {
@@ -22,7 +22,7 @@ nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const
     nk_op_rt view;
     uint32_t k;
     nk_status s;
-    (void)img; /* the planner needs only the graph */
+    for (k = 0; k < n_tensors; k++) io[k] = (uint8_t)nk_format_io_flags(img, k);
     s = nk_plan_staged(t, io, n_tensors, ops, n_ops, overlap, scratch, act_offset, stats, workspace,
                        workspace_op, err);
     /* the staged ops' band and slots, once: their evals read them from in_place */

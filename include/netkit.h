@@ -66,7 +66,8 @@
  *                       rounding instead of its default double rounding
  *  - NETKIT_STRIP_MESSAGES  no error-message text (firmware): status, op
  *                       index and arena figures are filled as always and
- *                       nk_error_t.message is the status name
+ *                       nk_error_t.message is "" (nk_status_str(status)
+ *                       names the status)
  *                       (docs/TARGETS.md has the sizes)
  *  - NETKIT_BACKEND     a vendor backend is compiled in (set by its CMake
  *                       option, e.g. NETKIT_XNNPACK, docs/BACKENDS.md): ops

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e4680b55d62236847e895c5dbb6a765570e85ce7b8a5f5cacf0db90d6cebf690"
+const csrcHash = "61298591fc9420dfd30e40211b07c616382d043c808301b0cbb11883a6aa5f39"

@@ -277,28 +277,28 @@ nk_status nk_layer_norm_eval(const nk_op_rt *op, const nk_exec *x) {
 #define NK_INPLACE_DEF(var, name, type, n_in, n_params, validate, eval)                          \
     const nk_op_def var = {name,     type,     NK_F32,              NK_OPF_ELEMENTWISE,         \
                            n_in,     n_in,     1,                   n_params,                   \
-                           validate, nk_ops_no_workspace, nk_ops_out_elems, eval, NULL}
+                           validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), eval, NULL}
 
-NK_INPLACE_DEF(nk_op_relu_f32, "relu", NK_OP_RELU, 1, 0, nk_relu_validate, nk_relu_eval);
-NK_INPLACE_DEF(nk_op_clip_f32, "clip", NK_OP_CLIP, 1, 2, nk_clip_validate, nk_clip_eval);
-NK_INPLACE_DEF(nk_op_leaky_relu_f32, "leaky_relu", NK_OP_LEAKY_RELU, 1, 1, nk_leaky_validate,
+NK_INPLACE_DEF(nk_op_relu_f32, NK_OP_NAME("relu"), NK_OP_RELU, 1, 0, nk_relu_validate, nk_relu_eval);
+NK_INPLACE_DEF(nk_op_clip_f32, NK_OP_NAME("clip"), NK_OP_CLIP, 1, 2, nk_clip_validate, nk_clip_eval);
+NK_INPLACE_DEF(nk_op_leaky_relu_f32, NK_OP_NAME("leaky_relu"), NK_OP_LEAKY_RELU, 1, 1, nk_leaky_validate,
                nk_leaky_eval);
-NK_INPLACE_DEF(nk_op_sigmoid_f32, "sigmoid", NK_OP_SIGMOID, 1, 0, nk_sigmoid_validate,
+NK_INPLACE_DEF(nk_op_sigmoid_f32, NK_OP_NAME("sigmoid"), NK_OP_SIGMOID, 1, 0, nk_sigmoid_validate,
                nk_sigmoid_eval);
-NK_INPLACE_DEF(nk_op_tanh_f32, "tanh", NK_OP_TANH, 1, 0, nk_tanh_validate, nk_tanh_eval);
-NK_INPLACE_DEF(nk_op_gelu_f32, "gelu", NK_OP_GELU, 1, 1, nk_gelu_validate, nk_gelu_eval);
-NK_INPLACE_DEF(nk_op_softmax_f32, "softmax", NK_OP_SOFTMAX, 1, 1, nk_softmax_validate,
+NK_INPLACE_DEF(nk_op_tanh_f32, NK_OP_NAME("tanh"), NK_OP_TANH, 1, 0, nk_tanh_validate, nk_tanh_eval);
+NK_INPLACE_DEF(nk_op_gelu_f32, NK_OP_NAME("gelu"), NK_OP_GELU, 1, 1, nk_gelu_validate, nk_gelu_eval);
+NK_INPLACE_DEF(nk_op_softmax_f32, NK_OP_NAME("softmax"), NK_OP_SOFTMAX, 1, 1, nk_softmax_validate,
                nk_softmax_eval);
-NK_INPLACE_DEF(nk_op_batch_norm_f32, "batch_norm", NK_OP_BATCH_NORM, 5, 1, nk_bn_validate,
+NK_INPLACE_DEF(nk_op_batch_norm_f32, NK_OP_NAME("batch_norm"), NK_OP_BATCH_NORM, 5, 1, nk_bn_validate,
                nk_bn_eval);
-NK_INPLACE_DEF(nk_op_hard_sigmoid_f32, "hard_sigmoid", NK_OP_HARD_SIGMOID, 1, 2,
+NK_INPLACE_DEF(nk_op_hard_sigmoid_f32, NK_OP_NAME("hard_sigmoid"), NK_OP_HARD_SIGMOID, 1, 2,
                nk_hard_sigmoid_validate, nk_hard_sigmoid_eval);
-NK_INPLACE_DEF(nk_op_hard_swish_f32, "hard_swish", NK_OP_HARD_SWISH, 1, 0,
+NK_INPLACE_DEF(nk_op_hard_swish_f32, NK_OP_NAME("hard_swish"), NK_OP_HARD_SWISH, 1, 0,
                nk_hard_swish_validate, nk_hard_swish_eval);
 
 const nk_op_def nk_op_layer_norm_f32 = {
-    "layer_norm", NK_OP_LAYER_NORM, NK_F32, NK_OPF_ELEMENTWISE, 2, 3, 1, 2,
-    nk_layer_norm_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_layer_norm_eval,
+    NK_OP_NAME("layer_norm"), NK_OP_LAYER_NORM, NK_F32, NK_OPF_ELEMENTWISE, 2, 3, 1, 2,
+    nk_layer_norm_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_layer_norm_eval,
     NULL,
 };
 

@@ -102,6 +102,7 @@ static nk_status nk_depthwise_validate(const nk_op_rt *op, const nk_tensor_rt *t
     return nk_conv_check_common(op, t, "depthwise_conv2d", w->dims[3], NULL, err);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *w = &t[op->in[1]];
     uint64_t per_out = (uint64_t)w->dims[1] * (uint64_t)w->dims[2];
@@ -109,6 +110,7 @@ static uint64_t nk_conv_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
         per_out *= (uint64_t)w->dims[3];
     return (uint64_t)t[op->out[0]].elems * per_out;
 }
+#endif
 
 nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
@@ -158,13 +160,13 @@ static int64_t nk_conv_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 const nk_op_def nk_op_conv2d_f32 = {
-    "conv2d", NK_OP_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
-    nk_conv2d_validate, nk_ops_no_workspace, nk_conv_macs, nk_conv2d_eval,
+    NK_OP_NAME("conv2d"), NK_OP_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
+    nk_conv2d_validate, nk_ops_no_workspace, NK_OP_MACS(nk_conv_macs), nk_conv2d_eval,
     nk_conv_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_f32 = {
-    "depthwise_conv2d", NK_OP_DEPTHWISE_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
-    nk_depthwise_validate, nk_ops_no_workspace, nk_conv_macs, nk_depthwise_eval,
+    NK_OP_NAME("depthwise_conv2d"), NK_OP_DEPTHWISE_CONV2D, NK_F32, 0, 2, 3, 1, NK_CONV_PARAMS,
+    nk_depthwise_validate, nk_ops_no_workspace, NK_OP_MACS(nk_conv_macs), nk_depthwise_eval,
     nk_conv_out_shift,
 };

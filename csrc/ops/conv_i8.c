@@ -31,6 +31,20 @@ static nk_status nk_i8_check_out_params(const nk_op_rt *op, uint32_t k, const ch
     return nk_i8_check_clamp(name, nk_param_i32(op, k + 2), nk_param_i32(op, k + 3), err);
 }
 
+/* What conv, depthwise and dense check alike once their shapes fit: the
+ * bias, multiplier and shift for out_c channels, the accumulation depth,
+ * and the zero points and clamp at params k.. (nk_i8_check_out_params). */
+static nk_status nk_i8_check_requant_op(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                        int32_t out_c, int64_t depth, uint32_t k, nk_error_t *err) {
+    nk_status s;
+    if ((s = nk_ops_check_bias(nk_ops_in(op, t, 2), name, out_c, "output channels", err)) != NK_OK ||
+        (s = nk_i8_check_per_channel(op, t, name, out_c, err)) != NK_OK)
+        return s;
+    if (depth > NK_I8_MAX_ACCUM_DEPTH)
+        return nk_i8_fail_depth(err, name, depth);
+    return nk_i8_check_out_params(op, k, name, err);
+}
+
 static nk_status nk_conv_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const int is_dw = op->type == NK_OP_DEPTHWISE_CONV2D_I8;
     const char *name = is_dw ? "depthwise_conv2d_i8" : "conv2d_i8";
@@ -69,15 +83,9 @@ static nk_status nk_conv_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t, 
         out_c = w->dims[0];
         depth = (int64_t)w->dims[1] * w->dims[2] * w->dims[3];
     }
-    if ((s = nk_ops_check_bias(nk_ops_in(op, t, 2), name, out_c, "output channels", err)) != NK_OK ||
-        (s = nk_i8_check_per_channel(op, t, name, out_c, err)) != NK_OK)
-        return s;
     nk_ops_conv_window(op, w, &win);
-    if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK)
-        return s;
-    if (depth > NK_I8_MAX_ACCUM_DEPTH)
-        return nk_i8_fail_depth(err, name, depth);
-    if ((s = nk_i8_check_out_params(op, 9, name, err)) != NK_OK)
+    if ((s = nk_ops_window_check(name, x, &win, &expected[1], &expected[2], err)) != NK_OK ||
+        (s = nk_i8_check_requant_op(op, t, name, out_c, depth, 9, err)) != NK_OK)
         return s;
     expected[0] = x->dims[0];
     expected[3] = out_c;
@@ -280,6 +288,7 @@ static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return wsum + nk_fast_depthwise_i8_workspace(&g);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *w = &t[op->in[1]];
     uint64_t per_out = (uint64_t)w->dims[1] * (uint64_t)w->dims[2];
@@ -287,6 +296,7 @@ static uint64_t nk_conv_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
         per_out *= (uint64_t)w->dims[3];
     return (uint64_t)t[op->out[0]].elems * per_out;
 }
+#endif
 
 static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                       nk_error_t *err) {
@@ -310,13 +320,7 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
         nk_msg_s(&m, " (expected x [...,K] and W [N,K])");
         return nk_msg_fail(&m, err, NK_ERR_SHAPE);
     }
-    if ((s = nk_ops_check_bias(nk_ops_in(op, t, 2), name, w->dims[0], "output channels",
-                                err)) != NK_OK ||
-        (s = nk_i8_check_per_channel(op, t, name, w->dims[0], err)) != NK_OK)
-        return s;
-    if (w->dims[1] > NK_I8_MAX_ACCUM_DEPTH)
-        return nk_i8_fail_depth(err, name, w->dims[1]);
-    if ((s = nk_i8_check_out_params(op, 0, name, err)) != NK_OK)
+    if ((s = nk_i8_check_requant_op(op, t, name, w->dims[0], w->dims[1], 0, err)) != NK_OK)
         return s;
     for (d = 0; d + 1 < (int32_t)x->rank; d++)
         expected[d] = x->dims[d];
@@ -368,9 +372,11 @@ static size_t nk_dense_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return nk_fast_dense_i8_workspace(t[op->in[0]].elems / (uint32_t)k, k);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_dense_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)t[op->in[1]].dims[1];
 }
+#endif
 
 /* docs/MEMORY.md: raster order, blocks of up to NK_OVERLAP_BLOCK_* pixels. */
 static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
@@ -387,19 +393,19 @@ static int64_t nk_conv_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 const nk_op_def nk_op_conv2d_i8 = {
-    "conv2d_i8", NK_OP_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    NK_OP_NAME("conv2d_i8"), NK_OP_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
+    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_depthwise_conv2d_i8 = {
-    "depthwise_conv2d_i8", NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
-    nk_conv_i8_validate, nk_conv_i8_workspace, nk_conv_i8_macs, nk_conv_i8_eval,
+    NK_OP_NAME("depthwise_conv2d_i8"), NK_OP_DEPTHWISE_CONV2D_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_CONV_I8_PARAMS,
+    nk_conv_i8_validate, nk_conv_i8_workspace, NK_OP_MACS(nk_conv_i8_macs), nk_conv_i8_eval,
     nk_conv_i8_out_shift,
 };
 
 const nk_op_def nk_op_dense_i8 = {
-    "dense_i8", NK_OP_DENSE_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_DENSE_I8_PARAMS,
-    nk_dense_i8_validate, nk_dense_i8_workspace, nk_dense_i8_macs, nk_dense_i8_eval,
+    NK_OP_NAME("dense_i8"), NK_OP_DENSE_I8, NK_I8, NK_OPF_I8_REQUANT, 5, 5, 1, NK_DENSE_I8_PARAMS,
+    nk_dense_i8_validate, nk_dense_i8_workspace, NK_OP_MACS(nk_dense_i8_macs), nk_dense_i8_eval,
     NULL,
 };

@@ -39,10 +39,12 @@ static nk_status nk_dense_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk
     return nk_ops_check_act(op, 0, "dense", err);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_dense_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *w = &t[op->in[1]];
     return (uint64_t)t[op->out[0]].elems * (uint64_t)w->dims[1];
 }
+#endif
 
 nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
@@ -63,8 +65,8 @@ nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_dense_f32 = {
-    "dense", NK_OP_DENSE, NK_F32, 0, 2, 3, 1, 2,
-    nk_dense_validate, nk_ops_no_workspace, nk_dense_macs, nk_dense_eval,
+    NK_OP_NAME("dense"), NK_OP_DENSE, NK_F32, 0, 2, 3, 1, 2,
+    nk_dense_validate, nk_ops_no_workspace, NK_OP_MACS(nk_dense_macs), nk_dense_eval,
     NULL,
 };
 
@@ -96,10 +98,12 @@ static nk_status nk_matmul_validate(const nk_op_rt *op, const nk_tensor_rt *t, n
     return nk_ops_check_act(op, 0, "matmul", err);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_matmul_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *a = &t[op->in[0]];
     return (uint64_t)t[op->out[0]].elems * (uint64_t)a->dims[a->rank - 1];
 }
+#endif
 
 nk_status nk_matmul_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *a = nk_ops_tin(op, x, 0), *b = nk_ops_tin(op, x, 1);
@@ -111,7 +115,7 @@ nk_status nk_matmul_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_matmul_f32 = {
-    "matmul", NK_OP_MATMUL, NK_F32, 0, 2, 2, 1, 2,
-    nk_matmul_validate, nk_ops_no_workspace, nk_matmul_macs, nk_matmul_eval,
+    NK_OP_NAME("matmul"), NK_OP_MATMUL, NK_F32, 0, 2, 2, 1, 2,
+    nk_matmul_validate, nk_ops_no_workspace, NK_OP_MACS(nk_matmul_macs), nk_matmul_eval,
     NULL,
 };

@@ -121,73 +121,73 @@ nk_status nk_unop_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_add_f32 = {
-    "add", NK_OP_ADD, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_add_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_add_eval,
+    NK_OP_NAME("add"), NK_OP_ADD, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_add_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_add_eval,
     NULL,
 };
 
 const nk_op_def nk_op_mul_f32 = {
-    "mul", NK_OP_MUL, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_mul_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_mul_eval,
+    NK_OP_NAME("mul"), NK_OP_MUL, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_mul_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_mul_eval,
     NULL,
 };
 
 const nk_op_def nk_op_sub_f32 = {
-    "sub", NK_OP_SUB, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_binop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_binop_eval,
+    NK_OP_NAME("sub"), NK_OP_SUB, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_binop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_binop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_div_f32 = {
-    "div", NK_OP_DIV, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_binop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_binop_eval,
+    NK_OP_NAME("div"), NK_OP_DIV, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_binop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_binop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_maximum_f32 = {
-    "maximum", NK_OP_MAXIMUM, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_binop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_binop_eval,
+    NK_OP_NAME("maximum"), NK_OP_MAXIMUM, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_binop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_binop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_minimum_f32 = {
-    "minimum", NK_OP_MINIMUM, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_binop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_binop_eval,
+    NK_OP_NAME("minimum"), NK_OP_MINIMUM, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_binop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_binop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_pow_f32 = {
-    "pow", NK_OP_POW, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
-    nk_binop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_binop_eval,
+    NK_OP_NAME("pow"), NK_OP_POW, NK_F32, NK_OPF_ELEMENTWISE, 2, 2, 1, 2,
+    nk_binop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_binop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_exp_f32 = {
-    "exp", NK_OP_EXP, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
-    nk_unop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_unop_eval,
+    NK_OP_NAME("exp"), NK_OP_EXP, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
+    nk_unop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_unop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_sqrt_f32 = {
-    "sqrt", NK_OP_SQRT, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
-    nk_unop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_unop_eval,
+    NK_OP_NAME("sqrt"), NK_OP_SQRT, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
+    nk_unop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_unop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_neg_f32 = {
-    "neg", NK_OP_NEG, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
-    nk_unop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_unop_eval,
+    NK_OP_NAME("neg"), NK_OP_NEG, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
+    nk_unop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_unop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_abs_f32 = {
-    "abs", NK_OP_ABS, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
-    nk_unop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_unop_eval,
+    NK_OP_NAME("abs"), NK_OP_ABS, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
+    nk_unop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_unop_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reciprocal_f32 = {
-    "reciprocal", NK_OP_RECIPROCAL, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
-    nk_unop_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_unop_eval,
+    NK_OP_NAME("reciprocal"), NK_OP_RECIPROCAL, NK_F32, NK_OPF_ELEMENTWISE, 1, 1, 1, 0,
+    nk_unop_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_unop_eval,
     NULL,
 };

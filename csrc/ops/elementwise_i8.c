@@ -71,10 +71,12 @@ nk_status nk_pool_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_pool_i8_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)nk_param_i32(op, 0) *
            (uint64_t)nk_param_i32(op, 1);
 }
+#endif
 
 /* ---- add / mul, numpy broadcasting (the fast kernels take equal shapes) ---- */
 static nk_status nk_binary_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
@@ -267,14 +269,14 @@ static int64_t nk_pool_i8_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 const nk_op_def nk_op_avg_pool2d_i8 = {
-    "avg_pool2d_i8", NK_OP_AVG_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
-    nk_pool_i8_validate, nk_ops_no_workspace, nk_pool_i8_macs, nk_pool_i8_eval,
+    NK_OP_NAME("avg_pool2d_i8"), NK_OP_AVG_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
+    nk_pool_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_pool_i8_macs), nk_pool_i8_eval,
     nk_pool_i8_out_shift,
 };
 
 const nk_op_def nk_op_max_pool2d_i8 = {
-    "max_pool2d_i8", NK_OP_MAX_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
-    nk_pool_i8_validate, nk_ops_no_workspace, nk_pool_i8_macs, nk_pool_i8_eval,
+    NK_OP_NAME("max_pool2d_i8"), NK_OP_MAX_POOL2D_I8, NK_I8, 0, 1, 1, 1, NK_POOL_I8_PARAMS,
+    nk_pool_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_pool_i8_macs), nk_pool_i8_eval,
     nk_pool_i8_out_shift,
 };
 
@@ -284,31 +286,31 @@ static size_t nk_add_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 const nk_op_def nk_op_add_i8 = {
-    "add_i8", NK_OP_ADD_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_ADD_I8_PARAMS,
-    nk_binary_i8_validate, nk_add_i8_workspace, nk_ops_out_elems, nk_add_i8_eval,
+    NK_OP_NAME("add_i8"), NK_OP_ADD_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_ADD_I8_PARAMS,
+    nk_binary_i8_validate, nk_add_i8_workspace, NK_OP_MACS(nk_ops_out_elems), nk_add_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_mul_i8 = {
-    "mul_i8", NK_OP_MUL_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_MUL_I8_PARAMS,
-    nk_binary_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_mul_i8_eval,
+    NK_OP_NAME("mul_i8"), NK_OP_MUL_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, NK_MUL_I8_PARAMS,
+    nk_binary_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_mul_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_softmax_i8 = {
-    "softmax_i8", NK_OP_SOFTMAX_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_SOFTMAX_I8_PARAMS,
-    nk_softmax_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_softmax_i8_eval,
+    NK_OP_NAME("softmax_i8"), NK_OP_SOFTMAX_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_SOFTMAX_I8_PARAMS,
+    nk_softmax_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_softmax_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_logistic_i8 = {
-    "logistic_i8", NK_OP_LOGISTIC_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
-    nk_actfn_i8_validate, nk_actfn_i8_workspace, nk_ops_out_elems, nk_actfn_i8_eval,
+    NK_OP_NAME("logistic_i8"), NK_OP_LOGISTIC_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
+    nk_actfn_i8_validate, nk_actfn_i8_workspace, NK_OP_MACS(nk_ops_out_elems), nk_actfn_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_tanh_i8 = {
-    "tanh_i8", NK_OP_TANH_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
-    nk_actfn_i8_validate, nk_actfn_i8_workspace, nk_ops_out_elems, nk_actfn_i8_eval,
+    NK_OP_NAME("tanh_i8"), NK_OP_TANH_I8, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, NK_ACTFN_I8_PARAMS,
+    nk_actfn_i8_validate, nk_actfn_i8_workspace, NK_OP_MACS(nk_ops_out_elems), nk_actfn_i8_eval,
     NULL,
 };

@@ -23,7 +23,7 @@ nk_status nk_lut_i8_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_lut_i8 = {
-    "lut_i8", NK_OP_LUT_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, 0,
-    nk_lut_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_lut_i8_eval,
+    NK_OP_NAME("lut_i8"), NK_OP_LUT_I8, NK_I8, NK_OPF_ELEMENTWISE, 2, 2, 1, 0,
+    nk_lut_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_lut_i8_eval,
     NULL,
 };

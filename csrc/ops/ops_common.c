@@ -137,14 +137,19 @@ nk_status (nk_ops_check_tensors)(const nk_op_rt *op, const nk_tensor_rt *t, cons
 nk_status (nk_ops_check_io)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                           uint32_t min_in, uint32_t max_in, uint32_t first_optional,
                           int32_t n_params, nk_error_t *err) {
-    static const uint8_t f32 = NK_F32;
+    return nk_ops_check_io_as(op, t, name, min_in, max_in, first_optional, n_params, NK_F32, err);
+}
+
+nk_status (nk_ops_check_io_as)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                             uint32_t min_in, uint32_t max_in, uint32_t first_optional,
+                             int32_t n_params, uint8_t dtype, nk_error_t *err) {
     if (op->n_in < min_in || op->n_in > max_in)
         return nk_ops_fail_count(err, name, "inputs", op->n_in, min_in, max_in);
     if (op->n_out != 1)
         return nk_ops_fail_count(err, name, "outputs", op->n_out, 1, 1);
     if (n_params >= 0 && op->n_params != (uint32_t)n_params)
         return nk_ops_fail_count(err, name, "parameter words", op->n_params, n_params, n_params);
-    return nk_ops_check_tensors(op, t, name, first_optional, UINT32_MAX, &f32, 1, NK_F32, err);
+    return nk_ops_check_tensors(op, t, name, first_optional, UINT32_MAX, &dtype, 1, dtype, err);
 }
 
 int nk_ops_dims_equal(const nk_tensor_rt *o, const int32_t *dims, int32_t rank) {

@@ -80,6 +80,10 @@ NK_HIDDEN nk_status nk_ops_fail(nk_error_t *err, nk_status s, const char *op, co
 NK_HIDDEN nk_status nk_ops_check_io(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                     uint32_t min_in, uint32_t max_in, uint32_t first_optional,
                                     int32_t n_params, nk_error_t *err);
+/* The same with every present tensor of `dtype`. */
+NK_HIDDEN nk_status nk_ops_check_io_as(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                       uint32_t min_in, uint32_t max_in, uint32_t first_optional,
+                                       int32_t n_params, uint8_t dtype, nk_error_t *err);
 /* The tensor half of the io checks: every input present unless its index
  * is in [opt_lo, opt_hi), input i of dtype in_dt[min(i, n_dt-1)], the
  * output present and of dtype out_dt. */
@@ -223,6 +227,8 @@ static inline const nk_tensor_rt *nk_ops_tout(const nk_op_rt *op, const nk_exec 
     (NK_MSG_DROP(op), NK_MSG_DROP(what), nk_ops_fail((err), (s), NULL, NULL))
 #define nk_ops_check_io(op, t, name, min_in, max_in, first_optional, n_params, err) \
     (NK_MSG_DROP(name), nk_ops_check_io((op), (t), NULL, (min_in), (max_in), (first_optional), (n_params), (err)))
+#define nk_ops_check_io_as(op, t, name, min_in, max_in, first_optional, n_params, dtype, err) \
+    (NK_MSG_DROP(name), nk_ops_check_io_as((op), (t), NULL, (min_in), (max_in), (first_optional), (n_params), (dtype), (err)))
 #define nk_ops_check_tensors(op, t, name, opt_lo, opt_hi, in_dt, n_dt, out_dt, err) \
     (NK_MSG_DROP(name), nk_ops_check_tensors((op), (t), NULL, (opt_lo), (opt_hi), (in_dt), (n_dt), (out_dt), (err)))
 #define nk_ops_fail_dtype(err, name, what, index, got, want) \

@@ -56,10 +56,12 @@ static nk_status nk_avg_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     return NK_OK;
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_pool_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (uint64_t)t[op->out[0]].elems * (uint64_t)nk_param_i32(op, 0) *
            (uint64_t)nk_param_i32(op, 1);
 }
+#endif
 
 static void nk_pool_geom(const nk_op_rt *op, const nk_exec *x, nk_ref_conv_geom *g) {
     const uint32_t act = op->type == NK_OP_AVG_POOL2D ? 9 : 8;
@@ -114,9 +116,11 @@ static nk_status nk_gap_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_e
     return NK_OK;
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_gap_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return t[op->in[0]].elems;
 }
+#endif
 
 nk_status nk_gap_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
@@ -141,19 +145,19 @@ static int64_t nk_pool_out_shift(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 
 const nk_op_def nk_op_max_pool2d_f32 = {
-    "max_pool2d", NK_OP_MAX_POOL2D, NK_F32, 0, 1, 1, 1, NK_MAXPOOL_PARAMS,
-    nk_max_pool_validate, nk_ops_no_workspace, nk_pool_macs, nk_max_pool_eval,
+    NK_OP_NAME("max_pool2d"), NK_OP_MAX_POOL2D, NK_F32, 0, 1, 1, 1, NK_MAXPOOL_PARAMS,
+    nk_max_pool_validate, nk_ops_no_workspace, NK_OP_MACS(nk_pool_macs), nk_max_pool_eval,
     nk_pool_out_shift,
 };
 
 const nk_op_def nk_op_avg_pool2d_f32 = {
-    "avg_pool2d", NK_OP_AVG_POOL2D, NK_F32, 0, 1, 1, 1, NK_AVGPOOL_PARAMS,
-    nk_avg_pool_validate, nk_ops_no_workspace, nk_pool_macs, nk_avg_pool_eval,
+    NK_OP_NAME("avg_pool2d"), NK_OP_AVG_POOL2D, NK_F32, 0, 1, 1, 1, NK_AVGPOOL_PARAMS,
+    nk_avg_pool_validate, nk_ops_no_workspace, NK_OP_MACS(nk_pool_macs), nk_avg_pool_eval,
     nk_pool_out_shift,
 };
 
 const nk_op_def nk_op_global_avg_pool_f32 = {
-    "global_avg_pool", NK_OP_GLOBAL_AVG_POOL, NK_F32, 0, 1, 1, 1, 0,
-    nk_gap_validate, nk_ops_no_workspace, nk_gap_macs, nk_gap_eval,
+    NK_OP_NAME("global_avg_pool"), NK_OP_GLOBAL_AVG_POOL, NK_F32, 0, 1, 1, 1, 0,
+    nk_gap_validate, nk_ops_no_workspace, NK_OP_MACS(nk_gap_macs), nk_gap_eval,
     NULL,
 };

@@ -100,27 +100,27 @@ nk_status nk_dequantize_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_quantize_f32 = {
-    "quantize", NK_OP_QUANTIZE, NK_F32, 0, 1, 1, 1, 0,
-    nk_quantize_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_quantize_f32_eval,
+    NK_OP_NAME("quantize"), NK_OP_QUANTIZE, NK_F32, 0, 1, 1, 1, 0,
+    nk_quantize_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_quantize_f32_eval,
     NULL,
 };
 
 const nk_op_def nk_op_quantize_i8 = {
-    "quantize", NK_OP_QUANTIZE, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, 4,
-    nk_quantize_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_quantize_i8_eval,
+    NK_OP_NAME("quantize"), NK_OP_QUANTIZE, NK_I8, NK_OPF_ELEMENTWISE, 1, 1, 1, 4,
+    nk_quantize_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_quantize_i8_eval,
     NULL,
 };
 
 /* int16 input: its output is never the input's size (i8, i32) or may
  * alias it (i16), so no in-place flag is needed */
 const nk_op_def nk_op_quantize_i16 = {
-    "quantize", NK_OP_QUANTIZE, NK_I16, 0, 1, 1, 1, 4,
-    nk_quantize_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_quantize_i8_eval,
+    NK_OP_NAME("quantize"), NK_OP_QUANTIZE, NK_I16, 0, 1, 1, 1, 4,
+    nk_quantize_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_quantize_i8_eval,
     NULL,
 };
 
 const nk_op_def nk_op_dequantize_i8 = {
-    "dequantize", NK_OP_DEQUANTIZE, NK_I8, 0, 1, 1, 1, 0,
-    nk_dequantize_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_dequantize_eval,
+    NK_OP_NAME("dequantize"), NK_OP_DEQUANTIZE, NK_I8, 0, 1, 1, 1, 0,
+    nk_dequantize_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_dequantize_eval,
     NULL,
 };

@@ -44,24 +44,26 @@ nk_status nk_reduce_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 /* One operation per input element. */
+#if NK_OPS_MACS
 static uint64_t nk_reduce_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     return t[op->in[0]].elems;
 }
+#endif
 
 const nk_op_def nk_op_reduce_mean_f32 = {
-    "reduce_mean", NK_OP_REDUCE_MEAN, NK_F32, 0, 1, 1, 1, 1,
-    nk_reduce_validate, nk_ops_no_workspace, nk_reduce_macs, nk_reduce_eval,
+    NK_OP_NAME("reduce_mean"), NK_OP_REDUCE_MEAN, NK_F32, 0, 1, 1, 1, 1,
+    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_reduce_macs), nk_reduce_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reduce_sum_f32 = {
-    "reduce_sum", NK_OP_REDUCE_SUM, NK_F32, 0, 1, 1, 1, 1,
-    nk_reduce_validate, nk_ops_no_workspace, nk_reduce_macs, nk_reduce_eval,
+    NK_OP_NAME("reduce_sum"), NK_OP_REDUCE_SUM, NK_F32, 0, 1, 1, 1, 1,
+    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_reduce_macs), nk_reduce_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reduce_max_f32 = {
-    "reduce_max", NK_OP_REDUCE_MAX, NK_F32, 0, 1, 1, 1, 1,
-    nk_reduce_validate, nk_ops_no_workspace, nk_reduce_macs, nk_reduce_eval,
+    NK_OP_NAME("reduce_max"), NK_OP_REDUCE_MAX, NK_F32, 0, 1, 1, 1, 1,
+    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_reduce_macs), nk_reduce_eval,
     NULL,
 };

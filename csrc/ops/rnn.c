@@ -146,12 +146,14 @@ static size_t nk_rnn_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
     return (size_t)2 * (size_t)nk_rnn_gates(op) * (size_t)d.hidden * sizeof(float);
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_rnn_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_rnn_dims d;
     nk_rnn_dims_of(op, t, &d);
     return (uint64_t)d.seq * (uint64_t)d.batch * (uint64_t)d.dirs * (uint64_t)nk_rnn_gates(op) *
            (uint64_t)d.hidden * (uint64_t)(d.input + d.hidden);
 }
+#endif
 
 nk_status nk_rnn_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_rnn_args a;
@@ -187,13 +189,13 @@ nk_status nk_rnn_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_lstm_f32 = {
-    "lstm", NK_OP_LSTM, NK_F32, 0, 3, 7, 3, NK_RNN_PARAMS,
-    nk_rnn_validate, nk_rnn_workspace, nk_rnn_macs, nk_rnn_eval,
+    NK_OP_NAME("lstm"), NK_OP_LSTM, NK_F32, 0, 3, 7, 3, NK_RNN_PARAMS,
+    nk_rnn_validate, nk_rnn_workspace, NK_OP_MACS(nk_rnn_macs), nk_rnn_eval,
     NULL,
 };
 
 const nk_op_def nk_op_gru_f32 = {
-    "gru", NK_OP_GRU, NK_F32, 0, 3, 5, 2, NK_RNN_PARAMS,
-    nk_rnn_validate, nk_rnn_workspace, nk_rnn_macs, nk_rnn_eval,
+    NK_OP_NAME("gru"), NK_OP_GRU, NK_F32, 0, 3, 5, 2, NK_RNN_PARAMS,
+    nk_rnn_validate, nk_rnn_workspace, NK_OP_MACS(nk_rnn_macs), nk_rnn_eval,
     NULL,
 };

@@ -1,7 +1,14 @@
 /* shape_ops.c — CONCAT, RESHAPE, PAD, TRANSPOSE and SLICE: data movement. The
- * evals move elements of the output's dtype size, so the i8 entries
- * (shape_i8.c) share them. */
-#include "ops_common.h"
+ * evals move elements of the output's dtype size, and the validators check
+ * every tensor against input 0's dtype, so the i8 entries of the first four
+ * (at the end) share both. PAD's value word is an i32 in -128..127 for i8. */
+#include "ops_i8.h" /* the i8 entries at the end */
+
+/* The dtype an op's tensors must all have: input 0's when it is i8 (the
+ * i8 entry was chosen by it), else f32. */
+static uint8_t nk_shape_dtype(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return op->n_in > 0 && op->in[0] != NK_NONE && t[op->in[0]].dtype == NK_I8 ? NK_I8 : NK_F32;
+}
 
 /* ---- concat: axis (non-negative) ---- */
 static nk_status nk_concat_validate(const nk_op_rt *op, const nk_tensor_rt *t,
@@ -10,7 +17,8 @@ static nk_status nk_concat_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     int32_t axis, d;
     int64_t sum = 0;
     uint32_t i;
-    nk_status s = nk_ops_check_io(op, t, "concat", 1, NK_OP_MAX_IN, NK_OPS_NO_OPTIONAL, 1, err);
+    nk_status s = nk_ops_check_io_as(op, t, "concat", 1, NK_OP_MAX_IN, NK_OPS_NO_OPTIONAL, 1,
+                                    nk_shape_dtype(op, t), err);
     if (s != NK_OK)
         return s;
     out = &t[op->out[0]];
@@ -89,7 +97,8 @@ nk_status nk_ops_concat_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_reshape_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                      nk_error_t *err) {
     const nk_tensor_rt *x, *out;
-    nk_status s = nk_ops_check_io(op, t, "reshape", 1, 1, NK_OPS_NO_OPTIONAL, 0, err);
+    nk_status s = nk_ops_check_io_as(op, t, "reshape", 1, 1, NK_OPS_NO_OPTIONAL, 0,
+                                    nk_shape_dtype(op, t), err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];
@@ -124,7 +133,8 @@ nk_status nk_ops_reshape_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_pad_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t expected[NK_MAX_DIMS], d, mode;
-    nk_status s = nk_ops_check_io(op, t, "pad", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
+    nk_status s = nk_ops_check_io_as(op, t, "pad", 1, 1, NK_OPS_NO_OPTIONAL, -1,
+                                    nk_shape_dtype(op, t), err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];
@@ -149,8 +159,19 @@ static nk_status nk_pad_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_e
         nk_msg_s(&m, " is not 0 (constant), 1 (reflect) or 2 (edge)");
         return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
     }
-    if (mode == NK_PAD_CONSTANT && nk_param_f32(op, 1) != nk_param_f32(op, 1))
+    if (x->dtype == NK_I8) {
+        const int32_t v = nk_param_i32(op, 1);
+        if (v < -128 || v > 127) {
+            nk_msg m;
+            nk_msg_begin(&m, "pad");
+            nk_msg_s(&m, "i8 pad value ");
+            nk_msg_i(&m, v);
+            nk_msg_s(&m, " is outside -128..127");
+            return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+        }
+    } else if (mode == NK_PAD_CONSTANT && nk_param_f32(op, 1) != nk_param_f32(op, 1)) {
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "pad", "constant value is NaN");
+    }
     for (d = 0; d < (int32_t)x->rank; d++) {
         const int32_t b = nk_param_i32(op, 2u + (uint32_t)d);
         const int32_t a = nk_param_i32(op, 2u + x->rank + (uint32_t)d);
@@ -202,7 +223,8 @@ static nk_status nk_transpose_validate(const nk_op_rt *op, const nk_tensor_rt *t
     const nk_tensor_rt *x, *out;
     int32_t expected[NK_MAX_DIMS], d;
     unsigned seen = 0;
-    nk_status s = nk_ops_check_io(op, t, "transpose", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
+    nk_status s = nk_ops_check_io_as(op, t, "transpose", 1, 1, NK_OPS_NO_OPTIONAL, -1,
+                                    nk_shape_dtype(op, t), err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];
@@ -306,31 +328,55 @@ nk_status nk_ops_slice_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_concat_f32 = {
-    "concat", NK_OP_CONCAT, NK_F32, 0, 1, NK_OP_MAX_IN, 1, 1,
-    nk_concat_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_concat_eval,
+    NK_OP_NAME("concat"), NK_OP_CONCAT, NK_F32, 0, 1, NK_OP_MAX_IN, 1, 1,
+    nk_concat_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_concat_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reshape_f32 = {
-    "reshape", NK_OP_RESHAPE, NK_F32, NK_OPF_ALIAS, 1, 1, 1, 0,
-    nk_reshape_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_reshape_eval,
+    NK_OP_NAME("reshape"), NK_OP_RESHAPE, NK_F32, NK_OPF_ALIAS, 1, 1, 1, 0,
+    nk_reshape_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_reshape_eval,
     NULL,
 };
 
 const nk_op_def nk_op_pad_f32 = {
-    "pad", NK_OP_PAD, NK_F32, 0, 1, 1, 1, 2,
-    nk_pad_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_pad_eval,
+    NK_OP_NAME("pad"), NK_OP_PAD, NK_F32, 0, 1, 1, 1, 2,
+    nk_pad_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_pad_eval,
     NULL,
 };
 
 const nk_op_def nk_op_transpose_f32 = {
-    "transpose", NK_OP_TRANSPOSE, NK_F32, 0, 1, 1, 1, 0,
-    nk_transpose_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_transpose_eval,
+    NK_OP_NAME("transpose"), NK_OP_TRANSPOSE, NK_F32, 0, 1, 1, 1, 0,
+    nk_transpose_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_transpose_eval,
     NULL,
 };
 
 const nk_op_def nk_op_slice_f32 = {
-    "slice", NK_OP_SLICE, NK_F32, 0, 1, 1, 1, 0,
-    nk_slice_validate, nk_ops_no_workspace, nk_ops_no_macs, nk_ops_slice_eval,
+    NK_OP_NAME("slice"), NK_OP_SLICE, NK_F32, 0, 1, 1, 1, 0,
+    nk_slice_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_slice_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_concat_i8 = {
+    NK_OP_NAME("concat"), NK_OP_CONCAT, NK_I8, 0, 1, NK_OP_MAX_IN, 1, 1,
+    nk_concat_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_concat_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_reshape_i8 = {
+    NK_OP_NAME("reshape"), NK_OP_RESHAPE, NK_I8, NK_OPF_ALIAS, 1, 1, 1, 0,
+    nk_reshape_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_reshape_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_pad_i8 = {
+    NK_OP_NAME("pad"), NK_OP_PAD, NK_I8, 0, 1, 1, 1, 2,
+    nk_pad_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_pad_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_transpose_i8 = {
+    NK_OP_NAME("transpose"), NK_OP_TRANSPOSE, NK_I8, 0, 1, 1, 1, 0,
+    nk_transpose_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_transpose_eval,
     NULL,
 };

@@ -96,11 +96,13 @@ static nk_status nk_svdf_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_
     return NK_OK;
 }
 
+#if NK_OPS_MACS
 static uint64_t nk_svdf_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_ref_svdf_params p;
     nk_svdf_params_of(op, t, &p);
     return (uint64_t)p.batch * (uint64_t)p.filters * ((uint64_t)p.input + (uint64_t)p.memory);
 }
+#endif
 
 nk_status nk_svdf_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_svdf_params p;
@@ -111,7 +113,7 @@ nk_status nk_svdf_i8_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_svdf_i8 = {
-    "svdf_i8", NK_OP_SVDF_I8, NK_I8, 0, 5, 5, 1, NK_SVDF_PARAMS,
-    nk_svdf_validate, nk_ops_no_workspace, nk_svdf_macs, nk_svdf_i8_eval,
+    NK_OP_NAME("svdf_i8"), NK_OP_SVDF_I8, NK_I8, 0, 5, 5, 1, NK_SVDF_PARAMS,
+    nk_svdf_validate, nk_ops_no_workspace, NK_OP_MACS(nk_svdf_macs), nk_svdf_i8_eval,
     NULL,
 };

@@ -193,11 +193,13 @@ static nk_status nk_conv_t_validate(const nk_op_rt *op, const nk_tensor_rt *t, n
 }
 
 /* Each input pixel meets each weight tap once. */
+#if NK_OPS_MACS
 static uint64_t nk_conv_t_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
     const nk_tensor_rt *w = &t[op->in[1]];
     return (uint64_t)t[op->in[0]].elems * (uint64_t)w->dims[0] * (uint64_t)w->dims[1] *
            (uint64_t)w->dims[2];
 }
+#endif
 
 nk_status nk_conv_transpose2d_eval(const nk_op_rt *op, const nk_exec *x) {
     nk_ref_conv_geom g;
@@ -208,19 +210,19 @@ nk_status nk_conv_transpose2d_eval(const nk_op_rt *op, const nk_exec *x) {
 }
 
 const nk_op_def nk_op_resize2d_f32 = {
-    "resize2d", NK_OP_RESIZE2D, NK_F32, 0, 1, 1, 1, NK_RESIZE_PARAMS,
-    nk_resize2d_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_resize2d_eval,
+    NK_OP_NAME("resize2d"), NK_OP_RESIZE2D, NK_F32, 0, 1, 1, 1, NK_RESIZE_PARAMS,
+    nk_resize2d_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_resize2d_eval,
     NULL,
 };
 
 const nk_op_def nk_op_resize2d_i8 = {
-    "resize2d", NK_OP_RESIZE2D, NK_I8, 0, 1, 1, 1, NK_RESIZE_PARAMS,
-    nk_resize2d_i8_validate, nk_ops_no_workspace, nk_ops_out_elems, nk_resize2d_eval,
+    NK_OP_NAME("resize2d"), NK_OP_RESIZE2D, NK_I8, 0, 1, 1, 1, NK_RESIZE_PARAMS,
+    nk_resize2d_i8_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_out_elems), nk_resize2d_eval,
     NULL,
 };
 
 const nk_op_def nk_op_conv_transpose2d_f32 = {
-    "conv_transpose2d", NK_OP_CONV_TRANSPOSE2D, NK_F32, 0, 2, 3, 1, NK_CONV_T_PARAMS,
-    nk_conv_t_validate, nk_ops_no_workspace, nk_conv_t_macs, nk_conv_transpose2d_eval,
+    NK_OP_NAME("conv_transpose2d"), NK_OP_CONV_TRANSPOSE2D, NK_F32, 0, 2, 3, 1, NK_CONV_T_PARAMS,
+    nk_conv_t_validate, nk_ops_no_workspace, NK_OP_MACS(nk_conv_t_macs), nk_conv_transpose2d_eval,
     NULL,
 };

@@ -108,13 +108,6 @@ func OpTable(ident, modelFile string, m *nkfile.Model) ([]byte, error) {
 			return nil, err
 		}
 		seen[sym] = true
-		switch m.Ops[i].Type {
-		case nkfile.OpConcat, nkfile.OpReshape, nkfile.OpPad, nkfile.OpTranspose:
-			// shape_i8.c validates the int8 ones with the f32 entry
-			if twin, ok := strings.CutSuffix(sym, "_i8"); ok {
-				seen[twin+"_f32"] = true
-			}
-		}
 	}
 	syms := make([]string, 0, len(seen))
 	for s := range seen {

@@ -54,7 +54,7 @@ func TestOpTable(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e[1])
 	}
-	assert.Equal(t, []string{"nk_op_dequantize_i8", "nk_op_reshape_f32", "nk_op_reshape_i8", "nk_op_softmax_i8"}, got)
+	assert.Equal(t, []string{"nk_op_dequantize_i8", "nk_op_reshape_i8", "nk_op_softmax_i8"}, got)
 	m.Ops[0].Type = nkfile.OpGelu // no int8 gelu
 	_, err = OpTable("m", "m.nk", m)
 	assert.ErrorContains(t, err, "no kernel")

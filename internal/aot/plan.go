@@ -100,7 +100,7 @@ func FixedPlan(ident, modelFile string, image []byte, m *nkfile.Model, p Plan) (
 	fmt.Fprintf(&b, "    %du, /* activation block bytes */\n", p.Activations)
 	fmt.Fprintf(&b, "    %du, /* the op whose tensors reach the block's top */\n", peakOp(m, &p))
 	fmt.Fprintf(&b, "    %d, %s_plan_offsets,\n    %s_plan_in_place,\n};\n\n", len(offs), ident, ident)
-	b.WriteString("nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, const uint8_t *io,\n")
+	b.WriteString("nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, uint8_t *io,\n")
 	b.WriteString("                        uint32_t n_tensors, const nk_op_seq *ops, uint32_t n_ops, int overlap,\n")
 	b.WriteString("                        nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,\n")
 	b.WriteString("                        size_t *workspace, int32_t *workspace_op, nk_error_t *err) {\n")

@@ -1,7 +1,8 @@
 /*
  * strip_messages_test.c — the core built with NETKIT_STRIP_MESSAGES=1:
  * failures keep their status, op index and arena figures, the message is
- * the status name, and the core's message text is not in the library.
+ * empty, and the core's message text is not in the library (the status
+ * names are, for nk_status_str).
  *
  *   strip_messages_test <stripped library> <default library>
  *
@@ -55,7 +56,7 @@ static void test_library_text(const char *stripped, const char *control) {
         NKT_CHECK(contains(c, nc, core_text[i]), "control library lacks \"%s\"", core_text[i]);
         NKT_CHECK(!contains(s, ns, core_text[i]), "stripped library has \"%s\"", core_text[i]);
     }
-    /* the status names stay: they are nk_status_str's and the messages */
+    /* the status names stay for nk_status_str */
     NKT_CHECK(contains(s, ns, "arena overflow"), "status name missing");
     free(s);
     free(c);
@@ -82,7 +83,8 @@ static void test_failures(void) {
                   err.requested == err.free_bytes + 1,
               "figures: requested %llu free %llu capacity %llu", (unsigned long long)err.requested,
               (unsigned long long)err.free_bytes, (unsigned long long)err.capacity);
-    NKT_CHECK(strcmp(err.message, "arena overflow") == 0, "message \"%s\"", err.message);
+    NKT_CHECK(err.message[0] == '\0', "message \"%s\"", err.message);
+    NKT_CHECK(strcmp(nk_status_str(err.status), "arena overflow") == 0, "status name");
     NKT_CHECK(nk_arena_used(&arena) == 0, "a failed load gives the arena back");
     free(mem);
 
@@ -94,14 +96,14 @@ static void test_failures(void) {
     nkt_fix_crc(bad, len);
     nk_arena_init_heap(&arena, 1 << 20);
     NKT_CHECK(nk_model_load_buffer(&m, bad, len, &arena, &err) == NK_ERR_UNSUPPORTED, "unknown op");
-    NKT_CHECK(err.op_index == 0 && strcmp(err.message, "unsupported") == 0, "op %d \"%s\"",
+    NKT_CHECK(err.op_index == 0 && err.message[0] == '\0', "op %d \"%s\"",
               (int)err.op_index, err.message);
 
     /* bad magic */
     memcpy(bad, img, len);
     bad[0] = 'X';
     NKT_CHECK(nk_model_load_buffer(&m, bad, len, &arena, &err) == NK_ERR_FORMAT, "bad magic");
-    NKT_CHECK(err.op_index == -1 && strcmp(err.message, "bad model format") == 0, "op %d \"%s\"",
+    NKT_CHECK(err.op_index == -1 && err.message[0] == '\0', "op %d \"%s\"",
               (int)err.op_index, err.message);
     nk_arena_free_heap(&arena);
     free(bad);

@@ -19,6 +19,17 @@
 #include "qmath.h"
 #include "ref_kernels.h"
 
+/* NK_REF_SMALL: leave out the kernels' blocks that only speed up rare
+ * cases (the depthwise four lanes for multipliers > 1), whose general
+ * loops give the same bytes; on by default in -Os builds. */
+#ifndef NK_REF_SMALL
+#if defined(__OPTIMIZE_SIZE__)
+#define NK_REF_SMALL 1
+#else
+#define NK_REF_SMALL 0
+#endif
+#endif
+
 /* The integer part of an int8 conv/dense: zero points, clamp and the
  * requantization multipliers. */
 typedef struct nk_ref_i8_quant {

@@ -234,7 +234,11 @@ void nk_ref_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                         yp[c + 2] = nk_i8_finish(a2, bias, c + 2, q);
                         yp[c + 3] = nk_i8_finish(a3, bias, c + 3, q);
                     }
-                } else {
+                }
+#if !NK_REF_SMALL
+                /* (NK_REF_SMALL, -Os, leaves multipliers > 1 to the loop
+                 * below: the four lanes cost about 300 B of flash on Cortex-M) */
+                else {
                     /* Multiplier > 1: four output channels at a time, lane j
                      * reading input channel (c + j) / m. */
                     for (; c + 4 <= oc; c += 4) {
@@ -259,6 +263,7 @@ void nk_ref_depthwise_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                         yp[c + 3] = nk_i8_finish(a3, bias, c + 3, q);
                     }
                 }
+#endif
                 /* The rest, and any multiplier: output channel c reads
                  * input channel c / m. */
                 for (; c < oc; c++) {
