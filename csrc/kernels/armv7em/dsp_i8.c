@@ -457,11 +457,18 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
             q = nk_dsp_widen_words(xr, xr + run, offp, q);
     } else if (inside) {
         const int32_t zp4 = nk_dsp_dup8(-off);
-        volatile int8_t *sp = stage;
+        int8_t *sp = stage;
         memcpy(stage + 4 * n4w - 4, &zp4, 4);
-        for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
-            for (j = 0; j < run; j++)
-                sp[j] = xr[j];
+        /* each row's run by words (unaligned LDR/STR), its last 1..3
+         * bytes one by one */
+        for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run) {
+            for (j = 0; j + 4 <= run; j += 4) {
+                const int32_t v = nk_dsp_load4(xr + j);
+                memcpy(sp + j, &v, 4);
+            }
+            for (; j < run; j++)
+                ((volatile int8_t *)sp)[j] = xr[j];
+        }
         for (j = 0; j < n4w; j++) {
             const int32_t v = nk_dsp_load4(stage + 4 * j);
             wp[4 * j] = nk_dsp_sxtab16(offp, v);
@@ -474,8 +481,10 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
 
 /* a00..a11 (channel i, window j) += window j (interleaved in win) times
  * weight row i (w, w + ws) over n4 whole words. On the target an
- * inline-asm loop over four words a pass: 66 instructions per 64 MACs
- * (the first n4 % 4 words in C). It holds 14 registers, as many as GCC
+ * inline-asm loop over four words a pass: 66 instructions per 64 MACs,
+ * after the first n4 % 4 words (in the same asm: a C loop there took
+ * about 28 instructions a word with its spills, and a second asm loop
+ * cost GCC registers around it). It holds 14 registers, as many as GCC
  * gives at every optimization level (an LDM of the four window words
  * would need them pinned, and that allocation fails at -O1, -O3 and on
  * Cortex-M7). */
@@ -484,15 +493,6 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
     int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
-    for (; (we - w) & 15; w += 4, win += 4) {
-        const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
-        const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
-        const int32_t w1e = nk_dsp_sxtb16(v1), w1o = nk_dsp_sxtb16_ror8(v1);
-        a00 = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], a00));
-        a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
-        a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
-        a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
-    }
     if (w != we) {
         int32_t t0, t1, t2, t3, t4, t5;
 #define NK_DSP_MAC22_WORD                                                                          \
@@ -512,15 +512,33 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
     "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
     "smlad %[a00], %[t4], %[t1], %[a00]\n\t"                                                       \
     "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
-        __asm__ volatile("1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
-                         NK_DSP_MAC22_WORD
-                         "cmp %[w], %[end]\n\t"
-                         "bne 1b"
-                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                           [x] "+r"(win), [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1),
-                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-                         : [s] "r"(ws), [end] "r"(we)
-                         : "cc", "memory");
+        /* four words a pass, after the n4 % 4 others when there are
+         * some (read from the byte count we - w = 4 * n4: LSLS #29 puts
+         * its bit 2, one word, in N and bit 3, two words, in C, which
+         * nothing in a word changes: SMLAD sets only Q) */
+#define NK_DSP_MAC22_LOOP                                                                          \
+    "1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD             \
+    "cmp %[w], %[end]\n\t"                                                                        \
+    "bne 1b\n\t"
+#define NK_DSP_MAC22_OPERANDS                                                                      \
+    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(win),           \
+      [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),                 \
+      [t4] "=&r"(t4), [t5] "=&r"(t5)                                                               \
+    : [s] "r"(ws), [end] "r"(we)                                                                   \
+    : "cc", "memory"
+        if (n4 & 3)
+            __asm__ volatile("sub %[t4], %[end], %[w]\n\t"
+                             "lsls %[t4], %[t4], #29\n\t"
+                             "bpl 2f\n\t" NK_DSP_MAC22_WORD
+                             "2:\n\t"
+                             "bcc 3f\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
+                             "3:\n\t"
+                             "cmp %[w], %[end]\n\t"
+                             "beq 4f\n\t" NK_DSP_MAC22_LOOP "4:" NK_DSP_MAC22_OPERANDS);
+        else
+            __asm__ volatile(NK_DSP_MAC22_LOOP NK_DSP_MAC22_OPERANDS);
+#undef NK_DSP_MAC22_LOOP
+#undef NK_DSP_MAC22_OPERANDS
 #undef NK_DSP_MAC22_WORD
     }
 #else
@@ -759,12 +777,18 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
     }
     {
         nk_dsp_cursor cur = nk_dsp_cursor_at(x, g, 0);
+        const int dense = nk_fast_conv2d_i8_is_dense(g);
         for (p = 0; p + 4 <= n_pix; p += 4) {
-            for (i = 0; i < 4; i++) {
-                nk_dsp_gather(&cur, g, off, offp, n4w, win + (i & 1) * 2 + (i >> 1) * 4 * n4w,
-                              stage);
-                nk_dsp_cursor_next(&cur, g);
-            }
+            if (dense) /* a pointwise conv's windows are its pixels, in a row */
+                for (i = 0; i < 4; i++)
+                    nk_dsp_widen_run(x + (size_t)(p + i) * (size_t)k, k, off, offp,
+                                     win + (i & 1) * 2 + (i >> 1) * 4 * n4w);
+            else
+                for (i = 0; i < 4; i++) {
+                    nk_dsp_gather(&cur, g, off, offp, n4w,
+                                  win + (i & 1) * 2 + (i >> 1) * 4 * n4w, stage);
+                    nk_dsp_cursor_next(&cur, g);
+                }
             nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
         }
     }
