@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "87102f90c5212bb22c6abadfece6f5a445e4a2d426cab0ba3a0c7bfaef1ccd9f"
+const csrcHash = "a5cc1abd88073843a4973ec5bbd602e43549da371adaf06d3ea6ae8ed7b3a028"

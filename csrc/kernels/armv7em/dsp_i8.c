@@ -489,7 +489,8 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
  * would need them pinned, and that allocation fails at -O1, -O3 and on
  * Cortex-M7). */
 NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, int32_t n4,
-                                int32_t *p00, int32_t *p01, int32_t *p10, int32_t *p11) {
+                                const int rem, int32_t *p00, int32_t *p01, int32_t *p10,
+                                int32_t *p11) {
     int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
@@ -526,7 +527,7 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
       [t4] "=&r"(t4), [t5] "=&r"(t5)                                                               \
     : [s] "r"(ws), [end] "r"(we)                                                                   \
     : "cc", "memory"
-        if (n4 & 3)
+        if (rem && (n4 & 3))
             __asm__ volatile("sub %[t4], %[end], %[w]\n\t"
                              "lsls %[t4], %[t4], #29\n\t"
                              "bpl 2f\n\t" NK_DSP_MAC22_WORD
@@ -542,6 +543,7 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
 #undef NK_DSP_MAC22_WORD
     }
 #else
+    (void)rem; /* the C loop takes any word count */
     while (w != we) {
         const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
         const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
@@ -590,13 +592,13 @@ static void nk_dsp_tail22(const int8_t *w, size_t ws, const int32_t *win, int32_
  * stores, no call per block. Returns the next o. */
 NK_DSP_INLINE int32_t nk_dsp_pairs(const int8_t *w, const int32_t *bias, const int32_t *win,
                                    int32_t n4w, size_t kk, int32_t o_end, const int np,
-                                   int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
+                                   const int rem, int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
     const int clamp = nk_dsp_clamps(e);
     int32_t o;
     for (o = 0; o < o_end; o += 2) {
         int32_t a00 = bias[o], a10 = bias[o + 1];
         int32_t a01 = a00, a11 = a10;
-        nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, &a00, &a01, &a10, &a11);
+        nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, rem, &a00, &a01, &a10, &a11);
         nk_dsp_store22(a00, a01, a10, a11, np, o, y0, y1, clamp, e);
     }
     return o;
@@ -623,10 +625,13 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
          * the pair needs that many bytes of rows after it */
         const int32_t n4w = n4 + (tail != 0), over = 4 * n4w - k;
         const int32_t o_end = out_c - 1 - (over + k - 1) / k;
-        if (np == 2)
-            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, y0, y1, e);
+        /* rem: a constant, so that the usual whole passes test nothing */
+        if (np == 2 && (n4w & 3))
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, 1, y0, y1, e);
+        else if (np == 2)
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, 0, y0, y1, e);
         else
-            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 1, y0, y1, e);
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 1, 1, y0, y1, e);
     }
     for (; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
@@ -634,7 +639,7 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
         const size_t ws = nw == 2 ? kk : 0; /* one channel: its weights twice */
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
-        nk_dsp_mac22(wo, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
+        nk_dsp_mac22(wo, ws, win, n4, 1, &acc[0], &acc[1], &acc[2], &acc[3]);
         if (tail)
             nk_dsp_tail22(wo + 4 * (size_t)n4, ws, win + 4 * n4, tail, acc);
         nk_dsp_finish(acc, nw, np, o, y0, y1, e);
