@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a5cc1abd88073843a4973ec5bbd602e43549da371adaf06d3ea6ae8ed7b3a028"
+const csrcHash = "152ece211b328deac4d87d73db53465ba58ec17e9852f6527c43c25f88b6ef66"

@@ -26,6 +26,8 @@
 #if NK_FAST_I8_ARMV7EM
 #include "dsp.h"
 
+#include <stddef.h>
+
 #if defined(__GNUC__) || defined(__clang__)
 #define NK_DSP_NOINLINE __attribute__((noinline))
 #define NK_DSP_INLINE static inline __attribute__((always_inline))
@@ -604,6 +606,168 @@ NK_DSP_INLINE int32_t nk_dsp_pairs(const int8_t *w, const int32_t *bias, const i
     return o;
 }
 
+#if NK_DSP_ASM
+/* nk_dsp_pairs for two pixels as one asm loop: the MAC loop holds 14
+ * registers, so GCC kept the pair loop's pointers and the epilogue's
+ * fields on the stack, reloading and storing each (about 72 instructions
+ * a block besides the MACs). Here they live in this struct, read with
+ * LDRD, its address pushed during the MACs: about 56. The words are
+ * nk_dsp_store22's and nk_dsp_mac22's, in the same order. */
+typedef struct nk_dsp_pairs_st {
+    const int8_t *w;         /*  0: the pair's first weight row */
+    const int32_t *win;      /*  4: the two windows, interleaved */
+    int32_t nb;              /*  8: 4 * n4w, bytes of a row the MACs read */
+    int32_t kk;              /* 12: bytes from one row to the next */
+    const int32_t *bias;     /* 16: the pair's bias */
+    const int32_t *mult;     /* 20: its multipliers, */
+    const int32_t *shift;    /* 24: and shifts (or mt, st per tensor) */
+    int32_t pstep;           /* 28: 8 bytes a pair per channel, else 0 */
+    int8_t *y0;              /* 32: pixel 0's outputs of the pair */
+    int32_t y1_off;          /* 36: pixel 1's, from pixel 0's */
+    int32_t zp1, lo4, hi4;   /* 40, 44, 48: as nk_dsp_epi */
+    const int8_t *y0_end;    /* 52: y0 past the last pair */
+    int32_t w_step;          /* 56: to the next pair's row from where the MACs end */
+    int32_t mt[2], st[2];    /* a per-tensor pair twice */
+} nk_dsp_pairs_st;
+/* the asm's offsets */
+typedef char nk_dsp_pairs_st_at56[offsetof(nk_dsp_pairs_st, w_step) == 56 ? 1 : -1];
+
+#if NETKIT_SINGLE_ROUNDING
+#define NK_DSP_P22_RQ(v, m, a)                                                                     \
+    "smmla %[" v "], %[" v "], %[" m "], %[" v "]\n\t"                                             \
+    "asr %[" v "], %[" v "], %[" a "]\n\t"                                                         \
+    "ssat %[" v "], #16, %[" v "]\n\t"
+#else
+#define NK_DSP_P22_RQ(v, m, a)                                                                     \
+    "add %[t5], %[" v "], %[" v "], asr #31\n\t"                                                   \
+    "smmlar %[" v "], %[" v "], %[" m "], %[t5]\n\t"                                               \
+    "asr %[" v "], %[" v "], %[" a "]\n\t"                                                         \
+    "ssat %[" v "], #16, %[" v "]\n\t"
+#endif
+#define NK_DSP_P22_WORD                                                                            \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                            \
+    "ldrd %[t2], %[t3], [%[x]], #8\n\t"                                                            \
+    "ldr %[t4], [%[w], %[s]]\n\t"                                                                 \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a10], %[t5], %[t0], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t5], %[t2], %[a11]\n\t"                                                       \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a10], %[t4], %[t1], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t4], %[t3], %[a11]\n\t"                                                       \
+    "ldr %[t4], [%[w]], #4\n\t"                                                                   \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a00], %[t5], %[t0], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t5], %[t2], %[a01]\n\t"                                                       \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a00], %[t4], %[t1], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
+/* block start: the bias pair, then w, x and the end of the row (in st's
+ * register: st itself is at [sp]) */
+#define NK_DSP_P22_HEAD                                                                            \
+    "push {%[st]}\n\t"                                                                            \
+    "5:\n\t"                                                                                       \
+    "ldr %[st], [sp]\n\t"                                                                          \
+    "ldr %[t0], [%[st], #16]\n\t"                                                                  \
+    "ldrd %[a00], %[a10], [%[t0]], #8\n\t"                                                         \
+    "str %[t0], [%[st], #16]\n\t"                                                                  \
+    "mov %[a01], %[a00]\n\t"                                                                       \
+    "mov %[a11], %[a10]\n\t"                                                                       \
+    "ldrd %[w], %[x], [%[st], #0]\n\t"                                                             \
+    "ldrd %[t4], %[s], [%[st], #8]\n\t"                                                            \
+    "add %[st], %[w], %[t4]\n\t"
+/* n4w % 4 words first (LSLS #29 of the byte count: bit 2, one word, to
+ * N, bit 3, two words, to C; no word changes the flags) */
+#define NK_DSP_P22_REM                                                                             \
+    "lsls %[t4], %[t4], #29\n\t"                                                                   \
+    "bpl 2f\n\t" NK_DSP_P22_WORD "2:\n\t"                                                          \
+    "bcc 3f\n\t" NK_DSP_P22_WORD NK_DSP_P22_WORD "3:\n\t"                                          \
+    "cmp %[w], %[st]\n\t"                                                                          \
+    "beq 4f\n\t"
+#define NK_DSP_P22_LOOP                                                                            \
+    "1:\n\t" NK_DSP_P22_WORD NK_DSP_P22_WORD NK_DSP_P22_WORD NK_DSP_P22_WORD                       \
+    "cmp %[w], %[st]\n\t"                                                                          \
+    "bne 1b\n\t"                                                                                   \
+    "4:\n\t"
+/* the next pair's rows; the two channels' pairs (m2 = 2m in t3, t4,
+ * a = ~shift in x, w); the four outputs as nk_dsp_store22 */
+#define NK_DSP_P22_EPI                                                                             \
+    "ldr %[st], [sp]\n\t"                                                                          \
+    "ldr %[t0], [%[st], #56]\n\t"                                                                  \
+    "add %[w], %[w], %[t0]\n\t"                                                                    \
+    "str %[w], [%[st], #0]\n\t"                                                                    \
+    "ldrd %[t0], %[t1], [%[st], #20]\n\t"                                                          \
+    "ldr %[t2], [%[st], #28]\n\t"                                                                  \
+    "ldrd %[t3], %[t4], [%[t0]]\n\t"                                                               \
+    "ldrd %[x], %[w], [%[t1]]\n\t"                                                                 \
+    "add %[t0], %[t0], %[t2]\n\t"                                                                  \
+    "add %[t1], %[t1], %[t2]\n\t"                                                                  \
+    "strd %[t0], %[t1], [%[st], #20]\n\t"                                                          \
+    "lsl %[t3], %[t3], #1\n\t"                                                                     \
+    "lsl %[t4], %[t4], #1\n\t"                                                                     \
+    "mvn %[x], %[x]\n\t"                                                                           \
+    "mvn %[w], %[w]\n\t" NK_DSP_P22_RQ("a00", "t3", "x") NK_DSP_P22_RQ("a01", "t3", "x")          \
+        NK_DSP_P22_RQ("a10", "t4", "w") NK_DSP_P22_RQ("a11", "t4", "w")                            \
+    "pkhbt %[a00], %[a00], %[a01], lsl #16\n\t"                                                    \
+    "pkhbt %[a10], %[a10], %[a11], lsl #16\n\t"                                                    \
+    "ldr %[t5], [%[st], #40]\n\t"                                                                  \
+    "shadd16 %[a00], %[a00], %[t5]\n\t"                                                            \
+    "shadd16 %[a10], %[a10], %[t5]\n\t"                                                            \
+    "ssat16 %[a00], #8, %[a00]\n\t"                                                                \
+    "ssat16 %[a10], #8, %[a10]\n\t"                                                                \
+    "uxtb16 %[a00], %[a00]\n\t"                                                                    \
+    "uxtb16 %[a10], %[a10]\n\t"                                                                    \
+    "orr %[a00], %[a00], %[a10], lsl #8\n\t"
+#define NK_DSP_P22_CLAMP                                                                           \
+    "ldrd %[t0], %[t1], [%[st], #44]\n\t"                                                          \
+    "ssub8 %[t2], %[a00], %[t0]\n\t"                                                               \
+    "sel %[a00], %[a00], %[t0]\n\t"                                                                \
+    "ssub8 %[t2], %[a00], %[t1]\n\t"                                                               \
+    "sel %[a00], %[t1], %[a00]\n\t"
+#define NK_DSP_P22_TAIL                                                                            \
+    "ldrd %[t0], %[t1], [%[st], #32]\n\t"                                                          \
+    "lsr %[a01], %[a00], #16\n\t"                                                                  \
+    "strh %[a01], [%[t0], %[t1]]\n\t"                                                              \
+    "strh %[a00], [%[t0]], #2\n\t"                                                                 \
+    "str %[t0], [%[st], #32]\n\t"                                                                  \
+    "ldr %[t1], [%[st], #52]\n\t"                                                                  \
+    "cmp %[t0], %[t1]\n\t"                                                                         \
+    "bne 5b\n\t"                                                                                   \
+    "add sp, sp, #4"
+#define NK_DSP_P22_OPERANDS                                                                        \
+    : [st] "+&r"(stp), [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),   \
+      [x] "=&r"(x), [w] "=&r"(w), [s] "=&r"(s), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),  \
+      [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)                                              \
+    :                                                                                              \
+    : "cc", "memory"
+
+/* Every pair of st (at least one): rem when n4w % 4 may be nonzero,
+ * clamp as nk_dsp_clamps. */
+static NK_DSP_NOINLINE void nk_dsp_pairs22(nk_dsp_pairs_st *stp, int rem, int clamp) {
+    int32_t a00, a01, a10, a11, x, w, s, t0, t1, t2, t3, t4, t5;
+    if (rem && clamp)
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_REM NK_DSP_P22_LOOP NK_DSP_P22_EPI
+                             NK_DSP_P22_CLAMP NK_DSP_P22_TAIL NK_DSP_P22_OPERANDS);
+    else if (rem)
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_REM NK_DSP_P22_LOOP NK_DSP_P22_EPI
+                             NK_DSP_P22_TAIL NK_DSP_P22_OPERANDS);
+    else if (clamp)
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_LOOP NK_DSP_P22_EPI NK_DSP_P22_CLAMP
+                             NK_DSP_P22_TAIL NK_DSP_P22_OPERANDS);
+    else
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_LOOP NK_DSP_P22_EPI NK_DSP_P22_TAIL
+                             NK_DSP_P22_OPERANDS);
+}
+#undef NK_DSP_P22_RQ
+#undef NK_DSP_P22_WORD
+#undef NK_DSP_P22_HEAD
+#undef NK_DSP_P22_REM
+#undef NK_DSP_P22_LOOP
+#undef NK_DSP_P22_EPI
+#undef NK_DSP_P22_CLAMP
+#undef NK_DSP_P22_TAIL
+#undef NK_DSP_P22_OPERANDS
+#endif
+
 /* Channels of the two pixels whose windows are in win (the same pixel
  * twice when np = 1) at y0, y0 + out_c; k taps per channel. With the
  * fast epilogue, channel pairs run with no call: their accumulators stay
@@ -625,6 +789,31 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
          * the pair needs that many bytes of rows after it */
         const int32_t n4w = n4 + (tail != 0), over = 4 * n4w - k;
         const int32_t o_end = out_c - 1 - (over + k - 1) / k;
+#if NK_DSP_ASM
+        if (np == 2 && o_end > 0) {
+            const int32_t n_pairs = (o_end + 1) / 2;
+            nk_dsp_pairs_st st;
+            st.w = w;
+            st.win = win;
+            st.nb = 4 * n4w;
+            st.kk = k;
+            st.bias = bias;
+            st.mt[0] = st.mt[1] = e->mult[0];
+            st.st[0] = st.st[1] = e->shift[0];
+            st.mult = e->cmask ? e->mult : st.mt;
+            st.shift = e->cmask ? e->shift : st.st;
+            st.pstep = e->cmask ? 8 : 0;
+            st.y0 = y0;
+            st.y1_off = out_c;
+            st.zp1 = e->zp1;
+            st.lo4 = e->lo4;
+            st.hi4 = e->hi4;
+            st.y0_end = y0 + 2 * n_pairs;
+            st.w_step = 2 * k - 4 * n4w;
+            nk_dsp_pairs22(&st, (n4w & 3) != 0, nk_dsp_clamps(e));
+            o = 2 * n_pairs;
+        } else
+#endif
         /* rem: a constant, so that the usual whole passes test nothing */
         if (np == 2 && (n4w & 3))
             o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, 1, y0, y1, e);
