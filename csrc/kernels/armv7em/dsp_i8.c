@@ -19,7 +19,9 @@
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
  * and shift not, else the portable nk_i8_finish_rq) and does the zero point and
- * both clamps on int16/int8 lanes. Depthwise is in
+ * both clamps on int16/int8 lanes. On the target the blocks of two
+ * pixels run as one asm loop, MACs and epilogue (nk_dsp_pairs22), its
+ * pointers in a struct rather than in GCC's spills. Depthwise is in
  * dsp_depthwise.c; add (by tables) and max pool are at the end. */
 #include "../fast_i8.h"
 
