@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "965ec74fbddefe2bb7849e29e266bb140462c1e6bb83e420b91af3171afb72a3"
+const csrcHash = "a4af3433f3abca07c0777dfbde769cc9a913142dce546fdce092423ad47df4b9"

@@ -473,11 +473,7 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
             for (; j < run; j++)
                 ((volatile int8_t *)sp)[j] = xr[j];
         }
-        for (j = 0; j < n4w; j++) {
-            const int32_t v = nk_dsp_load4(stage + 4 * j);
-            wp[4 * j] = nk_dsp_sxtab16(offp, v);
-            wp[4 * j + 1] = nk_dsp_sxtab16_ror8(offp, v);
-        }
+        nk_dsp_widen_words(stage, stage + 4 * n4w, offp, wp);
     } else {
         nk_dsp_window_at(c->xb, g, iy0, ix0, off, offp, wp, stage);
     }
