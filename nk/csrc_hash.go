@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a4af3433f3abca07c0777dfbde769cc9a913142dce546fdce092423ad47df4b9"
+const csrcHash = "de293a16d82fc34898f09c0b98c360b14a9947dcfc43650470df87a050d00f1f"

@@ -108,57 +108,98 @@ static inline void nk_dsp_dot(const int8_t *w0, size_t w1_off, const int8_t *x0,
     acc[3] = a11;
 }
 
+#if NK_DSP_ASM
+/* acc[i] += the words of x up to end (8 bytes a pass) times row i of
+ * w, w + s, w2, w2 + s. GCC spills three of the fifteen registers a C loop
+ * wants: here rows 1 and 3 are addressed from 0 and 2, and the end is
+ * read from memory (13 registers, 51 instructions per 32 MACs); out of
+ * line, so that nothing else is live around it (at -O3 the caller's
+ * remainder loop left it no registers). */
+static NK_DSP_NOINLINE void nk_dsp_dot4_words(const int8_t *xp, const int8_t *end,
+                                              const int8_t *wp, const int8_t *w2p, size_t w_off,
+                                              int32_t offp, int32_t *acc) {
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t xv, xa, wv, wa;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[xv], [%[x]], #4\n\t"
+                     "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                     "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                     "ldr %[wv], [%[w], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                     "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                     "ldr %[wv], [%[w2], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                     "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                     "ldr %[wv], [%[w2]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                     "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                     "ldr %[wv], [%[w]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                     "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+                     "ldr %[xv], [%[x]], #4\n\t"
+                     "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                     "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                     "ldr %[wv], [%[w], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                     "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                     "ldr %[wv], [%[w2], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                     "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                     "ldr %[wv], [%[w2]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                     "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                     "ldr %[wv], [%[w]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                     "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+                     "ldr %[wv], %[end]\n\t"
+                     "cmp %[x], %[wv]\n\t"
+                     "bne 1b"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                       [x] "+r"(xp), [w] "+r"(wp), [w2] "+r"(w2p), [xv] "=&r"(xv),
+                       [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
+                     : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
+                     : "cc", "memory");
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#endif
+
 /* acc[i] += sum over k < n of (x[k] + off) * w_i[k] for the four weight
  * runs w_i = w + i*w_off: one input word widened for eight SMLADs (a
  * single row, where two output channels would widen it for four). */
 static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int8_t *x, int32_t n,
                                         int32_t off, int32_t offp, int32_t *acc) {
     const int8_t *w1 = w + w_off, *w2 = w1 + w_off, *w3 = w2 + w_off;
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t a0, a1, a2, a3;
     int32_t k = 0;
 #if NK_DSP_ASM
-    /* GCC spills three of the fifteen registers the C loop below wants:
-     * here w1 and w3 are addressed from w0 and w2, and the end is read from
-     * memory (13 registers, 27 instructions per 16 MACs). */
-    if (n >= 4) {
-        const int8_t *xp = x, *wp = w, *w2p = w2;
-        const int8_t *const end = x + (n & ~3);
-        int32_t xv, xa, wv, wa;
-        __asm__ volatile("1:\n\t"
-                         "ldr %[xv], [%[x]], #4\n\t"
-                         "sxtab16 %[xa], %[offp], %[xv]\n\t"
-                         "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
-                         "ldr %[wv], [%[w], %[s]]\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
-                         "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
-                         "ldr %[wv], [%[w2], %[s]]\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
-                         "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
-                         "ldr %[wv], [%[w2]], #4\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
-                         "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
-                         "ldr %[wv], [%[w]], #4\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
-                         "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
-                         "ldr %[wv], %[end]\n\t"
-                         "cmp %[x], %[wv]\n\t"
-                         "bne 1b"
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
-                           [x] "+r"(xp), [w] "+r"(wp), [w2] "+r"(w2p), [xv] "=&r"(xv),
-                           [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
-                         : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
-                         : "cc", "memory");
-        k = n & ~3;
+    if (n >= 8) {
+        k = n & ~7;
+        nk_dsp_dot4_words(x, x + k, w, w2, w_off, offp, acc);
     }
 #endif
+    a0 = acc[0];
+    a1 = acc[1];
+    a2 = acc[2];
+    a3 = acc[3];
     for (; k + 4 <= n; k += 4) {
         const int32_t xv = nk_dsp_load4(x + k);
         const int32_t xa = nk_dsp_sxtab16(offp, xv), xb = nk_dsp_sxtab16_ror8(offp, xv);
