@@ -19,12 +19,16 @@
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
  * and shift not, else the portable nk_i8_finish_rq) and does the zero point and
- * both clamps on int16/int8 lanes. Depthwise is in
+ * both clamps on int16/int8 lanes. On the target the blocks of two
+ * pixels run as one asm loop, MACs and epilogue (nk_dsp_pairs22), its
+ * pointers in a struct rather than in GCC's spills. Depthwise is in
  * dsp_depthwise.c; add (by tables) and max pool are at the end. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
 #include "dsp.h"
+
+#include <stddef.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NK_DSP_NOINLINE __attribute__((noinline))
@@ -104,57 +108,98 @@ static inline void nk_dsp_dot(const int8_t *w0, size_t w1_off, const int8_t *x0,
     acc[3] = a11;
 }
 
+#if NK_DSP_ASM
+/* acc[i] += the words of x up to end (8 bytes a pass) times row i of
+ * w, w + s, w2, w2 + s. GCC spills three of the fifteen registers a C loop
+ * wants: here rows 1 and 3 are addressed from 0 and 2, and the end is
+ * read from memory (13 registers, 51 instructions per 32 MACs); out of
+ * line, so that nothing else is live around it (at -O3 the caller's
+ * remainder loop left it no registers). */
+static NK_DSP_NOINLINE void nk_dsp_dot4_words(const int8_t *xp, const int8_t *end,
+                                              const int8_t *wp, const int8_t *w2p, size_t w_off,
+                                              int32_t offp, int32_t *acc) {
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t xv, xa, wv, wa;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[xv], [%[x]], #4\n\t"
+                     "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                     "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                     "ldr %[wv], [%[w], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                     "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                     "ldr %[wv], [%[w2], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                     "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                     "ldr %[wv], [%[w2]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                     "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                     "ldr %[wv], [%[w]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                     "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+                     "ldr %[xv], [%[x]], #4\n\t"
+                     "sxtab16 %[xa], %[offp], %[xv]\n\t"
+                     "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
+                     "ldr %[wv], [%[w], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
+                     "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
+                     "ldr %[wv], [%[w2], %[s]]\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
+                     "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
+                     "ldr %[wv], [%[w2]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
+                     "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
+                     "ldr %[wv], [%[w]], #4\n\t"
+                     "sxtb16 %[wa], %[wv]\n\t"
+                     "sxtb16 %[wv], %[wv], ror #8\n\t"
+                     "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
+                     "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
+                     "ldr %[wv], %[end]\n\t"
+                     "cmp %[x], %[wv]\n\t"
+                     "bne 1b"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                       [x] "+r"(xp), [w] "+r"(wp), [w2] "+r"(w2p), [xv] "=&r"(xv),
+                       [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
+                     : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
+                     : "cc", "memory");
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#endif
+
 /* acc[i] += sum over k < n of (x[k] + off) * w_i[k] for the four weight
  * runs w_i = w + i*w_off: one input word widened for eight SMLADs (a
  * single row, where two output channels would widen it for four). */
 static NK_DSP_NOINLINE void nk_dsp_dot4(const int8_t *w, size_t w_off, const int8_t *x, int32_t n,
                                         int32_t off, int32_t offp, int32_t *acc) {
     const int8_t *w1 = w + w_off, *w2 = w1 + w_off, *w3 = w2 + w_off;
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t a0, a1, a2, a3;
     int32_t k = 0;
 #if NK_DSP_ASM
-    /* GCC spills three of the fifteen registers the C loop below wants:
-     * here w1 and w3 are addressed from w0 and w2, and the end is read from
-     * memory (13 registers, 27 instructions per 16 MACs). */
-    if (n >= 4) {
-        const int8_t *xp = x, *wp = w, *w2p = w2;
-        const int8_t *const end = x + (n & ~3);
-        int32_t xv, xa, wv, wa;
-        __asm__ volatile("1:\n\t"
-                         "ldr %[xv], [%[x]], #4\n\t"
-                         "sxtab16 %[xa], %[offp], %[xv]\n\t"
-                         "sxtab16 %[xv], %[offp], %[xv], ror #8\n\t"
-                         "ldr %[wv], [%[w], %[s]]\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a1], %[wa], %[xa], %[a1]\n\t"
-                         "smlad %[a1], %[wv], %[xv], %[a1]\n\t"
-                         "ldr %[wv], [%[w2], %[s]]\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a3], %[wa], %[xa], %[a3]\n\t"
-                         "smlad %[a3], %[wv], %[xv], %[a3]\n\t"
-                         "ldr %[wv], [%[w2]], #4\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a2], %[wa], %[xa], %[a2]\n\t"
-                         "smlad %[a2], %[wv], %[xv], %[a2]\n\t"
-                         "ldr %[wv], [%[w]], #4\n\t"
-                         "sxtb16 %[wa], %[wv]\n\t"
-                         "sxtb16 %[wv], %[wv], ror #8\n\t"
-                         "smlad %[a0], %[wa], %[xa], %[a0]\n\t"
-                         "smlad %[a0], %[wv], %[xv], %[a0]\n\t"
-                         "ldr %[wv], %[end]\n\t"
-                         "cmp %[x], %[wv]\n\t"
-                         "bne 1b"
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
-                           [x] "+r"(xp), [w] "+r"(wp), [w2] "+r"(w2p), [xv] "=&r"(xv),
-                           [xa] "=&r"(xa), [wv] "=&r"(wv), [wa] "=&r"(wa)
-                         : [s] "r"(w_off), [offp] "r"(offp), [end] "m"(end)
-                         : "cc", "memory");
-        k = n & ~3;
+    if (n >= 8) {
+        k = n & ~7;
+        nk_dsp_dot4_words(x, x + k, w, w2, w_off, offp, acc);
     }
 #endif
+    a0 = acc[0];
+    a1 = acc[1];
+    a2 = acc[2];
+    a3 = acc[3];
     for (; k + 4 <= n; k += 4) {
         const int32_t xv = nk_dsp_load4(x + k);
         const int32_t xa = nk_dsp_sxtab16(offp, xv), xb = nk_dsp_sxtab16_ror8(offp, xv);
@@ -457,16 +502,19 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
             q = nk_dsp_widen_words(xr, xr + run, offp, q);
     } else if (inside) {
         const int32_t zp4 = nk_dsp_dup8(-off);
-        volatile int8_t *sp = stage;
+        int8_t *sp = stage;
         memcpy(stage + 4 * n4w - 4, &zp4, 4);
-        for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run)
-            for (j = 0; j < run; j++)
-                sp[j] = xr[j];
-        for (j = 0; j < n4w; j++) {
-            const int32_t v = nk_dsp_load4(stage + 4 * j);
-            wp[4 * j] = nk_dsp_sxtab16(offp, v);
-            wp[4 * j + 1] = nk_dsp_sxtab16_ror8(offp, v);
+        /* each row's run by words (unaligned LDR/STR), its last 1..3
+         * bytes one by one */
+        for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run) {
+            for (j = 0; j + 4 <= run; j += 4) {
+                const int32_t v = nk_dsp_load4(xr + j);
+                memcpy(sp + j, &v, 4);
+            }
+            for (; j < run; j++)
+                ((volatile int8_t *)sp)[j] = xr[j];
         }
+        nk_dsp_widen_words(stage, stage + 4 * n4w, offp, wp);
     } else {
         nk_dsp_window_at(c->xb, g, iy0, ix0, off, offp, wp, stage);
     }
@@ -474,25 +522,19 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
 
 /* a00..a11 (channel i, window j) += window j (interleaved in win) times
  * weight row i (w, w + ws) over n4 whole words. On the target an
- * inline-asm loop over four words a pass: 66 instructions per 64 MACs
- * (the first n4 % 4 words in C). It holds 14 registers, as many as GCC
+ * inline-asm loop over four words a pass: 66 instructions per 64 MACs,
+ * after the first n4 % 4 words (in the same asm: a C loop there took
+ * about 28 instructions a word with its spills, and a second asm loop
+ * cost GCC registers around it). It holds 14 registers, as many as GCC
  * gives at every optimization level (an LDM of the four window words
  * would need them pinned, and that allocation fails at -O1, -O3 and on
  * Cortex-M7). */
 NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, int32_t n4,
-                                int32_t *p00, int32_t *p01, int32_t *p10, int32_t *p11) {
+                                const int rem, int32_t *p00, int32_t *p01, int32_t *p10,
+                                int32_t *p11) {
     int32_t a00 = *p00, a01 = *p01, a10 = *p10, a11 = *p11;
     const int8_t *const we = w + 4 * (size_t)n4;
 #if NK_DSP_ASM
-    for (; (we - w) & 15; w += 4, win += 4) {
-        const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
-        const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
-        const int32_t w1e = nk_dsp_sxtb16(v1), w1o = nk_dsp_sxtb16_ror8(v1);
-        a00 = nk_dsp_smlad(w0o, win[1], nk_dsp_smlad(w0e, win[0], a00));
-        a01 = nk_dsp_smlad(w0o, win[3], nk_dsp_smlad(w0e, win[2], a01));
-        a10 = nk_dsp_smlad(w1o, win[1], nk_dsp_smlad(w1e, win[0], a10));
-        a11 = nk_dsp_smlad(w1o, win[3], nk_dsp_smlad(w1e, win[2], a11));
-    }
     if (w != we) {
         int32_t t0, t1, t2, t3, t4, t5;
 #define NK_DSP_MAC22_WORD                                                                          \
@@ -512,18 +554,37 @@ NK_DSP_INLINE void nk_dsp_mac22(const int8_t *w, size_t ws, const int32_t *win, 
     "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
     "smlad %[a00], %[t4], %[t1], %[a00]\n\t"                                                       \
     "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
-        __asm__ volatile("1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
-                         NK_DSP_MAC22_WORD
-                         "cmp %[w], %[end]\n\t"
-                         "bne 1b"
-                         : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                           [x] "+r"(win), [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1),
-                           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-                         : [s] "r"(ws), [end] "r"(we)
-                         : "cc", "memory");
+        /* four words a pass, after the n4 % 4 others when there are
+         * some (read from the byte count we - w = 4 * n4: LSLS #29 puts
+         * its bit 2, one word, in N and bit 3, two words, in C, which
+         * nothing in a word changes: SMLAD sets only Q) */
+#define NK_DSP_MAC22_LOOP                                                                          \
+    "1:\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD             \
+    "cmp %[w], %[end]\n\t"                                                                        \
+    "bne 1b\n\t"
+#define NK_DSP_MAC22_OPERANDS                                                                      \
+    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(win),           \
+      [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),                 \
+      [t4] "=&r"(t4), [t5] "=&r"(t5)                                                               \
+    : [s] "r"(ws), [end] "r"(we)                                                                   \
+    : "cc", "memory"
+        if (rem && (n4 & 3))
+            __asm__ volatile("sub %[t4], %[end], %[w]\n\t"
+                             "lsls %[t4], %[t4], #29\n\t"
+                             "bpl 2f\n\t" NK_DSP_MAC22_WORD
+                             "2:\n\t"
+                             "bcc 3f\n\t" NK_DSP_MAC22_WORD NK_DSP_MAC22_WORD
+                             "3:\n\t"
+                             "cmp %[w], %[end]\n\t"
+                             "beq 4f\n\t" NK_DSP_MAC22_LOOP "4:" NK_DSP_MAC22_OPERANDS);
+        else
+            __asm__ volatile(NK_DSP_MAC22_LOOP NK_DSP_MAC22_OPERANDS);
+#undef NK_DSP_MAC22_LOOP
+#undef NK_DSP_MAC22_OPERANDS
 #undef NK_DSP_MAC22_WORD
     }
 #else
+    (void)rem; /* the C loop takes any word count */
     while (w != we) {
         const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + ws);
         const int32_t w0e = nk_dsp_sxtb16(v0), w0o = nk_dsp_sxtb16_ror8(v0);
@@ -572,17 +633,179 @@ static void nk_dsp_tail22(const int8_t *w, size_t ws, const int32_t *win, int32_
  * stores, no call per block. Returns the next o. */
 NK_DSP_INLINE int32_t nk_dsp_pairs(const int8_t *w, const int32_t *bias, const int32_t *win,
                                    int32_t n4w, size_t kk, int32_t o_end, const int np,
-                                   int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
+                                   const int rem, int8_t *y0, int8_t *y1, const nk_dsp_epi *e) {
     const int clamp = nk_dsp_clamps(e);
     int32_t o;
     for (o = 0; o < o_end; o += 2) {
         int32_t a00 = bias[o], a10 = bias[o + 1];
         int32_t a01 = a00, a11 = a10;
-        nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, &a00, &a01, &a10, &a11);
+        nk_dsp_mac22(w + (size_t)o * kk, kk, win, n4w, rem, &a00, &a01, &a10, &a11);
         nk_dsp_store22(a00, a01, a10, a11, np, o, y0, y1, clamp, e);
     }
     return o;
 }
+
+#if NK_DSP_ASM
+/* nk_dsp_pairs for two pixels as one asm loop: the MAC loop holds 14
+ * registers, so GCC kept the pair loop's pointers and the epilogue's
+ * fields on the stack, reloading and storing each (about 72 instructions
+ * a block besides the MACs). Here they live in this struct, read with
+ * LDRD, its address pushed during the MACs: about 56. The words are
+ * nk_dsp_store22's and nk_dsp_mac22's, in the same order. */
+typedef struct nk_dsp_pairs_st {
+    const int8_t *w;         /*  0: the pair's first weight row */
+    const int32_t *win;      /*  4: the two windows, interleaved */
+    int32_t nb;              /*  8: 4 * n4w, bytes of a row the MACs read */
+    int32_t kk;              /* 12: bytes from one row to the next */
+    const int32_t *bias;     /* 16: the pair's bias */
+    const int32_t *mult;     /* 20: its multipliers, */
+    const int32_t *shift;    /* 24: and shifts (or mt, st per tensor) */
+    int32_t pstep;           /* 28: 8 bytes a pair per channel, else 0 */
+    int8_t *y0;              /* 32: pixel 0's outputs of the pair */
+    int32_t y1_off;          /* 36: pixel 1's, from pixel 0's */
+    int32_t zp1, lo4, hi4;   /* 40, 44, 48: as nk_dsp_epi */
+    const int8_t *y0_end;    /* 52: y0 past the last pair */
+    int32_t w_step;          /* 56: to the next pair's row from where the MACs end */
+    int32_t mt[2], st[2];    /* a per-tensor pair twice */
+} nk_dsp_pairs_st;
+/* the asm's offsets */
+typedef char nk_dsp_pairs_st_at56[offsetof(nk_dsp_pairs_st, w_step) == 56 ? 1 : -1];
+
+#if NETKIT_SINGLE_ROUNDING
+#define NK_DSP_P22_RQ(v, m, a)                                                                     \
+    "smmla %[" v "], %[" v "], %[" m "], %[" v "]\n\t"                                             \
+    "asr %[" v "], %[" v "], %[" a "]\n\t"                                                         \
+    "ssat %[" v "], #16, %[" v "]\n\t"
+#else
+#define NK_DSP_P22_RQ(v, m, a)                                                                     \
+    "add %[t5], %[" v "], %[" v "], asr #31\n\t"                                                   \
+    "smmlar %[" v "], %[" v "], %[" m "], %[t5]\n\t"                                               \
+    "asr %[" v "], %[" v "], %[" a "]\n\t"                                                         \
+    "ssat %[" v "], #16, %[" v "]\n\t"
+#endif
+#define NK_DSP_P22_WORD                                                                            \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                            \
+    "ldrd %[t2], %[t3], [%[x]], #8\n\t"                                                            \
+    "ldr %[t4], [%[w], %[s]]\n\t"                                                                 \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a10], %[t5], %[t0], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t5], %[t2], %[a11]\n\t"                                                       \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a10], %[t4], %[t1], %[a10]\n\t"                                                       \
+    "smlad %[a11], %[t4], %[t3], %[a11]\n\t"                                                       \
+    "ldr %[t4], [%[w]], #4\n\t"                                                                   \
+    "sxtb16 %[t5], %[t4]\n\t"                                                                     \
+    "smlad %[a00], %[t5], %[t0], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t5], %[t2], %[a01]\n\t"                                                       \
+    "sxtb16 %[t4], %[t4], ror #8\n\t"                                                             \
+    "smlad %[a00], %[t4], %[t1], %[a00]\n\t"                                                       \
+    "smlad %[a01], %[t4], %[t3], %[a01]\n\t"
+/* block start: the bias pair, then w, x and the end of the row (in st's
+ * register: st itself is at [sp]) */
+#define NK_DSP_P22_HEAD                                                                            \
+    "push {%[st]}\n\t"                                                                            \
+    "5:\n\t"                                                                                       \
+    "ldr %[st], [sp]\n\t"                                                                          \
+    "ldr %[t0], [%[st], #16]\n\t"                                                                  \
+    "ldrd %[a00], %[a10], [%[t0]], #8\n\t"                                                         \
+    "str %[t0], [%[st], #16]\n\t"                                                                  \
+    "mov %[a01], %[a00]\n\t"                                                                       \
+    "mov %[a11], %[a10]\n\t"                                                                       \
+    "ldrd %[w], %[x], [%[st], #0]\n\t"                                                             \
+    "ldrd %[t4], %[s], [%[st], #8]\n\t"                                                            \
+    "add %[st], %[w], %[t4]\n\t"
+/* n4w % 4 words first (LSLS #29 of the byte count: bit 2, one word, to
+ * N, bit 3, two words, to C; no word changes the flags) */
+#define NK_DSP_P22_REM                                                                             \
+    "lsls %[t4], %[t4], #29\n\t"                                                                   \
+    "bpl 2f\n\t" NK_DSP_P22_WORD "2:\n\t"                                                          \
+    "bcc 3f\n\t" NK_DSP_P22_WORD NK_DSP_P22_WORD "3:\n\t"                                          \
+    "cmp %[w], %[st]\n\t"                                                                          \
+    "beq 4f\n\t"
+#define NK_DSP_P22_LOOP                                                                            \
+    "1:\n\t" NK_DSP_P22_WORD NK_DSP_P22_WORD NK_DSP_P22_WORD NK_DSP_P22_WORD                       \
+    "cmp %[w], %[st]\n\t"                                                                          \
+    "bne 1b\n\t"                                                                                   \
+    "4:\n\t"
+/* the next pair's rows; the two channels' pairs (m2 = 2m in t3, t4,
+ * a = ~shift in x, w); the four outputs as nk_dsp_store22 */
+#define NK_DSP_P22_EPI                                                                             \
+    "ldr %[st], [sp]\n\t"                                                                          \
+    "ldr %[t0], [%[st], #56]\n\t"                                                                  \
+    "add %[w], %[w], %[t0]\n\t"                                                                    \
+    "str %[w], [%[st], #0]\n\t"                                                                    \
+    "ldrd %[t0], %[t1], [%[st], #20]\n\t"                                                          \
+    "ldr %[t2], [%[st], #28]\n\t"                                                                  \
+    "ldrd %[t3], %[t4], [%[t0]]\n\t"                                                               \
+    "ldrd %[x], %[w], [%[t1]]\n\t"                                                                 \
+    "add %[t0], %[t0], %[t2]\n\t"                                                                  \
+    "add %[t1], %[t1], %[t2]\n\t"                                                                  \
+    "strd %[t0], %[t1], [%[st], #20]\n\t"                                                          \
+    "lsl %[t3], %[t3], #1\n\t"                                                                     \
+    "lsl %[t4], %[t4], #1\n\t"                                                                     \
+    "mvn %[x], %[x]\n\t"                                                                           \
+    "mvn %[w], %[w]\n\t" NK_DSP_P22_RQ("a00", "t3", "x") NK_DSP_P22_RQ("a01", "t3", "x")          \
+        NK_DSP_P22_RQ("a10", "t4", "w") NK_DSP_P22_RQ("a11", "t4", "w")                            \
+    "pkhbt %[a00], %[a00], %[a01], lsl #16\n\t"                                                    \
+    "pkhbt %[a10], %[a10], %[a11], lsl #16\n\t"                                                    \
+    "ldr %[t5], [%[st], #40]\n\t"                                                                  \
+    "shadd16 %[a00], %[a00], %[t5]\n\t"                                                            \
+    "shadd16 %[a10], %[a10], %[t5]\n\t"                                                            \
+    "ssat16 %[a00], #8, %[a00]\n\t"                                                                \
+    "ssat16 %[a10], #8, %[a10]\n\t"                                                                \
+    "uxtb16 %[a00], %[a00]\n\t"                                                                    \
+    "uxtb16 %[a10], %[a10]\n\t"                                                                    \
+    "orr %[a00], %[a00], %[a10], lsl #8\n\t"
+#define NK_DSP_P22_CLAMP                                                                           \
+    "ldrd %[t0], %[t1], [%[st], #44]\n\t"                                                          \
+    "ssub8 %[t2], %[a00], %[t0]\n\t"                                                               \
+    "sel %[a00], %[a00], %[t0]\n\t"                                                                \
+    "ssub8 %[t2], %[a00], %[t1]\n\t"                                                               \
+    "sel %[a00], %[t1], %[a00]\n\t"
+#define NK_DSP_P22_TAIL                                                                            \
+    "ldrd %[t0], %[t1], [%[st], #32]\n\t"                                                          \
+    "lsr %[a01], %[a00], #16\n\t"                                                                  \
+    "strh %[a01], [%[t0], %[t1]]\n\t"                                                              \
+    "strh %[a00], [%[t0]], #2\n\t"                                                                 \
+    "str %[t0], [%[st], #32]\n\t"                                                                  \
+    "ldr %[t1], [%[st], #52]\n\t"                                                                  \
+    "cmp %[t0], %[t1]\n\t"                                                                         \
+    "bne 5b\n\t"                                                                                   \
+    "add sp, sp, #4"
+#define NK_DSP_P22_OPERANDS                                                                        \
+    : [st] "+&r"(stp), [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),   \
+      [x] "=&r"(x), [w] "=&r"(w), [s] "=&r"(s), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),  \
+      [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)                                              \
+    :                                                                                              \
+    : "cc", "memory"
+
+/* Every pair of st (at least one): rem when n4w % 4 may be nonzero,
+ * clamp as nk_dsp_clamps. */
+static NK_DSP_NOINLINE void nk_dsp_pairs22(nk_dsp_pairs_st *stp, int rem, int clamp) {
+    int32_t a00, a01, a10, a11, x, w, s, t0, t1, t2, t3, t4, t5;
+    if (rem && clamp)
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_REM NK_DSP_P22_LOOP NK_DSP_P22_EPI
+                             NK_DSP_P22_CLAMP NK_DSP_P22_TAIL NK_DSP_P22_OPERANDS);
+    else if (rem)
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_REM NK_DSP_P22_LOOP NK_DSP_P22_EPI
+                             NK_DSP_P22_TAIL NK_DSP_P22_OPERANDS);
+    else if (clamp)
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_LOOP NK_DSP_P22_EPI NK_DSP_P22_CLAMP
+                             NK_DSP_P22_TAIL NK_DSP_P22_OPERANDS);
+    else
+        __asm__ volatile(NK_DSP_P22_HEAD NK_DSP_P22_LOOP NK_DSP_P22_EPI NK_DSP_P22_TAIL
+                             NK_DSP_P22_OPERANDS);
+}
+#undef NK_DSP_P22_RQ
+#undef NK_DSP_P22_WORD
+#undef NK_DSP_P22_HEAD
+#undef NK_DSP_P22_REM
+#undef NK_DSP_P22_LOOP
+#undef NK_DSP_P22_EPI
+#undef NK_DSP_P22_CLAMP
+#undef NK_DSP_P22_TAIL
+#undef NK_DSP_P22_OPERANDS
+#endif
 
 /* Channels of the two pixels whose windows are in win (the same pixel
  * twice when np = 1) at y0, y0 + out_c; k taps per channel. With the
@@ -605,10 +828,38 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
          * the pair needs that many bytes of rows after it */
         const int32_t n4w = n4 + (tail != 0), over = 4 * n4w - k;
         const int32_t o_end = out_c - 1 - (over + k - 1) / k;
-        if (np == 2)
-            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, y0, y1, e);
+#if NK_DSP_ASM
+        if (np == 2 && o_end > 0) {
+            const int32_t n_pairs = (o_end + 1) / 2;
+            nk_dsp_pairs_st st;
+            st.w = w;
+            st.win = win;
+            st.nb = 4 * n4w;
+            st.kk = k;
+            st.bias = bias;
+            st.mt[0] = st.mt[1] = e->mult[0];
+            st.st[0] = st.st[1] = e->shift[0];
+            st.mult = e->cmask ? e->mult : st.mt;
+            st.shift = e->cmask ? e->shift : st.st;
+            st.pstep = e->cmask ? 8 : 0;
+            st.y0 = y0;
+            st.y1_off = out_c;
+            st.zp1 = e->zp1;
+            st.lo4 = e->lo4;
+            st.hi4 = e->hi4;
+            st.y0_end = y0 + 2 * n_pairs;
+            st.w_step = 2 * k - 4 * n4w;
+            nk_dsp_pairs22(&st, (n4w & 3) != 0, nk_dsp_clamps(e));
+            o = 2 * n_pairs;
+        } else
+#endif
+        /* rem: a constant, so that the usual whole passes test nothing */
+        if (np == 2 && (n4w & 3))
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, 1, y0, y1, e);
+        else if (np == 2)
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 2, 0, y0, y1, e);
         else
-            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 1, y0, y1, e);
+            o = nk_dsp_pairs(w, bias, win, n4w, kk, o_end, 1, 1, y0, y1, e);
     }
     for (; o < out_c; o += 2) {
         const int nw = o + 1 < out_c ? 2 : 1;
@@ -616,7 +867,7 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
         const size_t ws = nw == 2 ? kk : 0; /* one channel: its weights twice */
         int32_t acc[4];
         nk_dsp_acc_init(acc, bias, o, nw);
-        nk_dsp_mac22(wo, ws, win, n4, &acc[0], &acc[1], &acc[2], &acc[3]);
+        nk_dsp_mac22(wo, ws, win, n4, 1, &acc[0], &acc[1], &acc[2], &acc[3]);
         if (tail)
             nk_dsp_tail22(wo + 4 * (size_t)n4, ws, win + 4 * n4, tail, acc);
         nk_dsp_finish(acc, nw, np, o, y0, y1, e);
@@ -759,12 +1010,18 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
     }
     {
         nk_dsp_cursor cur = nk_dsp_cursor_at(x, g, 0);
+        const int dense = nk_fast_conv2d_i8_is_dense(g);
         for (p = 0; p + 4 <= n_pix; p += 4) {
-            for (i = 0; i < 4; i++) {
-                nk_dsp_gather(&cur, g, off, offp, n4w, win + (i & 1) * 2 + (i >> 1) * 4 * n4w,
-                              stage);
-                nk_dsp_cursor_next(&cur, g);
-            }
+            if (dense) /* a pointwise conv's windows are its pixels, in a row */
+                for (i = 0; i < 4; i++)
+                    nk_dsp_widen_run(x + (size_t)(p + i) * (size_t)k, k, off, offp,
+                                     win + (i & 1) * 2 + (i >> 1) * 4 * n4w);
+            else
+                for (i = 0; i < 4; i++) {
+                    nk_dsp_gather(&cur, g, off, offp, n4w,
+                                  win + (i & 1) * 2 + (i >> 1) * 4 * n4w, stage);
+                    nk_dsp_cursor_next(&cur, g);
+                }
             nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
         }
     }
