@@ -69,8 +69,9 @@
  * point at channel c of the window's first tap. np, s and odd are
  * constants at every call. */
 NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
-                            int32_t init_lo, int32_t init_hi, const int np, const int s,
-                            const int odd, int32_t *acc) {
+                            int32_t init_lo, int32_t init_hi, int32_t zpp, const int np,
+                            const int s, const int odd, const int padl, const int padr,
+                            int32_t *acc) {
     int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
             a5 = init_hi;
     int32_t w0, w1, w2, xl;
@@ -89,11 +90,15 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
 #define NK_DW_COL(j)                                                                              \
     do {                                                                                          \
         if ((j) <= (np - 1) * s + 2) {                                                            \
-            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*step);                                \
-            xl = NK_DW_WW(xv);                                                                    \
+            if ((padl && (j) == 0) || (padr && (j) == (np - 1) * s + 2)) {                        \
+                xl = zpp;                                                                         \
+            } else {                                                                              \
+                const int32_t xv = nk_dsp_load4(x + (size_t)((j)-padl) * step);                   \
+                xl = NK_DW_WW(xv);                                                                \
+            }                                                                                     \
             if ((j) <= 2)                                                                         \
                 NK_DW_MAC(0, (j));                                                                \
-            if (np == 3 && (j) >= s && (j) - s <= 2)                                              \
+            if (np >= 2 && (j) >= s && (j) - s <= 2)                                              \
                 NK_DW_MAC(1, (j) - s);                                                            \
             if (np == 3 && (j) >= 2 * s && (j) - 2 * s <= 2)                                      \
                 NK_DW_MAC(2, (j) - 2 * s);                                                        \
@@ -135,16 +140,26 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
 
 /* One out-of-line copy per constant set: inlined into the channel loop,
  * GCC hoists the nine address offsets out of it and spills them. */
-#define NK_DW_3X3_FN(name, np, s, odd)                                                            \
+#define NK_DW_3X3_FN(name, np, s, odd, padl, padr)                                                \
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
-                                    size_t step, int32_t init_lo, int32_t init_hi,                \
+                                    size_t step, int32_t init_lo, int32_t init_hi, int32_t zpp,   \
                                     int32_t *acc) {                                               \
-        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
+        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, zpp, np, s, odd, padl, padr, acc);        \
     }
-NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
-NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0, 0, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1, 0, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0, 0, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1, 0, 0)
+/* Narrow rows at stride 1 (KWS's 5 pixels, VWW's 3), where the staged
+ * rows do not pay: the first three windows with the left padding column,
+ * the last two with the right one, or all three with both; a padding
+ * column is in_zp (zpp), which the accumulators' start takes back. */
+NK_DW_3X3_FN(nk_dw_3x3_p3s1l_even, 3, 1, 0, 1, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1l_odd, 3, 1, 1, 1, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p2s1r_even, 2, 1, 0, 0, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p2s1r_odd, 2, 1, 1, 0, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1lr_even, 3, 1, 0, 1, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1lr_odd, 3, 1, 1, 1, 1)
 #undef NK_DW_3X3_FN
 
 /* One pixel whose valid taps are R runs of C taps (R, C constants, 2 or
@@ -229,22 +244,24 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 
 /* Channels c..c+3 of one pixel at y from s (nk_dsp_rq_half of channels
  * c, c+2, c+1, c+3): the last halving, zero point and int8 saturation on
- * int16 lanes, the activation clamp on int8 lanes, two halfword stores. */
+ * int16 lanes, the activation clamp on int8 lanes, one word store. */
 static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int32_t s13_3,
                                 int8_t *y, const nk_dsp_epi *e) {
     uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s02_0, s02_2, e->zp1),
                                        nk_dsp_half_zp(s13_1, s13_3, e->zp1));
-    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
-    nk_dsp_store2(y, v);
-    nk_dsp_store2(y + 2, v >> 16);
+    /* the clamp does nothing when the range is all of int8 (no
+     * activation, or ReLU with zero point -128) */
+    if (e->lo4 != (int32_t)0x80808080u || e->hi4 != 0x7F7F7F7F)
+        v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store4(y, v);
 }
 
-/* Channels c..c+3 of three pixels y_pair bytes apart: acc[2k], acc[2k+1]
+/* Channels c..c+3 of np (2 or 3) pixels y_pair bytes apart: acc[2k], acc[2k+1]
  * channels c, c+2 of pixel k, acc[6 + 2k], acc[7 + 2k] channels c+1, c+3
  * (the two passes of nk_dw_3x3), bias included. Out of line: the
  * epilogue is long and the MAC code needs every register. */
 static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t *y,
-                                           size_t y_pair, const nk_dsp_epi *e) {
+                                           size_t y_pair, int np, const nk_dsp_epi *e) {
     if (e->fast) {
         const int32_t k0 = c & e->cmask, k1 = (c + 1) & e->cmask, k2 = (c + 2) & e->cmask,
                       k3 = (c + 3) & e->cmask;
@@ -254,7 +271,7 @@ static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t
         const int32_t m3 = (int32_t)((uint32_t)e->mult[k3] << 1), a3 = ~e->shift[k3];
         int k;
         y += c;
-        for (k = 0; k < 3; k++, y += y_pair)
+        for (k = 0; k < np; k++, y += y_pair)
             nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
                          nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
                          nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, e);
@@ -264,7 +281,7 @@ static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t
         for (i = 0; i < 4; i++) {
             const nk_q_rq r = nk_i8_rq(q, c + i);
             const int32_t *a = acc + (i & 1) * 6 + (i >> 1);
-            for (k = 0; k < 3; k++)
+            for (k = 0; k < np; k++)
                 y[(size_t)k * y_pair + (size_t)c + (size_t)i] =
                     nk_i8_finish_rq(a[2 * k], 0, &r, q);
         }
@@ -298,17 +315,21 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
  * taps; x and w point at channel 0 of the first valid tap, y at the first
  * pixel's output. np is 1, or 3 for 3x3 windows inside the input at
  * stride 1 or 2 (pair = step or 2 * step), with wsum (the per-channel
- * weight sums). */
-static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
+ * weight sums); at stride 1 also the narrow rows' groups (pads: bit 0,
+ * the first window's left column is padding, with np 3; bit 1, the last
+ * window's right column, with np 2, or np 3 and bit 0). */
+static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int pads, const int8_t *w,
                                        int32_t n_rows, int32_t n_cols, size_t x_row,
                                        size_t w_row, int32_t ch_n, const int32_t *wsum,
                                        const int32_t *bias, const nk_dsp_epi *e, int8_t *y) {
     const nk_ref_i8_quant *q = e->q;
     const size_t step = (size_t)ch_n;
-    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off), zpp = nk_dsp_dup16(q->in_zp);
     const int small = (n_rows == 2 || n_rows == 3) && (n_cols == 2 || n_cols == 3);
     int32_t acc[12];
     int32_t c, r, kx, k;
+    /* with a left padding column, w is at the window's second column */
+    const int8_t *wg = pads & 1 ? w - step : w;
     for (c = 0; c + 4 <= ch_n; c += 4) {
         const int8_t *xc = x + c, *wc = w + c;
         int odd;
@@ -333,18 +354,34 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
                                          (uint32_t)(bias ? bias[c + odd] : 0));
             const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2] +
                                          (uint32_t)(bias ? bias[c + odd + 2] : 0));
-            if (pair == step) {
+            wc = wg + c;
+            if (pads == 1) {
                 if (odd)
-                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, a);
+                    nk_dw_3x3_p3s1l_odd(xc, wc, x_row, step, lo, hi, zpp, a);
                 else
-                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, a);
+                    nk_dw_3x3_p3s1l_even(xc, wc, x_row, step, lo, hi, zpp, a);
+            } else if (pads == 2) {
+                if (odd)
+                    nk_dw_3x3_p2s1r_odd(xc, wc, x_row, step, lo, hi, zpp, a);
+                else
+                    nk_dw_3x3_p2s1r_even(xc, wc, x_row, step, lo, hi, zpp, a);
+            } else if (pads == 3) {
+                if (odd)
+                    nk_dw_3x3_p3s1lr_odd(xc, wc, x_row, step, lo, hi, zpp, a);
+                else
+                    nk_dw_3x3_p3s1lr_even(xc, wc, x_row, step, lo, hi, zpp, a);
+            } else if (pair == step) {
+                if (odd)
+                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, zpp, a);
+                else
+                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, zpp, a);
             } else if (odd) {
-                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, a);
+                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, zpp, a);
             } else {
-                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, a);
+                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, zpp, a);
             }
         }
-        nk_dw_finish3x4(acc, c, y, step, e);
+        nk_dw_finish3x4(acc, c, y, step, np, e);
     }
     /* the last one to three channels, one at a time: a word load there
      * could read past the end of x */
@@ -465,12 +502,14 @@ NK_DW3_PASS_FN(nk_dw3_p2s2_odd, 2, 2, 1)
  * order of acc), y points at channel c of the first pixel. */
 static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
                                          size_t y_pair, int n, const nk_dsp_epi *e) {
+    /* in locals: the int8 stores would make GCC reload them */
+    const int32_t m0 = ep[0], a0 = ep[1], m2 = ep[2], a2 = ep[3];
+    const int32_t m1 = ep[4], a1 = ep[5], m3 = ep[6], a3 = ep[7];
     int k;
     for (k = 0; k < n; k++, y += y_pair)
-        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
-                     nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
-                     nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
-                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, e);
+        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
+                     nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
+                     nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, e);
 }
 
 /* Four channels' constants for a row: the weights widened into lane
@@ -520,7 +559,7 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
         if (e->fast)
             nk_dw3_finish(acc, k->ep, y + (size_t)ox * step, step, 3, e);
         else
-            nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, e);
+            nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, 3, e);
     }
     if (ox < out_w && !e->fast) {
         /* one or two windows left: the last three (redoing one or two, the
@@ -533,7 +572,7 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
             nk_dw3_s2_even(x, k->wq, k->init[0], k->init[1], acc);
             nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
         }
-        nk_dw_finish3x4(acc, c, y + (size_t)(out_w - 3) * step - c, step, e);
+        nk_dw_finish3x4(acc, c, y + (size_t)(out_w - 3) * step - c, step, 3, e);
     } else if (ox < out_w) {
         /* one or two windows left: the last two (the first may be redone,
          * the same bytes) */
@@ -645,11 +684,30 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = yrow + (size_t)ox * ch;
                 int32_t kx_lo, kx_hi;
+                int pads = 0;
                 /* three 3x3 windows inside the input at once */
                 np = k3 && s12 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ox + 2 < g->out_w &&
                              ix0 + 2 * g->stride_w + 3 <= g->in_w
                          ? 3
                          : 1;
+                /* narrow rows at stride 1: three or two windows with a
+                 * padding column at either end (np windows span input
+                 * columns ix0 .. ix0 + np + 1); their tail channels would
+                 * need each window's own tap range, so whole words only */
+                if (np == 1 && k3 && g->stride_w == 1 && ky_lo == 0 && ky_hi == 3 &&
+                    (g->in_c & 3) == 0 && ix0 >= -1) {
+                    const int l = ix0 == -1;
+                    if (ox + 3 <= g->out_w && ix0 + 4 <= g->in_w && (l || ix0 + 4 == g->in_w)) {
+                        np = 3;
+                        pads = l | (ix0 + 4 == g->in_w) << 1;
+                        if (pads == 2)
+                            np = 1, pads = 0; /* no such variant: two windows below */
+                    }
+                    if (np == 1 && !l && ox + 2 <= g->out_w && ix0 + 3 == g->in_w) {
+                        np = 2;
+                        pads = 2;
+                    }
+                }
                 nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
                     /* no valid tap: the bias alone */
@@ -660,7 +718,7 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                 }
                 nk_dw_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
                                 (size_t)(ix0 + kx_lo) * ch,
-                            pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
+                            pair, np, pads, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
                             ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
                             g->in_c, wsum, bias, &e, yp);
             }
