@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "bb48185c0ffa8fff6ac56bf2e5c0c924d9187941db1e4ddf8ec7ae43ae61f203"
+const csrcHash = "3567a02728eb7d48b36692814851c909351c37348bb8d1fe77375d3e7dd02a53"

@@ -242,16 +242,21 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 }
 #undef NK_DW_MAC2
 
+/* Whether the activation clamp does anything: not when the range is all
+ * of int8 (no activation, or ReLU with zero point -128). Read once per
+ * call. */
+static inline int nk_dw_clamps(const nk_dsp_epi *e) {
+    return e->lo4 != (int32_t)0x80808080u || e->hi4 != 0x7F7F7F7F;
+}
+
 /* Channels c..c+3 of one pixel at y from s (nk_dsp_rq_half of channels
  * c, c+2, c+1, c+3): the last halving, zero point and int8 saturation on
  * int16 lanes, the activation clamp on int8 lanes, one word store. */
 static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int32_t s13_3,
-                                int8_t *y, const nk_dsp_epi *e) {
+                                int8_t *y, int clamp, const nk_dsp_epi *e) {
     uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s02_0, s02_2, e->zp1),
                                        nk_dsp_half_zp(s13_1, s13_3, e->zp1));
-    /* the clamp does nothing when the range is all of int8 (no
-     * activation, or ReLU with zero point -128) */
-    if (e->lo4 != (int32_t)0x80808080u || e->hi4 != 0x7F7F7F7F)
+    if (clamp)
         v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
     nk_dsp_store4(y, v);
 }
@@ -269,12 +274,13 @@ static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t
         const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
         const int32_t m2 = (int32_t)((uint32_t)e->mult[k2] << 1), a2 = ~e->shift[k2];
         const int32_t m3 = (int32_t)((uint32_t)e->mult[k3] << 1), a3 = ~e->shift[k3];
+        const int clamp = nk_dw_clamps(e);
         int k;
         y += c;
         for (k = 0; k < np; k++, y += y_pair)
             nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
                          nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
-                         nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, e);
+                         nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, clamp, e);
     } else {
         const nk_ref_i8_quant *q = e->q;
         int k, i;
@@ -302,7 +308,7 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
             const int32_t v = (int32_t)((uint32_t)acc[i] + (uint32_t)(bias ? bias[ch] : 0));
             s[i] = nk_dsp_rq_half(v, (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
         }
-        nk_dw_store4(s[0], s[1], s[2], s[3], y + c, e);
+        nk_dw_store4(s[0], s[1], s[2], s[3], y + c, nk_dw_clamps(e), e);
         return;
     }
     y[c] = nk_i8_finish(acc[0], bias, c, q);
@@ -502,14 +508,13 @@ NK_DW3_PASS_FN(nk_dw3_p2s2_odd, 2, 2, 1)
  * order of acc), y points at channel c of the first pixel. */
 static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
                                          size_t y_pair, int n, const nk_dsp_epi *e) {
-    /* in locals: the int8 stores would make GCC reload them */
-    const int32_t m0 = ep[0], a0 = ep[1], m2 = ep[2], a2 = ep[3];
-    const int32_t m1 = ep[4], a1 = ep[5], m3 = ep[6], a3 = ep[7];
+    const int clamp = nk_dw_clamps(e);
     int k;
     for (k = 0; k < n; k++, y += y_pair)
-        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
-                     nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
-                     nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, e);
+        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
+                     nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
+                     nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
+                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, clamp, e);
 }
 
 /* Four channels' constants for a row: the weights widened into lane
