@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3567a02728eb7d48b36692814851c909351c37348bb8d1fe77375d3e7dd02a53"
+const csrcHash = "367be4d73be1244c53455170dbf680b9f7aba1a1f917efd522d11bec7e0bc3b1"
