@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "367be4d73be1244c53455170dbf680b9f7aba1a1f917efd522d11bec7e0bc3b1"
+const csrcHash = "183c9f7e27ff7bfd418e2bb6142b833168618bb08b5ff1fa755847745cfe3e0d"

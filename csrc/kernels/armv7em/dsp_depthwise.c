@@ -22,6 +22,11 @@
  * computes for the portable kernel anyway), and the code is straight-line
  * with six accumulators: about 2.2 instructions per MAC.
  *
+ * Narrow rows at stride 1 (KWS's 5 pixels, VWW's 3): the same passes over
+ * groups of three or two windows with a padding column at either end, in_zp
+ * in both int16 lanes, which the accumulators' start takes back ("narrow
+ * 3x3 rows" below for KWS's rows, nk_dw_block for VWW's).
+ *
  * Every other window (borders, the odd pixels of a row, other kernel
  * sizes): one pixel, four lanes, the input offset added by SXTAB16
  * (x - in_zp fits int16), only the valid taps (padding contributes
@@ -29,8 +34,9 @@
  * runs of n_cols taps: straight-line code for 2 or 3 by 2 or 3, a loop
  * otherwise. The last in_c % 4 channels: plain C.
  *
- * The epilogue is the portable one (nk_i8_finish), out of line, so both
- * rounding modes are exact and a faster epilogue speeds this up too. */
+ * The epilogue is nk_dsp_rq_half's on int16 / int8 lanes when every
+ * requantization pair suits it, else the portable one (nk_i8_finish);
+ * both rounding modes are exact. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
@@ -150,14 +156,10 @@ NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0, 0, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1, 0, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0, 0, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1, 0, 0)
-/* Narrow rows at stride 1 (KWS's 5 pixels, VWW's 3), where the staged
- * rows do not pay: the first three windows with the left padding column,
- * the last two with the right one, or all three with both; a padding
- * column is in_zp (zpp), which the accumulators' start takes back. */
-NK_DW_3X3_FN(nk_dw_3x3_p3s1l_even, 3, 1, 0, 1, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p3s1l_odd, 3, 1, 1, 1, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p2s1r_even, 2, 1, 0, 0, 1)
-NK_DW_3X3_FN(nk_dw_3x3_p2s1r_odd, 2, 1, 1, 0, 1)
+/* Rows of three windows at stride 1 with a padding column at both ends
+ * (VWW's 3-pixel rows), where the staged rows do not pay; a padding
+ * column is in_zp (zpp), which the accumulators' start takes back. KWS's
+ * 5-pixel rows inline the passes into nk_dw_group3l / nk_dw_group2r. */
 NK_DW_3X3_FN(nk_dw_3x3_p3s1lr_even, 3, 1, 0, 1, 1)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1lr_odd, 3, 1, 1, 1, 1)
 #undef NK_DW_3X3_FN
@@ -321,9 +323,8 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
  * taps; x and w point at channel 0 of the first valid tap, y at the first
  * pixel's output. np is 1, or 3 for 3x3 windows inside the input at
  * stride 1 or 2 (pair = step or 2 * step), with wsum (the per-channel
- * weight sums); at stride 1 also the narrow rows' groups (pads: bit 0,
- * the first window's left column is padding, with np 3; bit 1, the last
- * window's right column, with np 2, or np 3 and bit 0). */
+ * weight sums); pads 3: a row of three windows at stride 1 whose first
+ * and last input columns are padding. */
 static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int pads, const int8_t *w,
                                        int32_t n_rows, int32_t n_cols, size_t x_row,
                                        size_t w_row, int32_t ch_n, const int32_t *wsum,
@@ -361,17 +362,7 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int
             const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2] +
                                          (uint32_t)(bias ? bias[c + odd + 2] : 0));
             wc = wg + c;
-            if (pads == 1) {
-                if (odd)
-                    nk_dw_3x3_p3s1l_odd(xc, wc, x_row, step, lo, hi, zpp, a);
-                else
-                    nk_dw_3x3_p3s1l_even(xc, wc, x_row, step, lo, hi, zpp, a);
-            } else if (pads == 2) {
-                if (odd)
-                    nk_dw_3x3_p2s1r_odd(xc, wc, x_row, step, lo, hi, zpp, a);
-                else
-                    nk_dw_3x3_p2s1r_even(xc, wc, x_row, step, lo, hi, zpp, a);
-            } else if (pads == 3) {
+            if (pads) {
                 if (odd)
                     nk_dw_3x3_p3s1lr_odd(xc, wc, x_row, step, lo, hi, zpp, a);
                 else
@@ -654,12 +645,15 @@ static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const n
 
 /* ---- narrow 3x3 rows at stride 1 without staging ----
  *
- * Rows too narrow for the staged rows (KWS's 5 pixels, VWW's 3) whose
- * three kernel rows are all inside the input, with an epilogue that suits
- * nk_dsp_rq_half: the row's windows in groups of three or two (nk_dw_3x3,
- * with a padding column at either end), each group's two lane passes and
- * its epilogue in one call over the four channels' constants (nk_dw_gctx,
- * prepared once per row): no arguments on the stack, no call per pass. */
+ * Rows too narrow for the staged rows whose three kernel rows are all
+ * inside the input, with an epilogue that suits nk_dsp_rq_half, and that
+ * split into a group of three windows with the left padding column and
+ * a group of two with the right one (KWS's 5 pixels): each group's two
+ * lane passes and its epilogue in one call over the four channels'
+ * constants (nk_dw_gctx, prepared once per row): no arguments on the
+ * stack, no call per pass. Other groupings (a row of one group, VWW's 3
+ * pixels, measured 5% slower this way) take nk_dw_block per group; only
+ * these two fused copies are built, for flash. */
 typedef struct nk_dw_gctx {
     size_t x_row, step;
     int32_t zpp;      /* in_zp in both int16 lanes */
@@ -687,9 +681,7 @@ NK_DW_INLINE void nk_dw_group(const int8_t *x, const int8_t *w, int8_t *y, const
                                     const nk_dw_gctx *k) {                                        \
         nk_dw_group(x, w, y, k, np, padl, padr);                                                  \
     }
-NK_DW_GROUP_FN(nk_dw_group3, 3, 0, 0)
 NK_DW_GROUP_FN(nk_dw_group3l, 3, 1, 0)
-NK_DW_GROUP_FN(nk_dw_group3lr, 3, 1, 1)
 NK_DW_GROUP_FN(nk_dw_group2r, 2, 0, 1)
 #undef NK_DW_GROUP_FN
 
@@ -718,13 +710,15 @@ typedef struct nk_dw_grp {
     int32_t ox, np, pads;
 } nk_dw_grp;
 
-/* The row's groups into gr, or 0 when some window is left over. */
+/* The row's groups into gr, or 0 when some window is left over or some
+ * group has no fused copy (pads 1 with three windows and pads 2 with two
+ * have). */
 static int nk_dw_row_plan(const nk_ref_conv_geom *g, nk_dw_grp *gr) {
     int32_t ox = 0;
     int n = 0, pads;
     while (ox < g->out_w) {
         const int np = nk_dw_group_at(g, ox, &pads);
-        if (np == 1 || n == NK_DW_ROW_GROUPS)
+        if (np == 1 || n == NK_DW_ROW_GROUPS || (pads != 1 && pads != 2))
             return 0;
         gr[n].ox = ox;
         gr[n].np = np;
@@ -764,20 +758,10 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
             /* the first window's first input column inside the row */
             const int8_t *xc = x + (size_t)(gr[j].ox - g->pad_left + (gr[j].pads & 1)) * k.step + c;
             int8_t *yc = y + (size_t)gr[j].ox * k.step + c;
-            switch (gr[j].pads) {
-            case 0:
-                nk_dw_group3(xc, w + c, yc, &k);
-                break;
-            case 1:
+            if (gr[j].pads == 1)
                 nk_dw_group3l(xc, w + c, yc, &k);
-                break;
-            case 3:
-                nk_dw_group3lr(xc, w + c, yc, &k);
-                break;
-            default:
+            else
                 nk_dw_group2r(xc, w + c, yc, &k);
-                break;
-            }
         }
     }
 }
@@ -806,8 +790,7 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     rows3 = stage != NULL && wsum != NULL && nk_fast_dw3_takes(g);
     e = nk_dsp_epi_make(q, g->in_c);
     /* narrow rows in fused groups: whole words of channels, the DSP
-     * epilogue, and two groups or more to share the row's set-up (a row
-     * of one group, VWW's 3 pixels, measured 5% slower than nk_dw_block) */
+     * epilogue, and two groups or more to share the row's set-up */
     n_grp = !rows3 && k3 && e.fast && g->stride_w == 1 && (g->in_c & 3) == 0 ? nk_dw_row_plan(g, grp)
                                                                             : 0;
     if (n_grp < 2)
@@ -838,23 +821,13 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                              ix0 + 2 * g->stride_w + 3 <= g->in_w
                          ? 3
                          : 1;
-                /* narrow rows at stride 1: three or two windows with a
-                 * padding column at either end (np windows span input
-                 * columns ix0 .. ix0 + np + 1); their tail channels would
-                 * need each window's own tap range, so whole words only */
+                /* a row of exactly three windows at stride 1 with a padding
+                 * column at both ends (VWW's 3x3 layers); its tail channels
+                 * would need each window's own tap range, so whole words only */
                 if (np == 1 && k3 && g->stride_w == 1 && ky_lo == 0 && ky_hi == 3 &&
-                    (g->in_c & 3) == 0 && ix0 >= -1) {
-                    const int l = ix0 == -1;
-                    if (ox + 3 <= g->out_w && ix0 + 4 <= g->in_w && (l || ix0 + 4 == g->in_w)) {
-                        np = 3;
-                        pads = l | (ix0 + 4 == g->in_w) << 1;
-                        if (pads == 2)
-                            np = 1, pads = 0; /* no such variant: two windows below */
-                    }
-                    if (np == 1 && !l && ox + 2 <= g->out_w && ix0 + 3 == g->in_w) {
-                        np = 2;
-                        pads = 2;
-                    }
+                    (g->in_c & 3) == 0 && ox == 0 && g->out_w == 3 && ix0 == -1 && g->in_w == 3) {
+                    np = 3;
+                    pads = 3;
                 }
                 nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
