@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "3fdad561db3740c8b620e216a0c81513d9645b5e058dd6283c327c6bc8cbf8bb"
+const csrcHash = "74bf53b199263ef813469b5e14aedfca77cd15e1efb57cb95982f66124258009"

@@ -188,6 +188,19 @@ static inline int32_t nk_dsp_min8(int32_t a, int32_t b) {
 }
 #endif
 
+/* The four bytes of v to p, byte 0 first (any alignment: STR on the
+ * target allows it). */
+static inline void nk_dsp_store4(int8_t *p, uint32_t v) {
+#if NK_DSP_NATIVE
+    memcpy(p, &v, 4);
+#else
+    p[0] = (int8_t)(v & 0xFFu);
+    p[1] = (int8_t)(v >> 8 & 0xFFu);
+    p[2] = (int8_t)(v >> 16 & 0xFFu);
+    p[3] = (int8_t)(v >> 24 & 0xFFu);
+#endif
+}
+
 /* v in all four int8 lanes */
 static inline int32_t nk_dsp_dup8(int32_t v) {
     return (int32_t)(((uint32_t)v & 0xFFu) * 0x01010101u);

@@ -22,6 +22,11 @@
  * computes for the portable kernel anyway), and the code is straight-line
  * with six accumulators: about 2.2 instructions per MAC.
  *
+ * Narrow rows at stride 1 (KWS's 5 pixels, VWW's 3): the same passes over
+ * groups of three or two windows with a padding column at either end, in_zp
+ * in both int16 lanes, which the accumulators' start takes back ("narrow
+ * 3x3 rows" below for KWS's rows, nk_dw_block for VWW's).
+ *
  * Every other window (borders, the odd pixels of a row, other kernel
  * sizes): one pixel, four lanes, the input offset added by SXTAB16
  * (x - in_zp fits int16), only the valid taps (padding contributes
@@ -29,8 +34,9 @@
  * runs of n_cols taps: straight-line code for 2 or 3 by 2 or 3, a loop
  * otherwise. The last in_c % 4 channels: plain C.
  *
- * The epilogue is the portable one (nk_i8_finish), out of line, so both
- * rounding modes are exact and a faster epilogue speeds this up too. */
+ * The epilogue is nk_dsp_rq_half's on int16 / int8 lanes when every
+ * requantization pair suits it, else the portable one (nk_i8_finish);
+ * both rounding modes are exact. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
@@ -69,8 +75,9 @@
  * point at channel c of the window's first tap. np, s and odd are
  * constants at every call. */
 NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
-                            int32_t init_lo, int32_t init_hi, const int np, const int s,
-                            const int odd, int32_t *acc) {
+                            int32_t init_lo, int32_t init_hi, int32_t zpp, const int np,
+                            const int s, const int odd, const int padl, const int padr,
+                            int32_t *acc) {
     int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
             a5 = init_hi;
     int32_t w0, w1, w2, xl;
@@ -89,11 +96,15 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
 #define NK_DW_COL(j)                                                                              \
     do {                                                                                          \
         if ((j) <= (np - 1) * s + 2) {                                                            \
-            const int32_t xv = nk_dsp_load4(x + (size_t)(j)*step);                                \
-            xl = NK_DW_WW(xv);                                                                    \
+            if ((padl && (j) == 0) || (padr && (j) == (np - 1) * s + 2)) {                        \
+                xl = zpp;                                                                         \
+            } else {                                                                              \
+                const int32_t xv = nk_dsp_load4(x + (size_t)((j)-padl) * step);                   \
+                xl = NK_DW_WW(xv);                                                                \
+            }                                                                                     \
             if ((j) <= 2)                                                                         \
                 NK_DW_MAC(0, (j));                                                                \
-            if (np == 3 && (j) >= s && (j) - s <= 2)                                              \
+            if (np >= 2 && (j) >= s && (j) - s <= 2)                                              \
                 NK_DW_MAC(1, (j) - s);                                                            \
             if (np == 3 && (j) >= 2 * s && (j) - 2 * s <= 2)                                      \
                 NK_DW_MAC(2, (j) - 2 * s);                                                        \
@@ -135,16 +146,22 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
 
 /* One out-of-line copy per constant set: inlined into the channel loop,
  * GCC hoists the nine address offsets out of it and spills them. */
-#define NK_DW_3X3_FN(name, np, s, odd)                                                            \
+#define NK_DW_3X3_FN(name, np, s, odd, padl, padr)                                                \
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
-                                    size_t step, int32_t init_lo, int32_t init_hi,                \
+                                    size_t step, int32_t init_lo, int32_t init_hi, int32_t zpp,   \
                                     int32_t *acc) {                                               \
-        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, np, s, odd, acc);                          \
+        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, zpp, np, s, odd, padl, padr, acc);        \
     }
-NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1)
-NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0)
-NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0, 0, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1, 0, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_even, 3, 2, 0, 0, 0)
+NK_DW_3X3_FN(nk_dw_3x3_p3s2_odd, 3, 2, 1, 0, 0)
+/* Rows of three windows at stride 1 with a padding column at both ends
+ * (VWW's 3-pixel rows), where the staged rows do not pay; a padding
+ * column is in_zp (zpp), which the accumulators' start takes back. KWS's
+ * 5-pixel rows inline the passes into nk_dw_group3l / nk_dw_group2r. */
+NK_DW_3X3_FN(nk_dw_3x3_p3s1lr_even, 3, 1, 0, 1, 1)
+NK_DW_3X3_FN(nk_dw_3x3_p3s1lr_odd, 3, 1, 1, 1, 1)
 #undef NK_DW_3X3_FN
 
 /* One pixel whose valid taps are R runs of C taps (R, C constants, 2 or
@@ -227,24 +244,31 @@ NK_DW_INLINE void nk_dw_any(const int8_t *x, const int8_t *w, int32_t n_rows, in
 }
 #undef NK_DW_MAC2
 
-/* Channels c..c+3 of one pixel at y from s (nk_dsp_rq_half of channels
- * c, c+2, c+1, c+3): the last halving, zero point and int8 saturation on
- * int16 lanes, the activation clamp on int8 lanes, two halfword stores. */
-static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int32_t s13_3,
-                                int8_t *y, const nk_dsp_epi *e) {
-    uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s02_0, s02_2, e->zp1),
-                                       nk_dsp_half_zp(s13_1, s13_3, e->zp1));
-    v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
-    nk_dsp_store2(y, v);
-    nk_dsp_store2(y + 2, v >> 16);
+/* Whether the activation clamp does anything: not when the range is all
+ * of int8 (no activation, or ReLU with zero point -128). Read once per
+ * call. */
+static inline int nk_dw_clamps(const nk_dsp_epi *e) {
+    return e->lo4 != (int32_t)0x80808080u || e->hi4 != 0x7F7F7F7F;
 }
 
-/* Channels c..c+3 of three pixels y_pair bytes apart: acc[2k], acc[2k+1]
+/* Channels c..c+3 of one pixel at y from s (nk_dsp_rq_half of channels
+ * c, c+2, c+1, c+3): the last halving, zero point and int8 saturation on
+ * int16 lanes, the activation clamp on int8 lanes, one word store. */
+static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int32_t s13_3,
+                                int8_t *y, int clamp, const nk_dsp_epi *e) {
+    uint32_t v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s02_0, s02_2, e->zp1),
+                                       nk_dsp_half_zp(s13_1, s13_3, e->zp1));
+    if (clamp)
+        v = (uint32_t)nk_dsp_min8(nk_dsp_max8((int32_t)v, e->lo4), e->hi4);
+    nk_dsp_store4(y, v);
+}
+
+/* Channels c..c+3 of np (2 or 3) pixels y_pair bytes apart: acc[2k], acc[2k+1]
  * channels c, c+2 of pixel k, acc[6 + 2k], acc[7 + 2k] channels c+1, c+3
  * (the two passes of nk_dw_3x3), bias included. Out of line: the
  * epilogue is long and the MAC code needs every register. */
 static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t *y,
-                                           size_t y_pair, const nk_dsp_epi *e) {
+                                           size_t y_pair, int np, const nk_dsp_epi *e) {
     if (e->fast) {
         const int32_t k0 = c & e->cmask, k1 = (c + 1) & e->cmask, k2 = (c + 2) & e->cmask,
                       k3 = (c + 3) & e->cmask;
@@ -252,19 +276,20 @@ static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t
         const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
         const int32_t m2 = (int32_t)((uint32_t)e->mult[k2] << 1), a2 = ~e->shift[k2];
         const int32_t m3 = (int32_t)((uint32_t)e->mult[k3] << 1), a3 = ~e->shift[k3];
+        const int clamp = nk_dw_clamps(e);
         int k;
         y += c;
-        for (k = 0; k < 3; k++, y += y_pair)
+        for (k = 0; k < np; k++, y += y_pair)
             nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
                          nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
-                         nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, e);
+                         nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, clamp, e);
     } else {
         const nk_ref_i8_quant *q = e->q;
         int k, i;
         for (i = 0; i < 4; i++) {
             const nk_q_rq r = nk_i8_rq(q, c + i);
             const int32_t *a = acc + (i & 1) * 6 + (i >> 1);
-            for (k = 0; k < 3; k++)
+            for (k = 0; k < np; k++)
                 y[(size_t)k * y_pair + (size_t)c + (size_t)i] =
                     nk_i8_finish_rq(a[2 * k], 0, &r, q);
         }
@@ -285,7 +310,7 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
             const int32_t v = (int32_t)((uint32_t)acc[i] + (uint32_t)(bias ? bias[ch] : 0));
             s[i] = nk_dsp_rq_half(v, (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
         }
-        nk_dw_store4(s[0], s[1], s[2], s[3], y + c, e);
+        nk_dw_store4(s[0], s[1], s[2], s[3], y + c, nk_dw_clamps(e), e);
         return;
     }
     y[c] = nk_i8_finish(acc[0], bias, c, q);
@@ -298,17 +323,20 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
  * taps; x and w point at channel 0 of the first valid tap, y at the first
  * pixel's output. np is 1, or 3 for 3x3 windows inside the input at
  * stride 1 or 2 (pair = step or 2 * step), with wsum (the per-channel
- * weight sums). */
-static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, const int8_t *w,
+ * weight sums); pads 3: a row of three windows at stride 1 whose first
+ * and last input columns are padding. */
+static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, int pads, const int8_t *w,
                                        int32_t n_rows, int32_t n_cols, size_t x_row,
                                        size_t w_row, int32_t ch_n, const int32_t *wsum,
                                        const int32_t *bias, const nk_dsp_epi *e, int8_t *y) {
     const nk_ref_i8_quant *q = e->q;
     const size_t step = (size_t)ch_n;
-    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
+    const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off), zpp = nk_dsp_dup16(q->in_zp);
     const int small = (n_rows == 2 || n_rows == 3) && (n_cols == 2 || n_cols == 3);
     int32_t acc[12];
     int32_t c, r, kx, k;
+    /* with a left padding column, w is at the window's second column */
+    const int8_t *wg = pads & 1 ? w - step : w;
     for (c = 0; c + 4 <= ch_n; c += 4) {
         const int8_t *xc = x + c, *wc = w + c;
         int odd;
@@ -333,18 +361,24 @@ static NK_DW_NOINLINE void nk_dw_block(const int8_t *x, size_t pair, int np, con
                                          (uint32_t)(bias ? bias[c + odd] : 0));
             const int32_t hi = (int32_t)((uint32_t)off * (uint32_t)wsum[c + odd + 2] +
                                          (uint32_t)(bias ? bias[c + odd + 2] : 0));
-            if (pair == step) {
+            wc = wg + c;
+            if (pads) {
                 if (odd)
-                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, a);
+                    nk_dw_3x3_p3s1lr_odd(xc, wc, x_row, step, lo, hi, zpp, a);
                 else
-                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, a);
+                    nk_dw_3x3_p3s1lr_even(xc, wc, x_row, step, lo, hi, zpp, a);
+            } else if (pair == step) {
+                if (odd)
+                    nk_dw_3x3_p3s1_odd(xc, wc, x_row, step, lo, hi, zpp, a);
+                else
+                    nk_dw_3x3_p3s1_even(xc, wc, x_row, step, lo, hi, zpp, a);
             } else if (odd) {
-                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, a);
+                nk_dw_3x3_p3s2_odd(xc, wc, x_row, step, lo, hi, zpp, a);
             } else {
-                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, a);
+                nk_dw_3x3_p3s2_even(xc, wc, x_row, step, lo, hi, zpp, a);
             }
         }
-        nk_dw_finish3x4(acc, c, y, step, e);
+        nk_dw_finish3x4(acc, c, y, step, np, e);
     }
     /* the last one to three channels, one at a time: a word load there
      * could read past the end of x */
@@ -465,12 +499,13 @@ NK_DW3_PASS_FN(nk_dw3_p2s2_odd, 2, 2, 1)
  * order of acc), y points at channel c of the first pixel. */
 static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
                                          size_t y_pair, int n, const nk_dsp_epi *e) {
+    const int clamp = nk_dw_clamps(e);
     int k;
     for (k = 0; k < n; k++, y += y_pair)
         nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
                      nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
                      nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
-                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, e);
+                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, clamp, e);
 }
 
 /* Four channels' constants for a row: the weights widened into lane
@@ -520,7 +555,7 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
         if (e->fast)
             nk_dw3_finish(acc, k->ep, y + (size_t)ox * step, step, 3, e);
         else
-            nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, e);
+            nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, 3, e);
     }
     if (ox < out_w && !e->fast) {
         /* one or two windows left: the last three (redoing one or two, the
@@ -533,7 +568,7 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
             nk_dw3_s2_even(x, k->wq, k->init[0], k->init[1], acc);
             nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
         }
-        nk_dw_finish3x4(acc, c, y + (size_t)(out_w - 3) * step - c, step, e);
+        nk_dw_finish3x4(acc, c, y + (size_t)(out_w - 3) * step - c, step, 3, e);
     } else if (ox < out_w) {
         /* one or two windows left: the last two (the first may be redone,
          * the same bytes) */
@@ -608,6 +643,129 @@ static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const n
     }
 }
 
+/* ---- narrow 3x3 rows at stride 1 without staging ----
+ *
+ * Rows too narrow for the staged rows whose three kernel rows are all
+ * inside the input, with an epilogue that suits nk_dsp_rq_half, and that
+ * split into a group of three windows with the left padding column and
+ * a group of two with the right one (KWS's 5 pixels): each group's two
+ * lane passes and its epilogue in one call over the four channels'
+ * constants (nk_dw_gctx, prepared once per row): no arguments on the
+ * stack, no call per pass. Other groupings (a row of one group, VWW's 3
+ * pixels, measured 5% slower this way) take nk_dw_block per group; only
+ * these two fused copies are built, for flash. */
+typedef struct nk_dw_gctx {
+    size_t x_row, step;
+    int32_t zpp;      /* in_zp in both int16 lanes */
+    int32_t init[4];  /* bias - in_zp * sum(w) of c, c+2, c+1, c+3 */
+    int32_t ep[8];    /* their (m2, a) pairs */
+    int clamp;
+    const nk_dsp_epi *e;
+} nk_dw_gctx;
+
+NK_DW_INLINE void nk_dw_group(const int8_t *x, const int8_t *w, int8_t *y, const nk_dw_gctx *k,
+                              const int np, const int padl, const int padr) {
+    int32_t acc[12];
+    int i;
+    nk_dw_3x3(x, w, k->x_row, k->step, k->init[0], k->init[1], k->zpp, np, 1, 0, padl, padr, acc);
+    nk_dw_3x3(x, w, k->x_row, k->step, k->init[2], k->init[3], k->zpp, np, 1, 1, padl, padr,
+              acc + 6);
+    for (i = 0; i < np; i++, y += k->step)
+        nk_dw_store4(nk_dsp_rq_half(acc[2 * i], k->ep[0], k->ep[1]),
+                     nk_dsp_rq_half(acc[2 * i + 1], k->ep[2], k->ep[3]),
+                     nk_dsp_rq_half(acc[6 + 2 * i], k->ep[4], k->ep[5]),
+                     nk_dsp_rq_half(acc[7 + 2 * i], k->ep[6], k->ep[7]), y, k->clamp, k->e);
+}
+#define NK_DW_GROUP_FN(name, np, padl, padr)                                                      \
+    static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, int8_t *y,                  \
+                                    const nk_dw_gctx *k) {                                        \
+        nk_dw_group(x, w, y, k, np, padl, padr);                                                  \
+    }
+NK_DW_GROUP_FN(nk_dw_group3l, 3, 1, 0)
+NK_DW_GROUP_FN(nk_dw_group2r, 2, 0, 1)
+#undef NK_DW_GROUP_FN
+
+/* The group of windows at output column ox (stride 1): np (3 or 2; 1 for
+ * none) and *pads (bit 0: the left column is padding, bit 1: the right
+ * one). np windows span input columns ix0 .. ix0 + np + 1. */
+static int nk_dw_group_at(const nk_ref_conv_geom *g, int32_t ox, int *pads) {
+    const int32_t ix0 = ox - g->pad_left;
+    const int l = ix0 == -1;
+    *pads = 0;
+    if (ix0 >= 0 && ox + 3 <= g->out_w && ix0 + 5 <= g->in_w)
+        return 3;
+    if (l && ox + 3 <= g->out_w && ix0 + 4 <= g->in_w) {
+        *pads = 1 | (ix0 + 4 == g->in_w) << 1;
+        return 3;
+    }
+    if (ix0 >= 0 && ox + 2 <= g->out_w && ix0 + 3 == g->in_w) {
+        *pads = 2;
+        return 2;
+    }
+    return 1;
+}
+
+#define NK_DW_ROW_GROUPS 4
+typedef struct nk_dw_grp {
+    int32_t ox, np, pads;
+} nk_dw_grp;
+
+/* The row's groups into gr, or 0 when some window is left over or some
+ * group has no fused copy (pads 1 with three windows and pads 2 with two
+ * have). */
+static int nk_dw_row_plan(const nk_ref_conv_geom *g, nk_dw_grp *gr) {
+    int32_t ox = 0;
+    int n = 0, pads;
+    while (ox < g->out_w) {
+        const int np = nk_dw_group_at(g, ox, &pads);
+        if (np == 1 || n == NK_DW_ROW_GROUPS || (pads != 1 && pads != 2))
+            return 0;
+        gr[n].ox = ox;
+        gr[n].np = np;
+        gr[n].pads = pads;
+        n++;
+        ox += np;
+    }
+    return n;
+}
+
+/* Every channel of a narrow row (nk_dw_row_plan's n groups; in_c a
+ * multiple of 4, e->fast): x at channel 0 of input column 0 of the
+ * windows' first row, w at the kernel's first tap, y at the row's first
+ * output pixel. */
+static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, size_t x_row,
+                                             const nk_ref_conv_geom *g, const nk_dw_grp *gr,
+                                             int n, const int32_t *wsum, const int32_t *bias,
+                                             const nk_dsp_epi *e, int8_t *y) {
+    const int32_t off = -e->q->in_zp;
+    nk_dw_gctx k;
+    int32_t c, i;
+    int j;
+    k.x_row = x_row;
+    k.step = (size_t)g->in_c;
+    k.zpp = nk_dsp_dup16(e->q->in_zp);
+    k.clamp = nk_dw_clamps(e);
+    k.e = e;
+    for (c = 0; c < g->in_c; c += 4) {
+        for (i = 0; i < 4; i++) {
+            /* order: c, c+2, c+1, c+3 */
+            const int32_t ch = c + (i >> 1) + 2 * (i & 1), kc = ch & e->cmask;
+            k.init[i] = (int32_t)((uint32_t)off * (uint32_t)wsum[ch] + (uint32_t)(bias ? bias[ch] : 0));
+            k.ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
+            k.ep[2 * i + 1] = ~e->shift[kc];
+        }
+        for (j = 0; j < n; j++) {
+            /* the first window's first input column inside the row */
+            const int8_t *xc = x + (size_t)(gr[j].ox - g->pad_left + (gr[j].pads & 1)) * k.step + c;
+            int8_t *yc = y + (size_t)gr[j].ox * k.step + c;
+            if (gr[j].pads == 1)
+                nk_dw_group3l(xc, w + c, yc, &k);
+            else
+                nk_dw_group2r(xc, w + c, yc, &k);
+        }
+    }
+}
+
 /* Multiplier 1 and no horizontal dilation; anything else (channel
  * multipliers in particular) takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
@@ -624,12 +782,19 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     const int k3 = wsum != NULL && g->k_h == 3 && g->k_w == 3;
     const int s12 = g->stride_w == 1 || g->stride_w == 2;
     int32_t b, oy, ox, np;
-    int rows3;
+    int rows3, n_grp;
+    nk_dw_grp grp[NK_DW_ROW_GROUPS];
     nk_dsp_epi e;
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
     rows3 = stage != NULL && wsum != NULL && nk_fast_dw3_takes(g);
     e = nk_dsp_epi_make(q, g->in_c);
+    /* narrow rows in fused groups: whole words of channels, the DSP
+     * epilogue, and two groups or more to share the row's set-up */
+    n_grp = !rows3 && k3 && e.fast && g->stride_w == 1 && (g->in_c & 3) == 0 ? nk_dw_row_plan(g, grp)
+                                                                            : 0;
+    if (n_grp < 2)
+        n_grp = 0;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -641,15 +806,29 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                 continue;
             }
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            if (n_grp && ky_lo == 0 && ky_hi == 3) {
+                nk_dw_row_grouped(xb + (size_t)iy0 * row_stride, w, (size_t)g->dil_h * row_stride, g,
+                                  grp, n_grp, wsum, bias, &e, yrow);
+                continue;
+            }
             for (ox = 0; ox < g->out_w; ox += np) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int8_t *yp = yrow + (size_t)ox * ch;
                 int32_t kx_lo, kx_hi;
+                int pads = 0;
                 /* three 3x3 windows inside the input at once */
                 np = k3 && s12 && ky_lo == 0 && ky_hi == 3 && ix0 >= 0 && ox + 2 < g->out_w &&
                              ix0 + 2 * g->stride_w + 3 <= g->in_w
                          ? 3
                          : 1;
+                /* a row of exactly three windows at stride 1 with a padding
+                 * column at both ends (VWW's 3x3 layers); its tail channels
+                 * would need each window's own tap range, so whole words only */
+                if (np == 1 && k3 && g->stride_w == 1 && ky_lo == 0 && ky_hi == 3 &&
+                    (g->in_c & 3) == 0 && ox == 0 && g->out_w == 3 && ix0 == -1 && g->in_w == 3) {
+                    np = 3;
+                    pads = 3;
+                }
                 nk_i8_tap_range(ix0, 1, g->k_w, g->in_w, &kx_lo, &kx_hi);
                 if (ky_lo >= ky_hi || kx_lo >= kx_hi) {
                     /* no valid tap: the bias alone */
@@ -660,7 +839,7 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                 }
                 nk_dw_block(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
                                 (size_t)(ix0 + kx_lo) * ch,
-                            pair, np, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
+                            pair, np, pads, w + (size_t)ky_lo * w_row + (size_t)kx_lo * ch,
                             ky_hi - ky_lo, kx_hi - kx_lo, (size_t)g->dil_h * row_stride, w_row,
                             g->in_c, wsum, bias, &e, yp);
             }
