@@ -56,6 +56,7 @@ var allowedAttrs = map[string][]string{
 	"Pad":                {"mode", "pads", "value"},
 	"Transpose":          {"perm"},
 	"Identity":           {},
+	"Cast":               {"to", "saturate"},
 	"Dropout":            {"seed", "ratio", "is_test"},
 	"QuantizeLinear":     {"axis", "saturate"},
 	"DequantizeLinear":   {"axis"},
@@ -125,6 +126,13 @@ func (g *Graph) lowerNodes() error {
 			for _, d := range n.In[0].Shape {
 				t.I = append(t.I, int64(d))
 			}
+			g.Stats.FoldedConstants++
+			continue
+		}
+		if n.Op == "Size" && len(n.In) == 1 {
+			name := n.Out[0].Name
+			*n.Out[0] = *sizeOf(n.In[0])
+			n.Out[0].Name = name
 			g.Stats.FoldedConstants++
 			continue
 		}
@@ -274,7 +282,7 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		return g.lowerPool(n)
 	case "Gemm", "MatMul":
-		if n.Op == "MatMul" && !n.In[1].Const {
+		if n.Op == "MatMul" && (!n.In[1].Const || len(n.In[1].Shape) > 2) {
 			return g.lowerMatMul(n)
 		}
 		return g.lowerDense(n)
@@ -380,6 +388,9 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if prod(count) == 0 {
+			return nil, fmt.Errorf("Slice gives an empty tensor; netkit tensors are never empty")
+		}
 		out.Shape = count
 		m := nk(nkfile.OpSlice, x)
 		m.Begin, m.Step = begin, step
@@ -428,6 +439,14 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		return []*Node{m}, nil
 	case "Pad":
 		return g.lowerPad(n)
+	case "Cast":
+		// On a computed tensor only float to float is the identity; the
+		// function bodies of LayerNormalization and friends cast that way.
+		if to := s.int("to", 1); to != 1 {
+			return nil, fmt.Errorf("Cast of a computed tensor to type %d is not supported; netkit runs float32", to)
+		}
+		out.Shape = slices.Clone(x.Shape)
+		return []*Node{nk(nkfile.OpReshape, x)}, nil
 	case "Identity", "Dropout":
 		if !dropoutInference(n) {
 			return nil, fmt.Errorf("training-mode Dropout is not supported")
@@ -518,7 +537,8 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 }
 
 // lowerMatMul lowers a MatMul whose right-hand side is computed (attention's
-// Q @ K^T, scores @ V) to MATMUL; rank-1 operands are refused.
+// Q @ K^T, scores @ V) or a batched constant (rank 3 or more: DENSE has one
+// weight matrix) to MATMUL; rank-1 operands are refused.
 func (g *Graph) lowerMatMul(n *Node) ([]*Node, error) {
 	a, b, out := n.In[0], n.In[1], n.Out[0]
 	if a.Const {
