@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "82f46a115e2e65dd69ddd5d05a0c0a510e6aaa673f9af9057e95db08c8611332"
+const csrcHash = "e567a7876051e18c689b3139ff621141dffcab8717065362a3adc6aa766c5872"

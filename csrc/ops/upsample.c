@@ -4,9 +4,11 @@
 #include "ops_common.h"
 
 #define NK_RESIZE_PARAMS 7
+#define NK_RESIZE_CUBIC_PARAMS 9 /* + cubic_a (f32), exclude_outside (i32) */
 #define NK_CONV_T_PARAMS 10
 
-/* ---- resize2d: mode, coord, rounding, out_h, out_w (i32); scale_h, scale_w (f32) ---- */
+/* ---- resize2d: mode, coord, rounding, out_h, out_w (i32); scale_h, scale_w (f32);
+ * cubic only: cubic_a (f32), exclude_outside (i32) ---- */
 
 static nk_status nk_resize_fail_param(nk_error_t *err, const char *what, int32_t v,
                                       const char *allowed) {
@@ -24,16 +26,34 @@ static nk_status nk_resize2d_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                       nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t expected[4], k;
-    nk_status s = nk_ops_check_io(op, t, "resize2d", 1, 1, NK_OPS_NO_OPTIONAL, NK_RESIZE_PARAMS,
-                                  err);
+    uint32_t want_params;
+    nk_status s = nk_ops_check_io(op, t, "resize2d", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
     if (s != NK_OK)
         return s;
+    want_params = op->n_params >= 1 && nk_param_i32(op, 0) == NK_RESIZE_CUBIC
+                      ? NK_RESIZE_CUBIC_PARAMS
+                      : NK_RESIZE_PARAMS;
+    if (op->n_params != want_params) {
+        nk_msg m;
+        nk_msg_begin(&m, "resize2d");
+        nk_msg_s(&m, "has ");
+        nk_msg_i(&m, (int32_t)op->n_params);
+        nk_msg_s(&m, " parameter words, expected 7 (9 for cubic)");
+        return nk_msg_fail(&m, err, NK_ERR_FORMAT);
+    }
     x = nk_ops_in(op, t, 0);
     out = &t[op->out[0]];
     if ((s = nk_ops_check_rank("resize2d", "input", x, 4, err)) != NK_OK)
         return s;
-    if ((uint32_t)nk_param_i32(op, 0) > NK_RESIZE_BILINEAR)
-        return nk_resize_fail_param(err, "mode", nk_param_i32(op, 0), "0 (nearest) or 1 (bilinear)");
+    if ((uint32_t)nk_param_i32(op, 0) > NK_RESIZE_CUBIC)
+        return nk_resize_fail_param(err, "mode", nk_param_i32(op, 0),
+                                    "0 (nearest), 1 (bilinear) or 2 (cubic)");
+    if (want_params == NK_RESIZE_CUBIC_PARAMS) {
+        if (!nk_ops_finite(nk_param_f32(op, 7)))
+            return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d", "cubic_a is not finite");
+        if ((uint32_t)nk_param_i32(op, 8) > 1)
+            return nk_resize_fail_param(err, "exclude_outside", nk_param_i32(op, 8), "0 or 1");
+    }
     if ((uint32_t)nk_param_i32(op, 1) > NK_RESIZE_TF_HALF_PIXEL_FOR_NN)
         return nk_resize_fail_param(err, "coordinate transform", nk_param_i32(op, 1), "0..4");
     if ((uint32_t)nk_param_i32(op, 2) > NK_RESIZE_CEIL)
@@ -69,7 +89,7 @@ static nk_status nk_resize2d_i8_validate(const nk_op_rt *op, const nk_tensor_rt 
     if (op->n_in != 1 || op->n_out != 1 || op->in[0] == NK_NONE || op->out[0] == NK_NONE ||
         t[op->in[0]].dtype != NK_I8 || t[op->out[0]].dtype != NK_I8)
         return nk_ops_fail(err, NK_ERR_DTYPE, "resize2d", "on i8 takes one i8 input and output");
-    if (op->n_params == NK_RESIZE_PARAMS && nk_param_i32(op, 0) != NK_RESIZE_NEAREST)
+    if (op->n_params >= 1 && nk_param_i32(op, 0) != NK_RESIZE_NEAREST)
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d", "on i8 is nearest only");
     /* the float checks for the rest: relabel the dtypes */
     {
@@ -100,6 +120,8 @@ nk_status nk_resize2d_eval(const nk_op_rt *op, const nk_exec *x) {
     g.rounding = nk_param_i32(op, 2);
     g.scale_h = nk_param_f32(op, 5);
     g.scale_w = nk_param_f32(op, 6);
+    g.cubic_a = g.mode == NK_RESIZE_CUBIC ? nk_param_f32(op, 7) : 0.0f;
+    g.exclude_outside = g.mode == NK_RESIZE_CUBIC ? nk_param_i32(op, 8) : 0;
     if (out->dtype == NK_I8)
         nk_ref_resize2d_nearest(x->data[op->in[0]], x->data[op->out[0]], &g, 1);
     else

@@ -66,17 +66,18 @@ type Node struct {
 
 	// Parameters of nk ops, in logical terms; the layout pass adds the
 	// physical ones (axis, pads, perm) from them.
-	Ints   []int       // CONV2D/DEPTHWISE/POOL words before the activation
-	Floats []float32   // CLIP min/max, LEAKY_RELU alpha, SOFTMAX beta, BATCH_NORM eps, PAD value
-	Axis   int         // CONCAT, SOFTMAX
-	Pads   []int       // PAD: before..., after...
-	Mode   int         // PAD mode; GELU approximate
-	Perm   []int       // TRANSPOSE (logical)
-	Axes   []int       // REDUCE_*: the logical dims reduced
-	Begin  []int       // SLICE: first index per logical dim
-	Step   []int       // SLICE: step per logical dim (non-zero)
-	RNN    *nkfile.RNN // LSTM, GRU
-	HasAct bool        // the op takes an act_min/act_max clamp
+	Ints   []int                  // CONV2D/DEPTHWISE/POOL words before the activation
+	Floats []float32              // CLIP min/max, LEAKY_RELU alpha, SOFTMAX beta, BATCH_NORM eps, PAD value
+	Axis   int                    // CONCAT, SOFTMAX
+	Pads   []int                  // PAD: before..., after...
+	Mode   int                    // PAD mode; GELU approximate
+	Perm   []int                  // TRANSPOSE (logical)
+	Axes   []int                  // REDUCE_*: the logical dims reduced
+	Begin  []int                  // SLICE: first index per logical dim
+	Step   []int                  // SLICE: step per logical dim (non-zero)
+	RNN    *nkfile.RNN            // LSTM, GRU
+	Resize *nkfile.Resize2DParams // RESIZE2D
+	HasAct bool                   // the op takes an act_min/act_max clamp
 	ActMin float32
 	ActMax float32
 }

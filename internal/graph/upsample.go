@@ -36,8 +36,14 @@ func (g *Graph) lowerResize(n *Node) ([]*Node, error) {
 		p.Mode = nkfile.ResizeNearest
 	case "linear", "bilinear":
 		p.Mode = nkfile.ResizeBilinear
+	case "cubic":
+		p.Mode, p.CubicA = nkfile.ResizeCubic, s.float("cubic_coeff_a", -0.75)
+		p.ExcludeOutside = s.int("exclude_outside", 0) != 0
+		if n.Op == "Upsample" || s.opset < 11 {
+			return nil, fmt.Errorf("attribute mode=cubic needs Resize of opset 11 or later")
+		}
 	default:
-		return nil, fmt.Errorf("attribute mode=%s is not supported (nearest and linear are)", mode)
+		return nil, fmt.Errorf("attribute mode=%s is not supported (nearest, linear and cubic are)", mode)
 	}
 	// Upsample and opset-10 Resize: scales at input 1, asymmetric, and
 	// nearest takes the floor (element repeat).
@@ -59,7 +65,7 @@ func (g *Graph) lowerResize(n *Node) ([]*Node, error) {
 		if p.Rounding, ok = resizeRoundings[nm]; !ok {
 			return nil, fmt.Errorf("attribute nearest_mode=%s is not supported", nm)
 		}
-		if e := s.int("exclude_outside", 0); e != 0 {
+		if e := s.int("exclude_outside", 0); e != 0 && p.Mode != nkfile.ResizeCubic {
 			return nil, fmt.Errorf("attribute exclude_outside=%d is not supported", e)
 		}
 	}
@@ -109,7 +115,7 @@ func (g *Graph) lowerResize(n *Node) ([]*Node, error) {
 	p.ScaleH, p.ScaleW = float32(scale[2]), float32(scale[3])
 	out.Shape = outShape
 	m := &Node{Op: n.Op, Kind: nkfile.OpResize2D, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1],
-		Ints: []int{p.Mode, p.Coord, p.Rounding, p.OutH, p.OutW}, Floats: []float32{p.ScaleH, p.ScaleW}}
+		Resize: &p}
 	return []*Node{m}, nil
 }
 

@@ -28,7 +28,7 @@ var paramCount = [opTypeEnd]int{
 	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: 10, OpAvgPool2D: 11,
 	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
 	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
-	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1, OpResize2D: 7, OpConvTranspose2D: 10,
+	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1, OpResize2D: -1, OpConvTranspose2D: 10,
 	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
 	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,

@@ -7,6 +7,7 @@ import "fmt"
 const (
 	ResizeNearest  = 0
 	ResizeBilinear = 1
+	ResizeCubic    = 2 // two more params: cubic_coeff_a, exclude_outside
 
 	ResizeHalfPixel        = 0
 	ResizeAlignCorners     = 1
@@ -25,20 +26,38 @@ type Resize2DParams struct {
 	Mode, Coord, Rounding int
 	OutH, OutW            int
 	ScaleH, ScaleW        float32 // output/input
+	// Cubic only: Keys' coefficient a (ONNX cubic_coeff_a) and whether taps
+	// outside the input get weight 0 (the others renormalized).
+	CubicA         float32
+	ExcludeOutside bool
 }
 
-// Words encodes the params in file order.
+// Words encodes the params in file order: 7 words, 9 for cubic.
 func (p Resize2DParams) Words() []uint32 {
-	return append(I32Words(p.Mode, p.Coord, p.Rounding, p.OutH, p.OutW), F32Words(p.ScaleH, p.ScaleW)...)
+	w := append(I32Words(p.Mode, p.Coord, p.Rounding, p.OutH, p.OutW), F32Words(p.ScaleH, p.ScaleW)...)
+	if p.Mode == ResizeCubic {
+		w = append(w, F32Words(p.CubicA)...)
+		w = append(w, I32Words(map[bool]int{false: 0, true: 1}[p.ExcludeOutside])...)
+	}
+	return w
 }
 
 func resize2DShape(w []uint32, x []int) ([]int, error) {
 	if len(x) != 4 {
 		return nil, fmt.Errorf("input %v, want rank 4 [N,H,W,C]", x)
 	}
+	if len(w) < 7 {
+		return nil, fmt.Errorf("%d params, want 7 (9 for cubic)", len(w))
+	}
 	mode, coord, rounding := WordI32(w[0]), WordI32(w[1]), WordI32(w[2])
-	if mode < ResizeNearest || mode > ResizeBilinear || coord < 0 || coord > ResizeTFHalfPixelForNN || rounding < 0 || rounding > ResizeCeil {
+	if mode < ResizeNearest || mode > ResizeCubic || coord < 0 || coord > ResizeTFHalfPixelForNN || rounding < 0 || rounding > ResizeCeil {
 		return nil, fmt.Errorf("mode %d, coord %d, rounding %d out of range", mode, coord, rounding)
+	}
+	if want := map[bool]int{false: 7, true: 9}[mode == ResizeCubic]; len(w) != want {
+		return nil, fmt.Errorf("%d params, want %d for mode %d", len(w), want, mode)
+	}
+	if mode == ResizeCubic && (!finite(WordF32(w[7])) || WordI32(w[8]) < 0 || WordI32(w[8]) > 1) {
+		return nil, fmt.Errorf("cubic coefficient %g, exclude_outside %d out of range", WordF32(w[7]), WordI32(w[8]))
 	}
 	oh, ow := WordI32(w[3]), WordI32(w[4])
 	for _, v := range []float32{WordF32(w[5]), WordF32(w[6])} {

@@ -274,6 +274,7 @@ NK_REF_HIDDEN void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in
  * rounding as in ONNX Resize; scales are output/input. */
 #define NK_RESIZE_NEAREST 0
 #define NK_RESIZE_BILINEAR 1
+#define NK_RESIZE_CUBIC 2
 #define NK_RESIZE_HALF_PIXEL 0
 #define NK_RESIZE_ALIGN_CORNERS 1
 #define NK_RESIZE_ASYMMETRIC 2
@@ -287,12 +288,15 @@ typedef struct nk_ref_resize_geom {
     int32_t batch, in_h, in_w, channels, out_h, out_w;
     int32_t mode, coord, rounding;
     float scale_h, scale_w;
+    float cubic_a;           /* cubic: Keys' coefficient (ONNX cubic_coeff_a) */
+    int32_t exclude_outside; /* cubic: taps off the input weigh 0, the rest renormalized */
 } nk_ref_resize_geom;
 /* Nearest over elements of es bytes (any dtype: it copies). */
 NK_REF_HIDDEN void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
                                            const nk_ref_resize_geom *g, size_t es);
 /* x [batch, in_h, in_w, channels] -> y [batch, out_h, out_w, channels];
- * out-of-range source coordinates take the edge value. */
+ * out-of-range source coordinates take the edge value. Cubic is ONNX's:
+ * four taps per axis, the input edge-extended by two pixels each side. */
 NK_REF_HIDDEN void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
                                        const nk_ref_resize_geom *g);
 /* Transposed convolution: w is [out_c, k_h, k_w, in_c] (groups 1); output

@@ -55,7 +55,9 @@ static const float rz_want[16] = {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4
 /* stride 2, 3x3 ones, pads 0,0,1,1: rows take input rows {0},{0},{0,1},{1} */
 static const float ct_w[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
 static const float ct_want[16] = {1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4};
-static void rz_mode(nkt_graph *g) { nkt_set_i32(g, 0, 2); }
+static void rz_mode(nkt_graph *g) { nkt_set_i32(g, 0, 3); }
+/* cubic takes two more words (cubic_a, exclude_outside) than the 7 here */
+static void rz_cubic_short(nkt_graph *g) { nkt_set_i32(g, 0, 2); }
 static void rz_scale(nkt_graph *g) { nkt_set_f32(g, 5, 0.0f); }
 static void rz_out(nkt_graph *g) { g->t[1].dims[2] = 5; }
 static void ct_stride(nkt_graph *g) { nkt_set_i32(g, 0, 0); }
@@ -94,7 +96,8 @@ static void upsample_hand(void) {
     c.params = ct_params;
     nkt_run_case(&r);
     nkt_run_case(&c);
-    nkt_expect_reject(&r, rz_mode, NK_ERR_UNSUPPORTED, "mode 2", "resize mode");
+    nkt_expect_reject(&r, rz_mode, NK_ERR_UNSUPPORTED, "mode 3", "resize mode");
+    nkt_expect_reject(&r, rz_cubic_short, NK_ERR_FORMAT, "(9 for cubic)", "resize cubic params");
     nkt_expect_reject(&r, rz_scale, NK_ERR_UNSUPPORTED, "scale_h", "resize scale 0");
     nkt_expect_reject(&r, rz_out, NK_ERR_SHAPE, "(expected [1,4,4,1])", "resize output");
     nkt_expect_reject(&c, ct_stride, NK_ERR_UNSUPPORTED, "stride", "conv_transpose stride 0");
