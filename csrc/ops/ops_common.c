@@ -335,8 +335,9 @@ void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win) {
     win->k_w = nk_param_i32(op, 1);
     win->stride_h = nk_param_i32(op, 2);
     win->stride_w = nk_param_i32(op, 3);
-    win->dil_h = 1;
-    win->dil_w = 1;
+    /* MAX_POOL2D may carry dilation_h, dilation_w after act_min, act_max */
+    win->dil_h = op->type == NK_OP_MAX_POOL2D && op->n_params == 12 ? nk_param_i32(op, 10) : 1;
+    win->dil_w = op->type == NK_OP_MAX_POOL2D && op->n_params == 12 ? nk_param_i32(op, 11) : 1;
     win->pad_top = nk_param_i32(op, 4);
     win->pad_left = nk_param_i32(op, 5);
     win->pad_bottom = nk_param_i32(op, 6);

@@ -130,7 +130,8 @@ NK_HIDDEN nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x,
 NK_HIDDEN void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w);
 /* The window of the conv ops (params 0..7: stride, dilation, pads; the
  * kernel from weights [O,KH,KW,C] or [1,KH,KW,C]) and of the pools
- * (params 0..7: kernel, stride, pads; dilation 1), f32 and i8 alike. */
+ * (params 0..7: kernel, stride, pads; dilation 1, but MAX_POOL2D's optional
+ * params 10, 11), f32 and i8 alike. */
 NK_HIDDEN void nk_ops_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win);
 NK_HIDDEN void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win);
 /* Kernel geometry from input 0, the output (in the tensor table t) and the

@@ -1,17 +1,37 @@
 /* pool.c — MAX_POOL2D, AVG_POOL2D and GLOBAL_AVG_POOL over NHWC tensors.
  * params: kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left,
- * pad_bottom, pad_right, [count_include_pad (avg)], act_min, act_max. */
+ * pad_bottom, pad_right, [count_include_pad (avg)], act_min, act_max,
+ * [dilation_h, dilation_w (max, optional)]. */
 #include "ops_common.h"
 
 #define NK_MAXPOOL_PARAMS 10
+#define NK_MAXPOOL_DILATED_PARAMS 12
 #define NK_AVGPOOL_PARAMS 11
+
+/* Whether every window along one axis has a tap inside the input: with
+ * dilation a window can straddle the input without landing on it. */
+static int nk_pool_axis_covered(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t dil,
+                                int32_t pad) {
+    int32_t o, lo, hi;
+    for (o = 0; o < out; o++) {
+        nk_ref_pool_range_dil(o * stride - pad, k, dil, in, &lo, &hi);
+        if (lo >= hi)
+            return 0;
+    }
+    return 1;
+}
 
 static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                   int32_t n_params, nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     nk_ops_window win;
     int32_t expected[4];
-    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, n_params, err);
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL,
+                                  op->n_params == NK_MAXPOOL_DILATED_PARAMS &&
+                                          n_params == NK_MAXPOOL_PARAMS
+                                      ? NK_MAXPOOL_DILATED_PARAMS
+                                      : n_params,
+                                  err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);
@@ -30,6 +50,17 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
         nk_ops_window_detail(&m, &win);
         return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
     }
+    if ((win.dil_h > 1 || win.dil_w > 1) &&
+        (!nk_pool_axis_covered(x->dims[1], expected[1], win.k_h, win.stride_h, win.dil_h,
+                               win.pad_top) ||
+         !nk_pool_axis_covered(x->dims[2], expected[2], win.k_w, win.stride_w, win.dil_w,
+                               win.pad_left))) {
+        nk_msg m;
+        nk_msg_begin(&m, name);
+        nk_msg_s(&m, "a dilated window lands only on padding; got ");
+        nk_ops_window_detail(&m, &win);
+        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
+    }
     expected[0] = x->dims[0];
     expected[3] = x->dims[3];
     if (!nk_ops_dims_equal(out, expected, 4)) {
@@ -37,7 +68,7 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
         nk_ops_window_detail(&d, &win);
         return nk_ops_fail_out_dims(err, name, out, x, d.text, expected, 4);
     }
-    return nk_ops_check_act(op, (uint32_t)n_params - 2, name, err);
+    return nk_ops_check_act(op, (uint32_t)n_params - 2, name, err); /* before any dilation */
 }
 
 static nk_status nk_max_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t,

@@ -66,20 +66,22 @@ type Node struct {
 
 	// Parameters of nk ops, in logical terms; the layout pass adds the
 	// physical ones (axis, pads, perm) from them.
-	Ints   []int                  // CONV2D/DEPTHWISE/POOL words before the activation
-	Floats []float32              // CLIP min/max, LEAKY_RELU alpha, SOFTMAX beta, BATCH_NORM eps, PAD value
-	Axis   int                    // CONCAT, SOFTMAX
-	Pads   []int                  // PAD: before..., after...
-	Mode   int                    // PAD mode; GELU approximate
-	Perm   []int                  // TRANSPOSE (logical)
-	Axes   []int                  // REDUCE_*: the logical dims reduced
-	Begin  []int                  // SLICE: first index per logical dim
-	Step   []int                  // SLICE: step per logical dim (non-zero)
-	RNN    *nkfile.RNN            // LSTM, GRU
-	Resize *nkfile.Resize2DParams // RESIZE2D
-	HasAct bool                   // the op takes an act_min/act_max clamp
-	ActMin float32
-	ActMax float32
+	Ints   []int       // CONV2D/DEPTHWISE/POOL words before the activation
+	Floats []float32   // CLIP min/max, LEAKY_RELU alpha, SOFTMAX beta, BATCH_NORM eps, PAD value
+	Axis   int         // CONCAT, SOFTMAX
+	Pads   []int       // PAD: before..., after...
+	Mode   int         // PAD mode; GELU approximate
+	Perm   []int       // TRANSPOSE (logical)
+	Axes   []int       // REDUCE_*: the logical dims reduced
+	Begin  []int       // SLICE: first index per logical dim
+	Step   []int       // SLICE: step per logical dim (non-zero)
+	RNN    *nkfile.RNN // LSTM, GRU
+	// MAX_POOL2D: dilation_h, dilation_w (ONNX MaxPool dilations); nil for 1, 1
+	Dilation []int
+	Resize   *nkfile.Resize2DParams // RESIZE2D
+	HasAct   bool                   // the op takes an act_min/act_max clamp
+	ActMin   float32
+	ActMax   float32
 }
 
 // Stats counts what the passes did, for the converter's summary.

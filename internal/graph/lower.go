@@ -907,13 +907,14 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	if err := positive("strides", strides, 2); err != nil {
 		return nil, err
 	}
-	if d := s.ints("dilations", []int{1, 1}); !slices.Equal(d, []int{1, 1}) {
-		return nil, fmt.Errorf("attribute dilations=%v is not supported (only 1)", d)
+	dil := s.ints("dilations", []int{1, 1})
+	if err := positive("dilations", dil, 2); err != nil {
+		return nil, err
 	}
 	if so := s.int("storage_order", 0); so != 0 {
 		return nil, fmt.Errorf("attribute storage_order=%d is not supported", so)
 	}
-	begin, end, err := resolvePads(s, x.Shape[2:], kernel, strides, []int{1, 1})
+	begin, end, err := resolvePads(s, x.Shape[2:], kernel, strides, dil)
 	if err != nil {
 		return nil, err
 	}
@@ -922,7 +923,8 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	var outHW [2]int
 	for k := range 2 {
 		in := x.Shape[2+k]
-		span := in + begin[k] + end[k] - kernel[k]
+		extent := (kernel[k]-1)*dil[k] + 1 // the dilated window
+		span := in + begin[k] + end[k] - extent
 		if span < 0 {
 			return nil, fmt.Errorf("kernel %v does not fit input %v", kernel, x.Shape)
 		}
@@ -935,7 +937,7 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 			}
 			// Let the floor formula of the kernels reach the ceil size by
 			// padding the end; those cells never count for max or avg.
-			if extra := (outDim-1)*strides[k] + kernel[k] - (in + begin[k] + end[k]); extra > 0 {
+			if extra := (outDim-1)*strides[k] + extent - (in + begin[k] + end[k]); extra > 0 {
 				if includePad {
 					return nil, fmt.Errorf("ceil_mode=1 with count_include_pad=1 is not supported")
 				}
@@ -955,6 +957,9 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 		ints = append(ints, map[bool]int{false: 0, true: 1}[includePad])
 	}
 	m := &Node{Op: n.Op, Kind: kind, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Ints: ints, HasAct: true, ActMin: negInf, ActMax: inf}
+	if !slices.Equal(dil, []int{1, 1}) {
+		m.Dilation = dil
+	}
 	return []*Node{m}, nil
 }
 

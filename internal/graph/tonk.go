@@ -103,6 +103,9 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = append(op.Params, nkfile.F32Words(c.Min, c.Max)...)
 			op.Act = c.Act()
 		}
+		if n.Kind == nkfile.OpMaxPool2D && n.Dilation != nil {
+			op.Params = append(op.Params, nkfile.I32Words(n.Dilation...)...) // after the clamp
+		}
 		m.Ops = append(m.Ops, op)
 	}
 	for _, t := range g.Outputs {

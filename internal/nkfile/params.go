@@ -133,8 +133,9 @@ func ParseConvParams(t OpType, w []uint32) (ConvParams, error) {
 	return p, nil
 }
 
-// PoolParams are the params of MAX_POOL2D and AVG_POOL2D. Dilation is not
-// part of a pool and is ignored.
+// PoolParams are the params of MAX_POOL2D and AVG_POOL2D. Only MAX_POOL2D
+// has a dilation (ONNX MaxPool's dilations), in two optional trailing words;
+// AVG_POOL2D ignores it.
 type PoolParams struct {
 	KernelH, KernelW int
 	Window
@@ -142,7 +143,8 @@ type PoolParams struct {
 	Clamp           Clamp
 }
 
-// Words encodes MAX_POOL2D params (10 words) or, for avg, AVG_POOL2D (11).
+// Words encodes MAX_POOL2D params (10 words, 12 when dilated) or, for avg,
+// AVG_POOL2D (11).
 func (p PoolParams) Words(t OpType) []uint32 {
 	w := p.Window.normalized()
 	out := []uint32{
@@ -156,14 +158,20 @@ func (p PoolParams) Words(t OpType) []uint32 {
 		}
 		out = append(out, I32Word(inc))
 	}
-	return append(out, p.Clamp.words()...)
+	out = append(out, p.Clamp.words()...)
+	if t == OpMaxPool2D && (w.DilationH != 1 || w.DilationW != 1) {
+		out = append(out, I32Word(w.DilationH), I32Word(w.DilationW))
+	}
+	return out
 }
 
-// ParsePoolParams reads MAX_POOL2D (10 words) or AVG_POOL2D (11 words) params.
+// ParsePoolParams reads MAX_POOL2D (10 or 12 words) or AVG_POOL2D (11 words) params.
 func ParsePoolParams(t OpType, w []uint32) (PoolParams, error) {
 	want := 10
 	if t == OpAvgPool2D {
 		want = 11
+	} else if len(w) == 12 {
+		want = 12
 	}
 	if len(w) != want {
 		return PoolParams{}, fmt.Errorf("%s: want %d params, have %d", t, want, len(w))
@@ -178,6 +186,9 @@ func ParsePoolParams(t OpType, w []uint32) (PoolParams, error) {
 		k = 9
 	}
 	p.Clamp = Clamp{WordF32(w[k]), WordF32(w[k+1])}
+	if len(w) == 12 {
+		p.DilationH, p.DilationW = WordI32(w[10]), WordI32(w[11])
+	}
 	return p, nil
 }
 

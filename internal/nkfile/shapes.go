@@ -25,7 +25,7 @@ func ConvOutDim(in, kernel, stride, dilation, padBefore, padAfter int) int {
 // paramCount is the number of param words each op takes; -1 when it
 // depends on the input rank (PAD, TRANSPOSE).
 var paramCount = [opTypeEnd]int{
-	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: 10, OpAvgPool2D: 11,
+	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: -1, OpAvgPool2D: 11,
 	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
 	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
 	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1, OpResize2D: -1, OpConvTranspose2D: 10,
@@ -184,6 +184,10 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		oh, ow, err := window(x, p.KernelH, p.KernelW, p.Window)
 		if err != nil {
 			return nil, err
+		}
+		if !poolAxisCovered(x[1], oh, p.KernelH, p.StrideH, p.DilationH, p.PadTop) ||
+			!poolAxisCovered(x[2], ow, p.KernelW, p.StrideW, p.DilationW, p.PadLeft) {
+			return nil, fmt.Errorf("a dilated window lands only on padding")
 		}
 		if t == OpAvgPool2D && op.Params[8] > 1 {
 			return nil, fmt.Errorf("count_include_pad must be 0 or 1")
@@ -378,6 +382,23 @@ func checkBias(in [][]int, n int) error {
 
 // window checks a parsed window (zero strides are errors here, unlike in
 // the Words helpers) and returns the output extent.
+// poolAxisCovered reports whether every pool window along one axis has a
+// tap inside the input (taps dil apart; with dilation a window can straddle
+// the input without landing on it).
+func poolAxisCovered(in, out, k, stride, dil, pad int) bool {
+	for o := range out {
+		start := o*stride - pad
+		first := 0
+		if start < 0 {
+			first = (-start + dil - 1) / dil
+		}
+		if first >= k || start+first*dil >= in {
+			return false
+		}
+	}
+	return true
+}
+
 func window(x []int, kh, kw int, w Window) (oh, ow int, err error) {
 	for i, v := range []int{kh, kw, w.StrideH, w.StrideW, w.DilationH, w.DilationW, w.PadTop, w.PadLeft, w.PadBottom, w.PadRight} {
 		lo := 0

@@ -195,3 +195,36 @@ func TestGivenWeights(t *testing.T) {
 	_, _, err = givenWeights(w, []int{2, 2}, 0, nil)
 	assert.ErrorContains(t, err, "no quantization given")
 }
+
+// A dilated max pool stays float between DEQUANTIZE and QUANTIZE, saying
+// why (MAX_POOL2D_I8 has no dilation); an undilated one becomes int8.
+func TestDilatedMaxPoolStaysFloat(t *testing.T) {
+	for _, dil := range []int{1, 2} {
+		p := nkfile.PoolParams{KernelH: 2, KernelW: 2, Window: nkfile.Window{DilationH: dil, DilationW: dil}, Clamp: nkfile.NoClamp}
+		m := &nkfile.Model{
+			Tensors: []nkfile.Tensor{
+				{Name: "x", DType: nkfile.F32, Shape: []int{1, 4, 4, 1}},
+				{Name: "y", DType: nkfile.F32, Shape: []int{1, 4 - dil, 4 - dil, 1}},
+			},
+			Ops:     []nkfile.Op{{Type: nkfile.OpMaxPool2D, Name: "pool", Inputs: []int{0}, Outputs: []int{1}, Params: p.Words(nkfile.OpMaxPool2D)}},
+			Inputs:  []nkfile.IO{{Tensor: 0}},
+			Outputs: []nkfile.IO{{Tensor: 1}},
+		}
+		require.NoError(t, m.CheckShapes())
+		q, sum, err := Quantize(m, map[int]Range{0: {Lo: -1, Hi: 1}, 1: {Lo: -1, Hi: 1}}, Options{Int8IO: true})
+		require.NoError(t, err)
+		var types []nkfile.OpType
+		for _, op := range q.Ops {
+			types = append(types, op.Type)
+		}
+		if dil == 1 {
+			assert.Equal(t, []nkfile.OpType{nkfile.OpMaxPool2DI8}, types)
+			assert.Empty(t, sum.FloatOps)
+			continue
+		}
+		assert.Equal(t, []nkfile.OpType{nkfile.OpDequantize, nkfile.OpMaxPool2D, nkfile.OpQuantize}, types)
+		require.Len(t, sum.FloatOps, 1)
+		assert.Contains(t, sum.FloatOps[0], "dilated window")
+		assert.Len(t, q.Ops[1].Params, 12, "the float op keeps its dilation")
+	}
+}

@@ -43,11 +43,6 @@ static void tr_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
 /* RESIZE2D and CONV_TRANSPOSE2D worked by hand (ONNX's own node tests
  * cover every mode through the converter: internal/graph's conformance). */
 #define W_I32(v) ((uint32_t)(int32_t)(v))
-static uint32_t nkt_f32_word(float f) {
-    uint32_t w;
-    memcpy(&w, &f, sizeof w);
-    return w;
-}
 static uint32_t rz_params[7], ct_params[10];
 static const float up_x[4] = {1, 2, 3, 4};
 /* [1,2,2,1] -> [1,4,4,1] nearest asymmetric floor: each pixel repeated 2x2 */
