@@ -277,8 +277,11 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 	case "Resize", "Upsample":
 		return g.lowerResize(n)
 	case "MaxPool", "AveragePool":
-		if len(x.Shape) == 3 {
+		switch len(x.Shape) {
+		case 3:
 			return g.lift1D(n, g.lowerPool)
+		case 5:
+			return g.pool3D(n)
 		}
 		return g.lowerPool(n)
 	case "Gemm", "MatMul":
@@ -897,7 +900,7 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	s := n.src
 	x := n.In[0]
 	if len(x.Shape) != 4 {
-		return nil, fmt.Errorf("only 1-D and 2-D pooling are supported (input %v)", x.Shape)
+		return nil, fmt.Errorf("only 1-D, 2-D and 3-D pooling are supported (input %v)", x.Shape)
 	}
 	kernel := s.ints("kernel_shape", nil)
 	if err := positive("kernel_shape", kernel, 2); err != nil {
@@ -1122,6 +1125,59 @@ func (g *Graph) lowerPad(n *Node) ([]*Node, error) {
 	}
 	n.Out[0].Shape = shape
 	return []*Node{{Op: n.Op, Kind: nkfile.OpPad, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Pads: pads, Mode: m, Floats: []float32{value}}}, nil
+}
+
+// pool3D runs a 3-D MaxPool or AveragePool ([N, C, D, H, W]) as two 2-D
+// pools: over (H, W) on [N, C*D, H, W], then over (D, 1) on
+// [N, C, D, OH*OW], with free reshapes around them. Max is separable, and
+// so is the average: every depth slice of a window has the same (H, W) taps
+// inside the input, so the mean of the slices' means is the window's mean
+// (with count_include_pad too). auto_pad, ceil_mode and the rest apply per
+// axis, so both pools take them as they are.
+func (g *Graph) pool3D(n *Node) ([]*Node, error) {
+	x, out := n.In[0], n.Out[0]
+	var hwAttrs, dAttrs []*onnx.Attribute
+	for _, a := range n.src.n.Attrs {
+		hw, d := *a, *a
+		switch a.Name {
+		case "kernel_shape", "strides", "dilations":
+			if len(a.Ints) != 3 {
+				return nil, fmt.Errorf("attribute %s=%v, want 3 values", a.Name, a.Ints)
+			}
+			hw.Ints, d.Ints = []int64{a.Ints[1], a.Ints[2]}, []int64{a.Ints[0], 1}
+		case "pads":
+			if len(a.Ints) != 6 {
+				return nil, fmt.Errorf("attribute pads=%v, want 6 values", a.Ints)
+			}
+			hw.Ints = []int64{a.Ints[1], a.Ints[2], a.Ints[4], a.Ints[5]}
+			d.Ints = []int64{a.Ints[0], 0, a.Ints[3], 0}
+		}
+		hwAttrs, dAttrs = append(hwAttrs, &hw), append(dAttrs, &d)
+	}
+	src := func(attrs []*onnx.Attribute) *srcNode {
+		return &srcNode{n: &onnx.Node{OpType: n.src.n.OpType, Name: n.Name, Attrs: attrs}, opset: n.src.opset}
+	}
+	s := x.Shape
+	planes := &Tensor{Name: x.Name + "_planes", Shape: []int{s[0], s[1] * s[2], s[3], s[4]}}
+	hwOut := &Tensor{Name: out.Name + "_hw"}
+	hw, err := g.lowerPool(&Node{Op: n.Op, Name: n.Name + "/hw", In: []*Tensor{planes}, Out: []*Tensor{hwOut}, src: src(hwAttrs)})
+	if err != nil {
+		return nil, err
+	}
+	oh, ow := hwOut.Shape[2], hwOut.Shape[3]
+	depth := &Tensor{Name: out.Name + "_depth", Shape: []int{s[0], s[1], s[2], oh * ow}}
+	dOut := &Tensor{Name: out.Name + "_d"}
+	d, err := g.lowerPool(&Node{Op: n.Op, Name: n.Name + "/d", In: []*Tensor{depth}, Out: []*Tensor{dOut}, src: src(dAttrs)})
+	if err != nil {
+		return nil, err
+	}
+	out.Shape = []int{s[0], s[1], dOut.Shape[2], oh, ow}
+	reshape := func(name string, from, to *Tensor) *Node {
+		return &Node{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/" + name, In: []*Tensor{from}, Out: []*Tensor{to}}
+	}
+	nodes := append([]*Node{reshape("planes", x, planes)}, hw...)
+	nodes = append(append(nodes, reshape("depth", hwOut, depth)), d...)
+	return append(nodes, reshape("to3d", dOut, out)), nil
 }
 
 // lift1D runs a 1-D Conv or pool ([N, C, L]) as the 2-D op on [N, C, 1, L]:
