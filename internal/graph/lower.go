@@ -25,6 +25,7 @@ var allowedAttrs = map[string][]string{
 	"MaxPool":            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"},
 	"AveragePool":        {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"},
 	"GlobalAveragePool":  {},
+	"GlobalMaxPool":      {},
 	"BatchNormalization": {"epsilon", "momentum", "training_mode"},
 	"Add":                {},
 	"Sub":                {},
@@ -295,6 +296,18 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		out.Shape = []int{x.Shape[0], x.Shape[1], 1, 1}
 		return []*Node{nk(nkfile.OpGlobalAvgPool, x)}, nil
+	case "GlobalMaxPool":
+		// REDUCE_MAX over every spatial dim, dims kept (any rank from 3)
+		if len(x.Shape) < 3 {
+			return nil, fmt.Errorf("input %v has no spatial dims", x.Shape)
+		}
+		out.Shape = slices.Clone(x.Shape)
+		var axes []int
+		for k := 2; k < len(x.Shape); k++ {
+			out.Shape[k] = 1
+			axes = append(axes, k)
+		}
+		return []*Node{{Op: n.Op, Kind: nkfile.OpReduceMax, Name: n.Name, In: []*Tensor{x}, Out: []*Tensor{out}, Axes: axes}}, nil
 	case "BatchNormalization":
 		if s.int("training_mode", 0) != 0 {
 			return nil, fmt.Errorf("attribute training_mode=1 is not supported (inference only)")
