@@ -271,8 +271,11 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		return g.lowerConv(n)
 	case "ConvTranspose":
-		if len(x.Shape) == 3 {
+		switch len(x.Shape) {
+		case 3:
 			return g.lift1D(n, g.lowerConvTranspose)
+		case 5:
+			return g.convTranspose3D(n)
 		}
 		return g.lowerConvTranspose(n)
 	case "Resize", "Upsample":

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -380,5 +381,66 @@ func TestONNXMatMulComputedRHS(t *testing.T) {
 	for _, c := range []string{"test_matmul_2d", "test_matmul_3d", "test_matmul_4d"} {
 		r := runONNXCaseWith(t, filepath.Join(onnxTestData, "node", c), map[string]int{})
 		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
+}
+
+// A 3-D ConvTranspose runs as an (H, W) pass and a depth pass (see
+// convTranspose3D). ONNX has one 3-D node test, without strides or pads, so
+// its 2-D tests are run as 3-D ones with a unit axis inserted: before H (the
+// (H, W) pass does the work) and between H and W (the depth pass takes H's
+// strides, pads, dilations, output_padding and output_shape). The expected
+// outputs are ONNX's 2-D ones: a unit axis leaves the data in place.
+func TestConvTranspose3DAsLifted2D(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	insert := func(v []int64, at int, val int64) []int64 {
+		return append(append(slices.Clone(v[:at]), val), v[at:]...)
+	}
+	for _, c := range []string{"test_convtranspose", "test_convtranspose_pads", "test_convtranspose_dilations",
+		"test_convtranspose_output_shape", "test_convtranspose_autopad_same", "test_convtranspose_kernel_shape"} {
+		for _, unit := range []int{0, 1} { // the spatial position of the inserted unit axis
+			dir := filepath.Join(onnxTestData, "node", c)
+			m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+			require.NoError(t, err)
+			require.Len(t, m.Graph.Nodes, 1)
+			for _, a := range m.Graph.Nodes[0].Attrs {
+				switch a.Name {
+				case "kernel_shape", "strides", "dilations", "output_shape":
+					require.Len(t, a.Ints, 2, "%s %s", c, a.Name)
+					a.Ints = insert(a.Ints, unit, 1)
+				case "output_padding":
+					a.Ints = insert(a.Ints, unit, 0)
+				case "pads":
+					a.Ints = insert(insert(a.Ints, 2+unit, 0), unit, 0)
+				}
+			}
+			for _, vi := range append(slices.Clone(m.Graph.Inputs), m.Graph.Outputs...) {
+				if len(vi.Dims) == 4 {
+					vi.Dims = insert(vi.Dims, 2+unit, 1)
+				}
+			}
+			set := filepath.Join(dir, "test_data_set_0")
+			x := readTensorPB(t, filepath.Join(set, "input_0.pb"))
+			w := readTensorPB(t, filepath.Join(set, "input_1.pb"))
+			want := readTensorPB(t, filepath.Join(set, "output_0.pb"))
+			w.Dims = insert(w.Dims, 2+unit, 1)
+			b, _, err := convert(t, m, graph.Options{Freeze: map[string]*onnx.Tensor{m.Graph.Inputs[1].Name: w}})
+			require.NoError(t, err, "%s unit axis %d", c, unit)
+			model, err := nk.LoadBytes(b)
+			require.NoError(t, err)
+			xs, err := x.Float32s()
+			require.NoError(t, err)
+			ws, err := want.Float32s()
+			require.NoError(t, err)
+			require.Len(t, model.Outputs(), 1)
+			assert.Equal(t, len(want.Dims)+1, len(model.Outputs()[0].Shape), "%s: the output is 3-D", c)
+			got := make([]float32, len(ws))
+			require.NoError(t, model.Run(xs, got))
+			model.Close()
+			for i := range ws {
+				require.InDelta(t, ws[i], got[i], 1e-5+1e-4*math.Abs(float64(ws[i])), "%s unit axis %d element %d", c, unit, i)
+			}
+		}
 	}
 }
