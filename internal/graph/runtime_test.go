@@ -444,3 +444,25 @@ func TestConvTranspose3DAsLifted2D(t *testing.T) {
 		}
 	}
 }
+
+// Cases that once were refused and must now pass, not merely stay unfailed:
+// batched constant MatMul, LayerNormalization's expanded function body,
+// cubic Resize, dilated and 3-D pools, GlobalMaxPool, 3-D ConvTranspose.
+func TestONNXCoveredCases(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	for _, c := range []string{
+		"node/test_matmul_3d", "node/test_matmul_4d",
+		"node/test_layer_normalization_2d_axis0_expanded", "node/test_layer_normalization_4d_axis_negative_1_expanded",
+		"node/test_resize_upsample_scales_cubic", "node/test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",
+		"node/test_resize_upsample_scales_cubic_align_corners", "node/test_resize_upsample_scales_cubic_asymmetric",
+		"node/test_maxpool_2d_dilations", "pytorch-converted/test_MaxPool2d_stride_padding_dilation",
+		"node/test_maxpool_3d_default", "node/test_averagepool_3d_default",
+		"pytorch-converted/test_MaxPool3d_stride_padding", "pytorch-converted/test_AvgPool3d_stride",
+		"node/test_globalmaxpool", "node/test_convtranspose_3d",
+	} {
+		r := runONNXCase(t, filepath.Join(onnxTestData, c))
+		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
+}
