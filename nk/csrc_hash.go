@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ac3b1845b9562d8880dac74be7a699913dc6e6f64a562cd254ae99975bda3be0"
+const csrcHash = "b443352c0d885b6a76f5a26e0e45d5b1c2adcbecf31caf5f23a4b164f9f5cad2"

@@ -14,7 +14,7 @@ var (
 	resizeCoords = map[string]int{
 		"half_pixel": nkfile.ResizeHalfPixel, "align_corners": nkfile.ResizeAlignCorners,
 		"asymmetric": nkfile.ResizeAsymmetric, "pytorch_half_pixel": nkfile.ResizePytorchHalfPixel,
-		"tf_half_pixel_for_nn": nkfile.ResizeTFHalfPixelForNN,
+		"tf_half_pixel_for_nn": nkfile.ResizeTFHalfPixelForNN, "tf_crop_and_resize": nkfile.ResizeTFCropAndResize,
 	}
 	resizeRoundings = map[string]int{
 		"round_prefer_floor": nkfile.ResizeRoundPreferFloor, "round_prefer_ceil": nkfile.ResizeRoundPreferCeil,
@@ -111,6 +111,23 @@ func (g *Graph) lowerResize(n *Node) ([]*Node, error) {
 	}
 	if outShape[0] != x.Shape[0] || outShape[1] != x.Shape[1] {
 		return nil, fmt.Errorf("resizing the batch or channel axis (output %v from %v) is not supported", outShape, x.Shape)
+	}
+	if p.Coord == nkfile.ResizeTFCropAndResize {
+		roi := input(1)
+		if roi == nil || !roi.Const || roi.Elems() != 8 {
+			return nil, fmt.Errorf("coordinate_transformation_mode=tf_crop_and_resize needs roi (input 1) as a constant of 8 values")
+		}
+		r := floats(roi) // starts, then ends, per axis
+		if r[0] != 0 || r[4] != 1 || r[1] != 0 || r[5] != 1 {
+			return nil, fmt.Errorf("roi %v crops the batch or channel axis; only H and W are supported", r)
+		}
+		p.CropH, p.CropW = [2]float32{r[2], r[6]}, [2]float32{r[3], r[7]}
+		p.Extrapolation = s.float("extrapolation_value", 0)
+		for _, v := range append(r, p.Extrapolation) {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("roi %v and extrapolation_value %g must be finite", r, p.Extrapolation)
+			}
+		}
 	}
 	p.OutH, p.OutW = outShape[2], outShape[3]
 	p.ScaleH, p.ScaleW = float32(scale[2]), float32(scale[3])

@@ -387,6 +387,9 @@ func (b *builder) op(op *nkfile.Op) error {
 		if nkfile.WordI32(op.Params[0]) != nkfile.ResizeNearest {
 			return b.float(op, "bilinear or cubic (the int8 resize copies, nearest only)")
 		}
+		if nkfile.WordI32(op.Params[1]) == nkfile.ResizeTFCropAndResize {
+			return b.float(op, "tf_crop_and_resize (its extrapolation value is a float)")
+		}
 		return b.inherit(op, op.Type, func(QParams) []uint32 { return op.Params })
 	case nkfile.OpConcat:
 		if runtimeIns != len(op.Inputs) {

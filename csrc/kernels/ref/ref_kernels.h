@@ -288,6 +288,7 @@ NK_REF_HIDDEN void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in
 #define NK_RESIZE_ASYMMETRIC 2
 #define NK_RESIZE_PYTORCH_HALF_PIXEL 3
 #define NK_RESIZE_TF_HALF_PIXEL_FOR_NN 4
+#define NK_RESIZE_TF_CROP_AND_RESIZE 5
 #define NK_RESIZE_ROUND_PREFER_FLOOR 0
 #define NK_RESIZE_ROUND_PREFER_CEIL 1
 #define NK_RESIZE_FLOOR 2
@@ -298,8 +299,12 @@ typedef struct nk_ref_resize_geom {
     float scale_h, scale_w;
     float cubic_a;           /* cubic: Keys' coefficient (ONNX cubic_coeff_a) */
     int32_t exclude_outside; /* cubic: taps off the input weigh 0, the rest renormalized */
+    /* tf_crop_and_resize: the crop box (fractions of the input; start, end)
+     * and the value of an output pixel whose source lies outside the input */
+    float crop_h[2], crop_w[2], extrapolation;
 } nk_ref_resize_geom;
-/* Nearest over elements of es bytes (any dtype: it copies). */
+/* Nearest over elements of es bytes (any dtype: it copies; f32 only with
+ * tf_crop_and_resize, whose extrapolation value is a float). */
 NK_REF_HIDDEN void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
                                            const nk_ref_resize_geom *g, size_t es);
 /* x [batch, in_h, in_w, channels] -> y [batch, out_h, out_w, channels];

@@ -7,10 +7,17 @@
 
 /* The source coordinate of output index o along an axis of in_len
  * (ONNX Resize's coordinate_transformation_mode). As ONNX defines it, the
- * resized length is in_len * scale, not rounded to the output extent. */
-static float nk_ref_resize_coord(int32_t o, int32_t in_len, float scale, int32_t coord) {
+ * resized length is in_len * scale, not rounded to the output extent;
+ * tf_crop_and_resize spreads the out_len outputs over the crop box. */
+static float nk_ref_resize_coord(int32_t o, int32_t in_len, int32_t out_len, float scale,
+                                 int32_t coord, const float crop[2]) {
     const float resized = (float)in_len * scale;
     switch (coord) {
+    case NK_RESIZE_TF_CROP_AND_RESIZE: {
+        const float span = (crop[1] - crop[0]) * (float)(in_len - 1);
+        return crop[0] * (float)(in_len - 1) +
+               (out_len > 1 ? (float)o * span / (float)(out_len - 1) : 0.5f * span);
+    }
     case NK_RESIZE_ALIGN_CORNERS:
         return resized > 1.0f ? (float)o * (float)(in_len - 1) / (resized - 1.0f) : 0.0f;
     case NK_RESIZE_ASYMMETRIC:
@@ -22,6 +29,12 @@ static float nk_ref_resize_coord(int32_t o, int32_t in_len, float scale, int32_t
     default: /* NK_RESIZE_HALF_PIXEL */
         return ((float)o + 0.5f) / scale - 0.5f;
     }
+}
+
+/* Whether a tf_crop_and_resize source coordinate lies outside the input
+ * (the output pixel then takes the extrapolation value). */
+static int nk_ref_resize_outside(const nk_ref_resize_geom *g, float c, int32_t in_len) {
+    return g->coord == NK_RESIZE_TF_CROP_AND_RESIZE && (c < 0.0f || c > (float)(in_len - 1));
 }
 
 static int32_t nk_ref_clampi(int32_t v, int32_t hi) {
@@ -120,13 +133,21 @@ static void nk_ref_resize2d_cubic_f32(const float *NK_RESTRICT x, float *NK_REST
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * image;
         for (oy = 0; oy < g->out_h; oy++) {
+            const float cy =
+                nk_ref_resize_coord(oy, g->in_h, g->out_h, g->scale_h, g->coord, g->crop_h);
             nk_ref_cubic_taps ty;
-            nk_ref_resize_cubic(nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord), g->in_h,
-                                g->cubic_a, g->exclude_outside, &ty);
+            nk_ref_resize_cubic(cy, g->in_h, g->cubic_a, g->exclude_outside, &ty);
             for (ox = 0; ox < g->out_w; ox++) {
+                const float cx =
+                    nk_ref_resize_coord(ox, g->in_w, g->out_w, g->scale_w, g->coord, g->crop_w);
                 nk_ref_cubic_taps tx;
-                nk_ref_resize_cubic(nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord),
-                                    g->in_w, g->cubic_a, g->exclude_outside, &tx);
+                if (nk_ref_resize_outside(g, cy, g->in_h) || nk_ref_resize_outside(g, cx, g->in_w)) {
+                    for (k = 0; k < c; k++)
+                        y[k] = g->extrapolation;
+                    y += c;
+                    continue;
+                }
+                nk_ref_resize_cubic(cx, g->in_w, g->cubic_a, g->exclude_outside, &tx);
                 for (k = 0; k < c; k++) {
                     float acc = 0.0f;
                     /* along W within each of the four rows, then along H */
@@ -155,12 +176,21 @@ void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
     for (b = 0; b < g->batch; b++) {
         const unsigned char *xb = xs + (size_t)b * image;
         for (oy = 0; oy < g->out_h; oy++) {
-            const int32_t iy = nk_ref_resize_nearest(
-                nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord), g->in_h, g->rounding);
+            const float cy =
+                nk_ref_resize_coord(oy, g->in_h, g->out_h, g->scale_h, g->coord, g->crop_h);
+            const int32_t iy = nk_ref_resize_nearest(cy, g->in_h, g->rounding);
             for (ox = 0; ox < g->out_w; ox++) {
-                const int32_t ix = nk_ref_resize_nearest(
-                    nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord), g->in_w, g->rounding);
-                memcpy(yd, xb + (size_t)iy * row + (size_t)ix * pixel, pixel);
+                const float cx =
+                    nk_ref_resize_coord(ox, g->in_w, g->out_w, g->scale_w, g->coord, g->crop_w);
+                const int32_t ix = nk_ref_resize_nearest(cx, g->in_w, g->rounding);
+                if (es == sizeof(float) &&
+                    (nk_ref_resize_outside(g, cy, g->in_h) || nk_ref_resize_outside(g, cx, g->in_w))) {
+                    int32_t k;
+                    for (k = 0; k < g->channels; k++)
+                        memcpy(yd + (size_t)k * es, &g->extrapolation, es);
+                } else {
+                    memcpy(yd, xb + (size_t)iy * row + (size_t)ix * pixel, pixel);
+                }
                 yd += pixel;
             }
         }
@@ -183,10 +213,15 @@ void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * image;
         for (oy = 0; oy < g->out_h; oy++) {
-            const float cy = nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord);
+            const float cy =
+                nk_ref_resize_coord(oy, g->in_h, g->out_h, g->scale_h, g->coord, g->crop_h);
             for (ox = 0; ox < g->out_w; ox++) {
-                const float cx = nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord);
-                {
+                const float cx =
+                    nk_ref_resize_coord(ox, g->in_w, g->out_w, g->scale_w, g->coord, g->crop_w);
+                if (nk_ref_resize_outside(g, cy, g->in_h) || nk_ref_resize_outside(g, cx, g->in_w)) {
+                    for (k = 0; k < c; k++)
+                        y[k] = g->extrapolation;
+                } else {
                     int32_t y0, y1, x0, x1;
                     float wy, wx;
                     const float *r0, *r1;
