@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "b443352c0d885b6a76f5a26e0e45d5b1c2adcbecf31caf5f23a4b164f9f5cad2"
+const csrcHash = "325aa865aa28d6a79cdc83c5d1e000e4f9b9e4fff9d89b2d656e9451e273e80a"

@@ -5,21 +5,8 @@
 #include "ops_common.h"
 
 #define NK_MAXPOOL_PARAMS 10
-#define NK_MAXPOOL_DILATED_PARAMS 12
+#define NK_MAXPOOL_DILATED_PARAMS NK_OPS_MAX_POOL_DILATED_PARAMS
 #define NK_AVGPOOL_PARAMS 11
-
-/* Whether every window along one axis has a tap inside the input: with
- * dilation a window can straddle the input without landing on it. */
-static int nk_pool_axis_covered(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t dil,
-                                int32_t pad) {
-    int32_t o, lo, hi;
-    for (o = 0; o < out; o++) {
-        nk_ref_pool_range_dil(o * stride - pad, k, dil, in, &lo, &hi);
-        if (lo >= hi)
-            return 0;
-    }
-    return 1;
-}
 
 static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
                                   int32_t n_params, nk_error_t *err) {
@@ -50,17 +37,8 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
         nk_ops_window_detail(&m, &win);
         return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
     }
-    if ((win.dil_h > 1 || win.dil_w > 1) &&
-        (!nk_pool_axis_covered(x->dims[1], expected[1], win.k_h, win.stride_h, win.dil_h,
-                               win.pad_top) ||
-         !nk_pool_axis_covered(x->dims[2], expected[2], win.k_w, win.stride_w, win.dil_w,
-                               win.pad_left))) {
-        nk_msg m;
-        nk_msg_begin(&m, name);
-        nk_msg_s(&m, "a dilated window lands only on padding; got ");
-        nk_ops_window_detail(&m, &win);
-        return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
-    }
+    if ((s = nk_ops_pool_check_taps(name, x, &win, expected[1], expected[2], err)) != NK_OK)
+        return s;
     expected[0] = x->dims[0];
     expected[3] = x->dims[3];
     if (!nk_ops_dims_equal(out, expected, 4)) {

@@ -23,6 +23,7 @@ import (
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
+	"github.com/netkit/netkit/internal/ptq"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nkc"
 )
@@ -464,5 +465,51 @@ func TestONNXCoveredCases(t *testing.T) {
 	} {
 		r := runONNXCase(t, filepath.Join(onnxTestData, c))
 		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
+}
+
+// ONNX's dilated max pool, quantized (one range, 0..16, for every
+// activation): MAX_POOL2D_I8 with dilation runs on the int8 tensors, and the
+// dequantized output is ONNX's within half a quantization step (a max of
+// quantized values is the quantized max).
+func TestDilatedMaxPoolInt8(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	dir := filepath.Join(onnxTestData, "node", "test_maxpool_2d_dilations")
+	m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+	require.NoError(t, err)
+	g, err := graph.Convert(m, graph.Options{})
+	require.NoError(t, err)
+	fm, err := g.ToNK()
+	require.NoError(t, err)
+	ranges := map[int]ptq.Range{}
+	for i := range fm.Tensors {
+		if !fm.Tensors[i].Const() {
+			ranges[i] = ptq.Range{Lo: 0, Hi: 16}
+		}
+	}
+	q, sum, err := ptq.Quantize(fm, ranges, ptq.Options{})
+	require.NoError(t, err)
+	assert.Empty(t, sum.FloatOps)
+	var types []nkfile.OpType
+	for _, op := range q.Ops {
+		types = append(types, op.Type)
+	}
+	assert.Contains(t, types, nkfile.OpMaxPool2DI8)
+	b, err := nkfile.Encode(q)
+	require.NoError(t, err)
+	model, err := nk.LoadBytes(b)
+	require.NoError(t, err)
+	defer model.Close()
+	set := filepath.Join(dir, "test_data_set_0")
+	x, err := readTensorPB(t, filepath.Join(set, "input_0.pb")).Float32s()
+	require.NoError(t, err)
+	want, err := readTensorPB(t, filepath.Join(set, "output_0.pb")).Float32s()
+	require.NoError(t, err)
+	got := make([]float32, len(want))
+	require.NoError(t, model.Run(x, got))
+	for i := range want {
+		assert.InDelta(t, want[i], got[i], 0.5*16/255+1e-6, "element %d", i)
 	}
 }

@@ -301,29 +301,39 @@ func DenseI8Words(inZeroPoint int32, out QOut) []uint32 {
 }
 
 // PoolI8Params are the params of AVG_POOL2D_I8 and MAX_POOL2D_I8 (input and
-// output share quantization; padding is never counted).
+// output share quantization; padding is never counted). Only MAX_POOL2D_I8
+// has a dilation, in two optional trailing words.
 type PoolI8Params struct {
 	KernelH, KernelW int
 	Window
 	ActMin, ActMax int32
 }
 
-// Words encodes the 10 pool words.
+// Words encodes the 10 pool words, 12 when dilated (max only).
 func (p PoolI8Params) Words() []uint32 {
 	w := p.Window.normalized()
-	return I32Words(p.KernelH, p.KernelW, w.StrideH, w.StrideW,
+	out := I32Words(p.KernelH, p.KernelW, w.StrideH, w.StrideW,
 		w.PadTop, w.PadLeft, w.PadBottom, w.PadRight, int(p.ActMin), int(p.ActMax))
+	if w.DilationH != 1 || w.DilationW != 1 {
+		out = append(out, I32Words(w.DilationH, w.DilationW)...)
+	}
+	return out
 }
 
-// ParsePoolI8Params reads AVG_POOL2D_I8 / MAX_POOL2D_I8 params (10 words).
+// ParsePoolI8Params reads AVG_POOL2D_I8 (10 words) / MAX_POOL2D_I8 (10 or 12
+// words) params.
 func ParsePoolI8Params(t OpType, w []uint32) (PoolI8Params, error) {
-	if len(w) != 10 {
+	if len(w) != 10 && !(t == OpMaxPool2DI8 && len(w) == 12) {
 		return PoolI8Params{}, fmt.Errorf("%s: want 10 params, have %d", t, len(w))
 	}
-	return PoolI8Params{KernelH: WordI32(w[0]), KernelW: WordI32(w[1]), Window: Window{
+	p := PoolI8Params{KernelH: WordI32(w[0]), KernelW: WordI32(w[1]), Window: Window{
 		StrideH: WordI32(w[2]), StrideW: WordI32(w[3]), DilationH: 1, DilationW: 1,
 		PadTop: WordI32(w[4]), PadLeft: WordI32(w[5]), PadBottom: WordI32(w[6]), PadRight: WordI32(w[7]),
-	}, ActMin: int32(w[8]), ActMax: int32(w[9])}, nil
+	}, ActMin: int32(w[8]), ActMax: int32(w[9])}
+	if len(w) == 12 {
+		p.DilationH, p.DilationW = WordI32(w[10]), WordI32(w[11])
+	}
+	return p, nil
 }
 
 // AddI8Params are the ADD_I8 params (TFLite's int8 add: both inputs

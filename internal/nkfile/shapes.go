@@ -33,7 +33,7 @@ var paramCount = [opTypeEnd]int{
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
 	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
 	OpLayerNorm: 2, OpLSTM: -1, OpGRU: -1,
-	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
+	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: -1,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
 	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0, OpSvdfI8: 8,
 }

@@ -347,9 +347,6 @@ func (b *builder) op(op *nkfile.Op) error {
 		if p.CountIncludePad && (p.PadTop|p.PadLeft|p.PadBottom|p.PadRight) != 0 {
 			return b.float(op, "average counts padding (the int8 kernel never does)")
 		}
-		if p.DilationH != 1 || p.DilationW != 1 {
-			return b.float(op, "dilated window (the int8 max pool has none)")
-		}
 		t := nkfile.OpMaxPool2DI8
 		if op.Type == nkfile.OpAvgPool2D {
 			t = nkfile.OpAvgPool2DI8

@@ -196,9 +196,9 @@ func TestGivenWeights(t *testing.T) {
 	assert.ErrorContains(t, err, "no quantization given")
 }
 
-// A dilated max pool stays float between DEQUANTIZE and QUANTIZE, saying
-// why (MAX_POOL2D_I8 has no dilation); an undilated one becomes int8.
-func TestDilatedMaxPoolStaysFloat(t *testing.T) {
+// A dilated max pool becomes MAX_POOL2D_I8 with its two dilation words, as
+// an undilated one becomes it with none.
+func TestDilatedMaxPoolToInt8(t *testing.T) {
 	for _, dil := range []int{1, 2} {
 		p := nkfile.PoolParams{KernelH: 2, KernelW: 2, Window: nkfile.Window{DilationH: dil, DilationW: dil}, Clamp: nkfile.NoClamp}
 		m := &nkfile.Model{
@@ -213,18 +213,12 @@ func TestDilatedMaxPoolStaysFloat(t *testing.T) {
 		require.NoError(t, m.CheckShapes())
 		q, sum, err := Quantize(m, map[int]Range{0: {Lo: -1, Hi: 1}, 1: {Lo: -1, Hi: 1}}, Options{Int8IO: true})
 		require.NoError(t, err)
-		var types []nkfile.OpType
-		for _, op := range q.Ops {
-			types = append(types, op.Type)
-		}
-		if dil == 1 {
-			assert.Equal(t, []nkfile.OpType{nkfile.OpMaxPool2DI8}, types)
-			assert.Empty(t, sum.FloatOps)
-			continue
-		}
-		assert.Equal(t, []nkfile.OpType{nkfile.OpDequantize, nkfile.OpMaxPool2D, nkfile.OpQuantize}, types)
-		require.Len(t, sum.FloatOps, 1)
-		assert.Contains(t, sum.FloatOps[0], "dilated window")
-		assert.Len(t, q.Ops[1].Params, 12, "the float op keeps its dilation")
+		require.Len(t, q.Ops, 1)
+		assert.Equal(t, nkfile.OpMaxPool2DI8, q.Ops[0].Type)
+		assert.Empty(t, sum.FloatOps)
+		pp, err := nkfile.ParsePoolI8Params(nkfile.OpMaxPool2DI8, q.Ops[0].Params)
+		require.NoError(t, err)
+		assert.Equal(t, []int{dil, dil}, []int{pp.DilationH, pp.DilationW})
+		assert.Len(t, q.Ops[0].Params, map[bool]int{false: 10, true: 12}[dil > 1])
 	}
 }
