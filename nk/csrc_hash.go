@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "325aa865aa28d6a79cdc83c5d1e000e4f9b9e4fff9d89b2d656e9451e273e80a"
+const csrcHash = "7e514e39b02459d5428f6ee6d8a6a303e90bbf4fe0439b2467b24a6f0ec542a3"

@@ -67,20 +67,28 @@ static inline float nk_minf(float a, float b) {
     return (a != a || a < b) ? a : b;
 }
 
-/* Pool window taps [*lo, *hi) of k taps d apart from input index `start`
- * that land inside [0, n): tap j reads start + j*d. Empty (*lo >= *hi) when
- * none does, which the validators rule out. */
-static inline void nk_ref_pool_range_dil(int32_t start, int32_t k, int32_t d, int32_t n,
-                                         int32_t *lo, int32_t *hi) {
-    const int64_t first = start < 0 ? ((int64_t)-start + d - 1) / d : 0;
-    const int64_t end = n > start ? ((int64_t)n - start + d - 1) / d : 0;
-    *lo = (int32_t)(first < k ? first : k);
-    *hi = (int32_t)(end < k ? end : k);
-}
-/* The same with dilation 1; float and int8 pools share it. */
+/* Pool window taps [*lo, *hi) of k taps from input index `start` that land
+ * inside [0, n) (dilation 1); float and int8 pools share it. */
 static inline void nk_ref_pool_range(int32_t start, int32_t k, int32_t n, int32_t *lo,
                                      int32_t *hi) {
-    nk_ref_pool_range_dil(start, k, 1, n, lo, hi);
+    *lo = start < 0 ? -start : 0;
+    *hi = n - start < k ? n - start : k;
+}
+/* The same for k taps d apart (tap j reads start + j*d); empty (*lo >= *hi)
+ * when none lands inside, which the validators rule out. Dilation 1 takes
+ * the division-free path above. All values stay below 2^26 (validated
+ * window), so int32 arithmetic does not overflow. */
+static inline void nk_ref_pool_range_dil(int32_t start, int32_t k, int32_t d, int32_t n,
+                                         int32_t *lo, int32_t *hi) {
+    int32_t first, end;
+    if (d == 1) {
+        nk_ref_pool_range(start, k, n, lo, hi);
+        return;
+    }
+    first = start < 0 ? (d - 1 - start) / d : 0;
+    end = n > start ? (n - start + d - 1) / d : 0;
+    *lo = first < k ? first : k;
+    *hi = end < k ? end : k;
 }
 
 /* y[r, n] = clamp(sum_k x[r, k] * w[n, k] + bias[n]); bias may be NULL. */
