@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "74bf53b199263ef813469b5e14aedfca77cd15e1efb57cb95982f66124258009"
+const csrcHash = "272ebfac4bb9e9a6b62d1d20bd46badabf4fdeb1b72b95ea448b73be553e7924"

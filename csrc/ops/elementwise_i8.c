@@ -10,14 +10,18 @@
 
 static const uint8_t nk_i8_dtype_i8[1] = {NK_I8};
 
-/* ---- pools: kernel_h, kernel_w, stride_h, stride_w, pads (4), act_min, act_max ---- */
+/* ---- pools: kernel_h, kernel_w, stride_h, stride_w, pads (4), act_min, act_max,
+ * [dilation_h, dilation_w (max, optional)] ---- */
 static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                      nk_error_t *err) {
     const char *name = op->type == NK_OP_AVG_POOL2D_I8 ? "avg_pool2d_i8" : "max_pool2d_i8";
     const nk_tensor_rt *x, *out;
     nk_ops_window win;
     int32_t expected[4];
-    nk_status s = nk_i8_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, NK_POOL_I8_PARAMS,
+    const int dilated = op->type == NK_OP_MAX_POOL2D_I8 &&
+                        op->n_params == NK_OPS_MAX_POOL_DILATED_PARAMS;
+    nk_status s = nk_i8_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL,
+                                 dilated ? NK_OPS_MAX_POOL_DILATED_PARAMS : NK_POOL_I8_PARAMS,
                                  nk_i8_dtype_i8, 1, NK_I8, err);
     if (s != NK_OK)
         return s;
@@ -32,6 +36,8 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
     if (win.pad_top >= win.k_h || win.pad_bottom >= win.k_h || win.pad_left >= win.k_w ||
         win.pad_right >= win.k_w)
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name, "pads must be smaller than the kernel");
+    if ((s = nk_ops_pool_check_taps(name, x, &win, expected[1], expected[2], err)) != NK_OK)
+        return s;
     if ((int64_t)win.k_h * win.k_w > NK_I8_MAX_POOL_TAPS)
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name, "kernel above 2^24 taps");
     if ((s = nk_i8_check_clamp(name, nk_param_i32(op, 8), nk_param_i32(op, 9), err)) != NK_OK)
@@ -48,7 +54,9 @@ static nk_status nk_pool_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 
 void nk_pool2d_i8_run(const nk_i8_pool_args *a, const int8_t *in, int8_t *out) {
 #if NK_FAST_I8_POOL
-    if (nk_fast_pool2d_i8(in, out, a->g, a->act_min, a->act_max, a->is_max))
+    /* the fast kernels take undilated windows; dilated ones run portable */
+    if (a->g->dil_h == 1 && a->g->dil_w == 1 &&
+        nk_fast_pool2d_i8(in, out, a->g, a->act_min, a->act_max, a->is_max))
         return;
 #endif
     if (a->is_max)

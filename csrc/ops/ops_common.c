@@ -367,12 +367,42 @@ void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win) {
     win->k_w = nk_param_i32(op, 1);
     win->stride_h = nk_param_i32(op, 2);
     win->stride_w = nk_param_i32(op, 3);
-    win->dil_h = 1;
-    win->dil_w = 1;
+    /* the max pools may carry dilation_h, dilation_w after act_min, act_max */
+    const int dilated = (op->type == NK_OP_MAX_POOL2D || op->type == NK_OP_MAX_POOL2D_I8) &&
+                        op->n_params == NK_OPS_MAX_POOL_DILATED_PARAMS;
+    win->dil_h = dilated ? nk_param_i32(op, 10) : 1;
+    win->dil_w = dilated ? nk_param_i32(op, 11) : 1;
     win->pad_top = nk_param_i32(op, 4);
     win->pad_left = nk_param_i32(op, 5);
     win->pad_bottom = nk_param_i32(op, 6);
     win->pad_right = nk_param_i32(op, 7);
+}
+
+/* Whether every window along one axis has a tap inside the input. */
+static int nk_ops_pool_axis_covered(int32_t in, int32_t out, int32_t k, int32_t stride,
+                                    int32_t dil, int32_t pad) {
+    int32_t o, lo, hi;
+    for (o = 0; o < out; o++) {
+        nk_ref_pool_range_dil(o * stride - pad, k, dil, in, &lo, &hi);
+        if (lo >= hi)
+            return 0;
+    }
+    return 1;
+}
+
+nk_status (nk_ops_pool_check_taps)(const char *name, const nk_tensor_rt *x,
+                                   const nk_ops_window *win, int32_t out_h, int32_t out_w,
+                                   nk_error_t *err) {
+    nk_msg m;
+    if (nk_ops_pool_axis_covered(x->dims[1], out_h, win->k_h, win->stride_h, win->dil_h,
+                                 win->pad_top) &&
+        nk_ops_pool_axis_covered(x->dims[2], out_w, win->k_w, win->stride_w, win->dil_w,
+                                 win->pad_left))
+        return NK_OK;
+    nk_msg_begin(&m, name);
+    nk_msg_s(&m, "a dilated window lands only on padding; got ");
+    nk_ops_window_detail(&m, win);
+    return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
 }
 
 void nk_ops_window_geom(const nk_op_rt *op, const nk_tensor_rt *t, const nk_ops_window *win,

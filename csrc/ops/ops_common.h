@@ -141,9 +141,18 @@ NK_HIDDEN nk_status nk_ops_window_check(const char *name, const nk_tensor_rt *x,
 NK_HIDDEN void nk_ops_window_detail(nk_msg *m, const nk_ops_window *w);
 /* The window of the conv ops (params 0..7: stride, dilation, pads; the
  * kernel from weights [O,KH,KW,C] or [1,KH,KW,C]) and of the pools
- * (params 0..7: kernel, stride, pads; dilation 1), f32 and i8 alike. */
+ * (params 0..7: kernel, stride, pads; dilation 1, but the max pools'
+ * optional params 10, 11), f32 and i8 alike. */
 NK_HIDDEN void nk_ops_conv_window(const nk_op_rt *op, const nk_tensor_rt *w, nk_ops_window *win);
 NK_HIDDEN void nk_ops_pool_window(const nk_op_rt *op, nk_ops_window *win);
+/* MAX_POOL2D and MAX_POOL2D_I8 with dilation_h, dilation_w after the clamp. */
+#define NK_OPS_MAX_POOL_DILATED_PARAMS 12
+/* Checks that every window of a pool has a tap inside the input x [N,H,W,C]:
+ * with dilation a window can straddle the input without landing on it
+ * (pads < kernel rules that out only at dilation 1). NK_ERR_UNSUPPORTED. */
+NK_HIDDEN nk_status nk_ops_pool_check_taps(const char *name, const nk_tensor_rt *x,
+                                           const nk_ops_window *win, int32_t out_h,
+                                           int32_t out_w, nk_error_t *err);
 /* Kernel geometry from input 0, the output (in the tensor table t) and the
  * window; groups and multiplier 1, count_include_pad 0 and a [0, 0] clamp for
  * the caller to set. */
@@ -245,6 +254,8 @@ static inline const nk_tensor_rt *nk_ops_tout(const nk_op_rt *op, const nk_exec 
     (NK_MSG_DROP(name), nk_ops_check_broadcast((op), (t), NULL, (err)))
 #define nk_ops_window_check(name, x, w, out_h, out_w, err) \
     (NK_MSG_DROP(name), nk_ops_window_check(NULL, (x), (w), (out_h), (out_w), (err)))
+#define nk_ops_pool_check_taps(name, x, w, out_h, out_w, err) \
+    (NK_MSG_DROP(name), nk_ops_pool_check_taps(NULL, (x), (w), (out_h), (out_w), (err)))
 #define nk_ops_check_bias(bias, name, n, unit, err) \
     (NK_MSG_DROP(name), NK_MSG_DROP(unit), nk_ops_check_bias((bias), NULL, (n), NULL, (err)))
 #define nk_ops_msg_weights_misfit(m, name, w, x, what, k) \

@@ -1,9 +1,11 @@
 /* pool.c — MAX_POOL2D, AVG_POOL2D and GLOBAL_AVG_POOL over NHWC tensors.
  * params: kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left,
- * pad_bottom, pad_right, [count_include_pad (avg)], act_min, act_max. */
+ * pad_bottom, pad_right, [count_include_pad (avg)], act_min, act_max,
+ * [dilation_h, dilation_w (max, optional)]. */
 #include "ops_common.h"
 
 #define NK_MAXPOOL_PARAMS 10
+#define NK_MAXPOOL_DILATED_PARAMS NK_OPS_MAX_POOL_DILATED_PARAMS
 #define NK_AVGPOOL_PARAMS 11
 
 static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
@@ -11,7 +13,12 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
     const nk_tensor_rt *x, *out;
     nk_ops_window win;
     int32_t expected[4];
-    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, n_params, err);
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL,
+                                  op->n_params == NK_MAXPOOL_DILATED_PARAMS &&
+                                          n_params == NK_MAXPOOL_PARAMS
+                                      ? NK_MAXPOOL_DILATED_PARAMS
+                                      : n_params,
+                                  err);
     if (s != NK_OK)
         return s;
     x = nk_ops_in(op, t, 0);
@@ -30,6 +37,8 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
         nk_ops_window_detail(&m, &win);
         return nk_msg_fail(&m, err, NK_ERR_UNSUPPORTED);
     }
+    if ((s = nk_ops_pool_check_taps(name, x, &win, expected[1], expected[2], err)) != NK_OK)
+        return s;
     expected[0] = x->dims[0];
     expected[3] = x->dims[3];
     if (!nk_ops_dims_equal(out, expected, 4)) {
@@ -37,7 +46,7 @@ static nk_status nk_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t, con
         nk_ops_window_detail(&d, &win);
         return nk_ops_fail_out_dims(err, name, out, x, d.text, expected, 4);
     }
-    return nk_ops_check_act(op, (uint32_t)n_params - 2, name, err);
+    return nk_ops_check_act(op, (uint32_t)n_params - 2, name, err); /* before any dilation */
 }
 
 static nk_status nk_max_pool_validate(const nk_op_rt *op, const nk_tensor_rt *t,

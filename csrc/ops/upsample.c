@@ -4,9 +4,18 @@
 #include "ops_common.h"
 
 #define NK_RESIZE_PARAMS 7
+#define NK_RESIZE_CUBIC_WORDS 2 /* cubic: + cubic_a (f32), exclude_outside (i32) */
+#define NK_RESIZE_CROP_WORDS 5  /* tf_crop_and_resize: + crop box (4 f32), extrapolation (f32) */
 #define NK_CONV_T_PARAMS 10
 
-/* ---- resize2d: mode, coord, rounding, out_h, out_w (i32); scale_h, scale_w (f32) ---- */
+/* ---- resize2d: mode, coord, rounding, out_h, out_w (i32); scale_h, scale_w (f32);
+ * cubic only: cubic_a (f32), exclude_outside (i32); tf_crop_and_resize only:
+ * crop_h0, crop_h1, crop_w0, crop_w1, extrapolation (f32) ---- */
+
+/* The index of the first crop word: after the cubic words, if any. */
+static uint32_t nk_resize_crop_at(const nk_op_rt *op) {
+    return NK_RESIZE_PARAMS + (nk_param_i32(op, 0) == NK_RESIZE_CUBIC ? NK_RESIZE_CUBIC_WORDS : 0u);
+}
 
 static nk_status nk_resize_fail_param(nk_error_t *err, const char *what, int32_t v,
                                       const char *allowed) {
@@ -24,18 +33,45 @@ static nk_status nk_resize2d_validate(const nk_op_rt *op, const nk_tensor_rt *t,
                                       nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t expected[4], k;
-    nk_status s = nk_ops_check_io(op, t, "resize2d", 1, 1, NK_OPS_NO_OPTIONAL, NK_RESIZE_PARAMS,
-                                  err);
+    uint32_t want_params;
+    nk_status s = nk_ops_check_io(op, t, "resize2d", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
     if (s != NK_OK)
         return s;
+    want_params = NK_RESIZE_PARAMS;
+    if (op->n_params >= 2) {
+        want_params = nk_resize_crop_at(op);
+        if (nk_param_i32(op, 1) == NK_RESIZE_TF_CROP_AND_RESIZE)
+            want_params += NK_RESIZE_CROP_WORDS;
+    }
+    if (op->n_params != want_params) {
+        nk_msg m;
+        nk_msg_begin(&m, "resize2d");
+        nk_msg_s(&m, "has ");
+        nk_msg_i(&m, (int32_t)op->n_params);
+        nk_msg_s(&m, " parameter words, expected 7 (+2 for cubic, +5 for tf_crop_and_resize)");
+        return nk_msg_fail(&m, err, NK_ERR_FORMAT);
+    }
     x = nk_ops_in(op, t, 0);
     out = &t[op->out[0]];
     if ((s = nk_ops_check_rank("resize2d", "input", x, 4, err)) != NK_OK)
         return s;
-    if ((uint32_t)nk_param_i32(op, 0) > NK_RESIZE_BILINEAR)
-        return nk_resize_fail_param(err, "mode", nk_param_i32(op, 0), "0 (nearest) or 1 (bilinear)");
-    if ((uint32_t)nk_param_i32(op, 1) > NK_RESIZE_TF_HALF_PIXEL_FOR_NN)
-        return nk_resize_fail_param(err, "coordinate transform", nk_param_i32(op, 1), "0..4");
+    if ((uint32_t)nk_param_i32(op, 0) > NK_RESIZE_CUBIC)
+        return nk_resize_fail_param(err, "mode", nk_param_i32(op, 0),
+                                    "0 (nearest), 1 (bilinear) or 2 (cubic)");
+    if (nk_param_i32(op, 0) == NK_RESIZE_CUBIC) {
+        if (!nk_ops_finite(nk_param_f32(op, 7)))
+            return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d", "cubic_a is not finite");
+        if ((uint32_t)nk_param_i32(op, 8) > 1)
+            return nk_resize_fail_param(err, "exclude_outside", nk_param_i32(op, 8), "0 or 1");
+    }
+    if ((uint32_t)nk_param_i32(op, 1) > NK_RESIZE_TF_CROP_AND_RESIZE)
+        return nk_resize_fail_param(err, "coordinate transform", nk_param_i32(op, 1), "0..5");
+    if (nk_param_i32(op, 1) == NK_RESIZE_TF_CROP_AND_RESIZE) {
+        for (k = 0; k < (int32_t)NK_RESIZE_CROP_WORDS; k++)
+            if (!nk_ops_finite(nk_param_f32(op, nk_resize_crop_at(op) + (uint32_t)k)))
+                return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d",
+                                   "crop box and extrapolation value must be finite");
+    }
     if ((uint32_t)nk_param_i32(op, 2) > NK_RESIZE_CEIL)
         return nk_resize_fail_param(err, "nearest rounding", nk_param_i32(op, 2), "0..3");
     for (k = 0; k < 2; k++) {
@@ -69,8 +105,11 @@ static nk_status nk_resize2d_i8_validate(const nk_op_rt *op, const nk_tensor_rt 
     if (op->n_in != 1 || op->n_out != 1 || op->in[0] == NK_NONE || op->out[0] == NK_NONE ||
         t[op->in[0]].dtype != NK_I8 || t[op->out[0]].dtype != NK_I8)
         return nk_ops_fail(err, NK_ERR_DTYPE, "resize2d", "on i8 takes one i8 input and output");
-    if (op->n_params == NK_RESIZE_PARAMS && nk_param_i32(op, 0) != NK_RESIZE_NEAREST)
+    if (op->n_params >= 1 && nk_param_i32(op, 0) != NK_RESIZE_NEAREST)
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d", "on i8 is nearest only");
+    if (op->n_params >= 2 && nk_param_i32(op, 1) == NK_RESIZE_TF_CROP_AND_RESIZE)
+        return nk_ops_fail(err, NK_ERR_UNSUPPORTED, "resize2d",
+                           "on i8 has no tf_crop_and_resize (a float extrapolation value)");
     /* the float checks for the rest: relabel the dtypes */
     {
         nk_tensor_rt tt[2];
@@ -100,6 +139,17 @@ nk_status nk_resize2d_eval(const nk_op_rt *op, const nk_exec *x) {
     g.rounding = nk_param_i32(op, 2);
     g.scale_h = nk_param_f32(op, 5);
     g.scale_w = nk_param_f32(op, 6);
+    g.cubic_a = g.mode == NK_RESIZE_CUBIC ? nk_param_f32(op, 7) : 0.0f;
+    g.exclude_outside = g.mode == NK_RESIZE_CUBIC ? nk_param_i32(op, 8) : 0;
+    g.crop_h[0] = g.crop_h[1] = g.crop_w[0] = g.crop_w[1] = g.extrapolation = 0.0f;
+    if (g.coord == NK_RESIZE_TF_CROP_AND_RESIZE) {
+        const uint32_t at = nk_resize_crop_at(op);
+        g.crop_h[0] = nk_param_f32(op, at);
+        g.crop_h[1] = nk_param_f32(op, at + 1u);
+        g.crop_w[0] = nk_param_f32(op, at + 2u);
+        g.crop_w[1] = nk_param_f32(op, at + 3u);
+        g.extrapolation = nk_param_f32(op, at + 4u);
+    }
     if (out->dtype == NK_I8)
         nk_ref_resize2d_nearest(x->data[op->in[0]], x->data[op->out[0]], &g, 1);
     else

@@ -16,7 +16,7 @@ var foldable = map[string]bool{
 	"Reciprocal": true, "Relu": true, "Sigmoid": true, "Tanh": true, "Erf": true, "Exp": true,
 	"Transpose": true, "Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
 	"Concat": true, "Gather": true, "Cast": true, "Identity": true, "Dropout": true,
-	"ConstantOfShape": true, "Slice": true, "Expand": true,
+	"ConstantOfShape": true, "Slice": true, "Expand": true, "Size": true,
 }
 
 // broadcastShape is numpy broadcasting of two shapes.
@@ -71,6 +71,12 @@ func broadcastIndex(out, in []int) []int {
 		}
 	}
 	return idx
+}
+
+// sizeOf is ONNX Size: the element count of t as an int64 scalar. Shapes are
+// static, so it folds on a run-time tensor too.
+func sizeOf(t *Tensor) *Tensor {
+	return &Tensor{Const: true, Int: true, Shape: []int{}, I: []int64{int64(prod(t.Shape))}}
 }
 
 func floats(t *Tensor) []float32 {
@@ -131,6 +137,8 @@ func (g *Graph) fold(n *Node) ([]*Tensor, error) {
 	case "Identity", "Dropout":
 		t := *in[0]
 		return one(&t)
+	case "Size":
+		return one(sizeOf(in[0]))
 	case "Add", "Sub", "Mul", "Div", "Pow":
 		a, b := in[0], in[1]
 		shape, err := broadcastShape(a.Shape, b.Shape)
@@ -485,7 +493,9 @@ func concatShape(n *Node) ([]int, int, error) {
 // before: attributes) on a constant.
 // sliceGeometry resolves an ONNX Slice (starts, ends, axes, steps as
 // constant inputs, or attributes before opset 10) into the first index, the
-// step and the element count per dim of its input.
+// step and the element count per dim of its input. A count may be 0: folding
+// keeps such an empty constant (a shape prefix of length 0 that a Concat then
+// completes), the run-time Slice refuses it.
 func sliceGeometry(n *Node) (begin, step, count []int, err error) {
 	x := n.In[0]
 	r := len(x.Shape)
@@ -563,9 +573,6 @@ func sliceGeometry(n *Node) (begin, step, count []int, err error) {
 			c = (b - e - st - 1) / -st
 		}
 		begin[axis], step[axis], count[axis] = int(b), int(st), int(c)
-	}
-	if prod(count) == 0 {
-		return nil, nil, nil, fmt.Errorf("Slice gives an empty tensor")
 	}
 	return begin, step, count, nil
 }

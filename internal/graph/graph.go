@@ -76,9 +76,12 @@ type Node struct {
 	Begin  []int       // SLICE: first index per logical dim
 	Step   []int       // SLICE: step per logical dim (non-zero)
 	RNN    *nkfile.RNN // LSTM, GRU
-	HasAct bool        // the op takes an act_min/act_max clamp
-	ActMin float32
-	ActMax float32
+	// MAX_POOL2D: dilation_h, dilation_w (ONNX MaxPool dilations); nil for 1, 1
+	Dilation []int
+	Resize   *nkfile.Resize2DParams // RESIZE2D
+	HasAct   bool                   // the op takes an act_min/act_max clamp
+	ActMin   float32
+	ActMax   float32
 }
 
 // Stats counts what the passes did, for the converter's summary.

@@ -25,6 +25,7 @@ var allowedAttrs = map[string][]string{
 	"MaxPool":            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"},
 	"AveragePool":        {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"},
 	"GlobalAveragePool":  {},
+	"GlobalMaxPool":      {},
 	"BatchNormalization": {"epsilon", "momentum", "training_mode"},
 	"Add":                {},
 	"Sub":                {},
@@ -56,6 +57,7 @@ var allowedAttrs = map[string][]string{
 	"Pad":                {"mode", "pads", "value"},
 	"Transpose":          {"perm"},
 	"Identity":           {},
+	"Cast":               {"to", "saturate"},
 	"Dropout":            {"seed", "ratio", "is_test"},
 	"QuantizeLinear":     {"axis", "saturate"},
 	"DequantizeLinear":   {"axis"},
@@ -125,6 +127,13 @@ func (g *Graph) lowerNodes() error {
 			for _, d := range n.In[0].Shape {
 				t.I = append(t.I, int64(d))
 			}
+			g.Stats.FoldedConstants++
+			continue
+		}
+		if n.Op == "Size" && len(n.In) == 1 {
+			name := n.Out[0].Name
+			*n.Out[0] = *sizeOf(n.In[0])
+			n.Out[0].Name = name
 			g.Stats.FoldedConstants++
 			continue
 		}
@@ -262,19 +271,25 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		return g.lowerConv(n)
 	case "ConvTranspose":
-		if len(x.Shape) == 3 {
+		switch len(x.Shape) {
+		case 3:
 			return g.lift1D(n, g.lowerConvTranspose)
+		case 5:
+			return g.convTranspose3D(n)
 		}
 		return g.lowerConvTranspose(n)
 	case "Resize", "Upsample":
 		return g.lowerResize(n)
 	case "MaxPool", "AveragePool":
-		if len(x.Shape) == 3 {
+		switch len(x.Shape) {
+		case 3:
 			return g.lift1D(n, g.lowerPool)
+		case 5:
+			return g.pool3D(n)
 		}
 		return g.lowerPool(n)
 	case "Gemm", "MatMul":
-		if n.Op == "MatMul" && !n.In[1].Const {
+		if n.Op == "MatMul" && (!n.In[1].Const || len(n.In[1].Shape) > 2) {
 			return g.lowerMatMul(n)
 		}
 		return g.lowerDense(n)
@@ -284,6 +299,18 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		}
 		out.Shape = []int{x.Shape[0], x.Shape[1], 1, 1}
 		return []*Node{nk(nkfile.OpGlobalAvgPool, x)}, nil
+	case "GlobalMaxPool":
+		// REDUCE_MAX over every spatial dim, dims kept (any rank from 3)
+		if len(x.Shape) < 3 {
+			return nil, fmt.Errorf("input %v has no spatial dims", x.Shape)
+		}
+		out.Shape = slices.Clone(x.Shape)
+		var axes []int
+		for k := 2; k < len(x.Shape); k++ {
+			out.Shape[k] = 1
+			axes = append(axes, k)
+		}
+		return []*Node{{Op: n.Op, Kind: nkfile.OpReduceMax, Name: n.Name, In: []*Tensor{x}, Out: []*Tensor{out}, Axes: axes}}, nil
 	case "BatchNormalization":
 		if s.int("training_mode", 0) != 0 {
 			return nil, fmt.Errorf("attribute training_mode=1 is not supported (inference only)")
@@ -380,6 +407,9 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if prod(count) == 0 {
+			return nil, fmt.Errorf("Slice gives an empty tensor; netkit tensors are never empty")
+		}
 		out.Shape = count
 		m := nk(nkfile.OpSlice, x)
 		m.Begin, m.Step = begin, step
@@ -428,6 +458,14 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		return []*Node{m}, nil
 	case "Pad":
 		return g.lowerPad(n)
+	case "Cast":
+		// On a computed tensor only float to float is the identity; the
+		// function bodies of LayerNormalization and friends cast that way.
+		if to := s.int("to", 1); to != 1 {
+			return nil, fmt.Errorf("Cast of a computed tensor to type %d is not supported; netkit runs float32", to)
+		}
+		out.Shape = slices.Clone(x.Shape)
+		return []*Node{nk(nkfile.OpReshape, x)}, nil
 	case "Identity", "Dropout":
 		if !dropoutInference(n) {
 			return nil, fmt.Errorf("training-mode Dropout is not supported")
@@ -518,7 +556,8 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 }
 
 // lowerMatMul lowers a MatMul whose right-hand side is computed (attention's
-// Q @ K^T, scores @ V) to MATMUL; rank-1 operands are refused.
+// Q @ K^T, scores @ V) or a batched constant (rank 3 or more: DENSE has one
+// weight matrix) to MATMUL; rank-1 operands are refused.
 func (g *Graph) lowerMatMul(n *Node) ([]*Node, error) {
 	a, b, out := n.In[0], n.In[1], n.Out[0]
 	if a.Const {
@@ -877,7 +916,7 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	s := n.src
 	x := n.In[0]
 	if len(x.Shape) != 4 {
-		return nil, fmt.Errorf("only 1-D and 2-D pooling are supported (input %v)", x.Shape)
+		return nil, fmt.Errorf("only 1-D, 2-D and 3-D pooling are supported (input %v)", x.Shape)
 	}
 	kernel := s.ints("kernel_shape", nil)
 	if err := positive("kernel_shape", kernel, 2); err != nil {
@@ -887,13 +926,14 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	if err := positive("strides", strides, 2); err != nil {
 		return nil, err
 	}
-	if d := s.ints("dilations", []int{1, 1}); !slices.Equal(d, []int{1, 1}) {
-		return nil, fmt.Errorf("attribute dilations=%v is not supported (only 1)", d)
+	dil := s.ints("dilations", []int{1, 1})
+	if err := positive("dilations", dil, 2); err != nil {
+		return nil, err
 	}
 	if so := s.int("storage_order", 0); so != 0 {
 		return nil, fmt.Errorf("attribute storage_order=%d is not supported", so)
 	}
-	begin, end, err := resolvePads(s, x.Shape[2:], kernel, strides, []int{1, 1})
+	begin, end, err := resolvePads(s, x.Shape[2:], kernel, strides, dil)
 	if err != nil {
 		return nil, err
 	}
@@ -902,7 +942,8 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 	var outHW [2]int
 	for k := range 2 {
 		in := x.Shape[2+k]
-		span := in + begin[k] + end[k] - kernel[k]
+		extent := (kernel[k]-1)*dil[k] + 1 // the dilated window
+		span := in + begin[k] + end[k] - extent
 		if span < 0 {
 			return nil, fmt.Errorf("kernel %v does not fit input %v", kernel, x.Shape)
 		}
@@ -915,7 +956,7 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 			}
 			// Let the floor formula of the kernels reach the ceil size by
 			// padding the end; those cells never count for max or avg.
-			if extra := (outDim-1)*strides[k] + kernel[k] - (in + begin[k] + end[k]); extra > 0 {
+			if extra := (outDim-1)*strides[k] + extent - (in + begin[k] + end[k]); extra > 0 {
 				if includePad {
 					return nil, fmt.Errorf("ceil_mode=1 with count_include_pad=1 is not supported")
 				}
@@ -935,6 +976,9 @@ func (g *Graph) lowerPool(n *Node) ([]*Node, error) {
 		ints = append(ints, map[bool]int{false: 0, true: 1}[includePad])
 	}
 	m := &Node{Op: n.Op, Kind: kind, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Ints: ints, HasAct: true, ActMin: negInf, ActMax: inf}
+	if !slices.Equal(dil, []int{1, 1}) {
+		m.Dilation = dil
+	}
 	return []*Node{m}, nil
 }
 
@@ -1097,6 +1141,59 @@ func (g *Graph) lowerPad(n *Node) ([]*Node, error) {
 	}
 	n.Out[0].Shape = shape
 	return []*Node{{Op: n.Op, Kind: nkfile.OpPad, Name: n.Name, In: []*Tensor{x}, Out: n.Out[:1], Pads: pads, Mode: m, Floats: []float32{value}}}, nil
+}
+
+// pool3D runs a 3-D MaxPool or AveragePool ([N, C, D, H, W]) as two 2-D
+// pools: over (H, W) on [N, C*D, H, W], then over (D, 1) on
+// [N, C, D, OH*OW], with free reshapes around them. Max is separable, and
+// so is the average: every depth slice of a window has the same (H, W) taps
+// inside the input, so the mean of the slices' means is the window's mean
+// (with count_include_pad too). auto_pad, ceil_mode and the rest apply per
+// axis, so both pools take them as they are.
+func (g *Graph) pool3D(n *Node) ([]*Node, error) {
+	x, out := n.In[0], n.Out[0]
+	var hwAttrs, dAttrs []*onnx.Attribute
+	for _, a := range n.src.n.Attrs {
+		hw, d := *a, *a
+		switch a.Name {
+		case "kernel_shape", "strides", "dilations":
+			if len(a.Ints) != 3 {
+				return nil, fmt.Errorf("attribute %s=%v, want 3 values", a.Name, a.Ints)
+			}
+			hw.Ints, d.Ints = []int64{a.Ints[1], a.Ints[2]}, []int64{a.Ints[0], 1}
+		case "pads":
+			if len(a.Ints) != 6 {
+				return nil, fmt.Errorf("attribute pads=%v, want 6 values", a.Ints)
+			}
+			hw.Ints = []int64{a.Ints[1], a.Ints[2], a.Ints[4], a.Ints[5]}
+			d.Ints = []int64{a.Ints[0], 0, a.Ints[3], 0}
+		}
+		hwAttrs, dAttrs = append(hwAttrs, &hw), append(dAttrs, &d)
+	}
+	src := func(attrs []*onnx.Attribute) *srcNode {
+		return &srcNode{n: &onnx.Node{OpType: n.src.n.OpType, Name: n.Name, Attrs: attrs}, opset: n.src.opset}
+	}
+	s := x.Shape
+	planes := &Tensor{Name: x.Name + "_planes", Shape: []int{s[0], s[1] * s[2], s[3], s[4]}}
+	hwOut := &Tensor{Name: out.Name + "_hw"}
+	hw, err := g.lowerPool(&Node{Op: n.Op, Name: n.Name + "/hw", In: []*Tensor{planes}, Out: []*Tensor{hwOut}, src: src(hwAttrs)})
+	if err != nil {
+		return nil, err
+	}
+	oh, ow := hwOut.Shape[2], hwOut.Shape[3]
+	depth := &Tensor{Name: out.Name + "_depth", Shape: []int{s[0], s[1], s[2], oh * ow}}
+	dOut := &Tensor{Name: out.Name + "_d"}
+	d, err := g.lowerPool(&Node{Op: n.Op, Name: n.Name + "/d", In: []*Tensor{depth}, Out: []*Tensor{dOut}, src: src(dAttrs)})
+	if err != nil {
+		return nil, err
+	}
+	out.Shape = []int{s[0], s[1], dOut.Shape[2], oh, ow}
+	reshape := func(name string, from, to *Tensor) *Node {
+		return &Node{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/" + name, In: []*Tensor{from}, Out: []*Tensor{to}}
+	}
+	nodes := append([]*Node{reshape("planes", x, planes)}, hw...)
+	nodes = append(append(nodes, reshape("depth", hwOut, depth)), d...)
+	return append(nodes, reshape("to3d", dOut, out)), nil
 }
 
 // lift1D runs a 1-D Conv or pool ([N, C, L]) as the 2-D op on [N, C, 1, L]:

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/netkit/netkit/internal/graph"
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/onnx"
+	"github.com/netkit/netkit/internal/ptq"
 	"github.com/netkit/netkit/nk"
 	"github.com/netkit/netkit/nkc"
 )
@@ -380,5 +382,134 @@ func TestONNXMatMulComputedRHS(t *testing.T) {
 	for _, c := range []string{"test_matmul_2d", "test_matmul_3d", "test_matmul_4d"} {
 		r := runONNXCaseWith(t, filepath.Join(onnxTestData, "node", c), map[string]int{})
 		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
+}
+
+// A 3-D ConvTranspose runs as an (H, W) pass and a depth pass (see
+// convTranspose3D). ONNX has one 3-D node test, without strides or pads, so
+// its 2-D tests are run as 3-D ones with a unit axis inserted: before H (the
+// (H, W) pass does the work) and between H and W (the depth pass takes H's
+// strides, pads, dilations, output_padding and output_shape). The expected
+// outputs are ONNX's 2-D ones: a unit axis leaves the data in place.
+func TestConvTranspose3DAsLifted2D(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	insert := func(v []int64, at int, val int64) []int64 {
+		return append(append(slices.Clone(v[:at]), val), v[at:]...)
+	}
+	for _, c := range []string{"test_convtranspose", "test_convtranspose_pads", "test_convtranspose_dilations",
+		"test_convtranspose_output_shape", "test_convtranspose_autopad_same", "test_convtranspose_kernel_shape"} {
+		for _, unit := range []int{0, 1} { // the spatial position of the inserted unit axis
+			dir := filepath.Join(onnxTestData, "node", c)
+			m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+			require.NoError(t, err)
+			require.Len(t, m.Graph.Nodes, 1)
+			for _, a := range m.Graph.Nodes[0].Attrs {
+				switch a.Name {
+				case "kernel_shape", "strides", "dilations", "output_shape":
+					require.Len(t, a.Ints, 2, "%s %s", c, a.Name)
+					a.Ints = insert(a.Ints, unit, 1)
+				case "output_padding":
+					a.Ints = insert(a.Ints, unit, 0)
+				case "pads":
+					a.Ints = insert(insert(a.Ints, 2+unit, 0), unit, 0)
+				}
+			}
+			for _, vi := range append(slices.Clone(m.Graph.Inputs), m.Graph.Outputs...) {
+				if len(vi.Dims) == 4 {
+					vi.Dims = insert(vi.Dims, 2+unit, 1)
+				}
+			}
+			set := filepath.Join(dir, "test_data_set_0")
+			x := readTensorPB(t, filepath.Join(set, "input_0.pb"))
+			w := readTensorPB(t, filepath.Join(set, "input_1.pb"))
+			want := readTensorPB(t, filepath.Join(set, "output_0.pb"))
+			w.Dims = insert(w.Dims, 2+unit, 1)
+			b, _, err := convert(t, m, graph.Options{Freeze: map[string]*onnx.Tensor{m.Graph.Inputs[1].Name: w}})
+			require.NoError(t, err, "%s unit axis %d", c, unit)
+			model, err := nk.LoadBytes(b)
+			require.NoError(t, err)
+			xs, err := x.Float32s()
+			require.NoError(t, err)
+			ws, err := want.Float32s()
+			require.NoError(t, err)
+			require.Len(t, model.Outputs(), 1)
+			assert.Equal(t, len(want.Dims)+1, len(model.Outputs()[0].Shape), "%s: the output is 3-D", c)
+			got := make([]float32, len(ws))
+			require.NoError(t, model.Run(xs, got))
+			model.Close()
+			for i := range ws {
+				require.InDelta(t, ws[i], got[i], 1e-5+1e-4*math.Abs(float64(ws[i])), "%s unit axis %d element %d", c, unit, i)
+			}
+		}
+	}
+}
+
+// Cases that once were refused and must now pass, not merely stay unfailed:
+// batched constant MatMul, LayerNormalization's expanded function body,
+// cubic Resize, dilated and 3-D pools, GlobalMaxPool, 3-D ConvTranspose.
+func TestONNXCoveredCases(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	for _, c := range []string{
+		"node/test_matmul_3d", "node/test_matmul_4d",
+		"node/test_layer_normalization_2d_axis0_expanded", "node/test_layer_normalization_4d_axis_negative_1_expanded",
+		"node/test_resize_upsample_scales_cubic", "node/test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",
+		"node/test_resize_upsample_scales_cubic_align_corners", "node/test_resize_upsample_scales_cubic_asymmetric",
+		"node/test_maxpool_2d_dilations", "pytorch-converted/test_MaxPool2d_stride_padding_dilation",
+		"node/test_maxpool_3d_default", "node/test_averagepool_3d_default",
+		"pytorch-converted/test_MaxPool3d_stride_padding", "pytorch-converted/test_AvgPool3d_stride",
+		"node/test_globalmaxpool", "node/test_convtranspose_3d",
+	} {
+		r := runONNXCase(t, filepath.Join(onnxTestData, c))
+		assert.Equal(t, "pass", r.outcome, "%s: %s", c, r.detail)
+	}
+}
+
+// ONNX's dilated max pool, quantized (one range, 0..16, for every
+// activation): MAX_POOL2D_I8 with dilation runs on the int8 tensors, and the
+// dequantized output is ONNX's within half a quantization step (a max of
+// quantized values is the quantized max).
+func TestDilatedMaxPoolInt8(t *testing.T) {
+	if _, err := os.Stat(onnxTestData); err != nil {
+		t.Skip("ONNX conformance data not found: install the Debian package libonnx-testdata (CI does)")
+	}
+	dir := filepath.Join(onnxTestData, "node", "test_maxpool_2d_dilations")
+	m, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+	require.NoError(t, err)
+	g, err := graph.Convert(m, graph.Options{})
+	require.NoError(t, err)
+	fm, err := g.ToNK()
+	require.NoError(t, err)
+	ranges := map[int]ptq.Range{}
+	for i := range fm.Tensors {
+		if !fm.Tensors[i].Const() {
+			ranges[i] = ptq.Range{Lo: 0, Hi: 16}
+		}
+	}
+	q, sum, err := ptq.Quantize(fm, ranges, ptq.Options{})
+	require.NoError(t, err)
+	assert.Empty(t, sum.FloatOps)
+	var types []nkfile.OpType
+	for _, op := range q.Ops {
+		types = append(types, op.Type)
+	}
+	assert.Contains(t, types, nkfile.OpMaxPool2DI8)
+	b, err := nkfile.Encode(q)
+	require.NoError(t, err)
+	model, err := nk.LoadBytes(b)
+	require.NoError(t, err)
+	defer model.Close()
+	set := filepath.Join(dir, "test_data_set_0")
+	x, err := readTensorPB(t, filepath.Join(set, "input_0.pb")).Float32s()
+	require.NoError(t, err)
+	want, err := readTensorPB(t, filepath.Join(set, "output_0.pb")).Float32s()
+	require.NoError(t, err)
+	got := make([]float32, len(want))
+	require.NoError(t, model.Run(x, got))
+	for i := range want {
+		assert.InDelta(t, want[i], got[i], 0.5*16/255+1e-6, "element %d", i)
 	}
 }

@@ -63,7 +63,7 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = append(op.Params, nkfile.I32Word(v))
 		}
 		switch n.Kind {
-		case nkfile.OpBatchNorm, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSoftmax, nkfile.OpHardSigmoid, nkfile.OpResize2D:
+		case nkfile.OpBatchNorm, nkfile.OpClip, nkfile.OpLeakyRelu, nkfile.OpSoftmax, nkfile.OpHardSigmoid:
 			op.Params = append(op.Params, nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpGelu:
 			op.Params = nkfile.I32Words(n.Mode)
@@ -71,6 +71,8 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			op.Params = nkfile.I32Words(n.Axis)
 		case nkfile.OpLSTM, nkfile.OpGRU:
 			op.Params = n.RNN.Words()
+		case nkfile.OpResize2D:
+			op.Params = n.Resize.Words()
 		case nkfile.OpLayerNorm:
 			op.Params = append(nkfile.I32Words(n.Axis), nkfile.F32Words(n.Floats...)...)
 		case nkfile.OpPad:
@@ -100,6 +102,9 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 			c := nkfile.Clamp{Min: n.ActMin, Max: n.ActMax}
 			op.Params = append(op.Params, nkfile.F32Words(c.Min, c.Max)...)
 			op.Act = c.Act()
+		}
+		if n.Kind == nkfile.OpMaxPool2D && n.Dilation != nil {
+			op.Params = append(op.Params, nkfile.I32Words(n.Dilation...)...) // after the clamp
 		}
 		m.Ops = append(m.Ops, op)
 	}

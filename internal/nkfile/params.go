@@ -133,8 +133,9 @@ func ParseConvParams(t OpType, w []uint32) (ConvParams, error) {
 	return p, nil
 }
 
-// PoolParams are the params of MAX_POOL2D and AVG_POOL2D. Dilation is not
-// part of a pool and is ignored.
+// PoolParams are the params of MAX_POOL2D and AVG_POOL2D. Only MAX_POOL2D
+// has a dilation (ONNX MaxPool's dilations), in two optional trailing words;
+// AVG_POOL2D ignores it.
 type PoolParams struct {
 	KernelH, KernelW int
 	Window
@@ -142,7 +143,8 @@ type PoolParams struct {
 	Clamp           Clamp
 }
 
-// Words encodes MAX_POOL2D params (10 words) or, for avg, AVG_POOL2D (11).
+// Words encodes MAX_POOL2D params (10 words, 12 when dilated) or, for avg,
+// AVG_POOL2D (11).
 func (p PoolParams) Words(t OpType) []uint32 {
 	w := p.Window.normalized()
 	out := []uint32{
@@ -156,14 +158,20 @@ func (p PoolParams) Words(t OpType) []uint32 {
 		}
 		out = append(out, I32Word(inc))
 	}
-	return append(out, p.Clamp.words()...)
+	out = append(out, p.Clamp.words()...)
+	if t == OpMaxPool2D && (w.DilationH != 1 || w.DilationW != 1) {
+		out = append(out, I32Word(w.DilationH), I32Word(w.DilationW))
+	}
+	return out
 }
 
-// ParsePoolParams reads MAX_POOL2D (10 words) or AVG_POOL2D (11 words) params.
+// ParsePoolParams reads MAX_POOL2D (10 or 12 words) or AVG_POOL2D (11 words) params.
 func ParsePoolParams(t OpType, w []uint32) (PoolParams, error) {
 	want := 10
 	if t == OpAvgPool2D {
 		want = 11
+	} else if len(w) == 12 {
+		want = 12
 	}
 	if len(w) != want {
 		return PoolParams{}, fmt.Errorf("%s: want %d params, have %d", t, want, len(w))
@@ -178,6 +186,9 @@ func ParsePoolParams(t OpType, w []uint32) (PoolParams, error) {
 		k = 9
 	}
 	p.Clamp = Clamp{WordF32(w[k]), WordF32(w[k+1])}
+	if len(w) == 12 {
+		p.DilationH, p.DilationW = WordI32(w[10]), WordI32(w[11])
+	}
 	return p, nil
 }
 
@@ -290,29 +301,39 @@ func DenseI8Words(inZeroPoint int32, out QOut) []uint32 {
 }
 
 // PoolI8Params are the params of AVG_POOL2D_I8 and MAX_POOL2D_I8 (input and
-// output share quantization; padding is never counted).
+// output share quantization; padding is never counted). Only MAX_POOL2D_I8
+// has a dilation, in two optional trailing words.
 type PoolI8Params struct {
 	KernelH, KernelW int
 	Window
 	ActMin, ActMax int32
 }
 
-// Words encodes the 10 pool words.
+// Words encodes the 10 pool words, 12 when dilated (max only).
 func (p PoolI8Params) Words() []uint32 {
 	w := p.Window.normalized()
-	return I32Words(p.KernelH, p.KernelW, w.StrideH, w.StrideW,
+	out := I32Words(p.KernelH, p.KernelW, w.StrideH, w.StrideW,
 		w.PadTop, w.PadLeft, w.PadBottom, w.PadRight, int(p.ActMin), int(p.ActMax))
+	if w.DilationH != 1 || w.DilationW != 1 {
+		out = append(out, I32Words(w.DilationH, w.DilationW)...)
+	}
+	return out
 }
 
-// ParsePoolI8Params reads AVG_POOL2D_I8 / MAX_POOL2D_I8 params (10 words).
+// ParsePoolI8Params reads AVG_POOL2D_I8 (10 words) / MAX_POOL2D_I8 (10 or 12
+// words) params.
 func ParsePoolI8Params(t OpType, w []uint32) (PoolI8Params, error) {
-	if len(w) != 10 {
+	if len(w) != 10 && !(t == OpMaxPool2DI8 && len(w) == 12) {
 		return PoolI8Params{}, fmt.Errorf("%s: want 10 params, have %d", t, len(w))
 	}
-	return PoolI8Params{KernelH: WordI32(w[0]), KernelW: WordI32(w[1]), Window: Window{
+	p := PoolI8Params{KernelH: WordI32(w[0]), KernelW: WordI32(w[1]), Window: Window{
 		StrideH: WordI32(w[2]), StrideW: WordI32(w[3]), DilationH: 1, DilationW: 1,
 		PadTop: WordI32(w[4]), PadLeft: WordI32(w[5]), PadBottom: WordI32(w[6]), PadRight: WordI32(w[7]),
-	}, ActMin: int32(w[8]), ActMax: int32(w[9])}, nil
+	}, ActMin: int32(w[8]), ActMax: int32(w[9])}
+	if len(w) == 12 {
+		p.DilationH, p.DilationW = WordI32(w[10]), WordI32(w[11])
+	}
+	return p, nil
 }
 
 // AddI8Params are the ADD_I8 params (TFLite's int8 add: both inputs

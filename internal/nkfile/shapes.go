@@ -25,15 +25,15 @@ func ConvOutDim(in, kernel, stride, dilation, padBefore, padAfter int) int {
 // paramCount is the number of param words each op takes; -1 when it
 // depends on the input rank (PAD, TRANSPOSE).
 var paramCount = [opTypeEnd]int{
-	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: 10, OpAvgPool2D: 11,
+	OpDense: 2, OpConv2D: 11, OpDepthwiseConv2D: 11, OpMaxPool2D: -1, OpAvgPool2D: 11,
 	OpGlobalAvgPool: 0, OpBatchNorm: 1, OpRelu: 0, OpClip: 2, OpLeakyRelu: 1,
 	OpSigmoid: 0, OpTanh: 0, OpGelu: 1, OpSoftmax: 1, OpAdd: 2, OpMul: 2,
-	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1, OpResize2D: 7, OpConvTranspose2D: 10,
+	OpConcat: 1, OpReshape: 0, OpPad: -1, OpTranspose: -1, OpResize2D: -1, OpConvTranspose2D: 10,
 	OpSub: 2, OpDiv: 2, OpMaximum: 2, OpMinimum: 2, OpPow: 2, OpExp: 0, OpSqrt: 0, OpNeg: 0,
 	OpAbs: 0, OpReciprocal: 0, OpHardSigmoid: 2, OpHardSwish: 0,
 	OpReduceMean: 1, OpReduceSum: 1, OpReduceMax: 1, OpSlice: -1, OpMatMul: 2,
 	OpLayerNorm: 2, OpLSTM: -1, OpGRU: -1,
-	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: 10,
+	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: -1,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
 	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0, OpSvdfI8: 8,
 }
@@ -184,6 +184,10 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		oh, ow, err := window(x, p.KernelH, p.KernelW, p.Window)
 		if err != nil {
 			return nil, err
+		}
+		if !poolAxisCovered(x[1], oh, p.KernelH, p.StrideH, p.DilationH, p.PadTop) ||
+			!poolAxisCovered(x[2], ow, p.KernelW, p.StrideW, p.DilationW, p.PadLeft) {
+			return nil, fmt.Errorf("a dilated window lands only on padding")
 		}
 		if t == OpAvgPool2D && op.Params[8] > 1 {
 			return nil, fmt.Errorf("count_include_pad must be 0 or 1")
@@ -378,6 +382,23 @@ func checkBias(in [][]int, n int) error {
 
 // window checks a parsed window (zero strides are errors here, unlike in
 // the Words helpers) and returns the output extent.
+// poolAxisCovered reports whether every pool window along one axis has a
+// tap inside the input (taps dil apart; with dilation a window can straddle
+// the input without landing on it).
+func poolAxisCovered(in, out, k, stride, dil, pad int) bool {
+	for o := range out {
+		start := o*stride - pad
+		first := 0
+		if start < 0 {
+			first = (-start + dil - 1) / dil
+		}
+		if first >= k || start+first*dil >= in {
+			return false
+		}
+	}
+	return true
+}
+
 func window(x []int, kh, kw int, w Window) (oh, ow int, err error) {
 	for i, v := range []int{kh, kw, w.StrideH, w.StrideW, w.DilationH, w.DilationW, w.PadTop, w.PadLeft, w.PadBottom, w.PadRight} {
 		lo := 0

@@ -131,6 +131,10 @@ func inferShapeI8(op *Op, in [][]int) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !poolAxisCovered(x[1], oh, pp.KernelH, pp.StrideH, pp.DilationH, pp.PadTop) ||
+			!poolAxisCovered(x[2], ow, pp.KernelW, pp.StrideW, pp.DilationW, pp.PadLeft) {
+			return nil, fmt.Errorf("a dilated window lands only on padding")
+		}
 		if int64(pp.KernelH)*int64(pp.KernelW) > MaxI8PoolTaps {
 			return nil, fmt.Errorf("kernel %dx%d above %d taps", pp.KernelH, pp.KernelW, MaxI8PoolTaps)
 		}

@@ -7,12 +7,14 @@ import "fmt"
 const (
 	ResizeNearest  = 0
 	ResizeBilinear = 1
+	ResizeCubic    = 2 // two more params: cubic_coeff_a, exclude_outside
 
 	ResizeHalfPixel        = 0
 	ResizeAlignCorners     = 1
 	ResizeAsymmetric       = 2
 	ResizePytorchHalfPixel = 3
 	ResizeTFHalfPixelForNN = 4
+	ResizeTFCropAndResize  = 5 // five more params: the crop box and the extrapolation value
 
 	ResizeRoundPreferFloor = 0
 	ResizeRoundPreferCeil  = 1
@@ -25,20 +27,66 @@ type Resize2DParams struct {
 	Mode, Coord, Rounding int
 	OutH, OutW            int
 	ScaleH, ScaleW        float32 // output/input
+	// Cubic only: Keys' coefficient a (ONNX cubic_coeff_a) and whether taps
+	// outside the input get weight 0 (the others renormalized).
+	CubicA         float32
+	ExcludeOutside bool
+	// tf_crop_and_resize only: the crop box as fractions of the input
+	// (start, end along H, then along W) and the value of an output pixel
+	// whose source lies outside the input.
+	CropH, CropW  [2]float32
+	Extrapolation float32
 }
 
-// Words encodes the params in file order.
+// resize2DWords is RESIZE2D's param count for a mode and coordinate transform.
+func resize2DWords(mode, coord int) int {
+	n := 7
+	if mode == ResizeCubic {
+		n += 2
+	}
+	if coord == ResizeTFCropAndResize {
+		n += 5
+	}
+	return n
+}
+
+// Words encodes the params in file order: 7 words, then 2 for cubic, then
+// 5 for tf_crop_and_resize.
 func (p Resize2DParams) Words() []uint32 {
-	return append(I32Words(p.Mode, p.Coord, p.Rounding, p.OutH, p.OutW), F32Words(p.ScaleH, p.ScaleW)...)
+	w := append(I32Words(p.Mode, p.Coord, p.Rounding, p.OutH, p.OutW), F32Words(p.ScaleH, p.ScaleW)...)
+	if p.Mode == ResizeCubic {
+		w = append(w, F32Words(p.CubicA)...)
+		w = append(w, I32Words(map[bool]int{false: 0, true: 1}[p.ExcludeOutside])...)
+	}
+	if p.Coord == ResizeTFCropAndResize {
+		w = append(w, F32Words(p.CropH[0], p.CropH[1], p.CropW[0], p.CropW[1], p.Extrapolation)...)
+	}
+	return w
 }
 
 func resize2DShape(w []uint32, x []int) ([]int, error) {
 	if len(x) != 4 {
 		return nil, fmt.Errorf("input %v, want rank 4 [N,H,W,C]", x)
 	}
+	if len(w) < 7 {
+		return nil, fmt.Errorf("%d params, want 7 or more", len(w))
+	}
 	mode, coord, rounding := WordI32(w[0]), WordI32(w[1]), WordI32(w[2])
-	if mode < ResizeNearest || mode > ResizeBilinear || coord < 0 || coord > ResizeTFHalfPixelForNN || rounding < 0 || rounding > ResizeCeil {
+	if mode < ResizeNearest || mode > ResizeCubic || coord < 0 || coord > ResizeTFCropAndResize || rounding < 0 || rounding > ResizeCeil {
 		return nil, fmt.Errorf("mode %d, coord %d, rounding %d out of range", mode, coord, rounding)
+	}
+	if want := resize2DWords(mode, coord); len(w) != want {
+		return nil, fmt.Errorf("%d params, want %d for mode %d, coord %d", len(w), want, mode, coord)
+	}
+	if mode == ResizeCubic && (!finite(WordF32(w[7])) || WordI32(w[8]) < 0 || WordI32(w[8]) > 1) {
+		return nil, fmt.Errorf("cubic coefficient %g, exclude_outside %d out of range", WordF32(w[7]), WordI32(w[8]))
+	}
+	if coord == ResizeTFCropAndResize {
+		for _, v := range w[len(w)-5:] {
+			if !finite(WordF32(v)) {
+				return nil, fmt.Errorf("crop box or extrapolation value %g is not finite", WordF32(v))
+			}
+		}
 	}
 	oh, ow := WordI32(w[3]), WordI32(w[4])
 	for _, v := range []float32{WordF32(w[5]), WordF32(w[6])} {

@@ -379,7 +379,10 @@ func (b *builder) op(op *nkfile.Op) error {
 		return b.gelu(op)
 	case nkfile.OpResize2D:
 		if nkfile.WordI32(op.Params[0]) != nkfile.ResizeNearest {
-			return b.float(op, "bilinear (the int8 resize copies, nearest only)")
+			return b.float(op, "bilinear or cubic (the int8 resize copies, nearest only)")
+		}
+		if nkfile.WordI32(op.Params[1]) == nkfile.ResizeTFCropAndResize {
+			return b.float(op, "tf_crop_and_resize (its extrapolation value is a float)")
 		}
 		return b.inherit(op, op.Type, func(QParams) []uint32 { return op.Params })
 	case nkfile.OpConcat:

@@ -195,3 +195,30 @@ func TestGivenWeights(t *testing.T) {
 	_, _, err = givenWeights(w, []int{2, 2}, 0, nil)
 	assert.ErrorContains(t, err, "no quantization given")
 }
+
+// A dilated max pool becomes MAX_POOL2D_I8 with its two dilation words, as
+// an undilated one becomes it with none.
+func TestDilatedMaxPoolToInt8(t *testing.T) {
+	for _, dil := range []int{1, 2} {
+		p := nkfile.PoolParams{KernelH: 2, KernelW: 2, Window: nkfile.Window{DilationH: dil, DilationW: dil}, Clamp: nkfile.NoClamp}
+		m := &nkfile.Model{
+			Tensors: []nkfile.Tensor{
+				{Name: "x", DType: nkfile.F32, Shape: []int{1, 4, 4, 1}},
+				{Name: "y", DType: nkfile.F32, Shape: []int{1, 4 - dil, 4 - dil, 1}},
+			},
+			Ops:     []nkfile.Op{{Type: nkfile.OpMaxPool2D, Name: "pool", Inputs: []int{0}, Outputs: []int{1}, Params: p.Words(nkfile.OpMaxPool2D)}},
+			Inputs:  []nkfile.IO{{Tensor: 0}},
+			Outputs: []nkfile.IO{{Tensor: 1}},
+		}
+		require.NoError(t, m.CheckShapes())
+		q, sum, err := Quantize(m, map[int]Range{0: {Lo: -1, Hi: 1}, 1: {Lo: -1, Hi: 1}}, Options{Int8IO: true})
+		require.NoError(t, err)
+		require.Len(t, q.Ops, 1)
+		assert.Equal(t, nkfile.OpMaxPool2DI8, q.Ops[0].Type)
+		assert.Empty(t, sum.FloatOps)
+		pp, err := nkfile.ParsePoolI8Params(nkfile.OpMaxPool2DI8, q.Ops[0].Params)
+		require.NoError(t, err)
+		assert.Equal(t, []int{dil, dil}, []int{pp.DilationH, pp.DilationW})
+		assert.Len(t, q.Ops[0].Params, map[bool]int{false: 10, true: 12}[dil > 1])
+	}
+}

@@ -314,10 +314,10 @@ static void nk_cmsis_pool_setup(const nk_op_rt *op, const nk_tensor_rt *t, nk_cm
 
 static int nk_cmsis_pool_supports(const nk_op_rt *op, const nk_tensor_rt *t) {
     /* validate guarantees a valid tap in every window (pads < kernel):
-     * the library's count == 0 case never arises */
-    (void)op;
+     * the library's count == 0 case never arises; the library's pools have
+     * no dilation (a dilated max pool carries two more words) */
     (void)t;
-    return 1;
+    return op->n_params == 10;
 }
 
 static size_t nk_cmsis_pool_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {

@@ -165,7 +165,8 @@ static nk_status nk_esp_fc_eval(const nk_op_rt *op, const nk_exec *x) {
 static int nk_esp_pool_supports(const nk_op_rt *op, const nk_tensor_rt *t) {
     nk_ops_window win;
     nk_ops_pool_window(op, &win);
-    return nk_esp_window_fits(&t[op->in[0]], &t[op->out[0]], &win);
+    return win.dil_h == 1 && win.dil_w == 1 && /* ESP-NN's pools have no dilation */
+           nk_esp_window_fits(&t[op->in[0]], &t[op->out[0]], &win);
 }
 
 static nk_status nk_esp_pool_eval(const nk_op_rt *op, const nk_exec *x) {

@@ -158,7 +158,7 @@ static int nk_xnn_dense_supports(const nk_op_rt *op, const nk_tensor_rt *t) {
  * count_include_pad 1 falls back. */
 static int nk_xnn_max_pool_supports(const nk_op_rt *op, const nk_tensor_rt *t) {
     return nk_xnn_io_ok(op, t) && nk_param_i32(op, 0) * nk_param_i32(op, 1) > 1 &&
-           nk_xnn_clamp_ok(op, 8);
+           op->n_params == 10 /* no dilation words */ && nk_xnn_clamp_ok(op, 8);
 }
 
 static int nk_xnn_avg_pool_supports(const nk_op_rt *op, const nk_tensor_rt *t) {

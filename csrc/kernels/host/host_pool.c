@@ -121,6 +121,8 @@ static void nk_hpool2d(const float *x, float *y,
 
 int NK_HOST_FN(nk_host_max_pool2d_f32)(const float *x, float *y,
                                        const nk_ref_conv_geom *g) {
+    if (g->dil_h != 1 || g->dil_w != 1)
+        return 0; /* dilated windows: the portable kernel */
     if (!nk_hpool_max2x2(x, y, g)) nk_hpool2d(x, y, g, 1);
     return 1;
 }

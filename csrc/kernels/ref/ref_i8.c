@@ -10,6 +10,8 @@ static inline int32_t nk_i8_wrap_add(int32_t a, int32_t b) {
     return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 
+/* Max or average over the window taps inside the input, taps dil_h, dil_w
+ * apart (only MAX_POOL2D_I8 has a dilation). */
 static void nk_i8_pool(const int8_t *x, int8_t *y,
                        const nk_ref_conv_geom *g, int32_t act_min, int32_t act_max, int is_max) {
     const size_t c_n = (size_t)g->in_c;
@@ -20,18 +22,18 @@ static void nk_i8_pool(const int8_t *x, int8_t *y,
         for (oy = 0; oy < g->out_h; oy++) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             int32_t ky_lo, ky_hi;
-            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            nk_ref_pool_range_dil(iy0, g->k_h, g->dil_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox++) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi, count;
-                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                nk_ref_pool_range_dil(ix0, g->k_w, g->dil_w, g->in_w, &kx_lo, &kx_hi);
                 count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
                 for (c = 0; c < g->in_c; c++) {
                     int32_t acc = is_max ? -128 : 0;
                     for (ky = ky_lo; ky < ky_hi; ky++) {
-                        const int8_t *xp = xb + (size_t)(iy0 + ky) * row_stride +
-                                           (size_t)(ix0 + kx_lo) * c_n + (size_t)c;
-                        for (kx = kx_lo; kx < kx_hi; kx++, xp += c_n) {
+                        const int8_t *xp = xb + (size_t)(iy0 + ky * g->dil_h) * row_stride +
+                                           (size_t)(ix0 + kx_lo * g->dil_w) * c_n + (size_t)c;
+                        for (kx = kx_lo; kx < kx_hi; kx++, xp += (size_t)g->dil_w * c_n) {
                             if (is_max)
                                 acc = *xp > acc ? *xp : acc;
                             else

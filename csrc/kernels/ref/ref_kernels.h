@@ -74,6 +74,22 @@ static inline void nk_ref_pool_range(int32_t start, int32_t k, int32_t n, int32_
     *lo = start < 0 ? -start : 0;
     *hi = n - start < k ? n - start : k;
 }
+/* The same for k taps d apart (tap j reads start + j*d); empty (*lo >= *hi)
+ * when none lands inside, which the validators rule out. Dilation 1 takes
+ * the division-free path above. All values stay below 2^26 (validated
+ * window), so int32 arithmetic does not overflow. */
+static inline void nk_ref_pool_range_dil(int32_t start, int32_t k, int32_t d, int32_t n,
+                                         int32_t *lo, int32_t *hi) {
+    int32_t first, end;
+    if (d == 1) {
+        nk_ref_pool_range(start, k, n, lo, hi);
+        return;
+    }
+    first = start < 0 ? (d - 1 - start) / d : 0;
+    end = n > start ? (n - start + d - 1) / d : 0;
+    *lo = first < k ? first : k;
+    *hi = end < k ? end : k;
+}
 
 /* y[r, n] = clamp(sum_k x[r, k] * w[n, k] + bias[n]); bias may be NULL. */
 NK_REF_HIDDEN void nk_ref_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
@@ -287,11 +303,13 @@ NK_REF_HIDDEN void nk_ref_transpose(const void *NK_RESTRICT x, const int32_t *in
  * rounding as in ONNX Resize; scales are output/input. */
 #define NK_RESIZE_NEAREST 0
 #define NK_RESIZE_BILINEAR 1
+#define NK_RESIZE_CUBIC 2
 #define NK_RESIZE_HALF_PIXEL 0
 #define NK_RESIZE_ALIGN_CORNERS 1
 #define NK_RESIZE_ASYMMETRIC 2
 #define NK_RESIZE_PYTORCH_HALF_PIXEL 3
 #define NK_RESIZE_TF_HALF_PIXEL_FOR_NN 4
+#define NK_RESIZE_TF_CROP_AND_RESIZE 5
 #define NK_RESIZE_ROUND_PREFER_FLOOR 0
 #define NK_RESIZE_ROUND_PREFER_CEIL 1
 #define NK_RESIZE_FLOOR 2
@@ -300,12 +318,19 @@ typedef struct nk_ref_resize_geom {
     int32_t batch, in_h, in_w, channels, out_h, out_w;
     int32_t mode, coord, rounding;
     float scale_h, scale_w;
+    float cubic_a;           /* cubic: Keys' coefficient (ONNX cubic_coeff_a) */
+    int32_t exclude_outside; /* cubic: taps off the input weigh 0, the rest renormalized */
+    /* tf_crop_and_resize: the crop box (fractions of the input; start, end)
+     * and the value of an output pixel whose source lies outside the input */
+    float crop_h[2], crop_w[2], extrapolation;
 } nk_ref_resize_geom;
-/* Nearest over elements of es bytes (any dtype: it copies). */
+/* Nearest over elements of es bytes (any dtype: it copies; f32 only with
+ * tf_crop_and_resize, whose extrapolation value is a float). */
 NK_REF_HIDDEN void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
                                            const nk_ref_resize_geom *g, size_t es);
 /* x [batch, in_h, in_w, channels] -> y [batch, out_h, out_w, channels];
- * out-of-range source coordinates take the edge value. */
+ * out-of-range source coordinates take the edge value. Cubic is ONNX's:
+ * four taps per axis, the input edge-extended by two pixels each side. */
 NK_REF_HIDDEN void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
                                        const nk_ref_resize_geom *g);
 /* Transposed convolution: w is [out_c, k_h, k_w, in_c] (groups 1); output

@@ -1,8 +1,9 @@
 /* ref_pool.c — max, average and global average pooling, NHWC float32. */
 #include "ref_kernels.h"
 
-/* Max or average over the window taps inside the input; the average
- * divides by the taps inside or, with count_include_pad, by all k_h*k_w. */
+/* Max or average over the window taps inside the input (taps dil_h, dil_w
+ * apart: ONNX MaxPool's dilations); the average divides by the taps inside
+ * or, with count_include_pad, by all k_h*k_w. */
 static inline void nk_ref_pool2d_f32(const float *x, float *y,
                                      const nk_ref_conv_geom *g, int is_max) {
     const int32_t ch = g->in_c;
@@ -13,7 +14,7 @@ static inline void nk_ref_pool2d_f32(const float *x, float *y,
         for (oy = 0; oy < g->out_h; oy++) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             int32_t ky_lo, ky_hi;
-            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            nk_ref_pool_range_dil(iy0, g->k_h, g->dil_h, g->in_h, &ky_lo, &ky_hi);
             for (ox = 0; ox < g->out_w; ox++) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi;
@@ -21,14 +22,14 @@ static inline void nk_ref_pool2d_f32(const float *x, float *y,
                                  (size_t)ox) * (size_t)ch;
                 int first = 1;
                 float scale = 1.0f;
-                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                nk_ref_pool_range_dil(ix0, g->k_w, g->dil_w, g->in_w, &kx_lo, &kx_hi);
                 if (!is_max)
                     for (c = 0; c < ch; c++)
                         yp[c] = 0.0f;
                 for (ky = ky_lo; ky < ky_hi; ky++) {
-                    const float *xrow = xb + (size_t)(iy0 + ky) * row_stride;
+                    const float *xrow = xb + (size_t)(iy0 + ky * g->dil_h) * row_stride;
                     for (kx = kx_lo; kx < kx_hi; kx++) {
-                        const float *xp = xrow + (size_t)(ix0 + kx) * (size_t)ch;
+                        const float *xp = xrow + (size_t)(ix0 + kx * g->dil_w) * (size_t)ch;
                         if (!is_max) {
                             for (c = 0; c < ch; c++)
                                 yp[c] += xp[c];

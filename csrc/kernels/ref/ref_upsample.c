@@ -1,4 +1,4 @@
-/* ref_upsample.c — RESIZE2D (nearest, bilinear) and CONV_TRANSPOSE2D over
+/* ref_upsample.c — RESIZE2D (nearest, bilinear, cubic) and CONV_TRANSPOSE2D over
  * NHWC float32. */
 #include "ref_kernels.h"
 
@@ -7,10 +7,17 @@
 
 /* The source coordinate of output index o along an axis of in_len
  * (ONNX Resize's coordinate_transformation_mode). As ONNX defines it, the
- * resized length is in_len * scale, not rounded to the output extent. */
-static float nk_ref_resize_coord(int32_t o, int32_t in_len, float scale, int32_t coord) {
+ * resized length is in_len * scale, not rounded to the output extent;
+ * tf_crop_and_resize spreads the out_len outputs over the crop box. */
+static float nk_ref_resize_coord(int32_t o, int32_t in_len, int32_t out_len, float scale,
+                                 int32_t coord, const float crop[2]) {
     const float resized = (float)in_len * scale;
     switch (coord) {
+    case NK_RESIZE_TF_CROP_AND_RESIZE: {
+        const float span = (crop[1] - crop[0]) * (float)(in_len - 1);
+        return crop[0] * (float)(in_len - 1) +
+               (out_len > 1 ? (float)o * span / (float)(out_len - 1) : 0.5f * span);
+    }
     case NK_RESIZE_ALIGN_CORNERS:
         return resized > 1.0f ? (float)o * (float)(in_len - 1) / (resized - 1.0f) : 0.0f;
     case NK_RESIZE_ASYMMETRIC:
@@ -22,6 +29,12 @@ static float nk_ref_resize_coord(int32_t o, int32_t in_len, float scale, int32_t
     default: /* NK_RESIZE_HALF_PIXEL */
         return ((float)o + 0.5f) / scale - 0.5f;
     }
+}
+
+/* Whether a tf_crop_and_resize source coordinate lies outside the input
+ * (the output pixel then takes the extrapolation value). */
+static int nk_ref_resize_outside(const nk_ref_resize_geom *g, float c, int32_t in_len) {
+    return g->coord == NK_RESIZE_TF_CROP_AND_RESIZE && (c < 0.0f || c > (float)(in_len - 1));
 }
 
 static int32_t nk_ref_clampi(int32_t v, int32_t hi) {
@@ -74,6 +87,85 @@ static void nk_ref_resize_linear(float c, int32_t n, int32_t *i0, int32_t *i1, f
     *w = c - f;
 }
 
+/* The four cubic taps of coordinate c along an axis of n: indices (already
+ * clamped to the edge) and weights. */
+typedef struct nk_ref_cubic_taps {
+    int32_t idx[4];
+    float w[4];
+} nk_ref_cubic_taps;
+
+static void nk_ref_resize_cubic(float c, int32_t n, float a, int32_t exclude_outside,
+                                nk_ref_cubic_taps *t) {
+    /* The taps are f-1..f+2 with f the grid point below c, or one below c
+     * when c is on the grid: the fraction r = c - f is in (0, 1] (ONNX's
+     * choice; at r = 1 the weights are 0,0,1,0). Taps may reach two pixels
+     * past either edge, which repeat the edge pixel. */
+    const float f = ceilf(c) - 1.0f, r = c - f, s = 1.0f - r;
+    float first = f - 1.0f, sum = 0.0f;
+    int32_t i, i0;
+    if (first < -2.0f)
+        first = -2.0f;
+    if (first > (float)(n - 2))
+        first = (float)(n - 2);
+    i0 = (int32_t)first;
+    /* Keys' kernel at distances 1+r, r, 1-r, 2-r */
+    t->w[0] = ((a * (r + 1.0f) - 5.0f * a) * (r + 1.0f) + 8.0f * a) * (r + 1.0f) - 4.0f * a;
+    t->w[1] = ((a + 2.0f) * r - (a + 3.0f)) * r * r + 1.0f;
+    t->w[2] = ((a + 2.0f) * s - (a + 3.0f)) * s * s + 1.0f;
+    t->w[3] = ((a * (s + 1.0f) - 5.0f * a) * (s + 1.0f) + 8.0f * a) * (s + 1.0f) - 4.0f * a;
+    for (i = 0; i < 4; i++) {
+        const int32_t k = i0 + i;
+        if (exclude_outside && (k < 0 || k >= n))
+            t->w[i] = 0.0f;
+        sum += t->w[i];
+        t->idx[i] = nk_ref_clampi(k, n - 1);
+    }
+    if (exclude_outside && sum != 0.0f)
+        for (i = 0; i < 4; i++)
+            t->w[i] /= sum;
+}
+
+static void nk_ref_resize2d_cubic_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
+                                      const nk_ref_resize_geom *g) {
+    const int32_t c = g->channels;
+    const size_t row = (size_t)g->in_w * (size_t)c, image = (size_t)g->in_h * row;
+    int32_t b, oy, ox, k, i, j;
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * image;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const float cy =
+                nk_ref_resize_coord(oy, g->in_h, g->out_h, g->scale_h, g->coord, g->crop_h);
+            nk_ref_cubic_taps ty;
+            nk_ref_resize_cubic(cy, g->in_h, g->cubic_a, g->exclude_outside, &ty);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const float cx =
+                    nk_ref_resize_coord(ox, g->in_w, g->out_w, g->scale_w, g->coord, g->crop_w);
+                nk_ref_cubic_taps tx;
+                if (nk_ref_resize_outside(g, cy, g->in_h) || nk_ref_resize_outside(g, cx, g->in_w)) {
+                    for (k = 0; k < c; k++)
+                        y[k] = g->extrapolation;
+                    y += c;
+                    continue;
+                }
+                nk_ref_resize_cubic(cx, g->in_w, g->cubic_a, g->exclude_outside, &tx);
+                for (k = 0; k < c; k++) {
+                    float acc = 0.0f;
+                    /* along W within each of the four rows, then along H */
+                    for (i = 0; i < 4; i++) {
+                        const float *r = xb + (size_t)ty.idx[i] * row + (size_t)k;
+                        float v = 0.0f;
+                        for (j = 0; j < 4; j++)
+                            v += tx.w[j] * r[(size_t)tx.idx[j] * (size_t)c];
+                        acc += ty.w[i] * v;
+                    }
+                    y[k] = acc;
+                }
+                y += c;
+            }
+        }
+    }
+}
+
 void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
                              const nk_ref_resize_geom *g, size_t es) {
     const size_t pixel = (size_t)g->channels * es;
@@ -84,12 +176,21 @@ void nk_ref_resize2d_nearest(const void *NK_RESTRICT x, void *NK_RESTRICT y,
     for (b = 0; b < g->batch; b++) {
         const unsigned char *xb = xs + (size_t)b * image;
         for (oy = 0; oy < g->out_h; oy++) {
-            const int32_t iy = nk_ref_resize_nearest(
-                nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord), g->in_h, g->rounding);
+            const float cy =
+                nk_ref_resize_coord(oy, g->in_h, g->out_h, g->scale_h, g->coord, g->crop_h);
+            const int32_t iy = nk_ref_resize_nearest(cy, g->in_h, g->rounding);
             for (ox = 0; ox < g->out_w; ox++) {
-                const int32_t ix = nk_ref_resize_nearest(
-                    nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord), g->in_w, g->rounding);
-                memcpy(yd, xb + (size_t)iy * row + (size_t)ix * pixel, pixel);
+                const float cx =
+                    nk_ref_resize_coord(ox, g->in_w, g->out_w, g->scale_w, g->coord, g->crop_w);
+                const int32_t ix = nk_ref_resize_nearest(cx, g->in_w, g->rounding);
+                if (es == sizeof(float) &&
+                    (nk_ref_resize_outside(g, cy, g->in_h) || nk_ref_resize_outside(g, cx, g->in_w))) {
+                    int32_t k;
+                    for (k = 0; k < g->channels; k++)
+                        memcpy(yd + (size_t)k * es, &g->extrapolation, es);
+                } else {
+                    memcpy(yd, xb + (size_t)iy * row + (size_t)ix * pixel, pixel);
+                }
                 yd += pixel;
             }
         }
@@ -105,13 +206,22 @@ void nk_ref_resize2d_f32(const float *NK_RESTRICT x, float *NK_RESTRICT y,
         nk_ref_resize2d_nearest(x, y, g, sizeof(float));
         return;
     }
+    if (g->mode == NK_RESIZE_CUBIC) {
+        nk_ref_resize2d_cubic_f32(x, y, g);
+        return;
+    }
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * image;
         for (oy = 0; oy < g->out_h; oy++) {
-            const float cy = nk_ref_resize_coord(oy, g->in_h, g->scale_h, g->coord);
+            const float cy =
+                nk_ref_resize_coord(oy, g->in_h, g->out_h, g->scale_h, g->coord, g->crop_h);
             for (ox = 0; ox < g->out_w; ox++) {
-                const float cx = nk_ref_resize_coord(ox, g->in_w, g->scale_w, g->coord);
-                {
+                const float cx =
+                    nk_ref_resize_coord(ox, g->in_w, g->out_w, g->scale_w, g->coord, g->crop_w);
+                if (nk_ref_resize_outside(g, cy, g->in_h) || nk_ref_resize_outside(g, cx, g->in_w)) {
+                    for (k = 0; k < c; k++)
+                        y[k] = g->extrapolation;
+                } else {
                     int32_t y0, y1, x0, x1;
                     float wy, wx;
                     const float *r0, *r1;

@@ -420,6 +420,13 @@ static inline void nkt_set_f32(nkt_graph *g, uint32_t k, float v) {
     memcpy(&g->params[k], &v, 4);
 }
 
+/* The param word of an f32 (hand-written cases). */
+static inline uint32_t nkt_f32_word(float f) {
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    return w;
+}
+
 /* Finds a case by name (the vectors are the fixtures of the reject tests). */
 static inline const nkt_case *nkt_find(const nkt_case *cases, size_t n, const char *name) {
     size_t i;

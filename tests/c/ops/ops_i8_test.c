@@ -394,6 +394,23 @@ static void nkt_pool_hand(void) {
         nkt_g8_eval(&g, data);
         NKT_CHECK(my[0] == -1 && my[1] == 1, "max pool: %d %d, want -1 1", my[0], my[1]);
     }
+    {
+        /* dilation 2 along W: the window {0, 2} then {1, 3}; 12 words */
+        static const int32_t dp[12] = {1, 2, 1, 1, 0, 0, 0, 0, -128, 127, 1, 2};
+        int8_t dx[4] = {-7, 100, 3, -9}, dy[2] = {0, 0};
+        memset(&g, 0, sizeof g);
+        nkt_g8_init(&g, NK_OP_MAX_POOL2D_I8, 1, dp, 12);
+        nkt_t(&g, 0, NK_I8, 4, 1, 1, 4, 1, NULL);
+        nkt_t(&g, 1, NK_I8, 4, 1, 1, 2, 1, NULL);
+        NKT_EXPECT(&g, NK_OK, "dilated max pool");
+        data[0] = dx;
+        data[1] = dy;
+        nkt_g8_eval(&g, data);
+        NKT_CHECK(dy[0] == 3 && dy[1] == 100, "dilated max pool: %d %d, want 3 100", dy[0], dy[1]);
+        /* the average pool has no dilation words */
+        g.op.type = NK_OP_AVG_POOL2D_I8;
+        NKT_EXPECT(&g, NK_ERR_FORMAT, "avg pool with 12 words");
+    }
 }
 
 /* i8 pad with a negative quantized value, and transpose. */

@@ -21,12 +21,52 @@ static void avg_ten_params(nkt_graph *g) { g->op.n_params = 10; }
 static void gap_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
 static void gap_params(nkt_graph *g) { g->op.n_params = 1; }
 
+/* ONNX's maxpool_2d_dilations: 4x4 of 1..16, kernel 2x2 dilation 2 -> the
+ * max of rows/columns {i, i+2}. */
+static uint32_t dil_params[12];
+static const float dil_x[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const float dil_want[4] = {11, 12, 15, 16};
+/* dilation 5 with pad_top 1: the two rows read -1 and 4, both outside */
+static void dil_only_padding(nkt_graph *g) {
+    nkt_set_i32(g, 4, 1);
+    nkt_set_i32(g, 6, 1);
+    nkt_set_i32(g, 10, 5);
+    nkt_set_i32(g, 11, 1);
+    g->t[1].dims[1] = 1;
+    g->t[1].dims[2] = 3;
+}
+static void dil_eleven_params(nkt_graph *g) { g->op.n_params = 11; }
+
+static void max_pool_dilated(void) {
+    static const int32_t p[8] = {2, 2, 1, 1, 0, 0, 0, 0};
+    nkt_case c;
+    int i;
+    for (i = 0; i < 8; i++)
+        dil_params[i] = (uint32_t)p[i];
+    dil_params[8] = nkt_f32_word(-INFINITY);
+    dil_params[9] = nkt_f32_word(INFINITY);
+    dil_params[10] = dil_params[11] = 2;
+    memset(&c, 0, sizeof c);
+    c.name = "max_pool 2x2 dilation 2";
+    c.op = NK_OP_MAX_POOL2D;
+    c.n_in = 1;
+    c.in[0] = (nkt_tensor){4, {1, 4, 4, 1}, dil_x};
+    c.out = (nkt_tensor){4, {1, 2, 2, 1}, dil_want};
+    c.n_params = 12;
+    c.params = dil_params;
+    nkt_run_case(&c);
+    nkt_expect_reject(&c, dil_only_padding, NK_ERR_UNSUPPORTED, "lands only on padding",
+                      "max_pool dilated window of padding");
+    nkt_expect_reject(&c, dil_eleven_params, NK_ERR_FORMAT, "expected 10", "max_pool 11 params");
+}
+
 int main(void) {
     const nkt_case *mp = nkt_find(CASES, NKT_COUNT(CASES), "max_pool 3x3 s2 p1");
     const nkt_case *ap =
         nkt_find(CASES, NKT_COUNT(CASES), "avg_pool 3x3 s1 p1 count_include_pad=0");
     const nkt_case *gp = nkt_find(CASES, NKT_COUNT(CASES), "global_avg_pool (1, 4, 4, 3)");
     nkt_run_cases(CASES, NKT_COUNT(CASES));
+    max_pool_dilated();
 #if defined(NETKIT_BACKEND) && NETKIT_BACKEND
     {
         /* what the backend must leave to netkit: XNNPACK has no 1x1 pooling

@@ -43,11 +43,6 @@ static void tr_out(nkt_graph *g) { g->t[1].dims[1] = 4; }
 /* RESIZE2D and CONV_TRANSPOSE2D worked by hand (ONNX's own node tests
  * cover every mode through the converter: internal/graph's conformance). */
 #define W_I32(v) ((uint32_t)(int32_t)(v))
-static uint32_t nkt_f32_word(float f) {
-    uint32_t w;
-    memcpy(&w, &f, sizeof w);
-    return w;
-}
 static uint32_t rz_params[7], ct_params[10];
 static const float up_x[4] = {1, 2, 3, 4};
 /* [1,2,2,1] -> [1,4,4,1] nearest asymmetric floor: each pixel repeated 2x2 */
@@ -55,13 +50,48 @@ static const float rz_want[16] = {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4
 /* stride 2, 3x3 ones, pads 0,0,1,1: rows take input rows {0},{0},{0,1},{1} */
 static const float ct_w[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
 static const float ct_want[16] = {1, 1, 3, 2, 1, 1, 3, 2, 4, 4, 10, 6, 3, 3, 7, 4};
-static void rz_mode(nkt_graph *g) { nkt_set_i32(g, 0, 2); }
+static void rz_mode(nkt_graph *g) { nkt_set_i32(g, 0, 3); }
+/* cubic takes two more words (cubic_a, exclude_outside) than the 7 here */
+static void rz_cubic_short(nkt_graph *g) { nkt_set_i32(g, 0, 2); }
 static void rz_scale(nkt_graph *g) { nkt_set_f32(g, 5, 0.0f); }
 static void rz_out(nkt_graph *g) { g->t[1].dims[2] = 5; }
 static void ct_stride(nkt_graph *g) { nkt_set_i32(g, 0, 0); }
 static void ct_weights(nkt_graph *g) { g->t[1].dims[3] = 2; }
 static void ct_crop_all(nkt_graph *g) { nkt_set_i32(g, 6, 5); }
 static void ct_out(nkt_graph *g) { g->t[3].dims[1] = 5; }
+
+/* tf_crop_and_resize, linear, by hand: a 2x2 input {1,2,3,4} to 3x3 over the
+ * box rows 0..2 (past the input: source rows 0, 1, 2) and columns 0..1
+ * (source columns 0, 0.5, 1); row 2's source lies outside, so it takes the
+ * extrapolation value 10. */
+static uint32_t crop_params[12];
+static const float crop_want[9] = {1, 1.5f, 2, 3, 3.5f, 4, 10, 10, 10};
+static void crop_short(nkt_graph *g) { g->op.n_params = 7; }
+static void crop_nan(nkt_graph *g) { nkt_set_f32(g, 11, NAN); }
+
+static void resize_crop(void) {
+    static const float box_and_value[5] = {0, 2, 0, 1, 10};
+    nkt_case r;
+    int i;
+    crop_params[0] = 1; /* linear */
+    crop_params[1] = 5; /* tf_crop_and_resize */
+    crop_params[2] = 0;
+    crop_params[3] = crop_params[4] = 3;
+    crop_params[5] = crop_params[6] = nkt_f32_word(1.5f);
+    for (i = 0; i < 5; i++)
+        crop_params[7 + i] = nkt_f32_word(box_and_value[i]);
+    memset(&r, 0, sizeof r);
+    r.name = "resize2d tf_crop_and_resize linear";
+    r.op = NK_OP_RESIZE2D;
+    r.n_in = 1;
+    r.in[0] = (nkt_tensor){4, {1, 2, 2, 1}, up_x};
+    r.out = (nkt_tensor){4, {1, 3, 3, 1}, crop_want};
+    r.n_params = 12;
+    r.params = crop_params;
+    nkt_run_case(&r);
+    nkt_expect_reject(&r, crop_short, NK_ERR_FORMAT, "+5 for tf_crop_and_resize", "resize crop params");
+    nkt_expect_reject(&r, crop_nan, NK_ERR_UNSUPPORTED, "must be finite", "resize crop NaN");
+}
 
 static void upsample_hand(void) {
     static const uint32_t rz[7] = {0, 2, 2, 4, 4, 0, 0};
@@ -94,7 +124,9 @@ static void upsample_hand(void) {
     c.params = ct_params;
     nkt_run_case(&r);
     nkt_run_case(&c);
-    nkt_expect_reject(&r, rz_mode, NK_ERR_UNSUPPORTED, "mode 2", "resize mode");
+    nkt_expect_reject(&r, rz_mode, NK_ERR_UNSUPPORTED, "mode 3", "resize mode");
+    nkt_expect_reject(&r, rz_cubic_short, NK_ERR_FORMAT, "(+2 for cubic", "resize cubic params");
+    resize_crop();
     nkt_expect_reject(&r, rz_scale, NK_ERR_UNSUPPORTED, "scale_h", "resize scale 0");
     nkt_expect_reject(&r, rz_out, NK_ERR_SHAPE, "(expected [1,4,4,1])", "resize output");
     nkt_expect_reject(&c, ct_stride, NK_ERR_UNSUPPORTED, "stride", "conv_transpose stride 0");
