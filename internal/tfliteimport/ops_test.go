@@ -259,18 +259,7 @@ func TestInt8ElementwiseOps(t *testing.T) {
 		lo, hi, err := quant.ActivationRange(quant.ActRelu, sOut, zpOut)
 		require.NoError(t, err)
 		o := int8ref.Out{ZeroPoint: zpOut, ActMin: lo, ActMax: hi}
-		var want []int8
-		if code == tflite.OpAdd {
-			p, err := quant.Add(sIn, s2, sOut, r)
-			require.NoError(t, err)
-			want, err = int8ref.Add(x, rev, int8ref.AddParams{In1ZeroPoint: zpIn, In2ZeroPoint: zp2, Out: o, Scales: p, Rounding: r})
-			require.NoError(t, err)
-		} else {
-			m, err := quant.Mul(sIn, s2, sOut, r)
-			require.NoError(t, err)
-			want, err = int8ref.Mul(x, rev, int8ref.MulParams{In1ZeroPoint: zpIn, In2ZeroPoint: zp2, Out: o, Mult: m, Rounding: r})
-			require.NoError(t, err)
-		}
+		want := binaryI8Ref(t, code, x, rev, sIn, zpIn, s2, zp2, sOut, o)
 		assert.Equal(t, want, i8s(runOneOp(t, b, xb, 256)), "%v", code)
 	}
 
@@ -447,6 +436,25 @@ func TestMeanFloat(t *testing.T) {
 	require.ErrorContains(t, err, "int8 MEAN")
 }
 
+// binaryI8Ref is int8ref's ADD or MUL of two equal-sized operands with the
+// parameters internal/quant derives from the scales (double rounding).
+func binaryI8Ref(t *testing.T, code tflite.BuiltinOp, a, b []int8, s1 float32, z1 int32, s2 float32, z2 int32, sOut float32, o int8ref.Out) []int8 {
+	t.Helper()
+	r := quant.DoubleRounding
+	if code == tflite.OpAdd {
+		p, err := quant.Add(s1, s2, sOut, r)
+		require.NoError(t, err)
+		y, err := int8ref.Add(a, b, int8ref.AddParams{In1ZeroPoint: z1, In2ZeroPoint: z2, Out: o, Scales: p, Rounding: r})
+		require.NoError(t, err)
+		return y
+	}
+	m, err := quant.Mul(s1, s2, sOut, r)
+	require.NoError(t, err)
+	y, err := int8ref.Mul(a, b, int8ref.MulParams{In1ZeroPoint: z1, In2ZeroPoint: z2, Out: o, Mult: m, Rounding: r})
+	require.NoError(t, err)
+	return y
+}
+
 // tile4 is v (shape s, rank <= 4, numpy-aligned to the right) broadcast to
 // the 4-D shape to.
 func tile4(v []int8, s []int32, to [4]int32) []int8 {
@@ -478,7 +486,6 @@ func TestInt8BroadcastAddMul(t *testing.T) {
 	x := allInt8()
 	full := [4]int32{1, 4, 4, 16}
 	const sIn, zpIn, s2, zp2, sOut, zpOut = float32(0.0731), int32(3), float32(0.0413), int32(-7), float32(0.0977), int32(-11)
-	r := quant.DoubleRounding
 	lo, hi, err := quant.ActivationRange(quant.ActNone, sOut, zpOut)
 	require.NoError(t, err)
 	o := int8ref.Out{ZeroPoint: zpOut, ActMin: lo, ActMax: hi}
@@ -525,31 +532,14 @@ func TestInt8BroadcastAddMul(t *testing.T) {
 			if tc.second {
 				b.sg().Inputs = []int32{in, cb}
 			}
-			var want []int8
-			if code == tflite.OpAdd {
-				p, err := quant.Add(s1, s2b, sOut, r)
-				require.NoError(t, err)
-				want, err = int8ref.Add(a, bv, int8ref.AddParams{In1ZeroPoint: z1, In2ZeroPoint: z2, Out: o, Scales: p, Rounding: r})
-				require.NoError(t, err)
-			} else {
-				m, err := quant.Mul(s1, s2b, sOut, r)
-				require.NoError(t, err)
-				want, err = int8ref.Mul(a, bv, int8ref.MulParams{In1ZeroPoint: z1, In2ZeroPoint: z2, Out: o, Mult: m, Rounding: r})
-				require.NoError(t, err)
-			}
-			nm, err := Convert(&b.m, Options{})
-			require.NoError(t, err)
-			img, err := nkfile.Encode(nm)
-			require.NoError(t, err)
-			m, err := nk.LoadBytes(img)
-			require.NoError(t, err)
+			want := binaryI8Ref(t, code, a, bv, s1, z1, s2b, z2, sOut, o)
+			m := loadConverted(t, &b.m)
 			raw := [][]byte{nkfile.I8Bytes(x)}
 			if tc.second {
 				raw = append(raw, nkfile.I8Bytes(c))
 			}
 			got := make([]byte, len(want))
 			require.NoError(t, m.RunRaw(raw, [][]byte{got}))
-			m.Close()
 			assert.Equal(t, nkfile.I8Bytes(want), got, "%s %v", tc.name, code)
 		}
 	}
