@@ -9,6 +9,7 @@ import (
 
 	"github.com/netkit/netkit/internal/nkfile"
 	"github.com/netkit/netkit/internal/quant"
+	"github.com/netkit/netkit/nk"
 )
 
 func TestParamsOf(t *testing.T) {
@@ -220,5 +221,43 @@ func TestDilatedMaxPoolToInt8(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []int{dil, dil}, []int{pp.DilationH, pp.DilationW})
 		assert.Len(t, q.Ops[0].Params, map[bool]int{false: 10, true: 12}[dil > 1])
+	}
+}
+
+// An add of two run-time tensors that broadcast (a per-channel [1,1,1,C]
+// against [1,H,W,C]) becomes one ADD_I8, which the C core runs with the
+// float sums within a quantization step of the output.
+func TestBroadcastAddToInt8(t *testing.T) {
+	m := &nkfile.Model{
+		Tensors: []nkfile.Tensor{
+			{Name: "x", DType: nkfile.F32, Shape: []int{1, 2, 2, 3}},
+			{Name: "g", DType: nkfile.F32, Shape: []int{1, 1, 1, 3}},
+			{Name: "y", DType: nkfile.F32, Shape: []int{1, 2, 2, 3}},
+		},
+		Ops:     []nkfile.Op{{Type: nkfile.OpAdd, Name: "add", Inputs: []int{0, 1}, Outputs: []int{2}, Params: nkfile.ClampWords(nkfile.NoClamp)}},
+		Inputs:  []nkfile.IO{{Tensor: 0}, {Tensor: 1}},
+		Outputs: []nkfile.IO{{Tensor: 2}},
+	}
+	require.NoError(t, m.CheckShapes())
+	q, sum, err := Quantize(m, map[int]Range{0: {Lo: -1, Hi: 1}, 1: {Lo: -2, Hi: 2}, 2: {Lo: -3, Hi: 3}}, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, sum.FloatOps)
+	var types []nkfile.OpType
+	for _, op := range q.Ops {
+		types = append(types, op.Type)
+	}
+	assert.Equal(t, []nkfile.OpType{nkfile.OpQuantize, nkfile.OpQuantize, nkfile.OpAddI8, nkfile.OpDequantize}, types)
+	img, err := nkfile.Encode(q)
+	require.NoError(t, err)
+	model, err := nk.LoadBytes(img)
+	require.NoError(t, err)
+	defer model.Close()
+	x := []float32{-1, -0.5, 0, 0.25, 0.5, 1, 0.9, -0.9, 0.1, -0.1, 0.7, -0.3}
+	g := []float32{-2, 0.5, 1.5}
+	y := make([]float32, 12)
+	require.NoError(t, model.RunMulti([][]float32{x, g}, [][]float32{y}))
+	step := float64(q.Tensors[q.Ops[2].Outputs[0]].Quant.Scale[0])
+	for i := range y {
+		assert.InDelta(t, float64(x[i]+g[i%3]), float64(y[i]), 1.5*step, "element %d", i)
 	}
 }
