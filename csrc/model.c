@@ -15,13 +15,6 @@
 
 #include <math.h>
 
-/* nk_model_report's figures (inspect.c, nk_load_stats' byte counts):
- * hosted builds only */
-#if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
-#define NK_MODEL_REPORT 1
-#else
-#define NK_MODEL_REPORT 0
-#endif
 
 static size_t nk_model_round16(size_t v) { return (v + 15u) & ~(size_t)15u; }
 

@@ -153,15 +153,18 @@ NK_HIDDEN nk_status nk_op_check_requant(const struct nk_op_rt *op, const struct 
                                         const struct nk_tensor_rt *t, void *const *data,
                                         int32_t index, nk_error_t *err);
 
-/* nk_op_def.macs: only nk_inspect_model (inspect.c) counts MACs, so an MCU
- * build without it (NETKIT_MCU without NETKIT_ARENA_HEAP) leaves every
- * counter out: op tables name theirs through NK_OP_MACS, NULL there. */
+/* What only nk_inspect_model (inspect.c) reads, left out of an MCU build
+ * without it (NETKIT_MCU without NETKIT_ARENA_HEAP): nk_op_def.macs (op
+ * tables name their counters through NK_OP_MACS, NULL there) and the
+ * load's byte counts (nk_load_stats, NK_MODEL_REPORT). */
 #if !defined(NETKIT_MCU) || defined(NETKIT_ARENA_HEAP)
 #define NK_OPS_MACS 1
 #define NK_OP_MACS(fn) fn
+#define NK_MODEL_REPORT 1
 #else
 #define NK_OPS_MACS 0
 #define NK_OP_MACS(fn) NULL
+#define NK_MODEL_REPORT 0
 #endif
 
 /* One op table entry. A backend (vendor_kernels/, csrc/backend.h) may

@@ -76,9 +76,13 @@ static void expect_records_copied(uint8_t *img, size_t len) {
                   "1.1 records are the image's");
         NKT_CHECK(memcmp(m10->tensors, m11->tensors, m10->n_tensors * sizeof(nk_tensor_rt)) == 0,
                   "the 1.0 copy is the 1.1 record");
+        /* the MCU tests' library keeps no byte counts (NK_MODEL_REPORT 0),
+         * though this file is built with the heap arena's defines */
+#if !defined(NETKIT_MCU)
         NKT_CHECK(m10->stats.structs - m11->stats.structs == m10->n_tensors * sizeof(nk_tensor_rt),
                   "1.0 copies %u records: %llu vs %llu B", m10->n_tensors,
                   (unsigned long long)m10->stats.structs, (unsigned long long)m11->stats.structs);
+#endif
         NKT_CHECK(nk_arena_used(&a10) - nk_arena_used(&a11) >= m10->n_tensors * sizeof(nk_tensor_rt),
                   "arena: %zu vs %zu B", nk_arena_used(&a10), nk_arena_used(&a11));
     }

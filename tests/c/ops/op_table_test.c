@@ -98,7 +98,7 @@ int main(void) {
         /* LSTM: Y, Y_h, Y_c; GRU: Y, Y_h */
         NKT_CHECK(d->n_out == (e->type == 42 ? 3 : e->type == 43 ? 2 : 1), "%s outputs", d->name);
         NKT_CHECK(d->min_params == e->min_params, "%s params %u", d->name, d->min_params);
-        NKT_CHECK(d->validate && d->workspace_size && d->macs && d->eval, "%s callbacks",
+        NKT_CHECK(d->validate && d->workspace_size && (d->macs != NULL) == NK_OPS_MACS && d->eval, "%s callbacks",
                   d->name);
         NKT_CHECK(strlen(d->name) < sizeof(((nk_op_info_t *)0)->op), "%s fits nk_op_info_t",
                   d->name);
