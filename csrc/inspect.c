@@ -122,6 +122,14 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     }
     row->act_offset = nk_model_act_offset(m, op->out[0]);
     row->act_bytes = nk_tensor_bytes(out);
+    row->chunks = 1;
+#if NETKIT_HOST_KERNELS
+    if (m->tile != NULL && k >= m->tile->first && k <= m->tile->last) {
+        row->chunks = (int32_t)m->tile->chunks;
+        if (m->tile->role[op->out[0]] == NK_TILE_OWN) /* its slot holds one chunk */
+            row->act_bytes = nk_tensor_bytes(&m->tile->tensors[op->out[0]]);
+    }
+#endif
     row->workspace_bytes = nk_model_op_workspace(m, op);
     row->in_place = (int32_t)NK_IN_PLACE_KIND(op->in_place);
     if (row->in_place == 3) /* staged rows: band and slots */

@@ -723,7 +723,7 @@ nk_status nk_context_output(const nk_context_t *c, int32_t i, nk_tensor_t *out) 
 #define NK_INVOKE_PARAMS , nk_clock_fn clock, void *user, uint64_t *op_ticks
 #define NK_INVOKE_LOCALS uint64_t nk_t0 = 0;
 #define NK_OP_BEGIN(k) (nk_t0 = clock(user))
-#define NK_OP_END(k) (op_ticks[k] = clock(user) - nk_t0)
+#define NK_OP_END(k) (op_ticks[k] += clock(user) - nk_t0) /* a batch tile's ops run per chunk */
 static /* the public wrapper below checks the arguments */
 #include "invoke_loop.inc"
 #undef NK_INVOKE_FN
@@ -742,6 +742,7 @@ nk_status nk_context_invoke_timed(nk_context_t *c, nk_clock_fn clock, void *user
         return nk_fail_f(err, NK_ERR_ARG, -1, "invoke_timed: room for %u op times, the model has %u ops",
                          NULL, v);
     }
+    memset(op_ticks, 0, (size_t)c->model->n_ops * sizeof *op_ticks);
     return nk_context_invoke_timed_loop(c, clock, user, op_ticks, err);
 }
 
@@ -942,6 +943,7 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
 #endif
 #if NETKIT_HOST_KERNELS
     if (s == NK_OK) s = nk_model_host_prepare(m, arena, err);
+    if (s == NK_OK) s = nk_batch_tile_find(m, arena, err);
 #endif
     if (s == NK_OK) s = nk_model_take_workspace(m, err);
     if (s == NK_OK) {
@@ -950,9 +952,19 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
          * reads the op records one at a time and keeps its marks in the
          * op states */
         nk_op_seq seq;
+        const nk_tensor_rt *planned = m->tensors;
         uint8_t *io;
         seq.array = NULL;
         seq.model = m;
+        seq.tile_first = 1;
+        seq.tile_last = 0;
+#if NETKIT_HOST_KERNELS
+        if (m->tile != NULL) { /* its own tensors at one chunk */
+            planned = m->tile->tensors;
+            seq.tile_first = m->tile->first;
+            seq.tile_last = m->tile->last;
+        }
+#endif
         scratch_mark = nk_work_phase_begin(work, &work_hw);
         in = work;
         scratch = (uint32_t *)nk_core_alloc(work, (size_t)img.n_tensors * 5u,
@@ -960,13 +972,16 @@ static nk_status nk_model_build(nk_model_t **out, const void *bytes, size_t len,
         /* the I/O marks' bytes; nk_plan_model fills them if it needs them */
         io = scratch != NULL ? (uint8_t *)(scratch + img.n_tensors) : NULL;
         s = scratch == NULL ? NK_ERR_ARENA_OVERFLOW
-                            : nk_plan_model(&m->img, m->tensors, io, m->n_tensors, &seq,
+                            : nk_plan_model(&m->img, planned, io, m->n_tensors, &seq,
                                             m->n_ops, overlap, work, scratch, &m->plan,
                                             &m->workspace, &m->workspace_op, err);
         if (s == NK_OK) {
             uint32_t i;
             for (i = 0; i < m->n_tensors; i++)
                 if (!m->tensors[i].is_const) m->ctx->data[i] = (void *)(uintptr_t)scratch[i];
+#if NETKIT_HOST_KERNELS
+            nk_batch_tile_planned(m);
+#endif
             in = arena;
         }
         nk_work_phase_end(work, scratch_mark, work_hw, &m->stats.work_peak);

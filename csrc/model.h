@@ -85,6 +85,20 @@ typedef struct nk_op_state {
 #endif
 } nk_op_state;
 
+#if NETKIT_HOST_KERNELS
+/* A batch tile (batch_tile.c): ops first..last of a batch model, which
+ * treat samples independently, run `chunks` times per invoke, each time on
+ * the next batch / chunks samples. */
+enum { NK_TILE_OUTSIDE = 0, NK_TILE_OWN = 1, NK_TILE_EDGE_IN = 2, NK_TILE_EDGE_OUT = 3 };
+typedef struct nk_batch_tile {
+    uint32_t first, last;
+    uint32_t chunks;
+    uint8_t *role;         /* per tensor: NK_TILE_OWN (made and read only in the tile), an
+                            * edge (alive in it, made before it / read after it), or outside */
+    nk_tensor_rt *tensors; /* the model's records, the tile's tensors at one chunk: what its ops see */
+} nk_batch_tile;
+#endif
+
 struct nk_model_t {
     nk_image img;
     const nk_tensor_rt *tensors; /* the image's records (format 1.1) or an arena copy (1.0) */
@@ -103,6 +117,7 @@ struct nk_model_t {
     nk_load_stats stats;
 #if NETKIT_HOST_KERNELS
     const struct nk_host_kernels *host; /* chosen at load; NULL: portable kernels */
+    const nk_batch_tile *tile;          /* NULL: every op runs over the whole batch */
 #endif
 };
 
@@ -147,6 +162,17 @@ NK_HIDDEN const uint8_t *nk_model_plan_view(const nk_model_t *m, const uint8_t *
 /* Runtime tensor id's offset in the activation block (model.c: the
  * default context's data table holds it). */
 NK_HIDDEN uint32_t nk_model_act_offset(const nk_model_t *m, uint32_t id);
+
+#if NETKIT_HOST_KERNELS
+/* batch_tile.c: finds m's batch tile, if any, before planning (m->tile,
+ * from `a`; off with NETKIT_BATCH_TILES=0), and
+ * after planning gives the ops' view of its edges their chunk's shape. */
+NK_HIDDEN nk_status nk_batch_tile_find(nk_model_t *m, nk_arena_t *a, nk_error_t *err);
+NK_HIDDEN void nk_batch_tile_planned(const nk_model_t *m);
+/* Moves c's data slots of the tile's edges by `chunks` chunks' slices
+ * (invoke moves them forward chunk by chunk, then back to the start). */
+NK_HIDDEN void nk_batch_tile_slide(nk_context_t *c, const nk_batch_tile *tile, int32_t chunks);
+#endif
 
 #if defined(NETKIT_OP_MARKERS) && NETKIT_OP_MARKERS
 /* The bench runner's build only (model.c): nk_model_invoke with a call to

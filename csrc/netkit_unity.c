@@ -17,6 +17,7 @@
 #include "plan_model.c"
 #include "plan_fixed.c"
 #include "model.c"
+#include "batch_tile.c"
 #include "inspect.c"
 
 #if !defined(NETKIT_MCU)

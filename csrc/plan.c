@@ -227,6 +227,18 @@ static void nk_plan_liveness(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops
         d = w->map[i];
         if (((w->io[i] & 2u) && w->first[d] != NK_NONE) || w->t[i].is_state) w->last[d] = n_ops;
     }
+    /* a batch tile's edges (1b of plan.h); side[d] still says "made by an op" */
+    for (i = 0; ops->tile_first <= ops->tile_last && i < w->n_tensors; i++) {
+        const uint32_t a = ops->tile_first, b = ops->tile_last;
+        if (w->t[i].is_const) continue;
+        d = w->map[i];
+        if (w->first[d] == NK_NONE || w->last[d] < a || w->first[d] > b) continue;
+        if (w->side[d] && w->first[d] >= a) {
+            if (w->last[d] > b) w->first[d] = a;
+        } else if (w->last[d] < b) {
+            w->last[d] = b;
+        }
+    }
 
     cur = NULL;
     for (k = 0; k < n_ops; k++) {
@@ -261,7 +273,8 @@ static void nk_plan_liveness(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops
 /* The buffer op k's output may overlap (plan.h, 2b), or NK_NONE: input 0's
  * buffer dies at k, no other input lives in it, the output starts a buffer
  * and the op has an overlap rule its kernels honour. */
-static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint32_t k) {
+static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_seq *ops, const nk_op_rt *op,
+                                   uint32_t k) {
     uint32_t x, j;
     if (op->def == NULL || op->def->out_shift == NULL || op->in_place || op->n_out != 1 ||
         op->n_in < 1 || !nk_plan_is_runtime(w, op->in[0]))
@@ -272,6 +285,11 @@ static uint32_t nk_plan_pair_input(const nk_plan_ws *w, const nk_op_rt *op, uint
     x = w->root[w->map[op->in[0]]];
     if (w->last[x] != k || w->root[w->map[op->out[0]]] != w->map[op->out[0]] ||
         w->t[op->out[0]].is_state)
+        return NK_NONE;
+    /* in a batch tile, only the tile's own tensors: an edge's chunks are
+     * slices the rule does not know (plan.h, 1b) */
+    if (k >= ops->tile_first && k <= ops->tile_last &&
+        (k == ops->tile_last || w->last[w->map[op->out[0]]] > ops->tile_last))
         return NK_NONE;
     for (j = 1; j < op->n_in; j++)
         if (nk_plan_is_runtime(w, op->in[j]) && w->root[w->map[op->in[j]]] == x) return NK_NONE;
@@ -288,7 +306,7 @@ static nk_status nk_plan_pairs(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_o
     uint32_t i, k;
     for (k = 0; k < n_ops; k++) {
         const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
-        const uint32_t x = nk_plan_pair_input(w, op, k);
+        const uint32_t x = nk_plan_pair_input(w, ops, op, k);
         uint32_t y;
         int64_t shift;
         if (x != NK_NONE && w->spare == NULL) { /* the first pair: the scratch */
@@ -624,6 +642,8 @@ nk_status nk_plan_activations(const nk_tensor_rt *t, const uint8_t *io, uint32_t
     nk_op_seq seq;
     seq.array = ops;
     seq.model = NULL;
+    seq.tile_first = 1; /* no batch tile */
+    seq.tile_last = 0;
     return nk_plan_run(t, io, n_tensors, &seq, n_ops, overlap, UINT64_MAX, scratch, act_offset, stats,
                        err);
 }

@@ -17,6 +17,13 @@
  *    past the last op: no other tensor shares its bytes, so its value
  *    carries from one invoke to the next.
  *
+ * 1b. A batch tile (batch_tile.c) runs ops a..b once per chunk of the
+ *    batch, with its own tensors given at one chunk's size: what is alive
+ *    in the tile but made before it lives until b, what the tile makes and
+ *    is read after it lives from a, so no chunk's tensors meet them; and
+ *    no op there overlaps an edge (2b). Inside, every chunk replays the
+ *    same steps, so one plan of them serves all.
+ *
  * 2. Buffers. Tensors that can share storage are merged into one buffer
  *    whose lifetime is the union of theirs:
  *    - an op flagged NK_OPF_ALIAS (reshape/flatten) makes its output a view
@@ -142,6 +149,9 @@ struct nk_model_t;
 typedef struct nk_op_seq {
     nk_op_rt *array;          /* the views, or NULL: */
     struct nk_model_t *model; /* the model's records and op states */
+    /* ops tile_first..tile_last run once per chunk of the batch (1b above;
+     * a batch tile, model.h); tile_first > tile_last: no tile */
+    uint32_t tile_first, tile_last;
 } nk_op_seq;
 
 /* Op k's view: &array[k], or made in *view from the record at *cursor

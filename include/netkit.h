@@ -449,6 +449,11 @@ typedef struct nk_op_info_t {
     int32_t input_number;    /* its number, or -1 when this op is no graph input's first reader */
     int32_t input_last_use;  /* the last op reading it; num_ops when it is a graph output too */
     uint64_t input_offset;   /* its offset in the activation block */
+    int32_t chunks;          /* runs per invoke: an op of a batch tile (docs/MEMORY.md) runs once
+                                per chunk of the batch, on batch / chunks samples, and its
+                                act_bytes is one chunk's when the tile makes and consumes the
+                                output; every other op 1 */
+    int32_t reserved;        /* 0 */
 } nk_op_info_t;
 
 typedef struct nk_report_t {

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "34f6ee109fa2b763d5f362f04b8dae3c44bc8c5733d4680cec1509ac2fbff273"
+const csrcHash = "dc20ca36b8e3ddb1183accd8ff106f6cd0c75ded87cb0014027960f694cb6b56"

@@ -241,12 +241,29 @@ func writeLowered(w io.Writer, path, dir, ident string) error {
 // runs it, with the portable kernels: on x86-64 and aarch64 hosts the core
 // otherwise picks its SIMD kernels, whose weights packed at load would
 // count in the arena the firmware declares. A NETKIT_HOST_ISA the user set
-// is kept. It returns the undo.
+// is kept. Batch tiles are off whatever it is: a firmware runs a batch model
+// op by op, so the plan it is given must be that one. It returns the undo.
 func deviceKernels() func() {
-	const env = "NETKIT_HOST_ISA"
-	if _, set := os.LookupEnv(env); set {
-		return func() {}
+	var undo []func()
+	set := func(env, value string, force bool) {
+		old, had := os.LookupEnv(env)
+		if had && !force {
+			return
+		}
+		os.Setenv(env, value)
+		undo = append(undo, func() {
+			if had {
+				os.Setenv(env, old)
+			} else {
+				os.Unsetenv(env)
+			}
+		})
 	}
-	os.Setenv(env, "portable")
-	return func() { os.Unsetenv(env) }
+	set("NETKIT_HOST_ISA", "portable", false)
+	set("NETKIT_BATCH_TILES", "0", true)
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
 }

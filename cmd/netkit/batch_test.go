@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -148,4 +149,50 @@ func TestConvertBatchTFLiteMatchesTFLM(t *testing.T) {
 	code, _, stderr := cli(t, "convert", filepath.Join(dir, "tflm_person_detect.tflite"), "--batch", "2", "-o", filepath.Join(t.TempDir(), "x.nk"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "--batch needs a dynamic one (-1)")
+}
+
+// A batch model's conv layers run as a batch tile (docs/MEMORY.md): chunk
+// by chunk, their own tensors planned at one chunk. The outputs must be the
+// op-by-op run's bytes (NETKIT_BATCH_TILES=0), in an arena that holds the
+// conv activations of one chunk instead of the whole batch.
+func TestBatchTileMatchesOpByOp(t *testing.T) {
+	arena := regexp.MustCompile(`(?m)^arena after load\s+(\d+) B`)
+	for _, tc := range []struct{ name, tile string }{
+		{"cnn_bn", "batch tile: ops 1-4 run 10 times per invoke, each time on 1 of the batch's samples"},
+		{"cnn_dw", "batch tile: ops 1-9 run 5 times per invoke, each time on 2 of the batch's samples"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nkPath := filepath.Join(t.TempDir(), tc.name+"_b10.nk")
+			code, _, stderr := cli(t, "convert", symbolicONNX(t, tc.name), "--batch", "10", "-o", nkPath)
+			require.Equal(t, 0, code, stderr)
+			run := func(tiles string) (out []byte, arenaBytes int, report string) {
+				t.Setenv("NETKIT_BATCH_TILES", tiles)
+				code, stdout, stderr := cli(t, "inspect", "--full", nkPath)
+				require.Equal(t, 0, code, stderr)
+				m := arena.FindStringSubmatch(stdout)
+				require.NotNil(t, m, stdout)
+				arenaBytes, _ = strconv.Atoi(m[1])
+				path := filepath.Join(t.TempDir(), "logits.npy")
+				code, _, stderr = cli(t, "run", nkPath, "--input", conformance.FashionPath(t, "input.npy"), "--output", path)
+				require.Equal(t, 0, code, stderr)
+				out, err := os.ReadFile(path)
+				require.NoError(t, err)
+				return out, arenaBytes, stdout
+			}
+			tiled, tiledArena, report := run("")
+			assert.Contains(t, report, tc.tile)
+			whole, wholeArena, report := run("0")
+			assert.NotContains(t, report, "batch tile")
+			assert.Equal(t, whole, tiled, "the tiled run's logits are not the op-by-op run's")
+			assert.Less(t, tiledArena, wholeArena)
+
+			// aot's plan is for a firmware, which runs op by op: never a
+			// tiled one, even with the host's kernels kept (NETKIT_HOST_ISA set)
+			t.Setenv("NETKIT_BATCH_TILES", "")
+			t.Setenv("NETKIT_HOST_ISA", "")
+			code, stdout, stderr := cli(t, "aot", nkPath, "-o", t.TempDir(), "--name", "m")
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stdout, fmt.Sprintf("arena %d B", wholeArena))
+		})
+	}
 }

@@ -28,7 +28,10 @@ where each op's output sits in the activation block, whether it runs in
 place, and which implementation runs it: the build's backend (e.g.
 "xnnpack"), the host's SIMD kernel set for a float op or an int8 op it
 has kernels for ("avx512vnni", "avx512", "avx2", "neon"; NETKIT_HOST_ISA
-forces one), or "portable" (netkit's C kernels).
+forces one), or "portable" (netkit's C kernels), and how many times it
+runs per invoke: a batch model's conv layers run as a batch tile, a few
+samples at a time, with the tensors made and consumed inside it at one
+chunk's size (docs/MEMORY.md; NETKIT_BATCH_TILES=0 turns tiles off).
 --json prints the same as JSON.
 
 --regions adds what a board with a fast and a slow RAM needs in each when
@@ -168,18 +171,36 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	if full {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\tin place\timpl\t")
+		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\tin place\timpl\truns\t")
 		for _, op := range r.Ops {
 			inPlace := ""
 			if op.InPlace {
 				inPlace = "yes"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", op.Index, op.Op, op.Name,
-				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, inPlace, op.Impl)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t\n", op.Index, op.Op, op.Name,
+				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, inPlace, op.Impl, op.Chunks)
 		}
 		tw.Flush()
+		if first, last, chunks := batchTile(r.Ops); chunks > 1 {
+			fmt.Fprintf(w, "\nbatch tile: ops %d-%d run %d times per invoke, each time on %d of the batch's samples;\n"+
+				"the tensors they make and consume take one chunk's bytes (act B)\n", first, last, chunks, r.Inputs[0].Shape[0]/chunks)
+		}
 	}
 	fmt.Fprintf(w, "\ndeclare: %s\n", declareLine(r, t))
+}
+
+// batchTile is the ops a batch tile runs chunk by chunk (docs/MEMORY.md),
+// and its chunk count; 0 chunks: none.
+func batchTile(ops []nk.OpInfo) (first, last, chunks int) {
+	for _, op := range ops {
+		if op.Chunks > 1 {
+			if chunks == 0 {
+				first = op.Index
+			}
+			last, chunks = op.Index, op.Chunks
+		}
+	}
+	return first, last, chunks
 }
 
 func dims(s []int) string {
@@ -213,6 +234,7 @@ type jsonOp struct {
 	WorkspaceBytes int64  `json:"workspace_bytes"`
 	InPlace        bool   `json:"in_place"`
 	Impl           string `json:"impl"`
+	Runs           int    `json:"runs"` // per invoke: a batch tile's chunks, else 1
 }
 
 type jsonReport struct {
@@ -288,7 +310,7 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool
 	if full {
 		for _, op := range r.Ops {
 			j.Ops = append(j.Ops, jsonOp{op.Index, op.Op, op.Name, op.InShape, op.OutShape, op.MACs,
-				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.InPlace, op.Impl})
+				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.InPlace, op.Impl, op.Chunks})
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -134,6 +134,7 @@ func (m *Model) Report() (*Report, error) {
 			StageSlots:     int(c.Stage >> 8 & 0xff),
 			LastUse:        int(c.LastUse),
 			InputOffset:    int64(c.InputOffset),
+			Chunks:         int(c.Chunks),
 			InputNumber:    int(c.InputNumber),
 			InputLastUse:   int(c.InputLastUse),
 			Impl:           cstring(c.Impl[:]),

@@ -72,6 +72,10 @@ type OpInfo struct {
 	// produced by no op, so their placement is reported here.
 	InputNumber, InputLastUse int
 	InputOffset               int64
+	// Chunks is how many times the op runs per invoke: an op of a batch
+	// tile runs once per chunk of the batch, on batch/Chunks samples
+	// (docs/MEMORY.md); every other op 1.
+	Chunks int
 	// Impl is what runs the op: the build's backend ("xnnpack",
 	// "cmsis-nn"), the host ISA kernel set of a float op or of an int8 op
 	// it has kernels for ("avx512vnni", "avx512", "avx2", "neon"), or

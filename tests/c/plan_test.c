@@ -514,6 +514,8 @@ static void test_fixed_plan(void) {
     g_init(&g);
     seq.array = g.ops;
     seq.model = NULL;
+    seq.tile_first = 1; /* no batch tile */
+    seq.tile_last = 0;
     a = g_tensor(&g, 160, 1);
     w = g_tensor(&g, 64, 4); /* a constant: no slot in the fixed plan */
     b = g_tensor(&g, 800, 0);
