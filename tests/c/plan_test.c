@@ -668,6 +668,66 @@ static void test_staged_rows_hand(void) {
     staged_case("all-padding row", 0, 1, 4, 4, 4, 5, 4, 4, 1, 1, 1, 0, 0, 0, 0);
 }
 
+/* A batch tile (plan.h, 1b) over ops 0..2 of x(400) -> t1(64) -> t2(64) ->
+ * y(200) -> z(48), every op with an overlap rule of 0: x is an edge in (read
+ * by every chunk's op 0), so it lives through op 2; y an edge out (read after
+ * the tile), so it lives from op 0; t1 and t2 are the tile's own. Lower bound
+ * at op 1: x + t1 + t2 + y = 400 + 64 + 64 + 208 = 736 (464 without the
+ * tile, at op 0). No output overlaps an edge; t1 -> t2 may. */
+static void test_batch_tile(void) {
+    graph g;
+    nk_plan_stats st;
+    nk_arena_t a;
+    nk_error_t err;
+    nk_op_seq seq;
+    size_t ws = 0;
+    int32_t ws_op = -1;
+    uint32_t x, t1, t2, y, z, i, j;
+    nk_status s;
+    g_init(&g);
+    x = g_tensor(&g, 400, 1);
+    t1 = g_tensor(&g, 64, 0);
+    t2 = g_tensor(&g, 64, 0);
+    y = g_tensor(&g, 200, 0);
+    z = g_tensor(&g, 48, 2);
+    shift_of[t1] = shift_of[t2] = shift_of[y] = shift_of[z] = 0;
+    g_op(&g, &def_shift, 1, &x, t1);
+    g_op(&g, &def_shift, 1, &t1, t2);
+    g_op(&g, &def_shift, 1, &t2, y);
+    g_op(&g, &def_shift, 1, &y, z);
+    seq.array = g.ops;
+    seq.model = NULL;
+    seq.tile_first = 0;
+    seq.tile_last = 2;
+    nk_arena_init(&a, scratch_mem, sizeof scratch_mem);
+    s = nk_plan_staged(g.t, g.io, g.nt, &seq, g.nops, 1, &a, g.off, &st, &ws, &ws_op, &err);
+    NKT_CHECK(s == NK_OK, "plan failed: %s", err.message);
+    NKT_CHECK(st.lower_bound == 736, "tile LB %llu", (unsigned long long)st.lower_bound);
+    NKT_CHECK(g.ops[0].in_place == 0 && g.ops[2].in_place == 0, "an edge overlapped: %u %u",
+              g.ops[0].in_place, g.ops[2].in_place);
+    {
+        const uint32_t alive[4] = {x, t1, t2, y}; /* all four at op 1 */
+        for (i = 0; i < 4; i++) {
+            NKT_CHECK(g.off[alive[i]] + (uint64_t)nk_tensor_bytes(&g.t[alive[i]]) <= st.peak,
+                      "tensor %u past the block", alive[i]);
+            for (j = i + 1; j < 4; j++) {
+                const uint32_t p = alive[i], q = alive[j];
+                if (p == t1 && q == t2 && g.ops[1].in_place) continue; /* own pair: may overlap */
+                NKT_CHECK(g.off[p] + nk_tensor_bytes(&g.t[p]) <= g.off[q] ||
+                              g.off[q] + nk_tensor_bytes(&g.t[q]) <= g.off[p],
+                          "tile: tensors %u and %u overlap", p, q);
+            }
+        }
+    }
+    /* the same graph without the tile: the classic bound */
+    seq.tile_first = 1;
+    seq.tile_last = 0;
+    for (i = 0; i < g.nops; i++) g.ops[i].in_place = 0;
+    nk_arena_init(&a, scratch_mem, sizeof scratch_mem);
+    s = nk_plan_staged(g.t, g.io, g.nt, &seq, g.nops, 1, &a, g.off, &st, &ws, &ws_op, &err);
+    NKT_CHECK(s == NK_OK && st.lower_bound == 464, "untiled LB %llu", (unsigned long long)st.lower_bound);
+}
+
 int main(void) {
     test_chain_in_place();
     test_chain_hand();
@@ -681,6 +741,7 @@ int main(void) {
     test_random_overlap_chains();
     test_fixed_plan();
     test_staged_rows_hand();
+    test_batch_tile();
     if (nkt_failures) fprintf(stderr, "plan_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
