@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "dc20ca36b8e3ddb1183accd8ff106f6cd0c75ded87cb0014027960f694cb6b56"
+const csrcHash = "81ac41783c9fd4a62c317142c33534c84186930bb886d32b40db19a429cde6c1"
