@@ -49,7 +49,7 @@ for f in csrc/*.c csrc/platform/*.c; do
     [[ -e $f ]] || continue
     case $(basename "$f") in
         *_test.c | netkit_unity.c | inspect.c) continue ;;
-        posix*.c | stdio*.c | mmap*.c | file*.c) continue ;; # hosted platform layers
+        posix*.c | stdio*.c | mmap*.c | file*.c | host_*.c) continue ;; # hosted platform layers
         plan_fixed.c) continue ;; # replaces plan.c when netkit aot's plan is linked (size-models.sh)
     esac
     core_srcs+=("$f")
@@ -61,6 +61,7 @@ int8_srcs=()    # integer: *i8* kernels, the fixed-point primitives and the
 for f in csrc/ops/*.c csrc/kernels/*/*.c; do
     case $f in
         csrc/kernels/ref/*) ;;
+        csrc/kernels/host/*) continue ;; # hosted builds' SIMD kernels
         csrc/kernels/*) int8_srcs+=("$f"); continue ;;
     esac
     case $(basename "$f") in
