@@ -78,6 +78,12 @@ static int nk_tile_op(const nk_model_t *m, const nk_op_rt *op, uint32_t n) {
     return 1;
 }
 
+/* Gives record t, a batch of n samples, the shape of one chunk of `chunk`. */
+static void nk_tile_shrink(nk_tensor_rt *t, uint32_t n, uint32_t chunk) {
+    t->dims[0] = (int32_t)chunk;
+    t->elems = t->elems / n * chunk;
+}
+
 /* The batch: the first graph input's leading dimension (0: none). */
 static uint32_t nk_tile_batch(const nk_model_t *m) {
     const nk_tensor_rt *t;
@@ -149,12 +155,8 @@ nk_status nk_batch_tile_find(nk_model_t *m, nk_arena_t *a, nk_error_t *err) {
     m->stats.structs += sizeof *tile + m->n_tensors + (size_t)m->n_tensors * sizeof(nk_tensor_rt);
 #endif
     memcpy(tile->tensors, m->tensors, (size_t)m->n_tensors * sizeof(nk_tensor_rt));
-    for (k = 0; k < m->n_tensors; k++) {
-        nk_tensor_rt *t = &tile->tensors[k];
-        if (role[k] != NK_TILE_OWN) continue; /* the plan gives edges the whole batch */
-        t->dims[0] = (int32_t)chunk;
-        t->elems = t->elems / n * chunk;
-    }
+    for (k = 0; k < m->n_tensors; k++) /* the plan gives edges the whole batch */
+        if (role[k] == NK_TILE_OWN) nk_tile_shrink(&tile->tensors[k], n, chunk);
     tile->first = first;
     tile->last = first + len - 1u;
     tile->chunks = n / chunk;
@@ -169,9 +171,8 @@ void nk_batch_tile_planned(const nk_model_t *m) {
     if (tile == NULL) return;
     for (k = 0; k < m->n_tensors; k++) {
         nk_tensor_rt *t = &tile->tensors[k];
-        if (tile->role[k] < NK_TILE_EDGE_IN) continue;
-        t->dims[0] /= (int32_t)tile->chunks;
-        t->elems /= tile->chunks;
+        const uint32_t n = (uint32_t)t->dims[0];
+        if (tile->role[k] >= NK_TILE_EDGE_IN) nk_tile_shrink(t, n, n / tile->chunks);
     }
 }
 
