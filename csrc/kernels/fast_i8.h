@@ -22,8 +22,8 @@
  * both rounding modes. Only the DSP set's conv, dense, add and 3x3
  * depthwise need a workspace of their own (below); depthwise also takes
  * the portable kernel's optional weight sums, which the op computes into
- * its workspace in either case. An op with no fast function here (add outside the DSP set, average
- * pool outside the MVE set, ...) always runs the portable one.
+ * its workspace in either case. An op with no fast function here (add outside the DSP set, ...)
+ * always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
@@ -150,8 +150,8 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               const int32_t *NK_RESTRICT wsum);
 #endif
 
-/* Pools (Helium/MVE: average and max; the DSP set: max, returning 0 for
- * average; elsewhere the portable kernel): the portable
+/* Pools (Helium/MVE and the DSP set: average and max; elsewhere the
+ * portable kernel): the portable
  * nk_ref_avg_pool2d_i8 (is_max 0) or nk_ref_max_pool2d_i8 (1). */
 #if NK_FAST_I8_MVE || NK_FAST_I8_ARMV7EM
 #define NK_FAST_I8_POOL 1

@@ -22,7 +22,7 @@
  * both clamps on int16/int8 lanes. On the target the blocks of two
  * pixels run as one asm loop, MACs and epilogue (nk_dsp_pairs22), its
  * pointers in a struct rather than in GCC's spills. Depthwise is in
- * dsp_depthwise.c; add (by tables) and max pool are at the end. */
+ * dsp_depthwise.c; add (by tables) and the pools are at the end. */
 #include "../fast_i8.h"
 
 #if NK_FAST_I8_ARMV7EM
@@ -1159,10 +1159,97 @@ static NK_DSP_NOINLINE void nk_dsp_max2x2(const int8_t *x, size_t row_stride, si
     }
 }
 
+/* Sum of four channels (c .. c+3 at x) over the window's taps: rows ky_n
+ * of kx_n taps, rows row_stride and taps c_n apart, into sum[0..3]. The
+ * taps go into two words of int16 lanes (channels c, c+2 by SXTAB16 and
+ * c+1, c+3 by SXTAB16 ROR 8), which 255 taps of -128..127 cannot
+ * overflow; every 255 taps, and at the end, the lanes move to int32. */
+static void nk_dsp_sum4(const int8_t *x, size_t row_stride, size_t c_n, int32_t ky_n,
+                        int32_t kx_n, int32_t *sum) {
+    int32_t s02 = 0, s13 = 0, ky, n, m, left = 255;
+    sum[0] = sum[1] = sum[2] = sum[3] = 0;
+    if ((size_t)kx_n * c_n == row_stride) { /* whole rows (global pools): one run */
+        kx_n *= ky_n;
+        ky_n = 1;
+    }
+    for (ky = 0; ky < ky_n; ky++, x += row_stride) {
+        const int8_t *xp = x;
+        for (n = kx_n; n > 0; n -= m) {
+            int32_t t;
+            m = n < left ? n : left;
+            left -= m;
+            for (t = m; t > 1; t -= 2, xp += 2 * c_n) {
+                const int32_t v = nk_dsp_load4(xp), u = nk_dsp_load4(xp + c_n);
+                s02 = nk_dsp_sxtab16(nk_dsp_sxtab16(s02, v), u);
+                s13 = nk_dsp_sxtab16_ror8(nk_dsp_sxtab16_ror8(s13, v), u);
+            }
+            if (t) {
+                const int32_t v = nk_dsp_load4(xp);
+                s02 = nk_dsp_sxtab16(s02, v);
+                s13 = nk_dsp_sxtab16_ror8(s13, v);
+                xp += c_n;
+            }
+            if (left == 0 || (ky == ky_n - 1 && n == m)) {
+                sum[0] += (int16_t)s02;
+                sum[2] += (int16_t)((uint32_t)s02 >> 16);
+                sum[1] += (int16_t)s13;
+                sum[3] += (int16_t)((uint32_t)s13 >> 16);
+                s02 = s13 = 0;
+                left = 255;
+            }
+        }
+    }
+}
+
+/* The average pool over the valid taps (nk_fast_pool2d_i8). */
+static void nk_dsp_avg_pool(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int32_t act_min,
+                            int32_t act_max) {
+    const size_t c_n = (size_t)g->in_c;
+    const size_t row_stride = (size_t)g->in_w * c_n;
+    int32_t b, oy, ox, ky, kx, i, sum[4];
+    size_t c;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++, y += c_n) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t kx_lo, kx_hi, count;
+                const int8_t *xw;
+                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
+                xw = xb + (size_t)(iy0 + ky_lo) * row_stride + (size_t)(ix0 + kx_lo) * c_n;
+                c = 0;
+                if (count > 0)
+                    for (; c + 4 <= c_n; c += 4) {
+                        nk_dsp_sum4(xw + c, row_stride, c_n, ky_hi - ky_lo, kx_hi - kx_lo, sum);
+                        /* all four read before any store: y may be x (in place) */
+                        for (i = 0; i < 4; i++)
+                            y[c + (size_t)i] =
+                                (int8_t)nk_q_clamp(nk_q_round_div(sum[i], count), act_min, act_max);
+                    }
+                for (; c < c_n; c++) {
+                    int32_t a = 0;
+                    for (ky = ky_lo; ky < ky_hi; ky++)
+                        for (kx = kx_lo; kx < kx_hi; kx++)
+                            a += xb[(size_t)(iy0 + ky) * row_stride + (size_t)(ix0 + kx) * c_n + c];
+                    y[c] = (int8_t)nk_q_clamp(count > 0 ? nk_q_round_div(a, count) : 0, act_min,
+                                              act_max);
+                }
+            }
+        }
+    }
+}
+
 /* Max pool: four channels per word, SSUB8/SEL lane maxima over the valid
  * taps from -128 (an empty window gives -128, as the portable kernel),
  * then the clamp on the four lanes; the last in_c % 4 channels one by
- * one. Average pools take the portable kernel. */
+ * one. Average pool: four channels per word through nk_dsp_sum4, then
+ * the portable kernel's rounded division and clamp per channel; the
+ * last in_c % 4 channels and empty windows take the portable kernel's
+ * arithmetic one by one. */
 int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int32_t act_min,
                       int32_t act_max, int is_max) {
     const size_t c_n = (size_t)g->in_c;
@@ -1172,8 +1259,10 @@ int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int
     const int clamp = act_min > -128 || act_max < 127; /* else the int8 lanes are the range */
     int32_t b, oy, ox, ky, kx;
     size_t c, i;
-    if (!is_max)
-        return 0;
+    if (!is_max) {
+        nk_dsp_avg_pool(x, y, g, act_min, act_max);
+        return 1;
+    }
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {

@@ -320,7 +320,8 @@ static int nkf_pool(int n_case) {
     nk_ref_i8_quant q; /* for the failure message */
     const int is_max = nkf_chance(50);
     int32_t act_min, act_max;
-    size_t nx, ny;
+    int big;
+    size_t nx, ny, i;
     memset(&g, 0, sizeof g);
     memset(&q, 0, sizeof q);
     for (;;) {
@@ -336,6 +337,16 @@ static int nkf_pool(int n_case) {
         /* pads below the kernel: every window holds an input pixel */
         g.pad_top = nkf_between(0, g.k_h - 1);
         g.pad_left = nkf_between(0, g.k_w - 1);
+        big = nkf_chance(10) ? (nkf_chance(50) ? 1 : -1) : 0;
+        if (big) {
+            /* a global pool of 256 to 400 taps (KWS's is 125, IC's 64):
+             * more than the 255 an int16 lane sums without a carry */
+            g.batch = 1;
+            g.in_h = g.k_h = nkf_between(16, 20);
+            g.in_w = g.k_w = nkf_between(16, 20);
+            g.in_c = g.out_c = nkf_between(4, 40);
+            g.pad_top = g.pad_left = 0;
+        }
         g.out_h = (g.in_h + 2 * g.pad_top - g.k_h) / g.stride_h + 1;
         g.out_w = (g.in_w + 2 * g.pad_left - g.k_w) / g.stride_w + 1;
         nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
@@ -349,6 +360,9 @@ static int nkf_pool(int n_case) {
     q.act_min = act_min;
     q.act_max = act_max;
     nkf_fill(nkf_x, nx);
+    if (big) /* one sign throughout: the sums the int16 lanes must not wrap */
+        for (i = 0; i < nx; i++)
+            nkf_x[i] = (int8_t)(big > 0 ? 127 - (nkf_x[i] & 3) : -128 + (nkf_x[i] & 3));
     nkf_clear(ny);
     if (is_max)
         nk_ref_max_pool2d_i8(nkf_x, nkf_y_ref, &g, act_min, act_max);
