@@ -1201,45 +1201,27 @@ static void nk_dsp_sum4(const int8_t *x, size_t row_stride, size_t c_n, int32_t 
     }
 }
 
-/* The average pool over the valid taps (nk_fast_pool2d_i8). */
-static void nk_dsp_avg_pool(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int32_t act_min,
-                            int32_t act_max) {
-    const size_t c_n = (size_t)g->in_c;
-    const size_t row_stride = (size_t)g->in_w * c_n;
-    int32_t b, oy, ox, ky, kx, i, sum[4];
-    size_t c;
-    for (b = 0; b < g->batch; b++) {
-        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
-        for (oy = 0; oy < g->out_h; oy++) {
-            const int32_t iy0 = oy * g->stride_h - g->pad_top;
-            int32_t ky_lo, ky_hi;
-            nk_ref_pool_range(iy0, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            for (ox = 0; ox < g->out_w; ox++, y += c_n) {
-                const int32_t ix0 = ox * g->stride_w - g->pad_left;
-                int32_t kx_lo, kx_hi, count;
-                const int8_t *xw;
-                nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
-                count = (ky_hi - ky_lo) * (kx_hi - kx_lo);
-                xw = xb + (size_t)(iy0 + ky_lo) * row_stride + (size_t)(ix0 + kx_lo) * c_n;
-                c = 0;
-                if (count > 0)
-                    for (; c + 4 <= c_n; c += 4) {
-                        nk_dsp_sum4(xw + c, row_stride, c_n, ky_hi - ky_lo, kx_hi - kx_lo, sum);
-                        /* all four read before any store: y may be x (in place) */
-                        for (i = 0; i < 4; i++)
-                            y[c + (size_t)i] =
-                                (int8_t)nk_q_clamp(nk_q_round_div(sum[i], count), act_min, act_max);
-                    }
-                for (; c < c_n; c++) {
-                    int32_t a = 0;
-                    for (ky = ky_lo; ky < ky_hi; ky++)
-                        for (kx = kx_lo; kx < kx_hi; kx++)
-                            a += xb[(size_t)(iy0 + ky) * row_stride + (size_t)(ix0 + kx) * c_n + c];
-                    y[c] = (int8_t)nk_q_clamp(count > 0 ? nk_q_round_div(a, count) : 0, act_min,
-                                              act_max);
-                }
-            }
+/* One output pixel of an average pool: the window of ky_n x kx_n valid
+ * taps at x (channel 0 of its first tap), rows row_stride and taps c_n
+ * apart, into y[0 .. c_n). */
+static void nk_dsp_avg_window(const int8_t *x, int8_t *y, size_t row_stride, size_t c_n,
+                              int32_t ky_n, int32_t kx_n, int32_t act_min, int32_t act_max) {
+    const int32_t count = ky_n * kx_n;
+    int32_t ky, kx, i, sum[4];
+    size_t c = 0;
+    if (count > 0)
+        for (; c + 4 <= c_n; c += 4) {
+            nk_dsp_sum4(x + c, row_stride, c_n, ky_n, kx_n, sum);
+            /* all four read before any store: y may be x (in place) */
+            for (i = 0; i < 4; i++)
+                y[c + (size_t)i] = (int8_t)nk_q_clamp(nk_q_round_div(sum[i], count), act_min, act_max);
         }
+    for (; c < c_n; c++) {
+        int32_t a = 0;
+        for (ky = 0; ky < ky_n; ky++)
+            for (kx = 0; kx < kx_n; kx++)
+                a += x[(size_t)ky * row_stride + (size_t)kx * c_n + c];
+        y[c] = (int8_t)nk_q_clamp(count > 0 ? nk_q_round_div(a, count) : 0, act_min, act_max);
     }
 }
 
@@ -1259,10 +1241,6 @@ int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int
     const int clamp = act_min > -128 || act_max < 127; /* else the int8 lanes are the range */
     int32_t b, oy, ox, ky, kx;
     size_t c, i;
-    if (!is_max) {
-        nk_dsp_avg_pool(x, y, g, act_min, act_max);
-        return 1;
-    }
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -1273,6 +1251,13 @@ int nk_fast_pool2d_i8(const int8_t *x, int8_t *y, const nk_ref_conv_geom *g, int
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi;
                 nk_ref_pool_range(ix0, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                if (!is_max) {
+                    nk_dsp_avg_window(xb + (size_t)(iy0 + ky_lo) * row_stride +
+                                          (size_t)(ix0 + kx_lo) * c_n,
+                                      y, row_stride, c_n, ky_hi - ky_lo, kx_hi - kx_lo, act_min,
+                                      act_max);
+                    continue;
+                }
                 c = 0;
                 if (ky_hi - ky_lo == 2 && kx_hi - kx_lo == 2) {
                     /* a whole 2x2 window (most pools): four loads and
