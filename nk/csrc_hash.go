@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0e6ae2feaeb4b2ecf407e0797996e8ff7f4367c4857ac3445427c753bcdfdc61"
+const csrcHash = "b9a045341530cf06091932aa3af1c0dd05dfb189aebd4429e0b9a569ccf452a1"

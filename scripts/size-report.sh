@@ -3,8 +3,9 @@
 # .bss summed over the library's objects (each compiled with
 # -ffunction-sections -fdata-sections, in the MCU configuration), for
 #   core            arena, errors, CRC, format, loader/invoke, planner
-#   + float kernels the core, the op table and validators (csrc/ops/) and
-#                   the float32 reference kernels
+#   + float kernels the core, the op table and validators (csrc/ops/), the
+#                   float32 reference kernels and the target's fast float32
+#                   set (kernels/armv7em/fpu_f32.c on FPU targets)
 #   + all kernels   also the int8 reference kernels and fixed-point maths
 #                   (kernels/ref/*i8*, qmath) and the target's fast int8
 #                   set (kernels/armv7em/ on DSP targets, kernels/mve/ on MVE)
@@ -60,7 +61,7 @@ int8_srcs=()    # integer: *i8* kernels, the fixed-point primitives and the
                 # the set's feature: kernels/fast_i8.h)
 for f in csrc/ops/*.c csrc/kernels/*/*.c; do
     case $f in
-        csrc/kernels/ref/*) ;;
+        csrc/kernels/ref/* | csrc/kernels/armv7em/fpu_f32.c) ;;
         csrc/kernels/host/*) continue ;; # hosted builds' SIMD kernels
         csrc/kernels/*) int8_srcs+=("$f"); continue ;;
     esac

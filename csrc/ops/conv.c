@@ -3,6 +3,7 @@
  * pad_bottom, pad_right, groups (conv2d) or multiplier (depthwise), act_min,
  * act_max. */
 #include "ops_common.h"
+#include "../kernels/fast_f32.h"
 
 #define NK_CONV_PARAMS 11
 
@@ -123,6 +124,11 @@ nk_status nk_conv2d_eval(const nk_op_rt *op, const nk_exec *x) {
                                     (float *)x->workspace);
         return NK_OK;
     }
+#endif
+#if NK_FAST_F32
+    if (nk_fast_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
+                           nk_ops_out_f32(op, x), &g))
+        return NK_OK;
 #endif
     nk_ref_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
                       nk_ops_out_f32(op, x), &g);

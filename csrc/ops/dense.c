@@ -3,6 +3,7 @@
  * constant) and numpy broadcasting of the batch dims. params: act_min,
  * act_max. */
 #include "ops_common.h"
+#include "../kernels/fast_f32.h"
 
 static nk_status nk_dense_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *w, *bias, *out;
@@ -57,6 +58,12 @@ nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
                                    nk_param_f32(op, 0), nk_param_f32(op, 1));
         return NK_OK;
     }
+#endif
+#if NK_FAST_F32
+    if (nk_fast_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
+                          nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
+                          nk_param_f32(op, 0), nk_param_f32(op, 1)))
+        return NK_OK;
 #endif
     nk_ref_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
                      nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
