@@ -66,9 +66,11 @@ __attribute__((target("avx512f"))) static float chains_avx512(long iters) {
     return _mm512_reduce_add_ps(a[0]);
 }
 
+/* Keeps the chains' results alive so the compiler cannot drop the loops. */
+static volatile float sink;
+
 static void run(const char *name, float (*f)(long), int lanes) {
     double best = 0;
-    volatile float sink = 0;
     int r;
     sink += f(ITERS / 10); /* warm-up: clocks up, code paged in */
     for (r = 0; r < RUNS; r++) {
