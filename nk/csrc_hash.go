@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "b9a045341530cf06091932aa3af1c0dd05dfb189aebd4429e0b9a569ccf452a1"
+const csrcHash = "bd0a344e86ecabb534a945bea4b060e4b96c4117f7a4e3592a512ebe12fcc1f1"

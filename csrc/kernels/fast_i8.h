@@ -22,8 +22,8 @@
  * both rounding modes. Only the DSP set's conv, dense, add and 3x3
  * depthwise need a workspace of their own (below); depthwise also takes
  * the portable kernel's optional weight sums, which the op computes into
- * its workspace in either case. An op with no fast function here (add outside the DSP set, ...)
- * always runs the portable one.
+ * its workspace in either case. An op with no fast function here (mul,
+ * add with broadcasting, ...) always runs the portable one.
  */
 #ifndef NK_FAST_I8_H
 #define NK_FAST_I8_H
@@ -129,9 +129,6 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *
                                                  const nk_ref_i8_quant *q,
                                                  const int32_t *NK_RESTRICT wsum,
                                                  int32_t *NK_RESTRICT stage);
-/* The portable nk_ref_add_i8 (y may equal a or b). */
-NK_REF_HIDDEN int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
-                                    const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws);
 #elif NK_FAST_I8
 NK_REF_HIDDEN int nk_fast_conv2d_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                     const int32_t *NK_RESTRICT bias, int8_t *y,
@@ -148,6 +145,15 @@ NK_REF_HIDDEN int nk_fast_depthwise_conv2d_i8(const int8_t *x,
                                               int8_t *y, const nk_ref_conv_geom *g,
                                               const nk_ref_i8_quant *q,
                                               const int32_t *NK_RESTRICT wsum);
+#endif
+
+/* Add of equal shapes (both sets): the portable nk_ref_add_i8 (y may
+ * equal a or b); ws holds nk_fast_add_i8_workspace(n) bytes, which only
+ * the DSP set uses (its tables; it leaves adds below NK_DSP_ADD_MIN
+ * elements to the portable kernel). */
+#if NK_FAST_I8_MVE || NK_FAST_I8_ARMV7EM
+NK_REF_HIDDEN int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                    const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws);
 #endif
 
 /* Pools (Helium/MVE and the DSP set: average and max; elsewhere the

@@ -170,7 +170,7 @@ nk_status nk_add_i8_eval(const nk_op_rt *op, const nk_exec *x) {
 
 void nk_add_i8_run(const nk_ref_add_i8_params *p, const int8_t *a, const int8_t *b, int8_t *y,
                    size_t n, void *workspace) {
-#if NK_FAST_I8_ARMV7EM
+#if NK_FAST_I8_ARMV7EM || NK_FAST_I8_MVE
     if (nk_fast_add_i8_ws(a, b, y, n, p, (int32_t *)workspace))
         return;
 #endif

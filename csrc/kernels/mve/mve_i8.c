@@ -1104,6 +1104,47 @@ int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
     return 1;
 }
 
+/* Add: four elements a step in int32 lanes, each input offset, shifted
+ * left (VSHL by a register) and rescaled by nk_mve_scale, the two summed
+ * (wrapping, as TFLite), rescaled again, the zero point added and
+ * clamped, narrowed to bytes by the store; the last n % 4 under a tail
+ * predicate. Exact when the three pairs suit nk_mve_scale, as every
+ * TFLite model's do (input multipliers of at most 1/2 have shifts below
+ * 0); else 0 for the portable kernel. No workspace (ws: the DSP set's
+ * tables, counted on every build). y may equal a or b: each step reads
+ * its four elements before it stores them. */
+int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                      const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws) {
+#define NK_MVE_ADD_SUITS(m, s) (((s) < 0) != ((m) == 0))
+    const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, ls = p->left_shift, zo = p->out_zp;
+    int32x4_t m1, m2, mo, r1, r2, ro, lo, hi;
+    size_t i;
+    (void)ws;
+    if (!NK_MVE_ADD_SUITS(p->m1, p->shift1) || !NK_MVE_ADD_SUITS(p->m2, p->shift2) ||
+        !NK_MVE_ADD_SUITS(p->m_out, p->shift_out))
+        return 0;
+#undef NK_MVE_ADD_SUITS
+    m1 = vdupq_n_s32(p->m1);
+    m2 = vdupq_n_s32(p->m2);
+    mo = vdupq_n_s32(p->m_out);
+    r1 = vdupq_n_s32(p->shift1 < 0 ? p->shift1 : 0);
+    r2 = vdupq_n_s32(p->shift2 < 0 ? p->shift2 : 0);
+    ro = vdupq_n_s32(p->shift_out < 0 ? p->shift_out : 0);
+    lo = vdupq_n_s32(p->act_min);
+    hi = vdupq_n_s32(p->act_max);
+    for (i = 0; i < n; i += 4) {
+        const mve_pred16_t pr = vctp32q(n - i > 4 ? 4u : (uint32_t)(n - i));
+        /* |x - zp| <= 255 and left_shift <= 23: no overflow */
+        int32x4_t va = vshlq_r_s32(vsubq_n_s32(vldrbq_z_s32(a + i, pr), zp1), ls);
+        const int32x4_t vb = vshlq_r_s32(vsubq_n_s32(vldrbq_z_s32(b + i, pr), zp2), ls);
+        va = vaddq_s32(nk_mve_scale(va, m1, r1), nk_mve_scale(vb, m2, r2));
+        /* |requantized sum| < 2^31 - 128: the zero point cannot wrap */
+        va = vaddq_n_s32(nk_mve_scale(va, mo, ro), zo);
+        vstrbq_p_s32(y + i, vminq_s32(vmaxq_s32(va, lo), hi), pr);
+    }
+    return 1;
+}
+
 #else
 /* ISO C wants a declaration in every translation unit. */
 typedef int nk_mve_i8_not_built;

@@ -378,16 +378,19 @@ static int nkf_pool(int n_case) {
 #endif
 }
 
-/* A random add (the DSP set's; elsewhere none): returns 1 when the fast
- * kernel took it. TFLite's parameters: left shift 20, input multipliers
- * at most 1/2, the output's below 1; sometimes a shift the fast kernel
- * refuses, or in place. */
+/* A random add (the DSP and MVE sets'; elsewhere none): returns 1 when
+ * the fast kernel took it. TFLite's parameters: left shift 20, input
+ * multipliers at most 1/2, the output's below 1; sometimes a shift the
+ * fast kernel refuses, or in place. A third of the MVE cases are short
+ * (1 to 40 elements: the tail predicate); the DSP set leaves those to
+ * the portable kernel. */
 static int nkf_add(int n_case) {
-#if NK_FAST_I8_ARMV7EM
+#if NK_FAST_I8_ARMV7EM || NK_FAST_I8_MVE
     nk_ref_conv_geom g; /* for the failure message */
     nk_ref_i8_quant q;
     nk_ref_add_i8_params p;
-    const size_t n = (size_t)nkf_between(1000, 4000);
+    const size_t n = (size_t)(NK_FAST_I8_MVE && nkf_chance(33) ? nkf_between(1, 40)
+                                                               : nkf_between(1000, 4000));
     const int in_place = nkf_chance(20);
     static int8_t b[NKF_BUF];
     size_t n_ws;
@@ -448,7 +451,7 @@ int main(void) {
            NKF_SET_NAME, NETKIT_SINGLE_ROUNDING ? "single" : "double", took_conv, took_dw,
            took_dense, took_pool, took_add, NKF_CASES, nkf_failures);
     if (took_conv == 0 || took_dw == 0 || took_dense == 0 || (NK_FAST_I8_POOL && took_pool == 0) ||
-        (NK_FAST_I8_ARMV7EM && took_add == 0)) {
+        ((NK_FAST_I8_ARMV7EM || NK_FAST_I8_MVE) && took_add == 0)) {
         fprintf(stderr, "a fast kernel took no case\n");
         return 1;
     }
