@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "bd0a344e86ecabb534a945bea4b060e4b96c4117f7a4e3592a512ebe12fcc1f1"
+const csrcHash = "4e8b92d78bd6b4eac6299c1fbc8cff7690a4cf04337cb67fb5ac2cd070b23045"

@@ -1105,46 +1105,80 @@ int nk_fast_pool2d_i8(const int8_t *NK_RESTRICT x, int8_t *NK_RESTRICT y,
 }
 
 /* Add: four elements a step in int32 lanes, each input offset, shifted
- * left (VSHL by a register) and rescaled by nk_mve_scale, the two summed
- * (wrapping, as TFLite), rescaled again, the zero point added and
- * clamped, narrowed to bytes by the store; the last n % 4 under a tail
- * predicate. Exact when the three pairs suit nk_mve_scale, as every
- * TFLite model's do (input multipliers of at most 1/2 have shifts below
- * 0); else 0 for the portable kernel. No workspace (ws: the DSP set's
- * tables, counted on every build). y may equal a or b: each step reads
- * its four elements before it stores them. */
+ * left (VSHL by a register) and rescaled, the two summed (wrapping, as
+ * TFLite), rescaled again, the zero point added and clamped, narrowed to
+ * bytes by the store; the last n % 4 under a predicate. A rescale
+ * by a right shift e > 0 is nk_mve_scale's (here with the multiplier and
+ * shift in core registers: the eight vector registers then hold the
+ * loop); by shift 0 (the input of the larger scale: TFLite's multiplier
+ * 1/2 is 2^30 with shift 0) it is VQRDMULH alone, which is TFLite's
+ * SaturatingRoundingDoublingHighMul and also its single-rounding
+ * (v * m + 2^30) >> 31. Other shifts (a left shift, or an output shift
+ * of 0, which TFLite's output multipliers never have) return 0 for the
+ * portable kernel. No workspace (ws: the DSP set's tables, counted on
+ * every build). y may equal a or b: each step reads its four elements
+ * before it stores them. */
+NK_MVE_INLINE int32x4_t nk_mve_add_scale(int32x4_t v, int32_t m, int32_t shift,
+                                         const int shift0) {
+    if (shift0)
+        return vqrdmulhq_n_s32(v, m);
+#if NETKIT_SINGLE_ROUNDING
+    v = vqdmulhq_n_s32(v, m);
+#else
+    v = vqrdmulhq_n_s32(v, m);
+    v = vaddq_s32(v, vshrq_n_s32(v, 31));
+#endif
+    return vrshlq_n_s32(v, shift);
+}
+/* Four elements of x and z (int8 in int32 lanes) added: each offset and
+ * shifted left as (x << ls) + c, c = -zp << ls; s1, s2 (whether shift1,
+ * shift2 are 0) are constants at the calls, so each copy of the loop
+ * below has no test in it. */
+#define NK_MVE_ADD_STEP(x, z)                                                                      \
+    vaddq_n_s32(                                                                                   \
+        nk_mve_add_scale(                                                                          \
+            vaddq_s32(nk_mve_add_scale(vaddq_s32(vshlq_r_s32(x, ls), c1), m1, e1, s1),             \
+                      nk_mve_add_scale(vaddq_s32(vshlq_r_s32(z, ls), c2), m2, e2, s2)),            \
+            mo, eo, 0),                                                                            \
+        zo)
+NK_MVE_INLINE void nk_mve_add_run(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
+                                  const nk_ref_add_i8_params *p, const int s1, const int s2) {
+    /* |x - zp| <= 255 and left_shift <= 23: no overflow */
+    const int32_t ls = p->left_shift, zo = p->out_zp;
+    const int32_t m1 = p->m1, m2 = p->m2, mo = p->m_out;
+    const int32_t e1 = p->shift1, e2 = p->shift2, eo = p->shift_out;
+    const int32x4_t c1 = vdupq_n_s32((int32_t)((uint32_t)-p->in1_zp << ls));
+    const int32x4_t c2 = vdupq_n_s32((int32_t)((uint32_t)-p->in2_zp << ls));
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const int8_t *const a_end = a + (n & ~(size_t)3);
+    /* |requantized sum| < 2^31 - 128: the zero point cannot wrap */
+    for (; a != a_end; a += 4, b += 4, y += 4) {
+        const int32x4_t v = NK_MVE_ADD_STEP(vldrbq_s32(a), vldrbq_s32(b));
+        vstrbq_s32(y, vminq_s32(vmaxq_s32(v, lo), hi));
+    }
+    if (n & 3) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(n & 3));
+        const int32x4_t v = NK_MVE_ADD_STEP(vldrbq_z_s32(a, pr), vldrbq_z_s32(b, pr));
+        vstrbq_p_s32(y, vminq_s32(vmaxq_s32(v, lo), hi), pr);
+    }
+}
+#undef NK_MVE_ADD_STEP
 int nk_fast_add_i8_ws(const int8_t *a, const int8_t *b, int8_t *y, size_t n,
                       const nk_ref_add_i8_params *p, int32_t *NK_RESTRICT ws) {
-#define NK_MVE_ADD_SUITS(m, s) (((s) < 0) != ((m) == 0))
-    const int32_t zp1 = p->in1_zp, zp2 = p->in2_zp, ls = p->left_shift, zo = p->out_zp;
-    int32x4_t m1, m2, mo, r1, r2, ro, lo, hi;
-    size_t i;
     (void)ws;
-    if (!NK_MVE_ADD_SUITS(p->m1, p->shift1) || !NK_MVE_ADD_SUITS(p->m2, p->shift2) ||
-        !NK_MVE_ADD_SUITS(p->m_out, p->shift_out))
+    if (p->shift1 > 0 || p->shift2 > 0 || p->shift_out >= 0)
         return 0;
-#undef NK_MVE_ADD_SUITS
-    m1 = vdupq_n_s32(p->m1);
-    m2 = vdupq_n_s32(p->m2);
-    mo = vdupq_n_s32(p->m_out);
-    r1 = vdupq_n_s32(p->shift1 < 0 ? p->shift1 : 0);
-    r2 = vdupq_n_s32(p->shift2 < 0 ? p->shift2 : 0);
-    ro = vdupq_n_s32(p->shift_out < 0 ? p->shift_out : 0);
-    lo = vdupq_n_s32(p->act_min);
-    hi = vdupq_n_s32(p->act_max);
-    for (i = 0; i < n; i += 4) {
-        const mve_pred16_t pr = vctp32q(n - i > 4 ? 4u : (uint32_t)(n - i));
-        /* |x - zp| <= 255 and left_shift <= 23: no overflow */
-        int32x4_t va = vshlq_r_s32(vsubq_n_s32(vldrbq_z_s32(a + i, pr), zp1), ls);
-        const int32x4_t vb = vshlq_r_s32(vsubq_n_s32(vldrbq_z_s32(b + i, pr), zp2), ls);
-        va = vaddq_s32(nk_mve_scale(va, m1, r1), nk_mve_scale(vb, m2, r2));
-        /* |requantized sum| < 2^31 - 128: the zero point cannot wrap */
-        va = vaddq_n_s32(nk_mve_scale(va, mo, ro), zo);
-        vstrbq_p_s32(y + i, vminq_s32(vmaxq_s32(va, lo), hi), pr);
-    }
+    /* the input of the larger scale has shift 0, the other's is negative */
+    if (p->shift1 == 0 && p->shift2 < 0)
+        nk_mve_add_run(a, b, y, n, p, 1, 0);
+    else if (p->shift1 < 0 && p->shift2 == 0)
+        nk_mve_add_run(a, b, y, n, p, 0, 1);
+    else if (p->shift1 < 0 && p->shift2 < 0)
+        nk_mve_add_run(a, b, y, n, p, 0, 0);
+    else
+        nk_mve_add_run(a, b, y, n, p, 1, 1);
     return 1;
 }
-
 #else
 /* ISO C wants a declaration in every translation unit. */
 typedef int nk_mve_i8_not_built;

@@ -381,9 +381,10 @@ static int nkf_pool(int n_case) {
 /* A random add (the DSP and MVE sets'; elsewhere none): returns 1 when
  * the fast kernel took it. TFLite's parameters: left shift 20, input
  * multipliers at most 1/2, the output's below 1; sometimes a shift the
- * fast kernel refuses, or in place. A third of the MVE cases are short
- * (1 to 40 elements: the tail predicate); the DSP set leaves those to
- * the portable kernel. */
+ * fast kernel refuses, or in place; a quarter with no left shift and an
+ * output scale near 1/2, where the rescaled inputs' last bits show. A
+ * third of the MVE cases are short (1 to 40 elements: the tail
+ * predicate); the DSP set leaves those to the portable kernel. */
 static int nkf_add(int n_case) {
 #if NK_FAST_I8_ARMV7EM || NK_FAST_I8_MVE
     nk_ref_conv_geom g; /* for the failure message */
@@ -408,6 +409,12 @@ static int nkf_add(int n_case) {
     p.shift1 = nkf_between(-8, 0);
     p.shift2 = nkf_between(-8, 0);
     p.shift_out = nkf_chance(10) ? nkf_between(0, 2) : nkf_between(-31, -1);
+    if (nkf_chance(25)) {
+        /* no left shift and an output scale near 1/2: a one-unit error
+         * in either rescaled input moves output bytes */
+        p.left_shift = 0;
+        p.shift_out = -1;
+    }
     p.act_min = nkf_between(-128, 0);
     p.act_max = nkf_between(p.act_min, 127);
     q.in_zp = p.in1_zp;
