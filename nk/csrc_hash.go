@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "4e8b92d78bd6b4eac6299c1fbc8cff7690a4cf04337cb67fb5ac2cd070b23045"
+const csrcHash = "2610fb91d85a81c05691422eb1043c0e1f87877cf492d9e2c9cfffc6e5820b75"

@@ -59,7 +59,7 @@ nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
         return NK_OK;
     }
 #endif
-#if NK_FAST_F32
+#if NK_FAST_F32_DENSE
     if (nk_fast_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
                           nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
                           nk_param_f32(op, 0), nk_param_f32(op, 1)))

@@ -21,6 +21,13 @@
 
 /* acc[j] += x[0 .. n) . w[j*ws ...] for j < rows (8 or 4), n >= 1 */
 #if NK_FAST_F32_NATIVE
+/* The dot8 block takes eleven core registers: inlined into a caller's
+ * loop nest it may not get them (GCC: impossible constraints). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_FPU_NOINLINE __attribute__((noinline))
+#else
+#define NK_FPU_NOINLINE
+#endif
 /* one channel's step: its four weights, four FMAs into its accumulator */
 #define NK_FPU_ROW4(wr, s)                                                                        \
     "vldmia %[" wr "]!, {s4-s7}\n\t"                                                             \
@@ -52,7 +59,8 @@
     "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13",      \
         "s14", "s15", "cc", "memory"
 
-static void nk_fpu_dot8(const float *x, const float *w, size_t ws, int32_t n, float *acc) {
+static NK_FPU_NOINLINE void nk_fpu_dot8(const float *x, const float *w, size_t ws, int32_t n,
+                                        float *acc) {
     const float *w0 = w, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws, *w4 = w3 + ws,
                 *w5 = w4 + ws, *w6 = w5 + ws, *w7 = w6 + ws;
     __asm__ volatile(NK_FPU_LOOPS("s8-s15",
@@ -71,7 +79,8 @@ static void nk_fpu_dot8(const float *x, const float *w, size_t ws, int32_t n, fl
                      : NK_FPU_CLOBBERS);
 }
 
-static void nk_fpu_dot4(const float *x, const float *w, size_t ws, int32_t n, float *acc) {
+static NK_FPU_NOINLINE void nk_fpu_dot4(const float *x, const float *w, size_t ws, int32_t n,
+                                        float *acc) {
     const float *w0 = w, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws;
     __asm__ volatile(NK_FPU_LOOPS("s8-s11",
                                   NK_FPU_ROW4("w0", "s8") NK_FPU_ROW4("w1", "s9")
@@ -203,6 +212,7 @@ int nk_fast_conv2d_f32(const float *x, const float *NK_RESTRICT w, const float *
     return 1;
 }
 
+#if NK_FAST_F32_DENSE
 int nk_fast_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
                       const float *NK_RESTRICT bias, float *NK_RESTRICT y, size_t rows,
                       int32_t in_features, int32_t out_features, float act_min, float act_max) {
@@ -221,6 +231,7 @@ int nk_fast_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,
         }
     return 1;
 }
+#endif
 
 #else
 /* ISO C wants a declaration in every translation unit. */
