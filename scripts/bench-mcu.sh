@@ -10,7 +10,11 @@
 #   NK_BENCH_FUNCS=8 scripts/bench-mcu.sh      then the 8 most expensive
 #                                              functions per model and target
 #
-# Build: toolchains/<target>.cmake, RelWithDebInfo (-O2), reference kernels.
+# Build: toolchains/<target>.cmake, RelWithDebInfo (-O2), the target's own
+# kernel sets (DSP/MVE int8, FPU float32; docs/TARGETS.md) as a user's
+# build, and on targets that have a fast set (Cortex-M4F, M7, M33, M55) a
+# second build with NETKIT_PORTABLE_KERNELS=ON: both counts side by side,
+# and the flash the fast kernels add to what the linker keeps of libnetkit.
 # Instructions, not cycles: QEMU models no pipeline, caches or wait states.
 # The count covers nk_model_invoke only (the marker-call overhead, measured
 # on an empty region, is subtracted); MACs come from nk_inspect_model on
@@ -52,7 +56,6 @@ FLOAT_DIR=$(cd "$FLOAT_DIR" && pwd)
 # by cmake/cross/netkit-mcu-tests.cmake on cortex-m4f and cortex-m55).
 models+=(pytorch_kws_gru)
 model_file[pytorch_kws_gru]=testdata/pytorch/kws_gru.nk
-declare -A fashion_insns=() fashion_arena=()
 if ((${#models[@]} == 0)); then
     echo "bench-mcu: no testdata/models/<name>.nk with <name>.input.npy (or .input0.npy)" >&2
     exit 1
@@ -82,12 +85,18 @@ netkit_flash() {
         END { print s + 0 }' "$1"
 }
 
-echo "| target | model | instructions / inference | MACs | instructions / MAC | arena B | model B (flash) | libnetkit flash B | program flash B |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-for t in "${TARGETS[@]}"; do
-    dir=$BUILD/$t
+# Targets with a fast kernel set (DSP/MVE int8, FPU float32) are built
+# twice, as a user's build and with NETKIT_PORTABLE_KERNELS=ON, and shown
+# side by side; the others once (their kernels are the portable ones).
+has_fast_set() { [[ $1 == cortex-m4f || $1 == cortex-m7 || $1 == cortex-m33 || $1 == cortex-m55 ]]; }
+declare -A run_insns=() run_arena=() run_model=() run_lib=() run_code=()
+# run_build TARGET KIND(fast|portable): builds, runs every model, fills run_*
+run_build() {
+    local t=$1 kind=$2 dir=$BUILD/$1 portable=OFF prefix
+    if [[ $kind == portable ]]; then dir=$BUILD/$t-portable portable=ON; fi
     cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchains/$t.cmake" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_BENCH_MODELS_DIR="$FLOAT_DIR" >"$dir.configure.log" 2>&1 ||
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNETKIT_BUILD_TESTS=ON -DNK_BENCH_MODELS_DIR="$FLOAT_DIR" \
+        -DNETKIT_PORTABLE_KERNELS=$portable >"$dir.configure.log" 2>&1 ||
         { cat "$dir.configure.log" >&2; exit 1; }
     case $t in
         cortex-m*) prefix=arm-none-eabi ;;
@@ -95,11 +104,12 @@ for t in "${TARGETS[@]}"; do
         xtensa-lx106) prefix=xtensa-lx106-elf ;;
         *) echo "bench-mcu: $t is not an MCU target" >&2; exit 2 ;;
     esac
-    benches=()
+    local benches=() name
     for name in "${models[@]}"; do benches+=("nk_bench_$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)"); done
     cmake --build "$dir" -j"$JOBS" --target nk_qemu_plugin "${benches[@]}" >"$dir.build.log" 2>&1 ||
         { cat "$dir.build.log" >&2; exit 1; }
     for name in "${models[@]}"; do
+        local id elf out insns spread input_bytes hex flash key=$t/$kind/$name
         id=$(echo "$name" | tr -c 'A-Za-z0-9_\n' _)
         elf=$dir/nk_bench_$id
         out=$(NK_INSN_FUNCS=1 tools/qemu-plugin/insn-run.sh "$dir/qemu-plugin/libnkinsn.so" "$prefix-nm" "$t" "$elf" 2>"$dir/$id.log") ||
@@ -110,11 +120,11 @@ for t in "${TARGETS[@]}"; do
             $2 == "region" && $3 > 0  { v = $4; if (n == 0 || v < lo) lo = v; if (v > hi) hi = v; n++ }
             END { print lo - base, hi - lo }')"
         if [[ $spread != 0 ]]; then
-            echo "bench-mcu: $t $name: runs differ by $spread instructions" >&2
+            echo "bench-mcu: $t ($kind) $name: runs differ by $spread instructions" >&2
         fi
-        macs=$("$BUILD/host_inspect" "${model_file[$name]}" | awk '$1 == "macs" { print $2 }')
-        arena=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
-        model_bytes=$(awk '$1 == "nkbench" && $2 == "model_bytes" { print $3 }' "$dir/$id.log")
+        run_insns[$key]=$insns
+        run_arena[$key]=$(awk '$1 == "nkbench" && $2 == "arena_bytes" { print $3 }' "$dir/$id.log")
+        run_model[$key]=$(awk '$1 == "nkbench" && $2 == "model_bytes" { print $3 }' "$dir/$id.log")
         # Flash the program occupies (code, constants, .data image), less the
         # embedded model and the test input, which a product would not ship.
         input_bytes=0
@@ -122,15 +132,38 @@ for t in "${TARGETS[@]}"; do
             input_bytes=$((input_bytes + 16#$hex))
         done
         flash=$("$prefix-size" -A "$elf" | awk '$1 ~ /^\.(isr_vector|nk_reset|nk_vectors|text|rodata|data|ARM|init|fini|preinit|srodata|sdata)/ { s += $2 } END { print s }')
-        code=$((flash - model_bytes - input_bytes))
-        lib=$(netkit_flash "$elf.map")
-        ipm=$(awk -v i="$insns" -v m="$macs" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }')
-        echo "| $t | $name | $insns | $macs | $ipm | $arena | $model_bytes | $lib | $code |"
-        fashion_insns[$t/$name]=$insns fashion_arena[$t/$name]=$arena
-        # Per function, per inference (the runs are identical).
-        echo "$out" | awk -v t="$t" -v m="$name" '
-            $2 == "region" && $3 > 0 { runs++ }
-            $2 == "func" { print t, m, $3, int($4 / (runs ? runs : 1)) }' >>"$BUILD/funcs.txt"
+        run_code[$key]=$((flash - ${run_model[$key]} - input_bytes))
+        run_lib[$key]=$(netkit_flash "$elf.map")
+        # Per function, per inference (the runs are identical); the user's build.
+        if [[ $kind == fast ]]; then
+            echo "$out" | awk -v t="$t" -v m="$name" '
+                $2 == "region" && $3 > 0 { runs++ }
+                $2 == "func" { print t, m, $3, int($4 / (runs ? runs : 1)) }' >>"$BUILD/funcs.txt"
+        fi
+    done
+}
+per_mac() { awk -v i="$1" -v m="$2" 'BEGIN { printf (m > 0 ? "%.2f" : "-"), i / m }'; }
+
+for t in "${TARGETS[@]}"; do
+    run_build "$t" fast
+    if has_fast_set "$t"; then run_build "$t" portable; fi
+done
+echo "| target | model | MACs | instructions (fast kernels) | / MAC | portable kernels | / MAC | portable / fast | arena B (fast) | arena B (portable) | model B (flash) | libnetkit flash B (fast) | fast kernels add B | program flash B |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+declare -A fashion_insns=() fashion_arena=()
+for t in "${TARGETS[@]}"; do
+    for name in "${models[@]}"; do
+        f=$t/fast/$name p=$t/portable/$name
+        macs=$("$BUILD/host_inspect" "${model_file[$name]}" | awk '$1 == "macs" { print $2 }')
+        if [[ -n ${run_insns[$p]:-} ]]; then
+            pi=${run_insns[$p]} ppm=$(per_mac "$pi" "$macs") pa=${run_arena[$p]}
+            ratio=$(awk -v a="$pi" -v b="${run_insns[$f]}" 'BEGIN { printf "%.2f", a / b }')
+            add=$((${run_lib[$f]} - ${run_lib[$p]}))
+        else
+            pi=- ppm=- pa=- ratio=- add=-
+        fi
+        echo "| $t | $name | $macs | ${run_insns[$f]} | $(per_mac "${run_insns[$f]}" "$macs") | $pi | $ppm | $ratio | ${run_arena[$f]} | $pa | ${run_model[$f]} | ${run_lib[$f]} | $add | ${run_code[$f]} |"
+        fashion_insns[$t/$name]=${run_insns[$f]} fashion_arena[$t/$name]=${run_arena[$f]}
     done
 done
 echo
