@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "2610fb91d85a81c05691422eb1043c0e1f87877cf492d9e2c9cfffc6e5820b75"
+const csrcHash = "a86a70aece40601244c76edf9095c619f8065074020048f94340e5735e19ee09"

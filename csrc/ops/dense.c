@@ -47,6 +47,15 @@ static uint64_t nk_dense_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
 }
 #endif
 
+void nk_dense_f32_run(const float *x, const float *w, const float *bias, float *y, size_t rows,
+                      int32_t in_features, int32_t out_features, float act_min, float act_max) {
+#if NK_FAST_F32_DENSE
+    if (nk_fast_dense_f32(x, w, bias, y, rows, in_features, out_features, act_min, act_max))
+        return;
+#endif
+    nk_ref_dense_f32(x, w, bias, y, rows, in_features, out_features, act_min, act_max);
+}
+
 nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *w = nk_ops_tin(op, x, 1);
     const int32_t k = w->dims[1], n = w->dims[0];
@@ -59,13 +68,7 @@ nk_status nk_dense_eval(const nk_op_rt *op, const nk_exec *x) {
         return NK_OK;
     }
 #endif
-#if NK_FAST_F32_DENSE
-    if (nk_fast_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
-                          nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
-                          nk_param_f32(op, 0), nk_param_f32(op, 1)))
-        return NK_OK;
-#endif
-    nk_ref_dense_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
+    nk_dense_f32_run(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1), nk_ops_in_f32(op, x, 2),
                      nk_ops_out_f32(op, x), nk_ops_tin(op, x, 0)->elems / (uint32_t)k, k, n,
                      nk_param_f32(op, 0), nk_param_f32(op, 1));
     return NK_OK;

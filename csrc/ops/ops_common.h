@@ -125,6 +125,12 @@ NK_HIDDEN nk_status nk_ops_check_broadcast(const nk_op_rt *op, const nk_tensor_r
 NK_HIDDEN int nk_ops_no_broadcast(const nk_op_rt *op, const nk_tensor_rt *t);
 /* 1 when v is neither NaN nor infinite. */
 NK_HIDDEN int nk_ops_finite(float v);
+/* The build's float32 dense kernel for weights as stored (the fast set's,
+ * else the portable one): the dense op without host-packed weights, and
+ * the recurrent ops' gate products. */
+NK_HIDDEN void nk_dense_f32_run(const float *x, const float *w, const float *bias, float *y,
+                                size_t rows, int32_t in_features, int32_t out_features,
+                                float act_min, float act_max);
 
 /* A sliding 2-D window (conv, depthwise, pools) read from params. */
 typedef struct nk_ops_window {

@@ -184,6 +184,7 @@ nk_status nk_rnn_eval(const nk_op_rt *op, const nk_exec *x) {
     a.y_h = (float *)x->data[op->out[1]];
     a.y_c = op->n_out > 2 ? (float *)x->data[op->out[2]] : NULL;
     a.work = (float *)x->workspace;
+    a.dense = nk_dense_f32_run;
     nk_ref_rnn_f32(&a);
     return NK_OK;
 }

@@ -241,6 +241,10 @@ typedef struct nk_ref_rnn_act {
 } nk_ref_rnn_act;
 /* y = act(x) over n values, by the activation kernels; y may equal x. */
 NK_REF_HIDDEN void nk_ref_rnn_activate(nk_ref_rnn_act a, const float *x, float *y, size_t n);
+/* A float32 dense kernel with nk_ref_dense_f32's arguments. */
+typedef void (*nk_ref_dense_f32_fn)(const float *x, const float *w, const float *bias, float *y,
+                                    size_t rows, int32_t in_features, int32_t out_features,
+                                    float act_min, float act_max);
 typedef struct nk_ref_rnn_args {
     int32_t cell;                /* nk_ref_rnn_cell */
     int32_t seq, batch, input, hidden, dirs;
@@ -256,6 +260,7 @@ typedef struct nk_ref_rnn_args {
     float *y;                    /* [T,D,B,H] or NULL */
     float *y_h, *y_c;            /* [D,B,H]: the states, written in place (h0/c0 may equal them) */
     float *work;                 /* LSTM 8H, GRU 6H floats */
+    nk_ref_dense_f32_fn dense;   /* the gate products' kernel (NULL: nk_ref_dense_f32) */
 } nk_ref_rnn_args;
 NK_REF_HIDDEN void nk_ref_rnn_f32(const nk_ref_rnn_args *a);
 

@@ -62,9 +62,10 @@ static void nk_lstm_step(const nk_ref_rnn_args *a, int32_t d, const float *x, fl
     const float *p = a->p != NULL ? a->p + (size_t)d * 3 * hs : NULL;
     const nk_ref_rnn_act *act = a->act + 3 * d;
     float *gi = gates, *go = gates + hs, *gf = gates + 2 * hs, *gc = gates + 3 * hs;
+    const nk_ref_dense_f32_fn dense = a->dense != NULL ? a->dense : nk_ref_dense_f32;
     int32_t k;
-    nk_ref_dense_f32(x, w, wb, gates, 1, a->input, g4, -INFINITY, INFINITY);
-    nk_ref_dense_f32(h, r, wb != NULL ? wb + g4 : NULL, tmp, 1, hs, g4, -INFINITY, INFINITY);
+    dense(x, w, wb, gates, 1, a->input, g4, -INFINITY, INFINITY);
+    dense(h, r, wb != NULL ? wb + g4 : NULL, tmp, 1, hs, g4, -INFINITY, INFINITY);
     for (k = 0; k < g4; k++)
         gates[k] += tmp[k];
     if (p != NULL)
@@ -100,24 +101,25 @@ static void nk_gru_step(const nk_ref_rnn_args *a, int32_t d, const float *x, flo
     const float *rb = wb != NULL ? wb + g3 : NULL;
     const nk_ref_rnn_act *act = a->act + 3 * d;
     float *gz = gates, *gr = gates + hs, *gh = gates + 2 * hs, *th = tmp + 2 * hs;
+    const nk_ref_dense_f32_fn dense = a->dense != NULL ? a->dense : nk_ref_dense_f32;
     int32_t k;
-    nk_ref_dense_f32(x, w, wb, gates, 1, a->input, g3, -INFINITY, INFINITY);
+    dense(x, w, wb, gates, 1, a->input, g3, -INFINITY, INFINITY);
     /* z and r: x part + R h; the candidate's R product depends on the mode */
-    nk_ref_dense_f32(h, r, rb, tmp, 1, hs, 2 * hs, -INFINITY, INFINITY);
+    dense(h, r, rb, tmp, 1, hs, 2 * hs, -INFINITY, INFINITY);
     for (k = 0; k < 2 * hs; k++)
         gates[k] += tmp[k];
     nk_rnn_clip(gates, (size_t)2 * hs, a->clip);
     nk_ref_rnn_activate(act[0], gz, gz, (size_t)2 * hs);
     if (a->linear_before_reset) {
-        nk_ref_dense_f32(h, r + (size_t)2 * hs * hs, rb != NULL ? rb + 2 * hs : NULL, th, 1, hs,
-                         hs, -INFINITY, INFINITY);
+        dense(h, r + (size_t)2 * hs * hs, rb != NULL ? rb + 2 * hs : NULL, th, 1, hs, hs,
+              -INFINITY, INFINITY);
         for (k = 0; k < hs; k++)
             gh[k] += gr[k] * th[k];
     } else {
         for (k = 0; k < hs; k++)
             tmp[k] = gr[k] * h[k];
-        nk_ref_dense_f32(tmp, r + (size_t)2 * hs * hs, rb != NULL ? rb + 2 * hs : NULL, th, 1,
-                         hs, hs, -INFINITY, INFINITY);
+        dense(tmp, r + (size_t)2 * hs * hs, rb != NULL ? rb + 2 * hs : NULL, th, 1, hs, hs,
+              -INFINITY, INFINITY);
         for (k = 0; k < hs; k++)
             gh[k] += th[k];
     }
