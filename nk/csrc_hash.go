@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a86a70aece40601244c76edf9095c619f8065074020048f94340e5735e19ee09"
+const csrcHash = "9e9ef7cd81527ddcaeb53e3cb933ff190e877775d45242defeeb077e9413947f"

@@ -5,9 +5,10 @@
  *
  *   kernels/armv7em/fpu_f32.c   conv2d (one group, no horizontal dilation)
  *                               and dense (NK_FAST_F32_DENSE, below),
- *                               eight output channels a pass
- *                               over runs of taps loaded four floats an
- *                               instruction (VLDM) into VFMA chains
+ *                               eight output channels a pass over runs of
+ *                               taps loaded four floats an instruction
+ *                               (VLDM) into VFMA chains; depthwise
+ *                               (multiplier 1), eight channels a tap
  *
  * Built when the target has a single-precision FPU with fused multiply-add
  * (__ARM_FP bit 2, __ARM_FEATURE_FMA, M profile), or on any host with
@@ -54,6 +55,10 @@
 NK_REF_HIDDEN int nk_fast_conv2d_f32(const float *x, const float *NK_RESTRICT w,
                                      const float *NK_RESTRICT bias, float *y,
                                      const nk_ref_conv_geom *g);
+/* multiplier 1 (others: 0, the portable kernel) */
+NK_REF_HIDDEN int nk_fast_depthwise_conv2d_f32(const float *x, const float *NK_RESTRICT w,
+                                               const float *NK_RESTRICT bias, float *y,
+                                               const nk_ref_conv_geom *g);
 #endif
 #if NK_FAST_F32_DENSE
 NK_REF_HIDDEN int nk_fast_dense_f32(const float *NK_RESTRICT x, const float *NK_RESTRICT w,

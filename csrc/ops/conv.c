@@ -151,6 +151,11 @@ nk_status nk_depthwise_eval(const nk_op_rt *op, const nk_exec *x) {
                                               nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g))
         return NK_OK;
 #endif
+#if NK_FAST_F32
+    if (nk_fast_depthwise_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1),
+                                     nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g))
+        return NK_OK;
+#endif
     nk_ref_depthwise_conv2d_f32(nk_ops_in_f32(op, x, 0), nk_ops_in_f32(op, x, 1),
                                 nk_ops_in_f32(op, x, 2), nk_ops_out_f32(op, x), &g);
     return NK_OK;

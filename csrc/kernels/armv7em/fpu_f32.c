@@ -114,6 +114,70 @@ static void nk_fpu_dot4(const float *x, const float *w, size_t ws, int32_t n, fl
 }
 #endif
 
+/* Depthwise: acc[j] += sum over n_rows rows of n_cols taps of x[j] *
+ * w[j] for j < 8 or 4 channels; taps xs / ws bytes apart in a row, the
+ * next row xr / wr bytes after the last tap's successor. */
+#if NK_FAST_F32_NATIVE
+#define NK_FPU_DW(acc_regs, x_regs, w_regs, fmas)                                                 \
+    "vldmia %[acc], {" acc_regs "}\n\t"                                                          \
+    "2:\n\t"                                                                                     \
+    "mov %[k], %[n_cols]\n\t"                                                                    \
+    "1:\n\t"                                                                                     \
+    "vldmia %[x], {" x_regs "}\n\t"                                                              \
+    "vldmia %[w], {" w_regs "}\n\t"                                                              \
+    "add %[x], %[x], %[xs]\n\t"                                                                  \
+    "add %[w], %[w], %[ws]\n\t" fmas "subs %[k], %[k], #1\n\t"                                   \
+    "bne 1b\n\t"                                                                                 \
+    "add %[x], %[x], %[xr]\n\t"                                                                  \
+    "add %[w], %[w], %[wr]\n\t"                                                                  \
+    "subs %[rows], %[rows], #1\n\t"                                                              \
+    "bne 2b\n\t"                                                                                 \
+    "vstmia %[acc], {" acc_regs "}"
+static NK_FPU_NOINLINE void nk_fpu_dw(const float *x, int32_t xs, int32_t xr, const float *w,
+                                      int32_t ws, int32_t wr, int32_t n_rows, int32_t n_cols,
+                                      int ch, float *acc) {
+    int32_t k;
+    if (ch == 8)
+        __asm__ volatile(NK_FPU_DW("s16-s23", "s0-s7", "s8-s15",
+                                   "vfma.f32 s16, s0, s8\n\t"
+                                   "vfma.f32 s17, s1, s9\n\t"
+                                   "vfma.f32 s18, s2, s10\n\t"
+                                   "vfma.f32 s19, s3, s11\n\t"
+                                   "vfma.f32 s20, s4, s12\n\t"
+                                   "vfma.f32 s21, s5, s13\n\t"
+                                   "vfma.f32 s22, s6, s14\n\t"
+                                   "vfma.f32 s23, s7, s15\n\t")
+                         : [x] "+&r"(x), [w] "+&r"(w), [rows] "+&r"(n_rows), [k] "=&r"(k)
+                         : [xs] "r"(xs), [ws] "r"(ws), [xr] "r"(xr), [wr] "r"(wr),
+                           [n_cols] "r"(n_cols), [acc] "r"(acc)
+                         : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10",
+                           "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",
+                           "s21", "s22", "s23", "cc", "memory");
+    else
+        __asm__ volatile(NK_FPU_DW("s16-s19", "s0-s3", "s8-s11",
+                                   "vfma.f32 s16, s0, s8\n\t"
+                                   "vfma.f32 s17, s1, s9\n\t"
+                                   "vfma.f32 s18, s2, s10\n\t"
+                                   "vfma.f32 s19, s3, s11\n\t")
+                         : [x] "+&r"(x), [w] "+&r"(w), [rows] "+&r"(n_rows), [k] "=&r"(k)
+                         : [xs] "r"(xs), [ws] "r"(ws), [xr] "r"(xr), [wr] "r"(wr),
+                           [n_cols] "r"(n_cols), [acc] "r"(acc)
+                         : "s0", "s1", "s2", "s3", "s8", "s9", "s10", "s11", "s16", "s17", "s18",
+                           "s19", "cc", "memory");
+}
+#undef NK_FPU_DW
+#else
+static void nk_fpu_dw(const float *x, int32_t xs, int32_t xr, const float *w, int32_t ws,
+                      int32_t wr, int32_t n_rows, int32_t n_cols, int ch, float *acc) {
+    const char *xb = (const char *)x, *wb = (const char *)w;
+    int32_t r, c, j;
+    for (r = 0; r < n_rows; r++, xb += xr, wb += wr)
+        for (c = 0; c < n_cols; c++, xb += xs, wb += ws)
+            for (j = 0; j < ch; j++)
+                acc[j] += ((const float *)(const void *)xb)[j] * ((const float *)(const void *)wb)[j];
+}
+#endif
+
 /* acc[j] += x[0 .. n) . w[j*ws ...] for j < rows (8, 4 or 1), n >= 1 */
 static void nk_fpu_run(const float *x, const float *w, size_t ws, int32_t n, int rows,
                        float *acc) {
@@ -206,6 +270,67 @@ int nk_fast_conv2d_f32(const float *x, const float *NK_RESTRICT w, const float *
                 else /* no valid tap: the bias, as in the portable kernel */
                     nk_fpu_pixel(xb, 0, w, 0, w_per_out, 0, 0, bias, g->out_c, clamp,
                                  g->act_min, g->act_max, y);
+            }
+        }
+    }
+    return 1;
+}
+
+/* Depthwise, multiplier 1: per output pixel, eight channels a pass (then
+ * four) over the window's valid taps, one VLDM of the inputs and one of
+ * the weights and a VFMA per channel a tap; the last in_c % 4 channels
+ * in C. Pixels in raster order, every channel before the next pixel, as
+ * the portable kernel: the in-place rule holds. */
+int nk_fast_depthwise_conv2d_f32(const float *x, const float *NK_RESTRICT w,
+                                 const float *NK_RESTRICT bias, float *y,
+                                 const nk_ref_conv_geom *g) {
+    const size_t c_n = (size_t)g->in_c, row_stride = (size_t)g->in_w * c_n;
+    const int32_t xs = (int32_t)((size_t)g->dil_w * c_n * sizeof(float));
+    const int32_t ws = (int32_t)(c_n * sizeof(float));
+    const int clamp = nk_fpu_clamps(g->act_min, g->act_max);
+    int32_t b, oy, ox;
+    if (g->multiplier != 1 || (uint64_t)row_stride * (uint64_t)g->dil_h * sizeof(float) > 0x7FFFFFFFu)
+        return 0;
+    for (b = 0; b < g->batch; b++) {
+        const float *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_ref_pool_range_dil(iy0, g->k_h, g->dil_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++, y += g->out_c) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int32_t kx_lo, kx_hi, n_rows, n_cols, c;
+                const float *x0, *w0;
+                int32_t xr, wr;
+                nk_ref_pool_range_dil(ix0, g->k_w, g->dil_w, g->in_w, &kx_lo, &kx_hi);
+                n_rows = ky_hi - ky_lo;
+                n_cols = kx_hi - kx_lo;
+                x0 = xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                     (size_t)(ix0 + kx_lo * g->dil_w) * c_n;
+                w0 = w + ((size_t)ky_lo * (size_t)g->k_w + (size_t)kx_lo) * c_n;
+                /* from a row's last tap + 1 to the next row's first */
+                xr = (int32_t)((size_t)g->dil_h * row_stride * sizeof(float)) - n_cols * xs;
+                wr = (int32_t)((size_t)g->k_w * c_n * sizeof(float)) - n_cols * ws;
+                for (c = 0; c < g->out_c;) {
+                    const int ch = g->out_c - c >= 8 ? 8 : g->out_c - c >= 4 ? 4 : 1;
+                    float acc[8];
+                    nk_fpu_start(acc, ch, bias, c);
+                    if (n_rows > 0 && n_cols > 0) {
+                        if (ch > 1) {
+                            nk_fpu_dw(x0 + c, xs, xr, w0 + c, ws, wr, n_rows, n_cols, ch, acc);
+                        } else {
+                            int32_t r, k;
+                            for (r = 0; r < n_rows; r++)
+                                for (k = 0; k < n_cols; k++)
+                                    acc[0] += x0[(size_t)r * (size_t)g->dil_h * row_stride +
+                                                 (size_t)k * (size_t)g->dil_w * c_n + (size_t)c] *
+                                              w0[((size_t)r * (size_t)g->k_w + (size_t)k) * c_n +
+                                                 (size_t)c];
+                        }
+                    }
+                    nk_fpu_store(acc, ch, clamp, c, g->act_min, g->act_max, y);
+                    c += ch;
+                }
             }
         }
     }

@@ -152,6 +152,62 @@ static int nkf_conv(int n_case) {
     return 1;
 }
 
+/* A random depthwise conv (multiplier 1, or 2, which the fast kernel
+ * leaves to the portable one); returns 1 when the fast kernel took it.
+ * Channel counts from 1 to 40: blocks of 8, 4 and single channels. */
+static int nkf_depthwise(int n_case) {
+    static float ax[NKF_BUF], aw[NKF_BUF], ab[256];
+    nk_ref_conv_geom g, a;
+    const float *bias = nkf_chance(80) ? nkf_b : NULL;
+    size_t nx, nw, ny, i;
+    memset(&g, 0, sizeof g);
+    for (;;) {
+        g.batch = nkf_between(1, 2);
+        g.in_h = nkf_between(1, 9);
+        g.in_w = nkf_between(1, 9);
+        g.in_c = nkf_between(1, 40);
+        g.multiplier = nkf_chance(10) ? 2 : 1;
+        g.out_c = g.in_c * g.multiplier;
+        g.groups = g.in_c;
+        g.k_h = nkf_between(1, 5);
+        g.k_w = nkf_between(1, 5);
+        g.stride_h = nkf_between(1, 3);
+        g.stride_w = nkf_between(1, 3);
+        g.dil_h = nkf_chance(20) ? 2 : 1;
+        g.dil_w = nkf_chance(20) ? 2 : 1;
+        g.pad_top = nkf_between(0, g.k_h);
+        g.pad_left = nkf_between(0, g.k_w);
+        g.out_h = (g.in_h + 2 * g.pad_top - ((g.k_h - 1) * g.dil_h + 1)) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_left - ((g.k_w - 1) * g.dil_w + 1)) / g.stride_w + 1;
+        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+        nw = (size_t)g.k_h * (size_t)g.k_w * (size_t)g.out_c;
+        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
+        if (g.out_h > 0 && g.out_w > 0 && nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
+            break;
+    }
+    nkf_act(&g.act_min, &g.act_max);
+    nkf_fill(nkf_x, nx);
+    nkf_fill(nkf_w, nw);
+    nkf_fill(nkf_b, (size_t)g.out_c);
+    nkf_clear(ny);
+    nk_ref_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
+    if (!nk_fast_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g))
+        return 0;
+    /* the bound's magnitudes: the portable kernel over |x|, |w|, |bias| */
+    for (i = 0; i < nx; i++)
+        ax[i] = fabsf(nkf_x[i]);
+    for (i = 0; i < nw; i++)
+        aw[i] = fabsf(nkf_w[i]);
+    for (i = 0; i < (size_t)g.out_c; i++)
+        ab[i] = bias ? fabsf(bias[i]) : 0.0f;
+    a = g;
+    a.act_min = -INFINITY;
+    a.act_max = INFINITY;
+    nk_ref_depthwise_conv2d_f32(ax, aw, ab, nkf_mag, &a);
+    nkf_compare("depthwise", n_case, ny);
+    return 1;
+}
+
 /* A random dense of several rows; returns 1 when the fast kernel took it. */
 static int nkf_dense(int n_case) {
     const size_t rows = (size_t)nkf_between(1, 3);
@@ -185,15 +241,17 @@ static int nkf_dense(int n_case) {
 }
 
 int main(void) {
-    int i, took_conv = 0, took_dense = 0;
+    int i, took_conv = 0, took_dw = 0, took_dense = 0;
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(i);
+        took_dw += nkf_depthwise(i);
         took_dense += nkf_dense(i);
     }
-    printf("fast_f32_test (%s): fast kernels took conv2d %d, dense %d of %d cases each; "
-           "%d failures\n",
-           NK_FAST_F32_NATIVE ? "FPU" : "C model", took_conv, took_dense, NKF_CASES, nkf_failures);
-    if (took_conv == 0 || (NK_FAST_F32_DENSE && took_dense == 0)) {
+    printf("fast_f32_test (%s): fast kernels took conv2d %d, depthwise %d, dense %d of %d cases "
+           "each; %d failures\n",
+           NK_FAST_F32_NATIVE ? "FPU" : "C model", took_conv, took_dw, took_dense, NKF_CASES,
+           nkf_failures);
+    if (took_conv == 0 || took_dw == 0 || (NK_FAST_F32_DENSE && took_dense == 0)) {
         fprintf(stderr, "a fast kernel took no case\n");
         return 1;
     }
