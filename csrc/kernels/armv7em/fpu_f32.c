@@ -169,12 +169,17 @@ static NK_FPU_NOINLINE void nk_fpu_dw(const float *x, int32_t xs, int32_t xr, co
 #else
 static void nk_fpu_dw(const float *x, int32_t xs, int32_t xr, const float *w, int32_t ws,
                       int32_t wr, int32_t n_rows, int32_t n_cols, int ch, float *acc) {
-    const char *xb = (const char *)x, *wb = (const char *)w;
+    /* the asm's walk as each tap's offset from x and w (in floats) */
+    const ptrdiff_t f = (ptrdiff_t)sizeof(float);
+    const ptrdiff_t x_row = ((ptrdiff_t)n_cols * xs + xr) / f;
+    const ptrdiff_t w_row = ((ptrdiff_t)n_cols * ws + wr) / f;
     int32_t r, c, j;
-    for (r = 0; r < n_rows; r++, xb += xr, wb += wr)
-        for (c = 0; c < n_cols; c++, xb += xs, wb += ws)
+    for (r = 0; r < n_rows; r++)
+        for (c = 0; c < n_cols; c++) {
+            const float *xp = x + r * x_row + c * (xs / f), *wp = w + r * w_row + c * (ws / f);
             for (j = 0; j < ch; j++)
-                acc[j] += ((const float *)(const void *)xb)[j] * ((const float *)(const void *)wb)[j];
+                acc[j] += xp[j] * wp[j];
+        }
 }
 #endif
 
@@ -288,8 +293,12 @@ int nk_fast_depthwise_conv2d_f32(const float *x, const float *NK_RESTRICT w,
     const int32_t xs = (int32_t)((size_t)g->dil_w * c_n * sizeof(float));
     const int32_t ws = (int32_t)(c_n * sizeof(float));
     const int clamp = nk_fpu_clamps(g->act_min, g->act_max);
+    /* the asm's byte strides fit int32 */
+    const uint64_t lim = 0x7FFFFFFFu / sizeof(float);
     int32_t b, oy, ox;
-    if (g->multiplier != 1 || (uint64_t)row_stride * (uint64_t)g->dil_h * sizeof(float) > 0x7FFFFFFFu)
+    if (g->multiplier != 1 || (uint64_t)row_stride * (uint64_t)g->dil_h > lim ||
+        (uint64_t)c_n * (uint64_t)g->dil_w * (uint64_t)g->k_w > lim ||
+        (uint64_t)c_n * (uint64_t)g->k_w > lim)
         return 0;
     for (b = 0; b < g->batch; b++) {
         const float *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
@@ -300,22 +309,24 @@ int nk_fast_depthwise_conv2d_f32(const float *x, const float *NK_RESTRICT w,
             for (ox = 0; ox < g->out_w; ox++, y += g->out_c) {
                 const int32_t ix0 = ox * g->stride_w - g->pad_left;
                 int32_t kx_lo, kx_hi, n_rows, n_cols, c;
-                const float *x0, *w0;
-                int32_t xr, wr;
+                const float *x0 = NULL, *w0 = NULL;
+                int32_t xr = 0, wr = 0;
                 nk_ref_pool_range_dil(ix0, g->k_w, g->dil_w, g->in_w, &kx_lo, &kx_hi);
-                n_rows = ky_hi - ky_lo;
-                n_cols = kx_hi - kx_lo;
-                x0 = xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
-                     (size_t)(ix0 + kx_lo * g->dil_w) * c_n;
-                w0 = w + ((size_t)ky_lo * (size_t)g->k_w + (size_t)kx_lo) * c_n;
-                /* from a row's last tap + 1 to the next row's first */
-                xr = (int32_t)((size_t)g->dil_h * row_stride * sizeof(float)) - n_cols * xs;
-                wr = (int32_t)((size_t)g->k_w * c_n * sizeof(float)) - n_cols * ws;
+                n_rows = ky_hi > ky_lo ? ky_hi - ky_lo : 0;
+                n_cols = kx_hi > kx_lo ? kx_hi - kx_lo : 0;
+                if (n_rows > 0 && n_cols > 0) {
+                    x0 = xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                         (size_t)(ix0 + kx_lo * g->dil_w) * c_n;
+                    w0 = w + ((size_t)ky_lo * (size_t)g->k_w + (size_t)kx_lo) * c_n;
+                    /* from a row's last tap + 1 to the next row's first */
+                    xr = (int32_t)((size_t)g->dil_h * row_stride * sizeof(float)) - n_cols * xs;
+                    wr = (int32_t)((size_t)g->k_w * c_n * sizeof(float)) - n_cols * ws;
+                }
                 for (c = 0; c < g->out_c;) {
                     const int ch = g->out_c - c >= 8 ? 8 : g->out_c - c >= 4 ? 4 : 1;
                     float acc[8];
                     nk_fpu_start(acc, ch, bias, c);
-                    if (n_rows > 0 && n_cols > 0) {
+                    if (x0 != NULL) {
                         if (ch > 1) {
                             nk_fpu_dw(x0 + c, xs, xr, w0 + c, ws, wr, n_rows, n_cols, ch, acc);
                         } else {
