@@ -1,4 +1,4 @@
-/* mve_i8.c — int8 conv, dense and depthwise on Armv8.1-M Helium (MVE,
+/* mve_i8.c — int8 conv, dense, depthwise, pools and add on Armv8.1-M Helium (MVE,
  * Cortex-M55; kernels/fast_i8.h says when they are built), through the
  * arm_mve.h intrinsics.
  *
