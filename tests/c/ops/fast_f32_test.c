@@ -83,11 +83,13 @@ static void nkf_compare(const char *what, int n_case, size_t n) {
 }
 
 /* nkf_mag[o] = |bias| + sum |x*w| over the valid taps: the portable
- * kernel's arithmetic on magnitudes (its own rounding is far below 1e-5) */
-static void nkf_conv_mag(const nk_ref_conv_geom *g, const float *bias) {
+ * kernel (conv2d, or depthwise) on magnitudes (its own rounding is far
+ * below 1e-5) */
+static void nkf_conv_mag(const nk_ref_conv_geom *g, const float *bias, int depthwise) {
     static float ax[NKF_BUF], aw[NKF_BUF], ab[256];
     const size_t nx = (size_t)g->batch * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
-    const size_t nw = (size_t)g->out_c * (size_t)g->k_h * (size_t)g->k_w * (size_t)g->in_c;
+    const size_t nw = (size_t)g->out_c * (size_t)g->k_h * (size_t)g->k_w *
+                      (depthwise ? 1u : (size_t)g->in_c);
     nk_ref_conv_geom a = *g;
     size_t i;
     for (i = 0; i < nx; i++)
@@ -98,7 +100,31 @@ static void nkf_conv_mag(const nk_ref_conv_geom *g, const float *bias) {
         ab[i] = bias ? fabsf(bias[i]) : 0.0f;
     a.act_min = -INFINITY;
     a.act_max = INFINITY;
-    nk_ref_conv2d_f32(ax, aw, ab, nkf_mag, &a);
+    if (depthwise)
+        nk_ref_depthwise_conv2d_f32(ax, aw, ab, nkf_mag, &a);
+    else
+        nk_ref_conv2d_f32(ax, aw, ab, nkf_mag, &a);
+}
+
+/* A random window geometry into g (its channels already set): kernels of
+ * up to max_k, strides up to 3, dilations 1 or 2 (horizontal ones only
+ * with dil_w), pads up to the kernel (some windows have no valid tap).
+ * Returns 0 when the output is empty. */
+static int nkf_window(nk_ref_conv_geom *g, int32_t max_k, int dil_w) {
+    g->batch = nkf_between(1, 2);
+    g->in_h = nkf_between(1, 9);
+    g->in_w = nkf_between(1, 9);
+    g->k_h = nkf_between(1, max_k);
+    g->k_w = nkf_between(1, max_k);
+    g->stride_h = nkf_between(1, 3);
+    g->stride_w = nkf_between(1, 3);
+    g->dil_h = nkf_chance(20) ? 2 : 1;
+    g->dil_w = dil_w && nkf_chance(20) ? 2 : 1;
+    g->pad_top = nkf_between(0, g->k_h);
+    g->pad_left = nkf_between(0, g->k_w);
+    g->out_h = (g->in_h + 2 * g->pad_top - ((g->k_h - 1) * g->dil_h + 1)) / g->stride_h + 1;
+    g->out_w = (g->in_w + 2 * g->pad_left - ((g->k_w - 1) * g->dil_w + 1)) / g->stride_w + 1;
+    return g->out_h > 0 && g->out_w > 0;
 }
 
 /* the clamp of a case: none (every float), a ReLU, or a random range */
@@ -115,28 +141,16 @@ static int nkf_conv(int n_case) {
     size_t nx, nw, ny;
     memset(&g, 0, sizeof g);
     for (;;) {
-        g.batch = nkf_between(1, 2);
-        g.in_h = nkf_between(1, 9);
-        g.in_w = nkf_between(1, 9);
         g.in_c = nkf_chance(30) ? nkf_between(1, 3) : nkf_between(4, 24);
         g.out_c = nkf_chance(50) ? 8 * nkf_between(1, 3) : nkf_between(1, 21);
-        g.k_h = nkf_between(1, 4);
-        g.k_w = nkf_between(1, 4);
-        g.stride_h = nkf_between(1, 3);
-        g.stride_w = nkf_between(1, 3);
-        g.dil_h = nkf_chance(20) ? 2 : 1;
-        g.dil_w = 1;
         g.groups = 1;
         g.multiplier = 1;
-        /* pads up to the kernel: some windows have no valid tap */
-        g.pad_top = nkf_between(0, g.k_h);
-        g.pad_left = nkf_between(0, g.k_w);
-        g.out_h = (g.in_h + 2 * g.pad_top - ((g.k_h - 1) * g.dil_h + 1)) / g.stride_h + 1;
-        g.out_w = (g.in_w + 2 * g.pad_left - g.k_w) / g.stride_w + 1;
+        if (!nkf_window(&g, 4, 0))
+            continue;
         nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
         nw = (size_t)g.out_c * (size_t)g.k_h * (size_t)g.k_w * (size_t)g.in_c;
         ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
-        if (g.out_h > 0 && g.out_w > 0 && nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
+        if (nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
             break;
     }
     nkf_act(&g.act_min, &g.act_max);
@@ -147,7 +161,7 @@ static int nkf_conv(int n_case) {
     nk_ref_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
     if (!nk_fast_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g))
         return 0;
-    nkf_conv_mag(&g, bias);
+    nkf_conv_mag(&g, bias, 0);
     nkf_compare("conv2d", n_case, ny);
     return 1;
 }
@@ -156,33 +170,21 @@ static int nkf_conv(int n_case) {
  * leaves to the portable one); returns 1 when the fast kernel took it.
  * Channel counts from 1 to 40: blocks of 8, 4 and single channels. */
 static int nkf_depthwise(int n_case) {
-    static float ax[NKF_BUF], aw[NKF_BUF], ab[256];
-    nk_ref_conv_geom g, a;
+    nk_ref_conv_geom g;
     const float *bias = nkf_chance(80) ? nkf_b : NULL;
-    size_t nx, nw, ny, i;
+    size_t nx, nw, ny;
     memset(&g, 0, sizeof g);
     for (;;) {
-        g.batch = nkf_between(1, 2);
-        g.in_h = nkf_between(1, 9);
-        g.in_w = nkf_between(1, 9);
         g.in_c = nkf_between(1, 40);
         g.multiplier = nkf_chance(10) ? 2 : 1;
         g.out_c = g.in_c * g.multiplier;
         g.groups = g.in_c;
-        g.k_h = nkf_between(1, 5);
-        g.k_w = nkf_between(1, 5);
-        g.stride_h = nkf_between(1, 3);
-        g.stride_w = nkf_between(1, 3);
-        g.dil_h = nkf_chance(20) ? 2 : 1;
-        g.dil_w = nkf_chance(20) ? 2 : 1;
-        g.pad_top = nkf_between(0, g.k_h);
-        g.pad_left = nkf_between(0, g.k_w);
-        g.out_h = (g.in_h + 2 * g.pad_top - ((g.k_h - 1) * g.dil_h + 1)) / g.stride_h + 1;
-        g.out_w = (g.in_w + 2 * g.pad_left - ((g.k_w - 1) * g.dil_w + 1)) / g.stride_w + 1;
+        if (!nkf_window(&g, 5, 1))
+            continue;
         nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
         nw = (size_t)g.k_h * (size_t)g.k_w * (size_t)g.out_c;
         ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
-        if (g.out_h > 0 && g.out_w > 0 && nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
+        if (nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
             break;
     }
     nkf_act(&g.act_min, &g.act_max);
@@ -193,17 +195,7 @@ static int nkf_depthwise(int n_case) {
     nk_ref_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
     if (!nk_fast_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g))
         return 0;
-    /* the bound's magnitudes: the portable kernel over |x|, |w|, |bias| */
-    for (i = 0; i < nx; i++)
-        ax[i] = fabsf(nkf_x[i]);
-    for (i = 0; i < nw; i++)
-        aw[i] = fabsf(nkf_w[i]);
-    for (i = 0; i < (size_t)g.out_c; i++)
-        ab[i] = bias ? fabsf(bias[i]) : 0.0f;
-    a = g;
-    a.act_min = -INFINITY;
-    a.act_max = INFINITY;
-    nk_ref_depthwise_conv2d_f32(ax, aw, ab, nkf_mag, &a);
+    nkf_conv_mag(&g, bias, 1);
     nkf_compare("depthwise", n_case, ny);
     return 1;
 }
