@@ -244,7 +244,8 @@ func checkDecomposition(t *testing.T, r targetReport, nOps int) uint64 {
 // nk_model_invoke's call tree, and the same arena.
 //
 // Cold (no cached runner, no bench-mcu build): about 20 s for the runner
-// and 70 s for bench-mcu.sh's build on 2 busy cores; warm about 15 s.
+// and 70 s for each of bench-mcu.sh's two builds (fast and portable
+// kernels) on 2 busy cores; warm about 15 s.
 func TestBenchTargetCortexM4F(t *testing.T) {
 	src := needCortexM4F(t)
 	if testing.Short() {
@@ -271,10 +272,12 @@ func TestBenchTargetCortexM4F(t *testing.T) {
 	var mcuInsns, mcuArena uint64
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Split(line, "|")
-		if len(f) > 7 && strings.TrimSpace(f[1]) == "cortex-m4f" && strings.TrimSpace(f[2]) == "cnn" {
-			mcuInsns, err = strconv.ParseUint(strings.TrimSpace(f[3]), 10, 64)
+		// | target | model | MACs | instructions (fast kernels) | / MAC | portable | / MAC |
+		// portable / fast | arena B (fast) | ...
+		if len(f) > 10 && strings.TrimSpace(f[1]) == "cortex-m4f" && strings.TrimSpace(f[2]) == "cnn" {
+			mcuInsns, err = strconv.ParseUint(strings.TrimSpace(f[4]), 10, 64)
 			require.NoError(t, err)
-			mcuArena, err = strconv.ParseUint(strings.TrimSpace(f[6]), 10, 64)
+			mcuArena, err = strconv.ParseUint(strings.TrimSpace(f[9]), 10, 64)
 			require.NoError(t, err)
 			break
 		}
