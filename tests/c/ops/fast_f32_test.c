@@ -134,21 +134,32 @@ static void nkf_act(float *lo, float *hi) {
     *hi = k == 0 ? INFINITY : k == 1 ? INFINITY : (float)nkf_between(1, 50);
 }
 
-/* A random conv2d; returns 1 when the fast kernel took it. */
-static int nkf_conv(int n_case) {
+/* A random conv2d, or (depthwise) a random depthwise conv of multiplier 1,
+ * or 2, which the fast kernel leaves to the portable one; returns 1 when
+ * the fast kernel took it. Depthwise channel counts run from 1 to 40:
+ * blocks of 8, 4 and single channels. */
+static int nkf_conv(int n_case, int depthwise) {
     nk_ref_conv_geom g;
     const float *bias = nkf_chance(80) ? nkf_b : NULL;
     size_t nx, nw, ny;
+    int took;
     memset(&g, 0, sizeof g);
     for (;;) {
-        g.in_c = nkf_chance(30) ? nkf_between(1, 3) : nkf_between(4, 24);
-        g.out_c = nkf_chance(50) ? 8 * nkf_between(1, 3) : nkf_between(1, 21);
-        g.groups = 1;
-        g.multiplier = 1;
-        if (!nkf_window(&g, 4, 0))
+        if (depthwise) {
+            g.in_c = nkf_between(1, 40);
+            g.multiplier = nkf_chance(10) ? 2 : 1;
+            g.out_c = g.in_c * g.multiplier;
+            g.groups = g.in_c;
+        } else {
+            g.in_c = nkf_chance(30) ? nkf_between(1, 3) : nkf_between(4, 24);
+            g.out_c = nkf_chance(50) ? 8 * nkf_between(1, 3) : nkf_between(1, 21);
+            g.groups = 1;
+            g.multiplier = 1;
+        }
+        if (!nkf_window(&g, depthwise ? 5 : 4, depthwise))
             continue;
         nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
-        nw = (size_t)g.out_c * (size_t)g.k_h * (size_t)g.k_w * (size_t)g.in_c;
+        nw = (size_t)g.out_c * (size_t)g.k_h * (size_t)g.k_w * (depthwise ? 1u : (size_t)g.in_c);
         ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
         if (nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
             break;
@@ -158,45 +169,17 @@ static int nkf_conv(int n_case) {
     nkf_fill(nkf_w, nw);
     nkf_fill(nkf_b, (size_t)g.out_c);
     nkf_clear(ny);
-    nk_ref_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
-    if (!nk_fast_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g))
-        return 0;
-    nkf_conv_mag(&g, bias, 0);
-    nkf_compare("conv2d", n_case, ny);
-    return 1;
-}
-
-/* A random depthwise conv (multiplier 1, or 2, which the fast kernel
- * leaves to the portable one); returns 1 when the fast kernel took it.
- * Channel counts from 1 to 40: blocks of 8, 4 and single channels. */
-static int nkf_depthwise(int n_case) {
-    nk_ref_conv_geom g;
-    const float *bias = nkf_chance(80) ? nkf_b : NULL;
-    size_t nx, nw, ny;
-    memset(&g, 0, sizeof g);
-    for (;;) {
-        g.in_c = nkf_between(1, 40);
-        g.multiplier = nkf_chance(10) ? 2 : 1;
-        g.out_c = g.in_c * g.multiplier;
-        g.groups = g.in_c;
-        if (!nkf_window(&g, 5, 1))
-            continue;
-        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
-        nw = (size_t)g.k_h * (size_t)g.k_w * (size_t)g.out_c;
-        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
-        if (nx <= NKF_BUF && nw <= NKF_BUF && ny <= NKF_BUF)
-            break;
+    if (depthwise) {
+        nk_ref_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
+        took = nk_fast_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g);
+    } else {
+        nk_ref_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
+        took = nk_fast_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g);
     }
-    nkf_act(&g.act_min, &g.act_max);
-    nkf_fill(nkf_x, nx);
-    nkf_fill(nkf_w, nw);
-    nkf_fill(nkf_b, (size_t)g.out_c);
-    nkf_clear(ny);
-    nk_ref_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_ref, &g);
-    if (!nk_fast_depthwise_conv2d_f32(nkf_x, nkf_w, bias, nkf_y_fast, &g))
+    if (!took)
         return 0;
-    nkf_conv_mag(&g, bias, 1);
-    nkf_compare("depthwise", n_case, ny);
+    nkf_conv_mag(&g, bias, depthwise);
+    nkf_compare(depthwise ? "depthwise" : "conv2d", n_case, ny);
     return 1;
 }
 
@@ -235,8 +218,8 @@ static int nkf_dense(int n_case) {
 int main(void) {
     int i, took_conv = 0, took_dw = 0, took_dense = 0;
     for (i = 0; i < NKF_CASES; i++) {
-        took_conv += nkf_conv(i);
-        took_dw += nkf_depthwise(i);
+        took_conv += nkf_conv(i, 0);
+        took_dw += nkf_conv(i, 1);
         took_dense += nkf_dense(i);
     }
     printf("fast_f32_test (%s): fast kernels took conv2d %d, depthwise %d, dense %d of %d cases "
