@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "12748028c6eb5881d802d1d3b26d5a4fe0802caa566af8a948ac5234a5ba257d"
+const csrcHash = "d69076881e292365d7cea40c8e63c69a99558db4e1c13cbfc21486270244b5cb"

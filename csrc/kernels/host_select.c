@@ -129,6 +129,7 @@ static void nk_host_i8_args(const nk_op_rt *op, const nk_tensor_rt *t, void *con
     q->mult = (const int32_t *)data[op->in[3]];
     q->shift = (const int32_t *)data[op->in[4]];
     q->per_channel = m->dims[0] > 1;
+    q->rq_right = 0;
 }
 
 /* Packed kernels exist for float dense, conv2d and depthwise with

@@ -87,7 +87,8 @@ func (d *directGen) quant(op *nkfile.Op, k int) string {
 	if d.tensor(op.Inputs[3]).Shape[0] > 1 {
 		perChannel = 1
 	}
-	return fmt.Sprintf("{%d, %d, %d, %d, %s, %s, %d}", d.param(op, k), d.param(op, k+1), d.param(op, k+2),
+	// rq_right 0: the kernels check the requantization pairs themselves
+	return fmt.Sprintf("{%d, %d, %d, %d, %s, %s, %d, 0}", d.param(op, k), d.param(op, k+1), d.param(op, k+2),
 		d.param(op, k+3), d.in(op, 3, "int32_t"), d.in(op, 4, "int32_t"), perChannel)
 }
 

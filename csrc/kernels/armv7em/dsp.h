@@ -265,17 +265,12 @@ typedef struct nk_dsp_epi {
 } nk_dsp_epi;
 
 static inline nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c) {
-    const int32_t n = q->per_channel ? out_c : 1;
     nk_dsp_epi e;
-    int32_t c;
     e.q = q;
     e.mult = q->mult;
     e.shift = q->shift;
     e.cmask = q->per_channel ? -1 : 0;
-    e.fast = 1;
-    for (c = 0; c < n; c++)
-        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
-            e.fast = 0;
+    e.fast = (q->rq_right != 0 ? q->rq_right : nk_i8_rq_right(q, out_c)) > 0;
     e.zp1 = nk_dsp_dup16(2 * q->out_zp + 1);
     e.lo4 = nk_dsp_dup8(q->act_min);
     e.hi4 = nk_dsp_dup8(q->act_max);

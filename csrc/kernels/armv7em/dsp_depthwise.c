@@ -83,7 +83,7 @@
 NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size_t step,
                             int32_t init_lo, int32_t init_hi, int32_t zpp, const int np,
                             const int s, const int odd, const int padl, const int padr,
-                            int32_t *acc) {
+                            const int nr, int32_t *acc) {
     int32_t a0 = init_lo, a1 = init_hi, a2 = init_lo, a3 = init_hi, a4 = init_lo,
             a5 = init_hi;
     int32_t w0, w1, w2, xl;
@@ -136,9 +136,11 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
     x += x_row;
     w += 3 * step;
     NK_DW_ROW();
-    x += x_row;
-    w += 3 * step;
-    NK_DW_ROW();
+    if (nr == 3) {
+        x += x_row;
+        w += 3 * step;
+        NK_DW_ROW();
+    }
 #undef NK_DW_ROW
 #undef NK_DW_COL
 #undef NK_DW_MAC
@@ -156,7 +158,7 @@ NK_DW_INLINE void nk_dw_3x3(const int8_t *x, const int8_t *w, size_t x_row, size
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, size_t x_row,               \
                                     size_t step, int32_t init_lo, int32_t init_hi, int32_t zpp,   \
                                     int32_t *acc) {                                               \
-        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, zpp, np, s, odd, padl, padr, acc);        \
+        nk_dw_3x3(x, w, x_row, step, init_lo, init_hi, zpp, np, s, odd, padl, padr, 3, acc);     \
     }
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_even, 3, 1, 0, 0, 0)
 NK_DW_3X3_FN(nk_dw_3x3_p3s1_odd, 3, 1, 1, 0, 0)
@@ -670,28 +672,39 @@ typedef struct nk_dw_gctx {
 } nk_dw_gctx;
 
 NK_DW_INLINE void nk_dw_group(const int8_t *x, const int8_t *w, int8_t *y, const nk_dw_gctx *k,
-                              const int np, const int padl, const int padr) {
+                              const int np, const int padl, const int padr, const int nr) {
     int32_t acc[12];
     int i;
-    nk_dw_3x3(x, w, k->x_row, k->step, k->init[0], k->init[1], k->zpp, np, 1, 0, padl, padr, acc);
+    nk_dw_3x3(x, w, k->x_row, k->step, k->init[0], k->init[1], k->zpp, np, 1, 0, padl, padr, nr,
+              acc);
     /* the second lane pass reloads its words: merged with the first's, GCC
      * spills (KWS: 14 K instructions a layer) */
     __asm__ volatile("" ::: "memory");
-    nk_dw_3x3(x, w, k->x_row, k->step, k->init[2], k->init[3], k->zpp, np, 1, 1, padl, padr,
+    nk_dw_3x3(x, w, k->x_row, k->step, k->init[2], k->init[3], k->zpp, np, 1, 1, padl, padr, nr,
               acc + 6);
-    for (i = 0; i < np; i++, y += k->step)
-        nk_dw_store4(nk_dsp_rq_half(acc[2 * i], k->ep[0], k->ep[1]),
-                     nk_dsp_rq_half(acc[2 * i + 1], k->ep[2], k->ep[3]),
-                     nk_dsp_rq_half(acc[6 + 2 * i], k->ep[4], k->ep[5]),
-                     nk_dsp_rq_half(acc[7 + 2 * i], k->ep[6], k->ep[7]), y, k->clamp, k->e);
+    {
+        /* in locals: an int8 store may alias k, which GCC would reload */
+        const int32_t m0 = k->ep[0], a0 = k->ep[1], m2 = k->ep[2], a2 = k->ep[3], m1 = k->ep[4],
+                      a1 = k->ep[5], m3 = k->ep[6], a3 = k->ep[7];
+        const size_t step = k->step;
+        const nk_dsp_epi *e = k->e;
+        const int clamp = k->clamp;
+        for (i = 0; i < np; i++, y += step)
+            nk_dw_store4(nk_dsp_rq_half(acc[2 * i], m0, a0), nk_dsp_rq_half(acc[2 * i + 1], m2, a2),
+                         nk_dsp_rq_half(acc[6 + 2 * i], m1, a1),
+                         nk_dsp_rq_half(acc[7 + 2 * i], m3, a3), y, clamp, e);
+    }
 }
-#define NK_DW_GROUP_FN(name, np, padl, padr)                                                      \
+#define NK_DW_GROUP_FN(name, np, padl, padr, nr)                                                  \
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, int8_t *y,                  \
                                     const nk_dw_gctx *k) {                                        \
-        nk_dw_group(x, w, y, k, np, padl, padr);                                                  \
+        nk_dw_group(x, w, y, k, np, padl, padr, nr);                                              \
     }
-NK_DW_GROUP_FN(nk_dw_group3l, 3, 1, 0)
-NK_DW_GROUP_FN(nk_dw_group2r, 2, 0, 1)
+NK_DW_GROUP_FN(nk_dw_group3l, 3, 1, 0, 3)
+NK_DW_GROUP_FN(nk_dw_group2r, 2, 0, 1, 3)
+/* the first and last rows of a padded layer: two kernel rows */
+NK_DW_GROUP_FN(nk_dw_group3l_r2, 3, 1, 0, 2)
+NK_DW_GROUP_FN(nk_dw_group2r_r2, 2, 0, 1, 2)
 #undef NK_DW_GROUP_FN
 
 /* The group of windows at output column ox (stride 1): np (3 or 2; 1 for
@@ -739,35 +752,78 @@ static int nk_dw_row_plan(const nk_ref_conv_geom *g, nk_dw_grp *gr) {
 }
 
 /* Every channel of a narrow row (nk_dw_row_plan's n groups; in_c a
- * multiple of 4, e->fast): x at channel 0 of input column 0 of the
- * windows' first row, w at the kernel's first tap, y at the row's first
- * output pixel. */
+ * multiple of 4, e->fast) whose windows' kernel rows ky_lo <= ky < ky_hi
+ * are inside the input (all three, or two: the first and last rows of a
+ * padded layer, where the other row adds nothing and its weight sum
+ * comes out of the accumulators' start): x at channel 0 of input column
+ * 0 of the first of those rows, w at the kernel's first tap, y at the
+ * row's first output pixel. */
 static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, size_t x_row,
+                                             int32_t ky_lo, int32_t ky_hi,
                                              const nk_ref_conv_geom *g, const nk_dw_grp *gr,
                                              int n, const int32_t *wsum, const int32_t *bias,
                                              const nk_dsp_epi *e, int8_t *y) {
     const int32_t off = -e->q->in_zp;
+    const int two = ky_hi - ky_lo == 2;
+    /* the row left out when two: its three taps */
+    const int8_t *wx = w + (size_t)(ky_lo == 1 ? 0 : 6) * (size_t)g->in_c;
     nk_dw_gctx k;
     int32_t c, i;
     int j;
+    w += (size_t)(3 * ky_lo) * (size_t)g->in_c;
     k.x_row = x_row;
     k.step = (size_t)g->in_c;
     k.zpp = nk_dsp_dup16(e->q->in_zp);
     k.clamp = nk_dw_clamps(e);
     k.e = e;
+    /* per-tensor requantization: the (m2, a) pairs once */
+    for (i = 0; i < 4 && !e->cmask; i++) {
+        k.ep[2 * i] = (int32_t)((uint32_t)e->mult[0] << 1);
+        k.ep[2 * i + 1] = ~e->shift[0];
+    }
     for (c = 0; c < g->in_c; c += 4) {
-        for (i = 0; i < 4; i++) {
-            /* order: c, c+2, c+1, c+3 */
-            const int32_t ch = c + (i >> 1) + 2 * (i & 1), kc = ch & e->cmask;
-            k.init[i] = (int32_t)((uint32_t)off * (uint32_t)wsum[ch] + (uint32_t)(bias ? bias[ch] : 0));
-            k.ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
-            k.ep[2 * i + 1] = ~e->shift[kc];
+        /* order: c, c+2, c+1, c+3; unrolled (a loop over i took ~150
+         * instructions a block with its index arithmetic) */
+        const uint32_t uo = (uint32_t)off;
+        int32_t s0 = wsum[c], s2 = wsum[c + 2], s1 = wsum[c + 1], s3 = wsum[c + 3];
+        if (two) {
+            const size_t st = k.step;
+            const int8_t *t = wx + c;
+            s0 -= t[0] + t[st] + t[2 * st];
+            s1 -= t[1] + t[st + 1] + t[2 * st + 1];
+            s2 -= t[2] + t[st + 2] + t[2 * st + 2];
+            s3 -= t[3] + t[st + 3] + t[2 * st + 3];
+        }
+        k.init[0] = (int32_t)(uo * (uint32_t)s0);
+        k.init[1] = (int32_t)(uo * (uint32_t)s2);
+        k.init[2] = (int32_t)(uo * (uint32_t)s1);
+        k.init[3] = (int32_t)(uo * (uint32_t)s3);
+        if (bias) {
+            k.init[0] = (int32_t)((uint32_t)k.init[0] + (uint32_t)bias[c]);
+            k.init[1] = (int32_t)((uint32_t)k.init[1] + (uint32_t)bias[c + 2]);
+            k.init[2] = (int32_t)((uint32_t)k.init[2] + (uint32_t)bias[c + 1]);
+            k.init[3] = (int32_t)((uint32_t)k.init[3] + (uint32_t)bias[c + 3]);
+        }
+        if (e->cmask) {
+            const int32_t *m = e->mult + c, *sh = e->shift + c;
+            k.ep[0] = (int32_t)((uint32_t)m[0] << 1);
+            k.ep[1] = ~sh[0];
+            k.ep[2] = (int32_t)((uint32_t)m[2] << 1);
+            k.ep[3] = ~sh[2];
+            k.ep[4] = (int32_t)((uint32_t)m[1] << 1);
+            k.ep[5] = ~sh[1];
+            k.ep[6] = (int32_t)((uint32_t)m[3] << 1);
+            k.ep[7] = ~sh[3];
         }
         for (j = 0; j < n; j++) {
             /* the first window's first input column inside the row */
             const int8_t *xc = x + (size_t)(gr[j].ox - g->pad_left + (gr[j].pads & 1)) * k.step + c;
             int8_t *yc = y + (size_t)gr[j].ox * k.step + c;
-            if (gr[j].pads == 1)
+            if (two && gr[j].pads == 1)
+                nk_dw_group3l_r2(xc, w + c, yc, &k);
+            else if (two)
+                nk_dw_group2r_r2(xc, w + c, yc, &k);
+            else if (gr[j].pads == 1)
                 nk_dw_group3l(xc, w + c, yc, &k);
             else
                 nk_dw_group2r(xc, w + c, yc, &k);
@@ -815,9 +871,10 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                 continue;
             }
             nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
-            if (n_grp && ky_lo == 0 && ky_hi == 3) {
-                nk_dw_row_grouped(xb + (size_t)iy0 * row_stride, w, (size_t)g->dil_h * row_stride, g,
-                                  grp, n_grp, wsum, bias, &e, yrow);
+            if (n_grp && ky_hi - ky_lo >= 2) {
+                nk_dw_row_grouped(xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride, w,
+                                  (size_t)g->dil_h * row_stride, ky_lo, ky_hi, g, grp, n_grp, wsum,
+                                  bias, &e, yrow);
                 continue;
             }
             for (ox = 0; ox < g->out_w; ox += np) {

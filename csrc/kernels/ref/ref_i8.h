@@ -37,7 +37,22 @@ typedef struct nk_ref_i8_quant {
     const int32_t *mult;  /* Q0.31 multipliers */
     const int32_t *shift; /* positive = left */
     int32_t per_channel;  /* 0: mult[0]/shift[0] for every channel */
+    /* nk_i8_rq_right's answer when the op's eval found it once for all
+     * its kernel calls (staged bands call the kernel per band), else 0 */
+    int32_t rq_right;
 } nk_ref_i8_quant;
+
+/* 1 when every channel's pair shifts right (shift < 0) or has multiplier
+ * 0 with shift >= 0 (TFLite's pair for a zero scale): the form the fast
+ * kernels' SMMLAR epilogues take; -1 otherwise. */
+static inline int32_t nk_i8_rq_right(const nk_ref_i8_quant *q, int32_t n_channels) {
+    const int32_t n = q->per_channel ? n_channels : 1;
+    int32_t c;
+    for (c = 0; c < n; c++)
+        if ((q->shift[c] >= 0) != (q->mult[c] == 0))
+            return -1;
+    return 1;
+}
 
 /* Shared by the portable and the fast int8 conv kernels (kernels/fast_i8.h). */
 

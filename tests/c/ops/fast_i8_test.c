@@ -100,6 +100,8 @@ static void nkf_quant(nk_ref_i8_quant *q, int32_t out_c, int32_t depth) {
     q->mult = nkf_mult;
     q->shift = nkf_shift;
     q->per_channel = n > 1;
+    /* found once by the op's eval, or left to the kernel */
+    q->rq_right = nkf_chance(50) ? nk_i8_rq_right(q, n) : 0;
 }
 
 static const int32_t *nkf_make_bias(int32_t out_c) {
@@ -208,6 +210,8 @@ static int nkf_conv(int dw, int n_case) {
             g.stride_w = nkf_between(1, 2);
             g.multiplier = 1;
             g.in_c = g.out_c = nkf_chance(50) ? 4 * nkf_between(1, 16) : nkf_between(1, 70);
+            if (nkf_chance(30)) /* staged rows longer than the usual draws */
+                g.in_w = nkf_between(17, 40);
         }
         if (!dw && nkf_chance(20)) { /* pointwise */
             g.k_h = g.k_w = g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;

@@ -76,6 +76,7 @@ static void rand_quant(quant_case *c, int32_t out_c, size_t depth) {
     c->q.mult = c->mult;
     c->q.shift = c->shift;
     c->q.per_channel = per_channel;
+    c->q.rq_right = 0;
 }
 
 static void compare(const char *isa, const char *what, int iter, const int8_t *got,

@@ -78,6 +78,7 @@ int main(void) {
         q.mult = mult;
         q.shift = shift;
         q.per_channel = nks_rand(2);
+        q.rq_right = 0;
         use_wsum = nks_rand(2);
         nk_small_depthwise_wsum_i8(w, g.k_h * g.k_w, g.out_c, wsum);
         memset(y_small, 0x55, sizeof y_small);
