@@ -615,18 +615,33 @@ static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const n
         const int32_t iy = iy0 + r * g->dil_h;
         const int in = iy >= 0 && iy < g->in_h;
         xr[r] = in ? xb + (size_t)iy * row_stride + (size_t)(ix0 + j_lo) * step : NULL;
-        for (j = 0; j < cols; j++)
-            if (!in || j < j_lo || j >= j_hi)
-                stage[3 * j + r] = zp4;
+        /* a row in: only its padding columns (no test per column) */
+        for (j = 0; j < (in ? j_lo : cols); j++)
+            stage[3 * j + r] = zp4;
+        for (j = in ? j_hi : cols; j < cols; j++)
+            stage[3 * j + r] = zp4;
     }
     for (c = 0; c + 4 <= ch_n; c += 4) {
-        for (r = 0; r < 3; r++) {
-            const int8_t *xp = xr[r] + c;
-            int32_t *d = stage + 3 * j_lo + r, *d_end = stage + 3 * j_hi + r;
-            if (xr[r] == NULL)
-                continue;
-            for (; d != d_end; d += 3, xp += step)
-                *d = nk_dsp_load4(xp);
+        if (xr[0] != NULL && xr[1] != NULL && xr[2] != NULL) {
+            /* all three rows in (most output rows): a column's three
+             * words in one pass, the rows at register offsets */
+            const int8_t *xp = xr[0] + c;
+            const size_t d1 = (size_t)(xr[1] - xr[0]), d2 = (size_t)(xr[2] - xr[0]);
+            int32_t *d = stage + 3 * j_lo, *const d_end = stage + 3 * j_hi;
+            for (; d != d_end; d += 3, xp += step) {
+                d[0] = nk_dsp_load4(xp);
+                d[1] = nk_dsp_load4(xp + d1);
+                d[2] = nk_dsp_load4(xp + d2);
+            }
+        } else {
+            for (r = 0; r < 3; r++) {
+                const int8_t *xp = xr[r] + c;
+                int32_t *d = stage + 3 * j_lo + r, *d_end = stage + 3 * j_hi + r;
+                if (xr[r] == NULL)
+                    continue;
+                for (; d != d_end; d += 3, xp += step)
+                    *d = nk_dsp_load4(xp);
+            }
         }
         nk_dw3_blk_make(&k, w, step, c, wsum, bias, off, e);
         nk_dw3_groups(stage, &k, yrow + c, out_w, s, c, step, e);
