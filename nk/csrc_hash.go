@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d69076881e292365d7cea40c8e63c69a99558db4e1c13cbfc21486270244b5cb"
+const csrcHash = "acad2fb4c553ab531319300589bcef0e5c3625706a1d39f5987c9d94eb38b824"

@@ -271,6 +271,55 @@ static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int
     nk_dsp_store4(y, v);
 }
 
+/* The DSP epilogue of np (2 or 3) pixels' channels c..c+3 as the 3x3
+ * lane passes leave them (acc[2k], acc[2k+1]: channels c, c+2 of pixel k;
+ * acc[6 + 2k], acc[7 + 2k]: c+1, c+3; bias included), ep their (m2, a)
+ * pairs in the same order, y at channel c of the first pixel, the next
+ * y_pair bytes on. By lane pair first, then by pixel: each pair of ep is
+ * read once a call (by pixel, GCC reloaded all eight for every pixel). */
+NK_DW_INLINE void nk_dw_finish_lanes(const int32_t *acc, const int32_t *ep, int8_t *y,
+                                  size_t y_pair, const nk_dsp_epi *e, const int np) {
+    const int32_t zp1 = e->zp1;
+    int32_t h0, h1, h2 = 0, g0, g1, g2 = 0;
+    /* unrolled by hand: GCC keeps three-pass loops rolled, over a stack
+     * array */
+    {
+        const int32_t m0 = ep[0], a0 = ep[1], m2 = ep[2], a2 = ep[3];
+#define NK_DW_H(k)                                                                               \
+    nk_dsp_half_zp(nk_dsp_rq_half(acc[2 * (k)], m0, a0), nk_dsp_rq_half(acc[2 * (k) + 1], m2, a2), \
+                   zp1)
+        h0 = NK_DW_H(0);
+        h1 = NK_DW_H(1);
+        if (np == 3)
+            h2 = NK_DW_H(2);
+#undef NK_DW_H
+    }
+    {
+        const int32_t m1 = ep[4], a1 = ep[5], m3 = ep[6], a3 = ep[7];
+#define NK_DW_G(k)                                                                               \
+    nk_dsp_half_zp(nk_dsp_rq_half(acc[6 + 2 * (k)], m1, a1),                                      \
+                   nk_dsp_rq_half(acc[7 + 2 * (k)], m3, a3), zp1)
+        g0 = NK_DW_G(0);
+        g1 = NK_DW_G(1);
+        if (np == 3)
+            g2 = NK_DW_G(2);
+#undef NK_DW_G
+    }
+    h0 = nk_dsp_zip8(h0, g0);
+    h1 = nk_dsp_zip8(h1, g1);
+    if (np == 3)
+        h2 = nk_dsp_zip8(h2, g2);
+    if (nk_dw_clamps(e)) {
+        h0 = nk_dsp_min8(nk_dsp_max8(h0, e->lo4), e->hi4);
+        h1 = nk_dsp_min8(nk_dsp_max8(h1, e->lo4), e->hi4);
+        if (np == 3)
+            h2 = nk_dsp_min8(nk_dsp_max8(h2, e->lo4), e->hi4);
+    }
+    nk_dsp_store4(y, (uint32_t)h0);
+    nk_dsp_store4(y + y_pair, (uint32_t)h1);
+    if (np == 3)
+        nk_dsp_store4(y + 2 * y_pair, (uint32_t)h2);
+}
 /* Channels c..c+3 of np (2 or 3) pixels y_pair bytes apart: acc[2k], acc[2k+1]
  * channels c, c+2 of pixel k, acc[6 + 2k], acc[7 + 2k] channels c+1, c+3
  * (the two passes of nk_dw_3x3), bias included. Out of line: the
@@ -278,19 +327,17 @@ static inline void nk_dw_store4(int32_t s02_0, int32_t s02_2, int32_t s13_1, int
 static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t *y,
                                            size_t y_pair, int np, const nk_dsp_epi *e) {
     if (e->fast) {
-        const int32_t k0 = c & e->cmask, k1 = (c + 1) & e->cmask, k2 = (c + 2) & e->cmask,
-                      k3 = (c + 3) & e->cmask;
-        const int32_t m0 = (int32_t)((uint32_t)e->mult[k0] << 1), a0 = ~e->shift[k0];
-        const int32_t m1 = (int32_t)((uint32_t)e->mult[k1] << 1), a1 = ~e->shift[k1];
-        const int32_t m2 = (int32_t)((uint32_t)e->mult[k2] << 1), a2 = ~e->shift[k2];
-        const int32_t m3 = (int32_t)((uint32_t)e->mult[k3] << 1), a3 = ~e->shift[k3];
-        const int clamp = nk_dw_clamps(e);
-        int k;
-        y += c;
-        for (k = 0; k < np; k++, y += y_pair)
-            nk_dw_store4(nk_dsp_rq_half(acc[2 * k], m0, a0), nk_dsp_rq_half(acc[2 * k + 1], m2, a2),
-                         nk_dsp_rq_half(acc[6 + 2 * k], m1, a1),
-                         nk_dsp_rq_half(acc[7 + 2 * k], m3, a3), y, clamp, e);
+        int32_t ep[8], i;
+        for (i = 0; i < 4; i++) {
+            /* order: c, c+2, c+1, c+3 */
+            const int32_t kc = (c + (i >> 1) + 2 * (i & 1)) & e->cmask;
+            ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
+            ep[2 * i + 1] = ~e->shift[kc];
+        }
+        if (np == 3)
+            nk_dw_finish_lanes(acc, ep, y + c, y_pair, e, 3);
+        else
+            nk_dw_finish_lanes(acc, ep, y + c, y_pair, e, 2);
     } else {
         const nk_ref_i8_quant *q = e->q;
         int k, i;
@@ -502,18 +549,14 @@ NK_DW3_PASS_FN(nk_dw3_p2s2_even, 2, 2, 0)
 NK_DW3_PASS_FN(nk_dw3_p2s2_odd, 2, 2, 1)
 #undef NK_DW3_PASS_FN
 
-/* nk_dw_finish3x4's DSP epilogue with the four channels' (m2, a) pairs
- * prepared once per row: ep holds them for channels c, c+2, c+1, c+3 (the
- * order of acc), y points at channel c of the first pixel. */
-static NK_DW_NOINLINE void nk_dw3_finish(const int32_t *acc, const int32_t *ep, int8_t *y,
-                                         size_t y_pair, int n, const nk_dsp_epi *e) {
-    const int clamp = nk_dw_clamps(e);
-    int k;
-    for (k = 0; k < n; k++, y += y_pair)
-        nk_dw_store4(nk_dsp_rq_half(acc[2 * k], ep[0], ep[1]),
-                     nk_dsp_rq_half(acc[2 * k + 1], ep[2], ep[3]),
-                     nk_dsp_rq_half(acc[6 + 2 * k], ep[4], ep[5]),
-                     nk_dsp_rq_half(acc[7 + 2 * k], ep[6], ep[7]), y, clamp, e);
+/* The staged rows' epilogue for three or two pixels (nk_dw_finish_lanes). */
+static NK_DW_NOINLINE void nk_dw3_finish3(const int32_t *acc, const int32_t *ep, int8_t *y,
+                                          size_t y_pair, const nk_dsp_epi *e) {
+    nk_dw_finish_lanes(acc, ep, y, y_pair, e, 3);
+}
+static NK_DW_NOINLINE void nk_dw3_finish2(const int32_t *acc, const int32_t *ep, int8_t *y,
+                                          size_t y_pair, const nk_dsp_epi *e) {
+    nk_dw_finish_lanes(acc, ep, y, y_pair, e, 2);
 }
 
 /* Four channels' constants for a row: the weights widened into lane
@@ -561,7 +604,7 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
             nk_dw3_s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
         }
         if (e->fast)
-            nk_dw3_finish(acc, k->ep, y + (size_t)ox * step, step, 3, e);
+            nk_dw3_finish3(acc, k->ep, y + (size_t)ox * step, step, e);
         else
             nk_dw_finish3x4(acc, c, y + (size_t)ox * step - c, step, 3, e);
     }
@@ -589,7 +632,7 @@ static NK_DW_NOINLINE void nk_dw3_groups(const int32_t *stage, const nk_dw3_blk 
             nk_dw3_p2s2_even(x, k->wq, k->init[0], k->init[1], acc);
             nk_dw3_p2s2_odd(x, k->wq + 9, k->init[2], k->init[3], acc + 6);
         }
-        nk_dw3_finish(acc, k->ep, y + (size_t)o2 * step, step, 2, e);
+        nk_dw3_finish2(acc, k->ep, y + (size_t)o2 * step, step, e);
     }
 }
 
@@ -668,28 +711,27 @@ static NK_DW_NOINLINE void nk_dw3_row(const int8_t *xb, const int8_t *w, const n
 
 /* ---- narrow 3x3 rows at stride 1 without staging ----
  *
- * Rows too narrow for the staged rows whose three kernel rows are all
- * inside the input, with an epilogue that suits nk_dsp_rq_half, and that
- * split into a group of three windows with the left padding column and
- * a group of two with the right one (KWS's 5 pixels): each group's two
- * lane passes and its epilogue in one call over the four channels'
- * constants (nk_dw_gctx, prepared once per row): no arguments on the
- * stack, no call per pass. Other groupings (a row of one group, VWW's 3
- * pixels, measured 5% slower this way) take nk_dw_block per group; only
- * these two fused copies are built, for flash. */
+ * Rows too narrow for the staged rows whose kernel rows inside the input
+ * are all three or two (a padded layer's first and last rows), with an
+ * epilogue that suits nk_dsp_rq_half, and that split into a group of
+ * three windows with the left padding column and a group of two with the
+ * right one (KWS's 5 pixels): each group's two lane passes and its
+ * epilogue in one call over the four channels' constants (nk_dw_gctx,
+ * prepared once per row): no arguments on the stack, no call per pass.
+ * Other groupings (a row of one group, VWW's 3 pixels, measured 5% slower
+ * this way) take nk_dw_block per group; only these fused copies (two
+ * groupings by two row counts) are built, for flash. */
 typedef struct nk_dw_gctx {
     size_t x_row, step;
     int32_t zpp;      /* in_zp in both int16 lanes */
     int32_t init[4];  /* bias - in_zp * sum(w) of c, c+2, c+1, c+3 */
     int32_t ep[8];    /* their (m2, a) pairs */
-    int clamp;
     const nk_dsp_epi *e;
 } nk_dw_gctx;
 
 NK_DW_INLINE void nk_dw_group(const int8_t *x, const int8_t *w, int8_t *y, const nk_dw_gctx *k,
                               const int np, const int padl, const int padr, const int nr) {
     int32_t acc[12];
-    int i;
     nk_dw_3x3(x, w, k->x_row, k->step, k->init[0], k->init[1], k->zpp, np, 1, 0, padl, padr, nr,
               acc);
     /* the second lane pass reloads its words: merged with the first's, GCC
@@ -697,18 +739,7 @@ NK_DW_INLINE void nk_dw_group(const int8_t *x, const int8_t *w, int8_t *y, const
     __asm__ volatile("" ::: "memory");
     nk_dw_3x3(x, w, k->x_row, k->step, k->init[2], k->init[3], k->zpp, np, 1, 1, padl, padr, nr,
               acc + 6);
-    {
-        /* in locals: an int8 store may alias k, which GCC would reload */
-        const int32_t m0 = k->ep[0], a0 = k->ep[1], m2 = k->ep[2], a2 = k->ep[3], m1 = k->ep[4],
-                      a1 = k->ep[5], m3 = k->ep[6], a3 = k->ep[7];
-        const size_t step = k->step;
-        const nk_dsp_epi *e = k->e;
-        const int clamp = k->clamp;
-        for (i = 0; i < np; i++, y += step)
-            nk_dw_store4(nk_dsp_rq_half(acc[2 * i], m0, a0), nk_dsp_rq_half(acc[2 * i + 1], m2, a2),
-                         nk_dsp_rq_half(acc[6 + 2 * i], m1, a1),
-                         nk_dsp_rq_half(acc[7 + 2 * i], m3, a3), y, clamp, e);
-    }
+    nk_dw_finish_lanes(acc, k->ep, y, k->step, k->e, np);
 }
 #define NK_DW_GROUP_FN(name, np, padl, padr, nr)                                                  \
     static NK_DW_NOINLINE void name(const int8_t *x, const int8_t *w, int8_t *y,                  \
@@ -789,7 +820,6 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
     k.x_row = x_row;
     k.step = (size_t)g->in_c;
     k.zpp = nk_dsp_dup16(e->q->in_zp);
-    k.clamp = nk_dw_clamps(e);
     k.e = e;
     /* per-tensor requantization: the (m2, a) pairs once */
     for (i = 0; i < 4 && !e->cmask; i++) {
