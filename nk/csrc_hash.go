@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "acad2fb4c553ab531319300589bcef0e5c3625706a1d39f5987c9d94eb38b824"
+const csrcHash = "9e1488c1a4f43c6853e1336d911b403382590bc98b7bb5f015f2e4d158114a4b"

@@ -559,6 +559,44 @@ static NK_DW_NOINLINE void nk_dw3_finish2(const int32_t *acc, const int32_t *ep,
     nk_dw_finish_lanes(acc, ep, y, y_pair, e, 2);
 }
 
+/* Channels c..c+3's accumulator starts (bias - in_zp * s, s their weight
+ * sums over the taps that run) and (m2, a) requantization pairs, in the
+ * lane passes' order c, c+2, c+1, c+3. Unrolled: a loop over the four
+ * took about 150 instructions with its index arithmetic, once per row
+ * and block. */
+static inline void nk_dw_consts4(int32_t *init, int32_t *ep, int32_t c, int32_t s0, int32_t s1,
+                                 int32_t s2, int32_t s3, int32_t off, const int32_t *bias,
+                                 const nk_dsp_epi *e) {
+    const uint32_t uo = (uint32_t)off;
+    init[0] = (int32_t)(uo * (uint32_t)s0);
+    init[1] = (int32_t)(uo * (uint32_t)s2);
+    init[2] = (int32_t)(uo * (uint32_t)s1);
+    init[3] = (int32_t)(uo * (uint32_t)s3);
+    if (bias) {
+        init[0] = (int32_t)((uint32_t)init[0] + (uint32_t)bias[c]);
+        init[1] = (int32_t)((uint32_t)init[1] + (uint32_t)bias[c + 2]);
+        init[2] = (int32_t)((uint32_t)init[2] + (uint32_t)bias[c + 1]);
+        init[3] = (int32_t)((uint32_t)init[3] + (uint32_t)bias[c + 3]);
+    }
+    if (e->cmask) {
+        const int32_t *m = e->mult + c, *sh = e->shift + c;
+        ep[0] = (int32_t)((uint32_t)m[0] << 1);
+        ep[1] = ~sh[0];
+        ep[2] = (int32_t)((uint32_t)m[2] << 1);
+        ep[3] = ~sh[2];
+        ep[4] = (int32_t)((uint32_t)m[1] << 1);
+        ep[5] = ~sh[1];
+        ep[6] = (int32_t)((uint32_t)m[3] << 1);
+        ep[7] = ~sh[3];
+    } else {
+        int i;
+        for (i = 0; i < 8; i += 2) {
+            ep[i] = (int32_t)((uint32_t)e->mult[0] << 1);
+            ep[i + 1] = ~e->shift[0];
+        }
+    }
+}
+
 /* Four channels' constants for a row: the weights widened into lane
  * pairs (kernel row by row; channels c, c+2, then c+1, c+3), the
  * accumulators' starts bias - in_zp * sum(w) in the same order, and the
@@ -578,13 +616,7 @@ static NK_DW_NOINLINE void nk_dw3_blk_make(nk_dw3_blk *k, const int8_t *w, size_
         k->wq[i] = nk_dsp_sxtb16(v);
         k->wq[9 + i] = nk_dsp_sxtb16_ror8(v);
     }
-    for (i = 0; i < 4; i++) {
-        /* order: c, c+2, c+1, c+3 */
-        const int32_t ch = c + (i >> 1) + 2 * (i & 1), kc = ch & e->cmask;
-        k->init[i] = (int32_t)((uint32_t)off * (uint32_t)wsum[ch] + (uint32_t)(bias ? bias[ch] : 0));
-        k->ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
-        k->ep[2 * i + 1] = ~e->shift[kc];
-    }
+    nk_dw_consts4(k->init, k->ep, c, wsum[c], wsum[c + 1], wsum[c + 2], wsum[c + 3], off, bias, e);
 }
 
 /* Every group of three windows of a row for channels c..c+3 (y at
@@ -814,23 +846,15 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
     /* the row left out when two: its three taps */
     const int8_t *wx = w + (size_t)(ky_lo == 1 ? 0 : 6) * (size_t)g->in_c;
     nk_dw_gctx k;
-    int32_t c, i;
+    int32_t c;
     int j;
     w += (size_t)(3 * ky_lo) * (size_t)g->in_c;
     k.x_row = x_row;
     k.step = (size_t)g->in_c;
     k.zpp = nk_dsp_dup16(e->q->in_zp);
     k.e = e;
-    /* per-tensor requantization: the (m2, a) pairs once */
-    for (i = 0; i < 4 && !e->cmask; i++) {
-        k.ep[2 * i] = (int32_t)((uint32_t)e->mult[0] << 1);
-        k.ep[2 * i + 1] = ~e->shift[0];
-    }
     for (c = 0; c < g->in_c; c += 4) {
-        /* order: c, c+2, c+1, c+3; unrolled (a loop over i took ~150
-         * instructions a block with its index arithmetic) */
-        const uint32_t uo = (uint32_t)off;
-        int32_t s0 = wsum[c], s2 = wsum[c + 2], s1 = wsum[c + 1], s3 = wsum[c + 3];
+        int32_t s0 = wsum[c], s1 = wsum[c + 1], s2 = wsum[c + 2], s3 = wsum[c + 3];
         if (two) {
             const size_t st = k.step;
             const int8_t *t = wx + c;
@@ -839,27 +863,7 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
             s2 -= t[2] + t[st + 2] + t[2 * st + 2];
             s3 -= t[3] + t[st + 3] + t[2 * st + 3];
         }
-        k.init[0] = (int32_t)(uo * (uint32_t)s0);
-        k.init[1] = (int32_t)(uo * (uint32_t)s2);
-        k.init[2] = (int32_t)(uo * (uint32_t)s1);
-        k.init[3] = (int32_t)(uo * (uint32_t)s3);
-        if (bias) {
-            k.init[0] = (int32_t)((uint32_t)k.init[0] + (uint32_t)bias[c]);
-            k.init[1] = (int32_t)((uint32_t)k.init[1] + (uint32_t)bias[c + 2]);
-            k.init[2] = (int32_t)((uint32_t)k.init[2] + (uint32_t)bias[c + 1]);
-            k.init[3] = (int32_t)((uint32_t)k.init[3] + (uint32_t)bias[c + 3]);
-        }
-        if (e->cmask) {
-            const int32_t *m = e->mult + c, *sh = e->shift + c;
-            k.ep[0] = (int32_t)((uint32_t)m[0] << 1);
-            k.ep[1] = ~sh[0];
-            k.ep[2] = (int32_t)((uint32_t)m[2] << 1);
-            k.ep[3] = ~sh[2];
-            k.ep[4] = (int32_t)((uint32_t)m[1] << 1);
-            k.ep[5] = ~sh[1];
-            k.ep[6] = (int32_t)((uint32_t)m[3] << 1);
-            k.ep[7] = ~sh[3];
-        }
+        nk_dw_consts4(k.init, k.ep, c, s0, s1, s2, s3, off, bias, e);
         for (j = 0; j < n; j++) {
             /* the first window's first input column inside the row */
             const int8_t *xc = x + (size_t)(gr[j].ox - g->pad_left + (gr[j].pads & 1)) * k.step + c;
