@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9e1488c1a4f43c6853e1336d911b403382590bc98b7bb5f015f2e4d158114a4b"
+const csrcHash = "e4b1a501ac81d3114e72d1704be4a295942b2861eb36e3b305ca81e612673ffa"

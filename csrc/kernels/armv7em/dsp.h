@@ -82,6 +82,12 @@ static inline int32_t nk_dsp_pack16(int32_t v, int32_t w) {
     __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(v), "r"(w));
     return r;
 }
+/* v's high int16 lane in the low lane, w's in the high one */
+static inline int32_t nk_dsp_pack16_hi(int32_t v, int32_t w) {
+    int32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(v), "r"(w));
+    return r;
+}
 /* lane-wise (a + b) >> 1, exact (17-bit sums) */
 static inline int32_t nk_dsp_shadd16(int32_t a, int32_t b) { return __shadd16(a, b); }
 /* each int16 lane saturated to -128..127 */
@@ -155,6 +161,9 @@ static inline int32_t nk_dsp_smmla(int32_t a, int32_t b, int32_t acc) {
 }
 static inline int32_t nk_dsp_ssat16(int32_t x) { return x < -32768 ? -32768 : x > 32767 ? 32767 : x; }
 static inline int32_t nk_dsp_pack16(int32_t v, int32_t w) { return nk_dsp_pack(v, w); }
+static inline int32_t nk_dsp_pack16_hi(int32_t v, int32_t w) {
+    return nk_dsp_pack(nk_dsp_hi(v), nk_dsp_hi(w));
+}
 static inline int32_t nk_dsp_shadd16(int32_t a, int32_t b) {
     /* floor((a + b) / 2) of each lane */
     const int32_t lo = nk_dsp_lo(a) + nk_dsp_lo(b), hi = nk_dsp_hi(a) + nk_dsp_hi(b);

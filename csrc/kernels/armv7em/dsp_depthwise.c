@@ -880,6 +880,138 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
     }
 }
 
+/* ---- channel multipliers that are a multiple of 4 ----
+ *
+ * Output channel c*M + m reads input channel c alone (TFLM's micro speech:
+ * one channel to 8 filters), so there is nothing to share between input
+ * channels, but the M weights of a tap are consecutive bytes. Four
+ * outputs at a time: the window's valid taps in pairs t, t' within a
+ * kernel row, X = (x_t + off, x_t' + off) in int16 lanes, the two taps'
+ * weight words split into lanes (m, m+2) and (m+1, m+3) by SXTB16 and
+ * paired across the taps by PKHBT / PKHTB: one SMLAD per output and tap
+ * pair. A row's odd last tap goes alone (SMLABB / SMLABT). Padding taps
+ * are skipped, as in TFLite. */
+
+/* acc[0..3] += outputs m..m+3 over n_rows runs of n_cols taps: x at input
+ * channel c of the first valid tap, w at output c*M + m of it. */
+static NK_DW_NOINLINE void nk_dwm_quad(const int8_t *x, const int8_t *w, int32_t n_rows,
+                                       int32_t n_cols, size_t x_row, size_t x_step, size_t w_row,
+                                       size_t w_step, int32_t off, int32_t *acc) {
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    const int32_t offp = nk_dsp_dup16(off);
+    int32_t r, k;
+    for (r = 0; r < n_rows; r++, x += x_row, w += w_row) {
+        const int8_t *xp = x, *wp = w;
+        k = 0;
+        if (x_step == 1) {
+            /* one input channel: four taps a word, paired (t, t+2) and
+             * (t+1, t+3) as SXTAB16 leaves them */
+            for (; k + 4 <= n_cols; k += 4, xp += 4, wp += 4 * w_step) {
+                const int32_t xv = nk_dsp_load4(xp);
+                const int32_t x02 = nk_dsp_sxtab16(offp, xv), x13 = nk_dsp_sxtab16_ror8(offp, xv);
+                int32_t A = nk_dsp_load4(wp), B = nk_dsp_load4(wp + 2 * w_step);
+                int32_t ae = nk_dsp_sxtb16(A), be = nk_dsp_sxtb16(B);
+                int32_t ao = nk_dsp_sxtb16_ror8(A), bo = nk_dsp_sxtb16_ror8(B);
+                a0 = nk_dsp_smlad(x02, nk_dsp_pack16(ae, be), a0);
+                a2 = nk_dsp_smlad(x02, nk_dsp_pack16_hi(ae, be), a2);
+                a1 = nk_dsp_smlad(x02, nk_dsp_pack16(ao, bo), a1);
+                a3 = nk_dsp_smlad(x02, nk_dsp_pack16_hi(ao, bo), a3);
+                A = nk_dsp_load4(wp + w_step);
+                B = nk_dsp_load4(wp + 3 * w_step);
+                ae = nk_dsp_sxtb16(A);
+                be = nk_dsp_sxtb16(B);
+                ao = nk_dsp_sxtb16_ror8(A);
+                bo = nk_dsp_sxtb16_ror8(B);
+                a0 = nk_dsp_smlad(x13, nk_dsp_pack16(ae, be), a0);
+                a2 = nk_dsp_smlad(x13, nk_dsp_pack16_hi(ae, be), a2);
+                a1 = nk_dsp_smlad(x13, nk_dsp_pack16(ao, bo), a1);
+                a3 = nk_dsp_smlad(x13, nk_dsp_pack16_hi(ao, bo), a3);
+            }
+        }
+        for (; k + 2 <= n_cols; k += 2, xp += 2 * x_step, wp += 2 * w_step) {
+            const int32_t xv = nk_dsp_pack16(xp[0] + off, xp[x_step] + off);
+            const int32_t A = nk_dsp_load4(wp), B = nk_dsp_load4(wp + w_step);
+            const int32_t a02 = nk_dsp_sxtb16(A), b02 = nk_dsp_sxtb16(B);
+            const int32_t a13 = nk_dsp_sxtb16_ror8(A), b13 = nk_dsp_sxtb16_ror8(B);
+            a0 = nk_dsp_smlad(xv, nk_dsp_pack16(a02, b02), a0);
+            a2 = nk_dsp_smlad(xv, nk_dsp_pack16_hi(a02, b02), a2);
+            a1 = nk_dsp_smlad(xv, nk_dsp_pack16(a13, b13), a1);
+            a3 = nk_dsp_smlad(xv, nk_dsp_pack16_hi(a13, b13), a3);
+        }
+        if (k < n_cols) {
+            const int32_t xv = xp[0] + off, A = nk_dsp_load4(wp);
+            const int32_t a02 = nk_dsp_sxtb16(A), a13 = nk_dsp_sxtb16_ror8(A);
+            a0 = nk_dsp_smlabb(xv, a02, a0);
+            a1 = nk_dsp_smlabb(xv, a13, a1);
+            /* the high lanes: (x, x) against (m+2 | m+3, .) */
+            a2 = nk_dsp_smlatt(nk_dsp_pack16(0, xv), a02, a2);
+            a3 = nk_dsp_smlatt(nk_dsp_pack16(0, xv), a13, a3);
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Every output of a depthwise conv whose multiplier is a multiple of 4. */
+static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                        const nk_ref_conv_geom *g, const nk_dsp_epi *e) {
+    const nk_ref_i8_quant *q = e->q;
+    const int32_t M = g->multiplier, oc = g->out_c, off = -q->in_zp;
+    const size_t row_stride = (size_t)g->in_w * (size_t)g->in_c;
+    const size_t x_step = (size_t)g->dil_w * (size_t)g->in_c, w_step = (size_t)oc;
+    const size_t x_row = (size_t)g->dil_h * row_stride, w_row = (size_t)g->k_w * (size_t)oc;
+    const int clamp = nk_dw_clamps(e);
+    int32_t b, oy, ox, c, m, i;
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
+        for (oy = 0; oy < g->out_h; oy++) {
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            int32_t ky_lo, ky_hi;
+            nk_i8_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &ky_lo, &ky_hi);
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t ix0 = ox * g->stride_w - g->pad_left;
+                int8_t *yp = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
+                                  (size_t)ox) * (size_t)oc;
+                int32_t kx_lo, kx_hi;
+                nk_i8_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &kx_lo, &kx_hi);
+                for (c = 0; c < g->in_c; c++) {
+                    const int8_t *xc = ky_lo < ky_hi && kx_lo < kx_hi
+                                           ? xb + (size_t)(iy0 + ky_lo * g->dil_h) * row_stride +
+                                                 (size_t)(ix0 + kx_lo * g->dil_w) * (size_t)g->in_c +
+                                                 (size_t)c
+                                           : NULL;
+                    for (m = 0; m < M; m += 4) {
+                        const int32_t o = c * M + m;
+                        int32_t acc[4];
+                        for (i = 0; i < 4; i++)
+                            acc[i] = bias ? bias[o + i] : 0;
+                        if (xc != NULL)
+                            nk_dwm_quad(xc,
+                                        w + (size_t)ky_lo * w_row + (size_t)kx_lo * w_step +
+                                            (size_t)o,
+                                        ky_hi - ky_lo, kx_hi - kx_lo, x_row, x_step, w_row, w_step,
+                                        off, acc);
+                        if (e->fast) {
+                            int32_t sc[4];
+                            for (i = 0; i < 4; i++) {
+                                const int32_t kc = (o + i) & e->cmask;
+                                sc[i] = nk_dsp_rq_half(acc[i], (int32_t)((uint32_t)e->mult[kc] << 1),
+                                                       ~e->shift[kc]);
+                            }
+                            nk_dw_store4(sc[0], sc[2], sc[1], sc[3], yp + o, clamp, e);
+                        } else {
+                            for (i = 0; i < 4; i++)
+                                yp[o + i] = nk_i8_finish(acc[i], NULL, o + i, q);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* Multiplier 1 and no horizontal dilation; anything else (channel
  * multipliers in particular) takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
@@ -899,10 +1031,14 @@ int nk_fast_depthwise_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     int rows3, n_grp;
     nk_dw_grp grp[NK_DW_ROW_GROUPS];
     nk_dsp_epi e;
+    e = nk_dsp_epi_make(q, g->out_c);
+    if (g->multiplier > 1 && g->multiplier % 4 == 0) {
+        nk_dwm_conv(x, w, bias, y, g, &e);
+        return 1;
+    }
     if (g->multiplier != 1 || g->dil_w != 1)
         return 0;
     rows3 = stage != NULL && wsum != NULL && nk_fast_dw3_takes(g);
-    e = nk_dsp_epi_make(q, g->in_c);
     /* narrow rows in fused groups: whole words of channels, the DSP
      * epilogue, and two groups or more to share the row's set-up */
     n_grp = !rows3 && k3 && e.fast && g->stride_w == 1 && (g->in_c & 3) == 0 ? nk_dw_row_plan(g, grp)

@@ -188,6 +188,11 @@ static int nkf_conv(int dw, int n_case) {
         if (dw) {
             g.in_c = nkf_chance(50) ? 4 * nkf_between(1, 6) : nkf_between(1, 21);
             g.multiplier = nkf_chance(70) ? 1 : nkf_between(2, 3);
+            if (nkf_chance(15)) { /* the DSP set's multipliers of 4 and 8 (micro speech: 1 -> 8) */
+                g.multiplier = 4 * nkf_between(1, 2);
+                if (nkf_chance(50))
+                    g.in_c = 1;
+            }
             if (nkf_chance(25)) { /* the Helium set's padded 3x3 windows */
                 g.k_h = g.k_w = 3;
                 g.dil_h = g.dil_w = 1;
