@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "e4b1a501ac81d3114e72d1704be4a295942b2861eb36e3b305ca81e612673ffa"
+const csrcHash = "ed72d03ff53331c89655ef1f0f8edbab8704f144e771b418329f5c79a514ef7f"

@@ -106,7 +106,12 @@ static void nk_i8_quant_params(const nk_op_rt *op, const nk_exec *x, uint32_t k,
     q->mult = nk_i8_in_i32(op, x, 3);
     q->shift = nk_i8_in_i32(op, x, 4);
     q->per_channel = nk_ops_tin(op, x, 3)->dims[0] > 1;
+#if NK_FAST_I8_ARMV7EM
+    /* once per op, not once per staged band's kernel call */
     q->rq_right = nk_i8_rq_right(q, (int32_t)nk_ops_tin(op, x, 3)->dims[0]);
+#else
+    q->rq_right = 0; /* nothing here reads it */
+#endif
 }
 
 /* One band (or the whole op) of a conv or depthwise: the kernel over
