@@ -233,6 +233,16 @@ static int nkf_conv(int dw, int n_case) {
              * (KWS's 5 pixels, VWW's 3) */
             g.in_w = g.out_w = nkf_chance(50) ? 5 : 3;
             g.pad_left = 1;
+            if (nkf_chance(60)) {
+                /* KWS's layers whole: words of channels and 'same' rows, so
+                 * the first and last rows see two kernel rows (the fused
+                 * narrow groups over two rows) */
+                g.in_c = g.out_c = 4 * nkf_between(1, 8);
+                g.k_h = 3;
+                g.stride_h = g.dil_h = 1;
+                g.pad_top = 1;
+                g.out_h = g.in_h;
+            }
         }
         nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
         nw = (size_t)g.k_h * (size_t)g.k_w * (size_t)(dw ? g.out_c : g.in_c * g.out_c);
