@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "ed72d03ff53331c89655ef1f0f8edbab8704f144e771b418329f5c79a514ef7f"
+const csrcHash = "be35991c5006b7cd788e74ec9c5052d255fef9a95ed437396757b480a4878600"

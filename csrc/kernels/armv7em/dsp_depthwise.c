@@ -1,6 +1,7 @@
-/* dsp_depthwise.c — int8 depthwise conv (multiplier 1, no horizontal
- * dilation) on the Armv7E-M DSP extension (kernels/fast_i8.h says when it
- * is built); other depthwise convs return 0 for the portable kernel.
+/* dsp_depthwise.c — int8 depthwise conv (multiplier 1 with no horizontal
+ * dilation, or a multiple of 4: "channel multipliers" at the end) on the
+ * Armv7E-M DSP extension (kernels/fast_i8.h says when it is built); other
+ * depthwise convs return 0 for the portable kernel.
  *
  * NHWC puts four consecutive channels in one word at every tap, but the
  * channels never mix, so SMLAD (which adds two lanes) has nothing to pair
@@ -889,8 +890,8 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
  * kernel row, X = (x_t + off, x_t' + off) in int16 lanes, the two taps'
  * weight words split into lanes (m, m+2) and (m+1, m+3) by SXTB16 and
  * paired across the taps by PKHBT / PKHTB: one SMLAD per output and tap
- * pair. A row's odd last tap goes alone (SMLABB / SMLABT). Padding taps
- * are skipped, as in TFLite. */
+ * pair. A row's odd last tap goes alone (SMLABB, and SMLATT with x in the
+ * high lane). Padding taps are skipped, as in TFLite. */
 
 /* acc[0..3] += outputs m..m+3 over n_rows runs of n_cols taps: x at input
  * channel c of the first valid tap, w at output c*M + m of it. */
@@ -943,7 +944,7 @@ static NK_DW_NOINLINE void nk_dwm_quad(const int8_t *x, const int8_t *w, int32_t
             const int32_t a02 = nk_dsp_sxtb16(A), a13 = nk_dsp_sxtb16_ror8(A);
             a0 = nk_dsp_smlabb(xv, a02, a0);
             a1 = nk_dsp_smlabb(xv, a13, a1);
-            /* the high lanes: (x, x) against (m+2 | m+3, .) */
+            /* outputs m+2, m+3 are the weights' high lanes: x there too */
             a2 = nk_dsp_smlatt(nk_dsp_pack16(0, xv), a02, a2);
             a3 = nk_dsp_smlatt(nk_dsp_pack16(0, xv), a13, a3);
         }
@@ -1012,8 +1013,8 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
     }
 }
 
-/* Multiplier 1 and no horizontal dilation; anything else (channel
- * multipliers in particular) takes the portable kernel. wsum: the
+/* Multiplier 1 with no horizontal dilation, or a multiple of 4; anything
+ * else takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),
  * or NULL, which leaves out the 3x3 paths; stage: the
  * nk_fast_depthwise_i8_workspace bytes (NULL when that is 0). */
