@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "be35991c5006b7cd788e74ec9c5052d255fef9a95ed437396757b480a4878600"
+const csrcHash = "a177536103e9ee0aaf2917cf511a68ce5af7f17bd7fe7f68aaae515f7494eb83"

@@ -321,6 +321,28 @@ NK_DW_INLINE void nk_dw_finish_lanes(const int32_t *acc, const int32_t *ep, int8
     if (np == 3)
         nk_dsp_store4(y + 2 * y_pair, (uint32_t)h2);
 }
+/* Channels c..c+3's (m2, a) requantization pairs in the lane passes'
+ * order c, c+2, c+1, c+3. */
+static inline void nk_dw_ep4(int32_t *ep, int32_t c, const nk_dsp_epi *e) {
+    if (e->cmask) {
+        const int32_t *m = e->mult + c, *sh = e->shift + c;
+        ep[0] = (int32_t)((uint32_t)m[0] << 1);
+        ep[1] = ~sh[0];
+        ep[2] = (int32_t)((uint32_t)m[2] << 1);
+        ep[3] = ~sh[2];
+        ep[4] = (int32_t)((uint32_t)m[1] << 1);
+        ep[5] = ~sh[1];
+        ep[6] = (int32_t)((uint32_t)m[3] << 1);
+        ep[7] = ~sh[3];
+    } else {
+        int i;
+        for (i = 0; i < 8; i += 2) {
+            ep[i] = (int32_t)((uint32_t)e->mult[0] << 1);
+            ep[i + 1] = ~e->shift[0];
+        }
+    }
+}
+
 /* Channels c..c+3 of np (2 or 3) pixels y_pair bytes apart: acc[2k], acc[2k+1]
  * channels c, c+2 of pixel k, acc[6 + 2k], acc[7 + 2k] channels c+1, c+3
  * (the two passes of nk_dw_3x3), bias included. Out of line: the
@@ -328,13 +350,8 @@ NK_DW_INLINE void nk_dw_finish_lanes(const int32_t *acc, const int32_t *ep, int8
 static NK_DW_NOINLINE void nk_dw_finish3x4(const int32_t *acc, int32_t c, int8_t *y,
                                            size_t y_pair, int np, const nk_dsp_epi *e) {
     if (e->fast) {
-        int32_t ep[8], i;
-        for (i = 0; i < 4; i++) {
-            /* order: c, c+2, c+1, c+3 */
-            const int32_t kc = (c + (i >> 1) + 2 * (i & 1)) & e->cmask;
-            ep[2 * i] = (int32_t)((uint32_t)e->mult[kc] << 1);
-            ep[2 * i + 1] = ~e->shift[kc];
-        }
+        int32_t ep[8];
+        nk_dw_ep4(ep, c, e);
         if (np == 3)
             nk_dw_finish_lanes(acc, ep, y + c, y_pair, e, 3);
         else
@@ -579,23 +596,7 @@ static inline void nk_dw_consts4(int32_t *init, int32_t *ep, int32_t c, int32_t 
         init[2] = (int32_t)((uint32_t)init[2] + (uint32_t)bias[c + 1]);
         init[3] = (int32_t)((uint32_t)init[3] + (uint32_t)bias[c + 3]);
     }
-    if (e->cmask) {
-        const int32_t *m = e->mult + c, *sh = e->shift + c;
-        ep[0] = (int32_t)((uint32_t)m[0] << 1);
-        ep[1] = ~sh[0];
-        ep[2] = (int32_t)((uint32_t)m[2] << 1);
-        ep[3] = ~sh[2];
-        ep[4] = (int32_t)((uint32_t)m[1] << 1);
-        ep[5] = ~sh[1];
-        ep[6] = (int32_t)((uint32_t)m[3] << 1);
-        ep[7] = ~sh[3];
-    } else {
-        int i;
-        for (i = 0; i < 8; i += 2) {
-            ep[i] = (int32_t)((uint32_t)e->mult[0] << 1);
-            ep[i + 1] = ~e->shift[0];
-        }
-    }
+    nk_dw_ep4(ep, c, e);
 }
 
 /* Four channels' constants for a row: the weights widened into lane
@@ -893,12 +894,13 @@ static NK_DW_NOINLINE void nk_dw_row_grouped(const int8_t *x, const int8_t *w, s
  * pair. A row's odd last tap goes alone (SMLABB, and SMLATT with x in the
  * high lane). Padding taps are skipped, as in TFLite. */
 
-/* acc[0..3] += outputs m..m+3 over n_rows runs of n_cols taps: x at input
- * channel c of the first valid tap, w at output c*M + m of it. */
+/* acc[0..3] += outputs m, m+2, m+1, m+3 (nk_dw_finish4's order) over
+ * n_rows runs of n_cols taps: x at input channel c of the first valid
+ * tap, w at output c*M + m of it. */
 static NK_DW_NOINLINE void nk_dwm_quad(const int8_t *x, const int8_t *w, int32_t n_rows,
                                        int32_t n_cols, size_t x_row, size_t x_step, size_t w_row,
                                        size_t w_step, int32_t off, int32_t *acc) {
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int32_t a0 = acc[0], a2 = acc[1], a1 = acc[2], a3 = acc[3];
     const int32_t offp = nk_dsp_dup16(off);
     int32_t r, k;
     for (r = 0; r < n_rows; r++, x += x_row, w += w_row) {
@@ -950,8 +952,8 @@ static NK_DW_NOINLINE void nk_dwm_quad(const int8_t *x, const int8_t *w, int32_t
         }
     }
     acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
+    acc[1] = a2;
+    acc[2] = a1;
     acc[3] = a3;
 }
 
@@ -963,8 +965,7 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
     const size_t row_stride = (size_t)g->in_w * (size_t)g->in_c;
     const size_t x_step = (size_t)g->dil_w * (size_t)g->in_c, w_step = (size_t)oc;
     const size_t x_row = (size_t)g->dil_h * row_stride, w_row = (size_t)g->k_w * (size_t)oc;
-    const int clamp = nk_dw_clamps(e);
-    int32_t b, oy, ox, c, m, i;
+    int32_t b, oy, ox, c, m;
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * (size_t)g->in_h * row_stride;
         for (oy = 0; oy < g->out_h; oy++) {
@@ -985,27 +986,14 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
                                            : NULL;
                     for (m = 0; m < M; m += 4) {
                         const int32_t o = c * M + m;
-                        int32_t acc[4];
-                        for (i = 0; i < 4; i++)
-                            acc[i] = bias ? bias[o + i] : 0;
+                        int32_t acc[4] = {0, 0, 0, 0};
                         if (xc != NULL)
                             nk_dwm_quad(xc,
                                         w + (size_t)ky_lo * w_row + (size_t)kx_lo * w_step +
                                             (size_t)o,
                                         ky_hi - ky_lo, kx_hi - kx_lo, x_row, x_step, w_row, w_step,
                                         off, acc);
-                        if (e->fast) {
-                            int32_t sc[4];
-                            for (i = 0; i < 4; i++) {
-                                const int32_t kc = (o + i) & e->cmask;
-                                sc[i] = nk_dsp_rq_half(acc[i], (int32_t)((uint32_t)e->mult[kc] << 1),
-                                                       ~e->shift[kc]);
-                            }
-                            nk_dw_store4(sc[0], sc[2], sc[1], sc[3], yp + o, clamp, e);
-                        } else {
-                            for (i = 0; i < 4; i++)
-                                yp[o + i] = nk_i8_finish(acc[i], NULL, o + i, q);
-                        }
+                        nk_dw_finish4(acc, o, yp, bias, e);
                     }
                 }
             }
