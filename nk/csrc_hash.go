@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a177536103e9ee0aaf2917cf511a68ce5af7f17bd7fe7f68aaae515f7494eb83"
+const csrcHash = "da719921f14ccbb19482850cfe2b3b6e273eb5b587303bdb29684b4acf44f66a"

@@ -72,10 +72,14 @@ static inline int nk_fast_conv2d_i8_is_dense(const nk_ref_conv_geom *g) {
 }
 /* Convs of at most this many taps (pointwise ones too) take four pixels'
  * windows and their weights widened once per call (2 x K rounded to 4
- * bytes per output channel) instead of two windows. */
+ * bytes per output channel) instead of two windows; so do windows of up
+ * to 32 taps over more than one pixel whose widened weights fit in 1 KiB
+ * (a first layer's 3x3 over three channels: VWW's and IC's). */
 #define NK_DSP_SMALL_TAPS 12
 static inline int nk_fast_conv2d_i8_small(const nk_ref_conv_geom *g) {
-    return (int64_t)g->k_h * g->k_w * g->in_c <= NK_DSP_SMALL_TAPS;
+    const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;
+    return k <= NK_DSP_SMALL_TAPS || (k <= 32 && (g->k_h > 1 || g->k_w > 1) &&
+                                      (int64_t)g->out_c * ((k + 3) & ~3) <= 512);
 }
 static inline size_t nk_fast_conv2d_i8_workspace(const nk_ref_conv_geom *g) {
     const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;

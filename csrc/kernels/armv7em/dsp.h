@@ -34,6 +34,17 @@ static inline int32_t nk_dsp_load4(const int8_t *p) {
     memcpy(&v, p, 4);
     return v;
 }
+/* Four bytes from src to dst, any alignment: an LDR and an STR, which
+ * GCC cannot turn into a memmove call (it does so to a loop of
+ * memcpy-made words, dear for a few bytes). */
+static inline void nk_dsp_copy4(int8_t *dst, const int8_t *src) {
+#if defined(__GNUC__)
+    int32_t v;
+    __asm__ volatile("ldr %0, [%1]\n\tstr %0, [%2]" : "=&r"(v) : "r"(src), "r"(dst) : "memory");
+#else
+    memmove(dst, src, 4);
+#endif
+}
 /* (sext byte0, sext byte2) */
 static inline int32_t nk_dsp_sxtb16(int32_t x) { return __sxtb16(x); }
 /* (a.lo + sext byte0, a.hi + sext byte2) */
@@ -115,6 +126,7 @@ static inline int32_t nk_dsp_load4(const int8_t *p) {
     return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
                      (uint32_t)b[3] << 24);
 }
+static inline void nk_dsp_copy4(int8_t *dst, const int8_t *src) { memmove(dst, src, 4); }
 static inline int32_t nk_dsp_lo(int32_t a) { return (int16_t)((uint32_t)a & 0xFFFFu); }
 static inline int32_t nk_dsp_hi(int32_t a) { return (int16_t)((uint32_t)a >> 16); }
 static inline int32_t nk_dsp_byte(int32_t x, int i) {

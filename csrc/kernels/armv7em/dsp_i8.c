@@ -504,15 +504,18 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
         const int32_t zp4 = nk_dsp_dup8(-off);
         int8_t *sp = stage;
         memcpy(stage + 4 * n4w - 4, &zp4, 4);
-        /* each row's run by words (unaligned LDR/STR), its last 1..3
-         * bytes one by one */
+        /* each row's run by words (unaligned LDR/STR), the last one
+         * ending where the run ends (overlapping the one before: no byte
+         * read or written past the run); runs under a word byte by byte */
         for (ky = 0; ky < g->k_h; ky++, xr += row, sp += run) {
-            for (j = 0; j + 4 <= run; j += 4) {
-                const int32_t v = nk_dsp_load4(xr + j);
-                memcpy(sp + j, &v, 4);
+            if (run >= 4) {
+                for (j = 0; j + 4 < run; j += 4)
+                    nk_dsp_copy4(sp + j, xr + j);
+                nk_dsp_copy4(sp + run - 4, xr + run - 4);
+            } else {
+                for (j = 0; j < run; j++)
+                    ((volatile int8_t *)sp)[j] = xr[j];
             }
-            for (; j < run; j++)
-                ((volatile int8_t *)sp)[j] = xr[j];
         }
         nk_dsp_widen_words(stage, stage + 4 * n4w, offp, wp);
     } else {
@@ -895,14 +898,16 @@ static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bia
     }
 }
 
-/* Small windows (k <= NK_DSP_SMALL_TAPS, 1 to 3 words: a first layer's
- * 3x3 over one channel) would spend more on a channel pair's epilogue
- * and bookkeeping than on its few MACs. There each output channel runs
+/* Small windows (nk_fast_conv2d_i8_small: 1 to 3 words, a first layer's
+ * 3x3 over one channel; up to 8 words for few output channels, a 3x3 over
+ * three) would spend more on a channel pair's epilogue and bookkeeping
+ * than on their few MACs. There each output channel runs
  * over four pixels' windows (two interleaved pairs, gathered before any
  * output is written) with its weights widened once per call into the
  * workspace, in window order; the channel's requantization pair is read
  * once for the four, and the loop keeps no state across an asm block, so
- * nothing spills. The C loops below unroll for each word count. */
+ * nothing spills. The C loops below unroll for 1 to 3 words; longer
+ * windows loop over their words. */
 /* words base[i], base[i + 1], i a constant (base 4-byte aligned): one
  * LDRD on the target, where GCC would take two LDRs. The asm tells GCC
  * it reads the NK_DSP_PAIR_SPAN words from base (all of a small
@@ -934,10 +939,51 @@ NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *win, cons
 }
 
 /* acc[0..3] (acc[0] holding the bias) = window i times the channel's
- * widened weights wv, straight-line for n4w = 1..3 */
+ * widened weights wv: straight-line for n4w = 1..3, else a loop over
+ * the words (n4w = 0 stands for any count from 4 up: n4 words) */
 NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *win, const int n4w,
-                                    int32_t *acc) {
+                                    int32_t n4, int32_t *acc) {
     acc[1] = acc[2] = acc[3] = acc[0];
+    if (n4w == 0) {
+        const int32_t *x01 = win, *x23 = win + 4 * n4, *const wend = wv + 2 * n4;
+        int32_t a0 = acc[0], a1 = a0, a2 = a0, a3 = a0;
+#if NK_DSP_ASM /* GCC loads the words one by one: 24 LDRs where 12 LDRDs do */
+        int32_t we, wo, xe, xo;
+        __asm__ volatile("1:\n\t"
+                         "ldrd %[we], %[wo], [%[w]], #8\n\t"
+                         "ldrd %[xe], %[xo], [%[x01]], #8\n\t"
+                         "smlad %[a0], %[we], %[xe], %[a0]\n\t"
+                         "smlad %[a0], %[wo], %[xo], %[a0]\n\t"
+                         "ldrd %[xe], %[xo], [%[x01]], #8\n\t"
+                         "smlad %[a1], %[we], %[xe], %[a1]\n\t"
+                         "smlad %[a1], %[wo], %[xo], %[a1]\n\t"
+                         "ldrd %[xe], %[xo], [%[x23]], #8\n\t"
+                         "smlad %[a2], %[we], %[xe], %[a2]\n\t"
+                         "smlad %[a2], %[wo], %[xo], %[a2]\n\t"
+                         "ldrd %[xe], %[xo], [%[x23]], #8\n\t"
+                         "smlad %[a3], %[we], %[xe], %[a3]\n\t"
+                         "smlad %[a3], %[wo], %[xo], %[a3]\n\t"
+                         "cmp %[w], %[wend]\n\t"
+                         "bne 1b"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                           [w] "+r"(wv), [x01] "+r"(x01), [x23] "+r"(x23), [we] "=&r"(we),
+                           [wo] "=&r"(wo), [xe] "=&r"(xe), [xo] "=&r"(xo)
+                         : [wend] "r"(wend)
+                         : "cc", "memory");
+#else
+        for (; wv != wend; wv += 2, x01 += 4, x23 += 4) {
+            a0 = nk_dsp_smlad(wv[1], x01[1], nk_dsp_smlad(wv[0], x01[0], a0));
+            a1 = nk_dsp_smlad(wv[1], x01[3], nk_dsp_smlad(wv[0], x01[2], a1));
+            a2 = nk_dsp_smlad(wv[1], x23[1], nk_dsp_smlad(wv[0], x23[0], a2));
+            a3 = nk_dsp_smlad(wv[1], x23[3], nk_dsp_smlad(wv[0], x23[2], a3));
+        }
+#endif
+        acc[0] = a0;
+        acc[1] = a1;
+        acc[2] = a2;
+        acc[3] = a3;
+        return;
+    }
     nk_dsp_small_word(wv, win, n4w, 0, acc);
     if (n4w > 1)
         nk_dsp_small_word(wv, win, n4w, 1, acc);
@@ -949,19 +995,19 @@ NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *win, const
  * at win, 2, 3 at win + 4 * n4w), the outputs at y, y + out_c, ... The
  * epilogue is nk_dsp_store22's on the channel's four pixels. */
 NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bias,
-                                           const int32_t *win, const int n4w, int8_t *y,
-                                           int32_t out_c, const nk_dsp_epi *e) {
+                                           const int32_t *win, const int n4w, int32_t n4,
+                                           int8_t *y, int32_t out_c, const nk_dsp_epi *e) {
     const size_t s1 = (size_t)out_c;
     int8_t *const y2 = y + 2 * s1;
     const int clamp = nk_dsp_clamps(e);
     int32_t c;
-    for (c = 0; c < out_c; c++, wv += 2 * n4w) {
+    for (c = 0; c < out_c; c++, wv += 2 * n4) {
         const int32_t k = c & e->cmask;
         const int32_t m2 = (int32_t)((uint32_t)e->mult[k] << 1), a = ~e->shift[k];
         int32_t acc[4];
         uint32_t v;
         acc[0] = bias ? bias[c] : 0;
-        nk_dsp_small_mac(wv, win, n4w, acc);
+        nk_dsp_small_mac(wv, win, n4w, n4, acc);
         /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
         v = (uint32_t)nk_dsp_zip8(
             nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
@@ -980,11 +1026,13 @@ static NK_DSP_NOINLINE void nk_dsp_small_channels(const int32_t *wv, const int32
                                                   int32_t out_c, const nk_dsp_epi *e_in) {
     const nk_dsp_epi e = *e_in; /* on this frame: one load per field */
     if (n4w == 1)
-        nk_dsp_small_channels_n(wv, bias, win, 1, y, out_c, &e);
+        nk_dsp_small_channels_n(wv, bias, win, 1, 1, y, out_c, &e);
     else if (n4w == 2)
-        nk_dsp_small_channels_n(wv, bias, win, 2, y, out_c, &e);
+        nk_dsp_small_channels_n(wv, bias, win, 2, 2, y, out_c, &e);
+    else if (n4w == 3)
+        nk_dsp_small_channels_n(wv, bias, win, 3, 3, y, out_c, &e);
     else
-        nk_dsp_small_channels_n(wv, bias, win, 3, y, out_c, &e);
+        nk_dsp_small_channels_n(wv, bias, win, 0, n4w, y, out_c, &e);
 }
 
 /* The conv with small windows (e->fast): the weights widened to wv (2
@@ -998,14 +1046,20 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
     int32_t *const win = ws, *const wv = ws + 2 * NK_DSP_WIN_TAPS(k);
     int8_t *const stage = (int8_t *)(wv + 2 * (size_t)out_c * (size_t)n4w);
     int32_t c, p, i;
-    for (c = 0; c < out_c; c++) {
+    for (c = 0; c < out_c; c++) { /* whole words, then the last 1..3 taps */
         const int8_t *wc = w + (size_t)c * (size_t)k;
-        for (i = 0; i < n4w; i++) {
-            int32_t t[4], j;
-            for (j = 0; j < 4; j++)
-                t[j] = 4 * i + j < k ? wc[4 * i + j] : 0;
-            wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i] = nk_dsp_pack16(t[0], t[2]);
-            wv[(size_t)c * 2 * (size_t)n4w + 2 * (size_t)i + 1] = nk_dsp_pack16(t[1], t[3]);
+        int32_t *wvc = wv + (size_t)c * 2 * (size_t)n4w;
+        for (i = 0; 4 * i + 4 <= k; i++, wvc += 2) {
+            const int32_t v = nk_dsp_load4(wc + 4 * i);
+            wvc[0] = nk_dsp_sxtb16(v);
+            wvc[1] = nk_dsp_sxtb16_ror8(v);
+        }
+        if (i < n4w) {
+            int32_t t[4] = {0, 0, 0, 0}, j;
+            for (j = 0; 4 * i + j < k; j++)
+                t[j] = wc[4 * i + j];
+            wvc[0] = nk_dsp_pack16(t[0], t[2]);
+            wvc[1] = nk_dsp_pack16(t[1], t[3]);
         }
     }
     {

@@ -218,6 +218,14 @@ static int nkf_conv(int dw, int n_case) {
             if (nkf_chance(30)) /* staged rows longer than the usual draws */
                 g.in_w = nkf_between(17, 40);
         }
+        if (!dw && nkf_chance(15)) {
+            /* a first layer's 3x3 over 1..3 channels with few outputs (VWW's
+             * stem: 27 taps, 8 channels): small windows of 4 to 7 words */
+            g.k_h = g.k_w = 3;
+            g.in_c = nkf_between(2, 3);
+            g.out_c = nkf_between(1, 9);
+            g.dil_w = 1;
+        }
         if (!dw && nkf_chance(20)) { /* pointwise */
             g.k_h = g.k_w = g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
             g.out_h = g.in_h;
