@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "da719921f14ccbb19482850cfe2b3b6e273eb5b587303bdb29684b4acf44f66a"
+const csrcHash = "d033c01a0a3f0300aeaf3f30e6661d98e7d0f33c8279d3ee97103b882e7739d2"
