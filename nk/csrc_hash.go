@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d033c01a0a3f0300aeaf3f30e6661d98e7d0f33c8279d3ee97103b882e7739d2"
+const csrcHash = "cfea09b58c6f61f490cccf057e36a8452850d96209ac5aa5f0c36feaf35b370d"

@@ -1114,16 +1114,20 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
     int32_t n;
-    if (rows > 1) { /* by windows, two rows at a time (the last one twice) */
+    if (rows > 1) { /* by windows, two rows at a time */
         if (nk_fast_dense_i8_workspace(rows, in_features) == 0)
             return 0; /* no windows that long: the portable kernel */
-        for (r = 0; r < rows; r += 2) {
-            const int np = r + 1 < rows ? 2 : 1;
+        for (r = 0; r + 2 <= rows; r += 2) {
             nk_dsp_widen_run(x + r * k_n, in_features, off, offp, ws);
-            nk_dsp_widen_run(x + (r + (size_t)np - 1) * k_n, in_features, off, offp, ws + 2);
-            nk_dsp_win_channels(w, bias, ws, in_features, np, y + r * n_out, out_features, &e);
+            nk_dsp_widen_run(x + (r + 1) * k_n, in_features, off, offp, ws + 2);
+            nk_dsp_win_channels(w, bias, ws, in_features, 2, y + r * n_out, out_features, &e);
         }
-        return 1;
+        if (r == rows)
+            return 1;
+        /* an odd last row (KWS's bands of five pixels) as a single row: a
+         * pair over it twice would do twice its MACs */
+        x += r * k_n;
+        y += r * n_out;
     }
     /* a single row: four channels at a time, the input widened once per
      * word for the four */
