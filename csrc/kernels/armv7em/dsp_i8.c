@@ -377,6 +377,16 @@ NK_DSP_INLINE int32_t *nk_dsp_widen_words(const int8_t *x, const int8_t *x_end, 
     return q;
 }
 
+/* nk_dsp_widen_words over seven words, unrolled */
+NK_DSP_INLINE void nk_dsp_widen7(const int8_t *x, int32_t offp, int32_t *q) {
+    int i;
+    for (i = 0; i < 7; i++) {
+        const int32_t v = nk_dsp_load4(x + 4 * i);
+        q[4 * i] = nk_dsp_sxtab16(offp, v);
+        q[4 * i + 1] = nk_dsp_sxtab16_ror8(offp, v);
+    }
+}
+
 /* n input bytes at x (n a multiple of 4 unless the window ends there),
  * offset, to the window words at win (a pixel's pair of every four);
  * returns where the next taps go. */
@@ -500,6 +510,24 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
         int32_t *q = wp;
         for (ky = 0; ky < g->k_h; ky++, xr += row)
             q = nk_dsp_widen_words(xr, xr + run, offp, q);
+    } else if (inside && run == 9 && g->k_h == 3) {
+        /* a 3x3 over three channels (the RGB first layer of image models):
+         * the general loops below, unrolled (VWW's stem: 1.39 M -> 1.27 M
+         * instructions) */
+        const int32_t zp4 = nk_dsp_dup8(-off);
+        memcpy(stage + 24, &zp4, 4);
+        nk_dsp_copy4(stage, xr);
+        nk_dsp_copy4(stage + 4, xr + 4);
+        nk_dsp_copy4(stage + 5, xr + 5);
+        xr += row;
+        nk_dsp_copy4(stage + 9, xr);
+        nk_dsp_copy4(stage + 13, xr + 4);
+        nk_dsp_copy4(stage + 14, xr + 5);
+        xr += row;
+        nk_dsp_copy4(stage + 18, xr);
+        nk_dsp_copy4(stage + 22, xr + 4);
+        nk_dsp_copy4(stage + 23, xr + 5);
+        nk_dsp_widen7(stage, offp, wp);
     } else if (inside) {
         const int32_t zp4 = nk_dsp_dup8(-off);
         int8_t *sp = stage;
