@@ -40,6 +40,11 @@ typedef struct nk_i8_conv_args {
      * workspace slots of `band` rows (nk_i8_conv_stage, computed when the
      * plan was made; docs/MEMORY.md, "staged rows"). band 0: direct. */
     int16_t band, slots;
+    /* The bytes at the op's workspace (after any slots) it may use: the
+     * model's whole workspace less the slots, or 0 for only what the op
+     * asked for at load (the DSP pointwise convs take eight pixels at a
+     * time with room for it: fast_i8.h). */
+    uint32_t ws_bytes;
 } nk_i8_conv_args;
 /* workspace: the op's (out_c int32 weight sums, or the DSP set's windows;
  * 16-byte aligned), after the staged rows' slots (nk_i8_stage_bytes) when
@@ -103,6 +108,7 @@ typedef struct nk_i8_dense_args {
     uint32_t rows;
     int32_t k, n;
     nk_ref_i8_quant q;
+    uint32_t ws_bytes; /* as nk_i8_conv_args' */
 } nk_i8_dense_args;
 /* workspace: the op's (the DSP set's row windows; fast_i8.h). */
 NK_HIDDEN void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out,

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "a1b4e106cbacca19ec03f507c5c2dc5d72095e268c949a6f26677120cf270de9"
+const csrcHash = "caa979c6d3d6f9243b972d373459dc560727d04fed5f7f02029334c4840e736f"

@@ -174,7 +174,9 @@ static void nk_conv2d_i8_band(void *ctx, const nk_ref_conv_geom *g, const int8_t
     /* the weight sums for windows inside the input */
     int32_t *wsum = (int32_t *)ws;
 #if NK_FAST_I8_ARMV7EM
-    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws)) {
+    const size_t asked = nk_fast_conv2d_i8_workspace(g);
+    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws,
+                             a->ws_bytes > asked ? a->ws_bytes : asked)) {
         c->wsum_done = 0;
         return;
     }
@@ -259,6 +261,9 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     /* staged rows: the plan's band and slots (0 for in_place 0..2) */
     a.band = (int16_t)nk_i8_stage_in_place_band(op->in_place);
     a.slots = (int16_t)nk_i8_stage_in_place_slots(op->in_place);
+    a.ws_bytes = (uint32_t)(x->workspace_size -
+                            (a.band ? nk_i8_stage_bytes(a.band, a.slots, (size_t)g.out_w * (size_t)g.out_c)
+                                    : 0));
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         nk_i8_host_ctx c;
@@ -338,8 +343,9 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 
 void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out, void *workspace) {
 #if NK_FAST_I8_ARMV7EM
+    const size_t asked = nk_fast_dense_i8_workspace(a->rows, a->k);
     if (nk_fast_dense_i8_ws(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q,
-                            (int32_t *)workspace))
+                            (int32_t *)workspace, a->ws_bytes > asked ? a->ws_bytes : asked))
         return;
 #elif NK_FAST_I8
     if (nk_fast_dense_i8(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q))
@@ -358,6 +364,7 @@ nk_status nk_dense_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     a.n = w->dims[0];
     a.rows = nk_ops_tin(op, x, 0)->elems / (uint32_t)a.k;
     nk_i8_quant_params(op, x, 0, &a.q);
+    a.ws_bytes = (uint32_t)x->workspace_size;
 #if NETKIT_HOST_KERNELS
     if (NK_EXEC_HOST(x) != NULL && op->host_packed != NULL) {
         /* a 1x1 conv over the rows (the geometry the weights were packed for) */

@@ -79,6 +79,13 @@ func (d *directGen) geom(op *nkfile.Op, win [8]int32, groups, multiplier int32) 
 	return name
 }
 
+// stagingBytes is a stage's slots ahead of the op's own workspace
+// (nk_i8_stage_bytes in csrc/nk_lowered.h): its rows of outRow bytes,
+// 16-rounded; 0 when the op does not stage.
+func stagingBytes(st Stage, outRow int64) int64 {
+	return (int64(st.Slots)*int64(st.Band)*outRow + 15) &^ 15
+}
+
 // quant is an nk_ref_i8_quant initializer (nk_i8_quant_params in
 // csrc/ops/conv_i8.c): zero points and clamp at params k..k+3,
 // multipliers and shifts in inputs 3 and 4.
@@ -108,15 +115,17 @@ func (d *directGen) call(k int) (string, error) {
 		}
 		g := d.geom(op, win, groups, multiplier)
 		st, _ := l.Plan.staged(k) // band 0: the direct order
-		fmt.Fprintf(&d.decls, "static const nk_i8_conv_args %s_a%d = {&%s, %s, %s, %s, %d, %d};\n", id, k, g,
-			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), d.quant(op, 9), st.Band, st.Slots)
+		out := d.tensor(op.Outputs[0])
+		fmt.Fprintf(&d.decls, "static const nk_i8_conv_args %s_a%d = {&%s, %s, %s, %s, %d, %d, %du};\n", id, k, g,
+			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), d.quant(op, 9), st.Band, st.Slots,
+			l.Plan.Workspace-stagingBytes(st, int64(out.Shape[2])*int64(out.Shape[3])))
 		return fmt.Sprintf("%s(&%s_a%d, %s, %s, %s);", fn, id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t"), ws), nil
 	case nkfile.OpDenseI8:
 		w := d.tensor(op.Inputs[1])
 		kk, n := w.Shape[1], w.Shape[0]
 		rows := d.tensor(op.Inputs[0]).Elems() / kk
-		fmt.Fprintf(&d.decls, "static const nk_i8_dense_args %s_a%d = {%s, %s, %du, %d, %d, %s};\n", id, k,
-			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), rows, kk, n, d.quant(op, 0))
+		fmt.Fprintf(&d.decls, "static const nk_i8_dense_args %s_a%d = {%s, %s, %du, %d, %d, %s, %du};\n", id, k,
+			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), rows, kk, n, d.quant(op, 0), l.Plan.Workspace)
 		return fmt.Sprintf("nk_dense_i8_run(&%s_a%d, %s, %s, %s);", id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t"), ws), nil
 	case nkfile.OpAvgPool2DI8, nkfile.OpMaxPool2DI8:
 		var win [8]int32

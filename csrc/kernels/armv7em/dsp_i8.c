@@ -1111,21 +1111,296 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
         nk_dsp_conv_win(x, w, bias, y, g, e, ws, p);
 }
 
+/* ---- pointwise convs by eight pixels and one channel ----
+ *
+ * When the op may use 16 K bytes of workspace (K taps a pixel: the whole
+ * workspace the model has, less this op's staged rows; KWS has none to
+ * spare, VWW's K <= 64 layers have), eight pixels' windows, interleaved
+ * by word, and one channel at a time: its weight word widened once for
+ * sixteen SMLADs (27 instructions per 32 MACs against 32 for two channels
+ * by two pixels), and one epilogue per eight outputs. */
+#define NK_DSP_OCT_MIN_ROWS 8
+
+/* Whether rows of k taps (k a multiple of 8, the asm's two words a pass)
+ * run eight at a time in ws_bytes */
+static int nk_dsp_oct_takes(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
+                            const nk_dsp_epi *e) {
+    return rows >= NK_DSP_OCT_MIN_ROWS && k > 0 && k % 8 == 0 && k <= NK_DSP_WIN_MAX_TAPS &&
+           (size_t)k * 16u <= ws_bytes && bias != NULL && e->fast;
+}
+
+/* the k taps of eight rows at x (row i at x + i*k) widened with the
+ * offset to win: word j of row i at win[16j + 2i], win[16j + 2i + 1] */
+static void nk_dsp_oct_widen(const int8_t *x, size_t k, int32_t offp, int32_t *win) {
+    int32_t i;
+    for (i = 0; i < 8; i++, x += k) {
+        const int8_t *xp = x, *const xe = x + k;
+        int32_t *q = win + 2 * i;
+#if NK_DSP_ASM
+        int32_t v, a;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[v], [%[x]], #4\n\t"
+                         "sxtab16 %[a], %[offp], %[v]\n\t"
+                         "sxtab16 %[v], %[offp], %[v], ror #8\n\t"
+                         "strd %[a], %[v], [%[q]], #64\n\t"
+                         "cmp %[x], %[end]\n\t"
+                         "bne 1b"
+                         : [x] "+r"(xp), [q] "+r"(q), [v] "=&r"(v), [a] "=&r"(a)
+                         : [offp] "r"(offp), [end] "r"(xe)
+                         : "cc", "memory");
+#else
+        for (; xp != xe; xp += 4, q += 16) {
+            const int32_t v = nk_dsp_load4(xp);
+            q[0] = nk_dsp_sxtab16(offp, v);
+            q[1] = nk_dsp_sxtab16_ror8(offp, v);
+        }
+#endif
+    }
+}
+
+/* What the channel loop reads (the asm's offsets). */
+typedef struct nk_dsp_oct_st {
+    const int8_t *w;        /*  0: the channel's weight row */
+    int32_t nb;             /*  4: its bytes, k */
+    const int32_t *win;     /*  8: the eight windows */
+    const int32_t *bias;    /* 12: the channel's bias */
+    const int32_t *mult;    /* 16: its multiplier, */
+    const int32_t *shift;   /* 20: and shift (per tensor: the one pair) */
+    int32_t pstep;          /* 24: 4 bytes a channel, else 0 */
+    int32_t zp1;            /* 28: as nk_dsp_epi */
+    int32_t lo4, hi4;       /* 32, 36 */
+    int8_t *y;              /* 40: pixel 0's output of the channel */
+    int32_t s;              /* 44: bytes from a pixel's outputs to the next's */
+    const int8_t *y_end;    /* 48: y past the last channel */
+} nk_dsp_oct_st;
+
+#if NK_DSP_ASM
+typedef char nk_dsp_oct_st_at48[offsetof(nk_dsp_oct_st, y_end) == 48 ? 1 : -1];
+#if NETKIT_SINGLE_ROUNDING
+#define NK_DSP_OCT_RQ(v)                                                                           \
+    "smmla %[" v "], %[" v "], %[w], %[" v "]\n\t"                                                 \
+    "asr %[" v "], %[" v "], %[we]\n\t"                                                            \
+    "ssat %[" v "], #16, %[" v "]\n\t"
+#else
+#define NK_DSP_OCT_RQ(v)                                                                           \
+    "add %[wo], %[" v "], %[" v "], asr #31\n\t"                                                   \
+    "smmlar %[" v "], %[" v "], %[w], %[wo]\n\t"                                                   \
+    "asr %[" v "], %[" v "], %[we]\n\t"                                                            \
+    "ssat %[" v "], #16, %[" v "]\n\t"
+#endif
+#define NK_DSP_OCT_PX(a)                                                                           \
+    "ldrd %[xe], %[xo], [%[x]], #8\n\t"                                                            \
+    "smlad %[" a "], %[we], %[xe], %[" a "]\n\t"                                                   \
+    "smlad %[" a "], %[wo], %[xo], %[" a "]\n\t"
+#define NK_DSP_OCT_WORD                                                                            \
+    "ldr %[we], [%[w]], #4\n\t"                                                                    \
+    "sxtb16 %[wo], %[we], ror #8\n\t"                                                              \
+    "sxtb16 %[we], %[we]\n\t" NK_DSP_OCT_PX("a0") NK_DSP_OCT_PX("a1") NK_DSP_OCT_PX("a2")          \
+        NK_DSP_OCT_PX("a3") NK_DSP_OCT_PX("a4") NK_DSP_OCT_PX("a5") NK_DSP_OCT_PX("a6")            \
+            NK_DSP_OCT_PX("a7")
+/* [sp]: the MAC loop's end; [sp, #4]: the struct (xe's value on entry) */
+#define NK_DSP_OCT_HEAD                                                                            \
+    "push {%[xe]}\n\t"                                                                             \
+    "sub sp, sp, #4\n\t"                                                                           \
+    "5:\n\t"                                                                                       \
+    "ldr %[xe], [sp, #4]\n\t"                                                                      \
+    "ldrd %[w], %[xo], [%[xe], #0]\n\t"                                                            \
+    "ldr %[x], [%[xe], #8]\n\t"                                                                    \
+    "add %[xo], %[w], %[xo]\n\t"                                                                   \
+    "str %[xo], [sp]\n\t"                                                                          \
+    "ldr %[xo], [%[xe], #12]\n\t"                                                                  \
+    "ldr %[a0], [%[xo]], #4\n\t"                                                                   \
+    "str %[xo], [%[xe], #12]\n\t"                                                                  \
+    "mov %[a1], %[a0]\n\t"                                                                         \
+    "mov %[a2], %[a0]\n\t"                                                                         \
+    "mov %[a3], %[a0]\n\t"                                                                         \
+    "mov %[a4], %[a0]\n\t"                                                                         \
+    "mov %[a5], %[a0]\n\t"                                                                         \
+    "mov %[a6], %[a0]\n\t"                                                                         \
+    "mov %[a7], %[a0]\n\t"                                                                         \
+    "1:\n\t" NK_DSP_OCT_WORD NK_DSP_OCT_WORD                                                       \
+    "ldr %[xe], [sp]\n\t"                                                                          \
+    "cmp %[w], %[xe]\n\t"                                                                          \
+    "bne 1b\n\t"
+/* the next channel's row is where this one's ended; the channel's pair
+ * (m2 = 2m in w, a = ~shift in we); the eight outputs as nk_dsp_store22's
+ * lanes: bytes pixels 0, 2, 1, 3 in a0 and 4, 6, 5, 7 in a4 */
+#define NK_DSP_OCT_EPI                                                                             \
+    "ldr %[xe], [sp, #4]\n\t"                                                                      \
+    "str %[w], [%[xe], #0]\n\t"                                                                    \
+    "ldrd %[x], %[xo], [%[xe], #16]\n\t"                                                           \
+    "ldr %[wo], [%[xe], #24]\n\t"                                                                  \
+    "ldr %[w], [%[x]]\n\t"                                                                         \
+    "ldr %[we], [%[xo]]\n\t"                                                                       \
+    "add %[x], %[x], %[wo]\n\t"                                                                    \
+    "add %[xo], %[xo], %[wo]\n\t"                                                                  \
+    "strd %[x], %[xo], [%[xe], #16]\n\t"                                                           \
+    "lsl %[w], %[w], #1\n\t"                                                                       \
+    "mvn %[we], %[we]\n\t" NK_DSP_OCT_RQ("a0") NK_DSP_OCT_RQ("a1") NK_DSP_OCT_RQ("a2")            \
+        NK_DSP_OCT_RQ("a3") NK_DSP_OCT_RQ("a4") NK_DSP_OCT_RQ("a5") NK_DSP_OCT_RQ("a6")            \
+            NK_DSP_OCT_RQ("a7")                                                                    \
+    "pkhbt %[a0], %[a0], %[a1], lsl #16\n\t"                                                       \
+    "pkhbt %[a2], %[a2], %[a3], lsl #16\n\t"                                                       \
+    "pkhbt %[a4], %[a4], %[a5], lsl #16\n\t"                                                       \
+    "pkhbt %[a6], %[a6], %[a7], lsl #16\n\t"                                                       \
+    "ldr %[wo], [%[xe], #28]\n\t"                                                                  \
+    "shadd16 %[a0], %[a0], %[wo]\n\t"                                                              \
+    "shadd16 %[a2], %[a2], %[wo]\n\t"                                                              \
+    "shadd16 %[a4], %[a4], %[wo]\n\t"                                                              \
+    "shadd16 %[a6], %[a6], %[wo]\n\t"                                                              \
+    "ssat16 %[a0], #8, %[a0]\n\t"                                                                  \
+    "ssat16 %[a2], #8, %[a2]\n\t"                                                                  \
+    "ssat16 %[a4], #8, %[a4]\n\t"                                                                  \
+    "ssat16 %[a6], #8, %[a6]\n\t"                                                                  \
+    "uxtb16 %[a0], %[a0]\n\t"                                                                      \
+    "uxtb16 %[a2], %[a2]\n\t"                                                                      \
+    "uxtb16 %[a4], %[a4]\n\t"                                                                      \
+    "uxtb16 %[a6], %[a6]\n\t"                                                                      \
+    "orr %[a0], %[a0], %[a2], lsl #8\n\t"                                                          \
+    "orr %[a4], %[a4], %[a6], lsl #8\n\t"
+#define NK_DSP_OCT_CLAMP                                                                           \
+    "ldrd %[x], %[xo], [%[xe], #32]\n\t"                                                           \
+    "ssub8 %[w], %[a0], %[x]\n\t"                                                                  \
+    "sel %[a0], %[a0], %[x]\n\t"                                                                   \
+    "ssub8 %[w], %[a0], %[xo]\n\t"                                                                 \
+    "sel %[a0], %[xo], %[a0]\n\t"                                                                  \
+    "ssub8 %[w], %[a4], %[x]\n\t"                                                                  \
+    "sel %[a4], %[a4], %[x]\n\t"                                                                   \
+    "ssub8 %[w], %[a4], %[xo]\n\t"                                                                 \
+    "sel %[a4], %[xo], %[a4]\n\t"
+#define NK_DSP_OCT_TAIL                                                                            \
+    "ldrd %[x], %[xo], [%[xe], #40]\n\t"                                                           \
+    "strb %[a0], [%[x]]\n\t"                                                                       \
+    "lsr %[a1], %[a0], #16\n\t"                                                                    \
+    "strb %[a1], [%[x], %[xo]]\n\t"                                                                \
+    "add %[w], %[x], %[xo], lsl #1\n\t"                                                            \
+    "lsr %[a1], %[a0], #8\n\t"                                                                     \
+    "strb %[a1], [%[w]]\n\t"                                                                       \
+    "lsr %[a1], %[a0], #24\n\t"                                                                    \
+    "strb %[a1], [%[w], %[xo]]\n\t"                                                                \
+    "add %[w], %[w], %[xo], lsl #1\n\t"                                                            \
+    "strb %[a4], [%[w]]\n\t"                                                                       \
+    "lsr %[a1], %[a4], #16\n\t"                                                                    \
+    "strb %[a1], [%[w], %[xo]]\n\t"                                                                \
+    "add %[w], %[w], %[xo], lsl #1\n\t"                                                            \
+    "lsr %[a1], %[a4], #8\n\t"                                                                     \
+    "strb %[a1], [%[w]]\n\t"                                                                       \
+    "lsr %[a1], %[a4], #24\n\t"                                                                    \
+    "strb %[a1], [%[w], %[xo]]\n\t"                                                                \
+    "add %[x], %[x], #1\n\t"                                                                       \
+    "str %[x], [%[xe], #40]\n\t"                                                                   \
+    "ldr %[xo], [%[xe], #48]\n\t"                                                                  \
+    "cmp %[x], %[xo]\n\t"                                                                          \
+    "bne 5b\n\t"                                                                                   \
+    "add sp, sp, #8"
+#define NK_DSP_OCT_OPERANDS                                                                        \
+    : [xe] "+&r"(stp), [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),           \
+      [a4] "=&r"(a4), [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [we] "=&r"(we),            \
+      [wo] "=&r"(wo), [xo] "=&r"(xo), [x] "=&r"(x), [w] "=&r"(w)                                  \
+    :                                                                                              \
+    : "cc", "memory"
+
+/* Every channel of st's eight pixels (at least one channel): one asm
+ * loop of 14 registers, the struct and the MAC loop's end on the stack;
+ * clamp as nk_dsp_clamps. */
+static NK_DSP_NOINLINE void nk_dsp_oct_channels(nk_dsp_oct_st *stp, int clamp) {
+    int32_t a0, a1, a2, a3, a4, a5, a6, a7, we, wo, xo, x, w;
+    if (clamp)
+        __asm__ volatile(NK_DSP_OCT_HEAD NK_DSP_OCT_EPI NK_DSP_OCT_CLAMP NK_DSP_OCT_TAIL
+                             NK_DSP_OCT_OPERANDS);
+    else
+        __asm__ volatile(NK_DSP_OCT_HEAD NK_DSP_OCT_EPI NK_DSP_OCT_TAIL NK_DSP_OCT_OPERANDS);
+}
+#undef NK_DSP_OCT_RQ
+#undef NK_DSP_OCT_PX
+#undef NK_DSP_OCT_WORD
+#undef NK_DSP_OCT_HEAD
+#undef NK_DSP_OCT_EPI
+#undef NK_DSP_OCT_CLAMP
+#undef NK_DSP_OCT_TAIL
+#undef NK_DSP_OCT_OPERANDS
+#else
+static void nk_dsp_oct_channels(nk_dsp_oct_st *st, int clamp) {
+    const nk_dsp_epi e = {NULL, st->mult, st->shift, st->pstep ? -1 : 0, 1, st->zp1, st->lo4, st->hi4};
+    int32_t c = 0;
+    for (; st->y != st->y_end; st->y++, c++) {
+        const int32_t *xp = st->win;
+        const int8_t *const we = st->w + st->nb;
+        const int32_t k = c & e.cmask;
+        const int32_t m2 = (int32_t)((uint32_t)e.mult[k] << 1), a = ~e.shift[k];
+        int32_t acc[8], i;
+        uint32_t v0, v1;
+        for (i = 0; i < 8; i++)
+            acc[i] = *st->bias;
+        st->bias++;
+        for (; st->w != we; st->w += 4) {
+            const int32_t v = nk_dsp_load4(st->w);
+            const int32_t w_e = nk_dsp_sxtb16(v), w_o = nk_dsp_sxtb16_ror8(v);
+            for (i = 0; i < 8; i++, xp += 2)
+                acc[i] = nk_dsp_smlad(w_o, xp[1], nk_dsp_smlad(w_e, xp[0], acc[i]));
+        }
+        v0 = (uint32_t)nk_dsp_zip8(
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e.zp1),
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e.zp1));
+        v1 = (uint32_t)nk_dsp_zip8(
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[4], m2, a), nk_dsp_rq_half(acc[5], m2, a), e.zp1),
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[6], m2, a), nk_dsp_rq_half(acc[7], m2, a), e.zp1));
+        v0 = nk_dsp_act4(v0, clamp, &e);
+        v1 = nk_dsp_act4(v1, clamp, &e);
+        /* bytes: pixels 0, 2, 1, 3 and 4, 6, 5, 7 */
+        for (i = 0; i < 8; i++) {
+            const uint32_t v = i < 4 ? v0 : v1;
+            const int j = i & 3, byte = (j & 1) * 2 + (j >> 1);
+            st->y[(size_t)i * (size_t)st->s] = (int8_t)(v >> 8 * byte & 0xFFu);
+        }
+    }
+}
+#endif
+
+/* Rows r.. of a dense in blocks of eight (nk_dsp_oct_takes), the
+ * windows in ws; returns the first row left. */
+static size_t nk_dsp_oct_rows(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                              size_t rows, int32_t k, int32_t n, int32_t offp, const nk_dsp_epi *e,
+                              int32_t *ws) {
+    const int clamp = nk_dsp_clamps(e);
+    size_t r;
+    for (r = 0; r + 8 <= rows; r += 8) {
+        nk_dsp_oct_st st;
+        nk_dsp_oct_widen(x + r * (size_t)k, (size_t)k, offp, ws);
+        st.w = w;
+        st.nb = k;
+        st.win = ws;
+        st.bias = bias;
+        st.mult = e->mult;
+        st.shift = e->shift;
+        st.pstep = e->cmask ? 4 : 0;
+        st.zp1 = e->zp1;
+        st.lo4 = e->lo4;
+        st.hi4 = e->hi4;
+        st.y = y + r * (size_t)n;
+        st.s = n;
+        st.y_end = st.y + n;
+        nk_dsp_oct_channels(&st, clamp);
+    }
+    return r;
+}
+
 /* One group, no horizontal dilation (nk_fast_conv2d_i8_workspace);
  * other convs take the portable kernel. */
 int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                          const int32_t *NK_RESTRICT bias, int8_t *y, const nk_ref_conv_geom *g,
-                         const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws) {
+                         const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws, size_t ws_bytes) {
     nk_dsp_epi e;
     if (nk_fast_conv2d_i8_workspace(g) == 0)
         return 0;
     /* a pointwise conv is a dense layer over all pixels: pixel pairs run
-     * on across rows */
-    if (nk_fast_conv2d_i8_is_dense(g) && !nk_fast_conv2d_i8_small(g))
-        return nk_fast_dense_i8_ws(x, w, bias, y,
-                                   (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w,
-                                   g->in_c, g->out_c, q, ws);
+     * on across rows; small ones too when they run eight pixels at a time */
     e = nk_dsp_epi_make(q, g->out_c);
+    if (nk_fast_conv2d_i8_is_dense(g)) {
+        const size_t n_pix = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+        if (!nk_fast_conv2d_i8_small(g) || nk_dsp_oct_takes(n_pix, g->in_c, ws_bytes, bias, &e))
+            return nk_fast_dense_i8_ws(x, w, bias, y, n_pix, g->in_c, g->out_c, q, ws, ws_bytes);
+    }
     if (e.fast && nk_fast_conv2d_i8_small(g))
         nk_dsp_conv_small(x, w, bias, y, g, &e, ws);
     else
@@ -1136,16 +1411,19 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
 int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                         const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
                         int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q,
-                        int32_t *NK_RESTRICT ws) {
+                        int32_t *NK_RESTRICT ws, size_t ws_bytes) {
     const size_t k_n = (size_t)in_features, n_out = (size_t)out_features;
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
     int32_t n;
-    if (rows > 1) { /* by windows, two rows at a time */
+    if (rows > 1) { /* by windows: eight rows at a time where they fit, then two */
         if (nk_fast_dense_i8_workspace(rows, in_features) == 0)
             return 0; /* no windows that long: the portable kernel */
-        for (r = 0; r + 2 <= rows; r += 2) {
+        r = nk_dsp_oct_takes(rows, in_features, ws_bytes, bias, &e)
+                ? nk_dsp_oct_rows(x, w, bias, y, rows, in_features, out_features, offp, &e, ws)
+                : 0;
+        for (; r + 2 <= rows; r += 2) {
             nk_dsp_widen_run(x + r * k_n, in_features, off, offp, ws);
             nk_dsp_widen_run(x + (r + 1) * k_n, in_features, off, offp, ws + 2);
             nk_dsp_win_channels(w, bias, ws, in_features, 2, y + r * n_out, out_features, &e);

@@ -57,6 +57,27 @@ static int32_t nkf_between(int32_t lo, int32_t hi) {
 }
 static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
 
+#if NK_FAST_I8_ARMV7EM
+static int nkf_oct; /* cases whose rows ran eight at a time */
+
+/* The bytes a conv or dense call may use: what the op asked for at load
+ * (asked), or half the time a model's larger workspace, enough for the
+ * DSP set's eight-pixel windows of k taps or not */
+static size_t nkf_ws_bytes(size_t asked, int32_t k) {
+    const size_t oct = 16u * (size_t)(k > 0 ? k : 0);
+    if (nkf_chance(50))
+        return asked;
+    return nkf_chance(80) && oct > asked ? oct + (size_t)nkf_between(0, 64) : asked + 64u;
+}
+
+/* Counts the rows of k taps that run eight at a time with ws_bytes */
+static void nkf_count_oct(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
+                          const nk_ref_i8_quant *q, int32_t out_c) {
+    const nk_dsp_epi e = nk_dsp_epi_make(q, out_c);
+    nkf_oct += nk_dsp_oct_takes(rows, k, ws_bytes, bias, &e);
+}
+#endif
+
 static void nkf_fill(int8_t *p, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
@@ -227,6 +248,8 @@ static int nkf_conv(int dw, int n_case) {
             g.dil_w = 1;
         }
         if (!dw && nkf_chance(20)) { /* pointwise */
+            if (nkf_chance(50)) /* whole pairs of words: the DSP set's eight-pixel blocks */
+                g.in_c = 8 * nkf_between(1, 6);
             g.k_h = g.k_w = g.stride_h = g.stride_w = g.dil_h = g.dil_w = 1;
             g.out_h = g.in_h;
             g.out_w = g.in_w;
@@ -285,12 +308,17 @@ static int nkf_conv(int dw, int n_case) {
         nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
 #if NK_FAST_I8_ARMV7EM
         {
-            /* exactly the bytes the op asks for at load, and the weights
-             * alone in a block of their size (ASan sees an overrun) */
-            const size_t n_ws = nk_fast_conv2d_i8_workspace(&g);
+            /* exactly the bytes the call may use (what the op asks for at
+             * load, or more), and the weights alone in a block of their
+             * size (ASan sees an overrun) */
+            const size_t asked = nk_fast_conv2d_i8_workspace(&g);
+            const size_t n_ws = asked ? nkf_ws_bytes(asked, g.in_c) : 0;
             int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
             int8_t *w = nkf_exact_copy(nkf_w, nw);
-            took = nk_fast_conv2d_i8_ws(nkf_x, w, bias, nkf_y_fast, &g, &q, ws);
+            took = nk_fast_conv2d_i8_ws(nkf_x, w, bias, nkf_y_fast, &g, &q, ws, n_ws);
+            if (took && nk_fast_conv2d_i8_is_dense(&g))
+                nkf_count_oct((size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w, g.in_c, n_ws,
+                              bias, &q, g.out_c);
             free(w);
             free(ws);
         }
@@ -307,8 +335,11 @@ static int nkf_dense(int n_case) {
     nk_ref_conv_geom g; /* for the failure message */
     nk_ref_i8_quant q;
     const int32_t *bias;
-    const size_t rows = (size_t)nkf_between(1, 5);
-    const int32_t in_f = nkf_between(1, 80), out_f = nkf_between(1, 13);
+    /* up to two blocks of eight rows and some left over, of whole pairs of
+     * words half the time */
+    const size_t rows = (size_t)(nkf_chance(50) ? nkf_between(1, 5) : nkf_between(6, 21));
+    const int32_t in_f = nkf_chance(50) ? 8 * nkf_between(1, 10) : nkf_between(1, 80);
+    const int32_t out_f = nkf_between(1, 13);
     const size_t ny = rows * (size_t)out_f;
     memset(&g, 0, sizeof g);
     g.batch = (int32_t)rows;
@@ -322,11 +353,14 @@ static int nkf_dense(int n_case) {
     nk_ref_dense_i8(nkf_x, nkf_w, bias, nkf_y_ref, rows, in_f, out_f, &q);
 #if NK_FAST_I8_ARMV7EM
     {
-        const size_t n_ws = nk_fast_dense_i8_workspace(rows, in_f);
+        const size_t asked = nk_fast_dense_i8_workspace(rows, in_f);
+        const size_t n_ws = asked ? nkf_ws_bytes(asked, in_f) : 0;
         int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
         int8_t *w = nkf_exact_copy(nkf_w, (size_t)in_f * (size_t)out_f);
         const int took = nk_fast_dense_i8_ws(nkf_x, w, bias, nkf_y_fast, rows, in_f, out_f,
-                                             &q, ws);
+                                             &q, ws, n_ws);
+        if (took)
+            nkf_count_oct(rows, in_f, n_ws, bias, &q, out_f);
         free(w);
         free(ws);
         if (!took)
@@ -489,6 +523,13 @@ int main(void) {
         fprintf(stderr, "a fast kernel took no case\n");
         return 1;
     }
+#if NK_FAST_I8_ARMV7EM
+    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases\n", nkf_oct);
+    if (nkf_oct == 0) {
+        fprintf(stderr, "no case ran rows eight at a time\n");
+        return 1;
+    }
+#endif
     return nkf_failures ? 1 : 0;
 }
 #else
