@@ -78,9 +78,10 @@ run_target() {
     summary+=("$t: passed in $((SECONDS - t0)) s")
 }
 mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd) # absolute: the CLI path below and the Go runs use it as is
 # the CLI for the lowered-model tests (netkit aot --lower), when Go is here
 NETKIT_CLI=""
-if command -v go >/dev/null && go build -o "$BUILD/netkit" ./cmd/netkit; then NETKIT_CLI=$PWD/$BUILD/netkit; fi
+if command -v go >/dev/null && go build -o "$BUILD/netkit" ./cmd/netkit; then NETKIT_CLI=$BUILD/netkit; fi
 for t in "${TARGETS[@]}"; do
     [[ " ${NK_CROSS_GO_ONLY:-} " == *" $t "* ]] && continue
     if ! run_target "$t"; then
@@ -98,7 +99,7 @@ done
 # so an emulated test binary may get half the CPU it gets alone.
 go_run() { # go_run <name> <qemu> <sysroot> <cc> <env...>
     local name=$1 qemu=$2 root=$3 cc=$4 t0=$SECONDS
-    local lib=$PWD/$BUILD/go-$name/libnetkit.so
+    local lib=$BUILD/go-$name/libnetkit.so
     shift 4
     echo
     echo "== cross: go test ./nk/... on $name"
