@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "caa979c6d3d6f9243b972d373459dc560727d04fed5f7f02029334c4840e736f"
+const csrcHash = "c743afe0235bbd56a78f7b0a2cbe76e9396e8f09b3ff105c0d9a63e5181bcaec"

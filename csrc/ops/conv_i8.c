@@ -174,9 +174,7 @@ static void nk_conv2d_i8_band(void *ctx, const nk_ref_conv_geom *g, const int8_t
     /* the weight sums for windows inside the input */
     int32_t *wsum = (int32_t *)ws;
 #if NK_FAST_I8_ARMV7EM
-    const size_t asked = nk_fast_conv2d_i8_workspace(g);
-    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws,
-                             a->ws_bytes > asked ? a->ws_bytes : asked)) {
+    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws, a->ws_bytes)) {
         c->wsum_done = 0;
         return;
     }
@@ -343,9 +341,8 @@ static nk_status nk_dense_i8_validate(const nk_op_rt *op, const nk_tensor_rt *t,
 
 void nk_dense_i8_run(const nk_i8_dense_args *a, const int8_t *in, int8_t *out, void *workspace) {
 #if NK_FAST_I8_ARMV7EM
-    const size_t asked = nk_fast_dense_i8_workspace(a->rows, a->k);
     if (nk_fast_dense_i8_ws(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q,
-                            (int32_t *)workspace, a->ws_bytes > asked ? a->ws_bytes : asked))
+                            (int32_t *)workspace, a->ws_bytes))
         return;
 #elif NK_FAST_I8
     if (nk_fast_dense_i8(in, a->w, a->bias, out, a->rows, a->k, a->n, &a->q))

@@ -1122,11 +1122,15 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
 #define NK_DSP_OCT_MIN_ROWS 8
 
 /* Whether rows of k taps (k a multiple of 8, the asm's two words a pass)
- * run eight at a time in ws_bytes */
+ * fit eight at a time in ws_bytes; they run so when the epilogue suits
+ * nk_dsp_rq_half too (nk_dsp_oct_takes) */
+static int nk_dsp_oct_fits(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias) {
+    return rows >= NK_DSP_OCT_MIN_ROWS && k > 0 && k % 8 == 0 && k <= NK_DSP_WIN_MAX_TAPS &&
+           (size_t)k * 16u <= ws_bytes && bias != NULL;
+}
 static int nk_dsp_oct_takes(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
                             const nk_dsp_epi *e) {
-    return rows >= NK_DSP_OCT_MIN_ROWS && k > 0 && k % 8 == 0 && k <= NK_DSP_WIN_MAX_TAPS &&
-           (size_t)k * 16u <= ws_bytes && bias != NULL && e->fast;
+    return nk_dsp_oct_fits(rows, k, ws_bytes, bias) && e->fast;
 }
 
 /* the k taps of eight rows at x (row i at x + i*k) widened with the
@@ -1394,13 +1398,13 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     if (nk_fast_conv2d_i8_workspace(g) == 0)
         return 0;
     /* a pointwise conv is a dense layer over all pixels: pixel pairs run
-     * on across rows; small ones too when they run eight pixels at a time */
-    e = nk_dsp_epi_make(q, g->out_c);
+     * on across rows; small ones too when eight pixels fit at a time */
     if (nk_fast_conv2d_i8_is_dense(g)) {
         const size_t n_pix = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
-        if (!nk_fast_conv2d_i8_small(g) || nk_dsp_oct_takes(n_pix, g->in_c, ws_bytes, bias, &e))
+        if (!nk_fast_conv2d_i8_small(g) || nk_dsp_oct_fits(n_pix, g->in_c, ws_bytes, bias))
             return nk_fast_dense_i8_ws(x, w, bias, y, n_pix, g->in_c, g->out_c, q, ws, ws_bytes);
     }
+    e = nk_dsp_epi_make(q, g->out_c);
     if (e.fast && nk_fast_conv2d_i8_small(g))
         nk_dsp_conv_small(x, w, bias, y, g, &e, ws);
     else
