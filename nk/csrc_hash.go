@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c743afe0235bbd56a78f7b0a2cbe76e9396e8f09b3ff105c0d9a63e5181bcaec"
+const csrcHash = "b52d33de66ed6082aed52106c0c49dc4421ee8626a114bf3eedc9689032493f5"

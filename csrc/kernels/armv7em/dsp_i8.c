@@ -351,24 +351,26 @@ static inline void nk_dsp_acc_init(int32_t *acc, const int32_t *bias, int32_t o,
  * op's workspace: 4 * NK_DSP_WIN_TAPS(K) bytes (and a stage, below). */
 
 /* The whole words from x to x_end (x_end - x a positive multiple of 4),
- * offset and widened, to words 4j, 4j+1 of q; returns the next q. On the
- * target 6 instructions a word (GCC's loop takes 9). */
+ * offset and widened, to words ps*j, ps*j+1 of q; returns the next q. ps,
+ * a constant, is the windows' pixel step: 4 for two pixels' windows
+ * interleaved (below), 16 for eight (nk_dsp_oct_*). On the target 6
+ * instructions a word (GCC's loop takes 9). */
 NK_DSP_INLINE int32_t *nk_dsp_widen_words(const int8_t *x, const int8_t *x_end, int32_t offp,
-                                          int32_t *q) {
+                                          int32_t *q, const int ps) {
 #if NK_DSP_ASM
     int32_t v, a;
     __asm__ volatile("1:\n\t"
                      "ldr %[v], [%[x]], #4\n\t"
                      "sxtab16 %[a], %[offp], %[v]\n\t"
                      "sxtab16 %[v], %[offp], %[v], ror #8\n\t"
-                     "strd %[a], %[v], [%[q]], #16\n\t"
+                     "strd %[a], %[v], [%[q]], %[step]\n\t"
                      "cmp %[x], %[end]\n\t"
                      "bne 1b"
                      : [x] "+r"(x), [q] "+r"(q), [v] "=&r"(v), [a] "=&r"(a)
-                     : [offp] "r"(offp), [end] "r"(x_end)
+                     : [offp] "r"(offp), [end] "r"(x_end), [step] "n"(4 * ps)
                      : "cc", "memory");
 #else
-    for (; x != x_end; x += 4, q += 4) {
+    for (; x != x_end; x += 4, q += ps) {
         const int32_t v = nk_dsp_load4(x);
         q[0] = nk_dsp_sxtab16(offp, v);
         q[1] = nk_dsp_sxtab16_ror8(offp, v);
@@ -378,45 +380,51 @@ NK_DSP_INLINE int32_t *nk_dsp_widen_words(const int8_t *x, const int8_t *x_end, 
 }
 
 /* nk_dsp_widen_words over seven words, unrolled */
-NK_DSP_INLINE void nk_dsp_widen7(const int8_t *x, int32_t offp, int32_t *q) {
+NK_DSP_INLINE void nk_dsp_widen7(const int8_t *x, int32_t offp, int32_t *q, const int ps) {
     int i;
     for (i = 0; i < 7; i++) {
         const int32_t v = nk_dsp_load4(x + 4 * i);
-        q[4 * i] = nk_dsp_sxtab16(offp, v);
-        q[4 * i + 1] = nk_dsp_sxtab16_ror8(offp, v);
+        q[ps * i] = nk_dsp_sxtab16(offp, v);
+        q[ps * i + 1] = nk_dsp_sxtab16_ror8(offp, v);
     }
 }
 
 /* n input bytes at x (n a multiple of 4 unless the window ends there),
- * offset, to the window words at win (a pixel's pair of every four);
+ * offset, to the window words at win (a pixel's pair of every ps);
  * returns where the next taps go. */
-static int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_t offp,
-                                 int32_t *win) {
+NK_DSP_INLINE int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off, int32_t offp,
+                                        int32_t *win, const int ps) {
     const int32_t i = n & ~3;
     if (i > 0)
-        win = nk_dsp_widen_words(x, x + i, offp, win);
+        win = nk_dsp_widen_words(x, x + i, offp, win, ps);
     if (i < n) { /* the last 1..3 taps, the rest of the word 0 */
         int32_t v[4] = {0, 0, 0, 0}, j;
         for (j = 0; i + j < n; j++)
             v[j] = x[i + j] + off;
         win[0] = nk_dsp_pack16(v[0], v[2]);
         win[1] = nk_dsp_pack16(v[1], v[3]);
-        win += 4;
+        win += ps;
     }
     return win;
+}
+/* One call for the two-pixel windows of dense rows (out of line: four
+ * inlined copies cost more flash than the call costs time) */
+static int32_t *nk_dsp_widen_row(const int8_t *x, int32_t n, int32_t off, int32_t offp,
+                                 int32_t *win) {
+    return nk_dsp_widen_run(x, n, off, offp, win, 4);
 }
 
 /* The window of the output pixel whose taps start at input row iy0 and
  * column ix0 (padding included) of the image at xb, to words
- * 4j and 4j+1 of win for j < (k + 3) / 4, the last word's missing taps
+ * ps*j and ps*j+1 of win for j < (k + 3) / 4, the last word's missing taps
  * zero, for windows over the padding (nk_dsp_gather takes the others).
  * With in_c not a multiple of 4 (a first layer's 1 or 3 channels)
  * the rows' runs do not fall on words: the window's bytes are first
  * copied to stage (k bytes rounded up to 4), the padding as in_zp,
  * which the offset makes 0, and widened by whole words. */
-static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv_geom *g,
-                                             int32_t iy0, int32_t ix0, int32_t off, int32_t offp,
-                                             int32_t *win, int8_t *stage) {
+NK_DSP_INLINE void nk_dsp_window_at_ps(const int8_t *xb, const nk_ref_conv_geom *g, int32_t iy0,
+                                       int32_t ix0, int32_t off, int32_t offp, int32_t *win,
+                                       int8_t *stage, const int ps) {
     const int32_t in_c = g->in_c, run = g->k_w * in_c;
     const int8_t zp = (int8_t)-off;
     int32_t ky, i, kx_lo, kx_hi, i_lo, i_hi;
@@ -442,7 +450,7 @@ static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv
                 for (i = i_lo; i < i_hi; i++)
                     sp[i] = xr[i - i_lo];
             }
-        nk_dsp_widen_run(stage, k4, off, offp, win);
+        nk_dsp_widen_run(stage, k4, off, offp, win, ps);
         return;
     }
     for (ky = 0; ky < g->k_h; ky++) { /* whole words: the runs and their padding */
@@ -454,12 +462,23 @@ static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv
                 ? xb + ((size_t)iy * (size_t)g->in_w + (size_t)(ix0 + kx_lo)) * (size_t)in_c
                 : xb;
         const int32_t lo = row_ok ? i_lo : 0, hi = row_ok ? i_hi : 0;
-        for (i = 0; i < lo; i += 4, win += 4)
+        for (i = 0; i < lo; i += 4, win += ps)
             win[0] = win[1] = 0;
-        win = nk_dsp_widen_run(xr, hi - lo, off, offp, win);
-        for (i = hi; i < run; i += 4, win += 4)
+        win = nk_dsp_widen_run(xr, hi - lo, off, offp, win, ps);
+        for (i = hi; i < run; i += 4, win += ps)
             win[0] = win[1] = 0;
     }
+}
+/* out of line, once per pixel step */
+static NK_DSP_NOINLINE void nk_dsp_window_at(const int8_t *xb, const nk_ref_conv_geom *g,
+                                             int32_t iy0, int32_t ix0, int32_t off, int32_t offp,
+                                             int32_t *win, int8_t *stage) {
+    nk_dsp_window_at_ps(xb, g, iy0, ix0, off, offp, win, stage, 4);
+}
+static NK_DSP_NOINLINE void nk_dsp_window_at16(const int8_t *xb, const nk_ref_conv_geom *g,
+                                               int32_t iy0, int32_t ix0, int32_t off,
+                                               int32_t offp, int32_t *win, int8_t *stage) {
+    nk_dsp_window_at_ps(xb, g, iy0, ix0, off, offp, win, stage, 16);
 }
 
 /* Output pixels in order with no divisions: the window origin of the
@@ -489,7 +508,7 @@ static inline void nk_dsp_cursor_next(nk_dsp_cursor *c, const nk_ref_conv_geom *
     }
 }
 
-/* The window of the cursor's pixel to words 4j, 4j+1 of wp (n4w words
+/* The window of the cursor's pixel to words ps*j, ps*j+1 of wp (n4w words
  * of k = k_h * k_w * in_c taps, the last word's missing taps 0). Inside
  * the image (most pixels) with no call: whole words straight from the
  * rows when in_c is a multiple of 4, else the rows' bytes to the stage
@@ -497,7 +516,8 @@ static inline void nk_dsp_cursor_next(nk_dsp_cursor *c, const nk_ref_conv_geom *
  * the byte loop: its memmove call for a few bytes costs more), then
  * widened. Windows over the padding: nk_dsp_window_at. */
 NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom *g, int32_t off,
-                                 int32_t offp, int32_t n4w, int32_t *wp, int8_t *stage) {
+                                 int32_t offp, int32_t n4w, int32_t *wp, int8_t *stage,
+                                 const int ps) {
     const int32_t iy0 = c->oy * g->stride_h - g->pad_top;
     const int32_t ix0 = c->ox * g->stride_w - g->pad_left;
     const size_t row = (size_t)g->dil_h * (size_t)g->in_w * (size_t)g->in_c;
@@ -509,7 +529,7 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
     if (inside && !(g->in_c & 3)) {
         int32_t *q = wp;
         for (ky = 0; ky < g->k_h; ky++, xr += row)
-            q = nk_dsp_widen_words(xr, xr + run, offp, q);
+            q = nk_dsp_widen_words(xr, xr + run, offp, q, ps);
     } else if (inside && run == 9 && g->k_h == 3) {
         /* a 3x3 over three channels (the RGB first layer of image models):
          * the general loops below, unrolled (VWW's stem: 1.39 M -> 1.27 M
@@ -527,7 +547,7 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
         nk_dsp_copy4(stage + 18, xr);
         nk_dsp_copy4(stage + 22, xr + 4);
         nk_dsp_copy4(stage + 23, xr + 5);
-        nk_dsp_widen7(stage, offp, wp);
+        nk_dsp_widen7(stage, offp, wp, ps);
     } else if (inside) {
         const int32_t zp4 = nk_dsp_dup8(-off);
         int8_t *sp = stage;
@@ -545,9 +565,11 @@ NK_DSP_INLINE void nk_dsp_gather(const nk_dsp_cursor *c, const nk_ref_conv_geom 
                     ((volatile int8_t *)sp)[j] = xr[j];
             }
         }
-        nk_dsp_widen_words(stage, stage + 4 * n4w, offp, wp);
-    } else {
+        nk_dsp_widen_words(stage, stage + 4 * n4w, offp, wp, ps);
+    } else if (ps == 4) {
         nk_dsp_window_at(c->xb, g, iy0, ix0, off, offp, wp, stage);
+    } else {
+        nk_dsp_window_at16(c->xb, g, iy0, ix0, off, offp, wp, stage);
     }
 }
 
@@ -905,220 +927,15 @@ static NK_DSP_NOINLINE void nk_dsp_win_channels(const int8_t *w, const int32_t *
     }
 }
 
-/* The conv by windows (see above) from output pixel p on; k = k_h * k_w *
- * in_c taps. */
-static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win,
-                            int32_t p) {
-    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
-    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
-    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
-    int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
-    nk_dsp_cursor c = nk_dsp_cursor_at(x, g, p);
-    for (; p < n_pix; p += 2) {
-        const int np = p + 1 < n_pix ? 2 : 1;
-        nk_dsp_gather(&c, g, off, offp, n4w, win, stage);
-        if (np == 2) /* else the one pixel's window twice */
-            nk_dsp_cursor_next(&c, g);
-        nk_dsp_gather(&c, g, off, offp, n4w, win + 2, stage);
-        nk_dsp_cursor_next(&c, g);
-        nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
-    }
-}
-
-/* Small windows (nk_fast_conv2d_i8_small: 1 to 3 words, a first layer's
- * 3x3 over one channel; up to 8 words for few output channels, a 3x3 over
- * three) would spend more on a channel pair's epilogue and bookkeeping
- * than on their few MACs. There each output channel runs
- * over four pixels' windows (two interleaved pairs, gathered before any
- * output is written) with its weights widened once per call into the
- * workspace, in window order; the channel's requantization pair is read
- * once for the four, and the loop keeps no state across an asm block, so
- * nothing spills. The C loops below unroll for 1 to 3 words; longer
- * windows loop over their words. */
-/* words base[i], base[i + 1], i a constant (base 4-byte aligned): one
- * LDRD on the target, where GCC would take two LDRs. The asm tells GCC
- * it reads the NK_DSP_PAIR_SPAN words from base (all of a small
- * window pair), one operand whatever i, so no address is computed. */
-#define NK_DSP_PAIR_SPAN 24
-#if NK_DSP_ASM
-#define NK_DSP_LOAD_PAIR(base, i, lo, hi)                                                          \
-    __asm__("ldrd %0, %1, [%2, %3]"                                                                \
-            : "=r"(lo), "=r"(hi)                                                                   \
-            : "r"(base), "n"(4 * (i)), "m"(*(const int32_t(*)[NK_DSP_PAIR_SPAN])(base)))
-#else
-#define NK_DSP_LOAD_PAIR(base, i, lo, hi) ((lo) = (base)[i], (hi) = (base)[(i) + 1])
-#endif
-
-/* acc[i] += window i (pixels 0, 1 interleaved at win, 2, 3 at win +
- * 4 * n4w) times the channel's widened weights wv, over word j */
-NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *win, const int n4w,
-                                     const int j, int32_t *acc) {
-    int32_t we, wo, xe, xo;
-    NK_DSP_LOAD_PAIR(wv, 2 * j, we, wo);
-    NK_DSP_LOAD_PAIR(win, 4 * j, xe, xo);
-    acc[0] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[0]));
-    NK_DSP_LOAD_PAIR(win, 4 * j + 2, xe, xo);
-    acc[1] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[1]));
-    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j, xe, xo);
-    acc[2] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[2]));
-    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j + 2, xe, xo);
-    acc[3] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[3]));
-}
-
-/* acc[0..3] (acc[0] holding the bias) = window i times the channel's
- * widened weights wv: straight-line for n4w = 1..3, else a loop over
- * the words (n4w = 0 stands for any count from 4 up: n4 words) */
-NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *win, const int n4w,
-                                    int32_t n4, int32_t *acc) {
-    acc[1] = acc[2] = acc[3] = acc[0];
-    if (n4w == 0) {
-        const int32_t *x01 = win, *x23 = win + 4 * n4, *const wend = wv + 2 * n4;
-        int32_t a0 = acc[0], a1 = a0, a2 = a0, a3 = a0;
-#if NK_DSP_ASM /* GCC loads the words one by one: 24 LDRs where 12 LDRDs do */
-        int32_t we, wo, xe, xo;
-        __asm__ volatile("1:\n\t"
-                         "ldrd %[we], %[wo], [%[w]], #8\n\t"
-                         "ldrd %[xe], %[xo], [%[x01]], #8\n\t"
-                         "smlad %[a0], %[we], %[xe], %[a0]\n\t"
-                         "smlad %[a0], %[wo], %[xo], %[a0]\n\t"
-                         "ldrd %[xe], %[xo], [%[x01]], #8\n\t"
-                         "smlad %[a1], %[we], %[xe], %[a1]\n\t"
-                         "smlad %[a1], %[wo], %[xo], %[a1]\n\t"
-                         "ldrd %[xe], %[xo], [%[x23]], #8\n\t"
-                         "smlad %[a2], %[we], %[xe], %[a2]\n\t"
-                         "smlad %[a2], %[wo], %[xo], %[a2]\n\t"
-                         "ldrd %[xe], %[xo], [%[x23]], #8\n\t"
-                         "smlad %[a3], %[we], %[xe], %[a3]\n\t"
-                         "smlad %[a3], %[wo], %[xo], %[a3]\n\t"
-                         "cmp %[w], %[wend]\n\t"
-                         "bne 1b"
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
-                           [w] "+r"(wv), [x01] "+r"(x01), [x23] "+r"(x23), [we] "=&r"(we),
-                           [wo] "=&r"(wo), [xe] "=&r"(xe), [xo] "=&r"(xo)
-                         : [wend] "r"(wend)
-                         : "cc", "memory");
-#else
-        for (; wv != wend; wv += 2, x01 += 4, x23 += 4) {
-            a0 = nk_dsp_smlad(wv[1], x01[1], nk_dsp_smlad(wv[0], x01[0], a0));
-            a1 = nk_dsp_smlad(wv[1], x01[3], nk_dsp_smlad(wv[0], x01[2], a1));
-            a2 = nk_dsp_smlad(wv[1], x23[1], nk_dsp_smlad(wv[0], x23[0], a2));
-            a3 = nk_dsp_smlad(wv[1], x23[3], nk_dsp_smlad(wv[0], x23[2], a3));
-        }
-#endif
-        acc[0] = a0;
-        acc[1] = a1;
-        acc[2] = a2;
-        acc[3] = a3;
-        return;
-    }
-    nk_dsp_small_word(wv, win, n4w, 0, acc);
-    if (n4w > 1)
-        nk_dsp_small_word(wv, win, n4w, 1, acc);
-    if (n4w > 2)
-        nk_dsp_small_word(wv, win, n4w, 2, acc);
-}
-
-/* Every channel of the four pixels whose windows are in win (pixels 0, 1
- * at win, 2, 3 at win + 4 * n4w), the outputs at y, y + out_c, ... The
- * epilogue is nk_dsp_store22's on the channel's four pixels. */
-NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bias,
-                                           const int32_t *win, const int n4w, int32_t n4,
-                                           int8_t *y, int32_t out_c, const nk_dsp_epi *e) {
-    const size_t s1 = (size_t)out_c;
-    int8_t *const y2 = y + 2 * s1;
-    const int clamp = nk_dsp_clamps(e);
-    int32_t c;
-    for (c = 0; c < out_c; c++, wv += 2 * n4) {
-        const int32_t k = c & e->cmask;
-        const int32_t m2 = (int32_t)((uint32_t)e->mult[k] << 1), a = ~e->shift[k];
-        int32_t acc[4];
-        uint32_t v;
-        acc[0] = bias ? bias[c] : 0;
-        nk_dsp_small_mac(wv, win, n4w, n4, acc);
-        /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
-        v = (uint32_t)nk_dsp_zip8(
-            nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
-            nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e->zp1));
-        v = nk_dsp_act4(v, clamp, e);
-        /* two pointers a row apart (four would spill) */
-        y[c] = (int8_t)(v & 0xFFu);
-        y[s1 + (size_t)c] = (int8_t)(v >> 16 & 0xFFu);
-        y2[c] = (int8_t)(v >> 8 & 0xFFu);
-        y2[s1 + (size_t)c] = (int8_t)(v >> 24);
-    }
-}
-
-static NK_DSP_NOINLINE void nk_dsp_small_channels(const int32_t *wv, const int32_t *bias,
-                                                  const int32_t *win, int32_t n4w, int8_t *y,
-                                                  int32_t out_c, const nk_dsp_epi *e_in) {
-    const nk_dsp_epi e = *e_in; /* on this frame: one load per field */
-    if (n4w == 1)
-        nk_dsp_small_channels_n(wv, bias, win, 1, 1, y, out_c, &e);
-    else if (n4w == 2)
-        nk_dsp_small_channels_n(wv, bias, win, 2, 2, y, out_c, &e);
-    else if (n4w == 3)
-        nk_dsp_small_channels_n(wv, bias, win, 3, 3, y, out_c, &e);
-    else
-        nk_dsp_small_channels_n(wv, bias, win, 0, n4w, y, out_c, &e);
-}
-
-/* The conv with small windows (e->fast): the weights widened to wv (2
- * words per 4 taps and channel, the last word's missing taps 0), then
- * four pixels at a time; the last 1..3 pixels by pairs. */
-static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                              const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *ws) {
-    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
-    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
-    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
-    int32_t *const win = ws, *const wv = ws + 2 * NK_DSP_WIN_TAPS(k);
-    int8_t *const stage = (int8_t *)(wv + 2 * (size_t)out_c * (size_t)n4w);
-    int32_t c, p, i;
-    for (c = 0; c < out_c; c++) { /* whole words, then the last 1..3 taps */
-        const int8_t *wc = w + (size_t)c * (size_t)k;
-        int32_t *wvc = wv + (size_t)c * 2 * (size_t)n4w;
-        for (i = 0; 4 * i + 4 <= k; i++, wvc += 2) {
-            const int32_t v = nk_dsp_load4(wc + 4 * i);
-            wvc[0] = nk_dsp_sxtb16(v);
-            wvc[1] = nk_dsp_sxtb16_ror8(v);
-        }
-        if (i < n4w) {
-            int32_t t[4] = {0, 0, 0, 0}, j;
-            for (j = 0; 4 * i + j < k; j++)
-                t[j] = wc[4 * i + j];
-            wvc[0] = nk_dsp_pack16(t[0], t[2]);
-            wvc[1] = nk_dsp_pack16(t[1], t[3]);
-        }
-    }
-    {
-        nk_dsp_cursor cur = nk_dsp_cursor_at(x, g, 0);
-        const int dense = nk_fast_conv2d_i8_is_dense(g);
-        for (p = 0; p + 4 <= n_pix; p += 4) {
-            if (dense) /* a pointwise conv's windows are its pixels, in a row */
-                for (i = 0; i < 4; i++)
-                    nk_dsp_widen_run(x + (size_t)(p + i) * (size_t)k, k, off, offp,
-                                     win + (i & 1) * 2 + (i >> 1) * 4 * n4w);
-            else
-                for (i = 0; i < 4; i++) {
-                    nk_dsp_gather(&cur, g, off, offp, n4w,
-                                  win + (i & 1) * 2 + (i >> 1) * 4 * n4w, stage);
-                    nk_dsp_cursor_next(&cur, g);
-                }
-            nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
-        }
-    }
-    if (p < n_pix) /* its windows and stage lie in ws too */
-        nk_dsp_conv_win(x, w, bias, y, g, e, ws, p);
-}
-
-/* ---- pointwise convs by eight pixels and one channel ----
+/* ---- eight pixels by one channel ----
  *
  * When the op may use 16 K bytes of workspace (K taps a pixel: the whole
  * workspace the model has, less this op's staged rows; KWS has none to
- * spare, VWW's K <= 64 layers have), eight pixels' windows, interleaved
- * by word, and one channel at a time: its weight word widened once for
- * sixteen SMLADs (27 instructions per 32 MACs against 32 for two channels
- * by two pixels), and one epilogue per eight outputs. */
+ * spare, VWW's pointwise layers of K <= 64 and IC's 3x3 convs over 16
+ * channels have), eight pixels' windows, interleaved by word, and one
+ * channel at a time: its weight word widened once for sixteen SMLADs (27
+ * instructions per 32 MACs against 32 for two channels by two pixels),
+ * and one epilogue per eight outputs. */
 #define NK_DSP_OCT_MIN_ROWS 8
 
 /* Whether rows of k taps (k a multiple of 8, the asm's two words a pass)
@@ -1137,29 +954,8 @@ static int nk_dsp_oct_takes(size_t rows, int32_t k, size_t ws_bytes, const int32
  * offset to win: word j of row i at win[16j + 2i], win[16j + 2i + 1] */
 static void nk_dsp_oct_widen(const int8_t *x, size_t k, int32_t offp, int32_t *win) {
     int32_t i;
-    for (i = 0; i < 8; i++, x += k) {
-        const int8_t *xp = x, *const xe = x + k;
-        int32_t *q = win + 2 * i;
-#if NK_DSP_ASM
-        int32_t v, a;
-        __asm__ volatile("1:\n\t"
-                         "ldr %[v], [%[x]], #4\n\t"
-                         "sxtab16 %[a], %[offp], %[v]\n\t"
-                         "sxtab16 %[v], %[offp], %[v], ror #8\n\t"
-                         "strd %[a], %[v], [%[q]], #64\n\t"
-                         "cmp %[x], %[end]\n\t"
-                         "bne 1b"
-                         : [x] "+r"(xp), [q] "+r"(q), [v] "=&r"(v), [a] "=&r"(a)
-                         : [offp] "r"(offp), [end] "r"(xe)
-                         : "cc", "memory");
-#else
-        for (; xp != xe; xp += 4, q += 16) {
-            const int32_t v = nk_dsp_load4(xp);
-            q[0] = nk_dsp_sxtab16(offp, v);
-            q[1] = nk_dsp_sxtab16_ror8(offp, v);
-        }
-#endif
-    }
+    for (i = 0; i < 8; i++, x += k)
+        nk_dsp_widen_words(x, x + k, offp, win + 2 * i, 16);
 }
 
 /* What the channel loop reads (the asm's offsets). */
@@ -1361,32 +1157,254 @@ static void nk_dsp_oct_channels(nk_dsp_oct_st *st, int clamp) {
 }
 #endif
 
+/* Every channel of the eight pixels whose windows (k taps) are in win,
+ * their outputs at y, y + n, ... */
+static void nk_dsp_oct_run(const int8_t *w, const int32_t *bias, const int32_t *win, int32_t k,
+                           int8_t *y, int32_t n, const nk_dsp_epi *e) {
+    nk_dsp_oct_st st;
+    st.w = w;
+    st.nb = k;
+    st.win = win;
+    st.bias = bias;
+    st.mult = e->mult;
+    st.shift = e->shift;
+    st.pstep = e->cmask ? 4 : 0;
+    st.zp1 = e->zp1;
+    st.lo4 = e->lo4;
+    st.hi4 = e->hi4;
+    st.y = y;
+    st.s = n;
+    st.y_end = y + n;
+    nk_dsp_oct_channels(&st, nk_dsp_clamps(e));
+}
+
 /* Rows r.. of a dense in blocks of eight (nk_dsp_oct_takes), the
  * windows in ws; returns the first row left. */
 static size_t nk_dsp_oct_rows(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                               size_t rows, int32_t k, int32_t n, int32_t offp, const nk_dsp_epi *e,
                               int32_t *ws) {
-    const int clamp = nk_dsp_clamps(e);
     size_t r;
     for (r = 0; r + 8 <= rows; r += 8) {
-        nk_dsp_oct_st st;
         nk_dsp_oct_widen(x + r * (size_t)k, (size_t)k, offp, ws);
-        st.w = w;
-        st.nb = k;
-        st.win = ws;
-        st.bias = bias;
-        st.mult = e->mult;
-        st.shift = e->shift;
-        st.pstep = e->cmask ? 4 : 0;
-        st.zp1 = e->zp1;
-        st.lo4 = e->lo4;
-        st.hi4 = e->hi4;
-        st.y = y + r * (size_t)n;
-        st.s = n;
-        st.y_end = st.y + n;
-        nk_dsp_oct_channels(&st, clamp);
+        nk_dsp_oct_run(w, bias, ws, k, y + r * (size_t)n, n, e);
     }
     return r;
+}
+
+/* The conv by windows (see above) from output pixel p on; k = k_h * k_w *
+ * in_c taps. With ws_bytes of room (and whole words of channels, so no
+ * stage) eight pixels at a time first (nk_dsp_oct_*). */
+static void nk_dsp_conv_win(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                            const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *win,
+                            int32_t p, size_t ws_bytes) {
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
+    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
+    int8_t *const stage = (int8_t *)(win + NK_DSP_WIN_TAPS(k));
+    nk_dsp_cursor c = nk_dsp_cursor_at(x, g, p);
+    if (!(g->in_c & 3) && nk_dsp_oct_takes((size_t)(n_pix - p), k, ws_bytes, bias, e))
+        for (; p + 8 <= n_pix; p += 8) {
+            int32_t i;
+            for (i = 0; i < 8; i++) { /* (no stage: whole words of channels) */
+                nk_dsp_gather(&c, g, off, offp, n4w, win + 2 * i, (int8_t *)(win + 4 * k), 16);
+                nk_dsp_cursor_next(&c, g);
+            }
+            nk_dsp_oct_run(w, bias, win, k, y + (size_t)p * (size_t)out_c, out_c, e);
+        }
+    for (; p < n_pix; p += 2) {
+        const int np = p + 1 < n_pix ? 2 : 1;
+        nk_dsp_gather(&c, g, off, offp, n4w, win, stage, 4);
+        if (np == 2) /* else the one pixel's window twice */
+            nk_dsp_cursor_next(&c, g);
+        nk_dsp_gather(&c, g, off, offp, n4w, win + 2, stage, 4);
+        nk_dsp_cursor_next(&c, g);
+        nk_dsp_win_channels(w, bias, win, k, np, y + (size_t)p * (size_t)out_c, out_c, e);
+    }
+}
+
+/* Small windows (nk_fast_conv2d_i8_small: 1 to 3 words, a first layer's
+ * 3x3 over one channel; up to 8 words for few output channels, a 3x3 over
+ * three) would spend more on a channel pair's epilogue and bookkeeping
+ * than on their few MACs. There each output channel runs
+ * over four pixels' windows (two interleaved pairs, gathered before any
+ * output is written) with its weights widened once per call into the
+ * workspace, in window order; the channel's requantization pair is read
+ * once for the four, and the loop keeps no state across an asm block, so
+ * nothing spills. The C loops below unroll for 1 to 3 words; longer
+ * windows loop over their words. */
+/* words base[i], base[i + 1], i a constant (base 4-byte aligned): one
+ * LDRD on the target, where GCC would take two LDRs. The asm tells GCC
+ * it reads the NK_DSP_PAIR_SPAN words from base (all of a small
+ * window pair), one operand whatever i, so no address is computed. */
+#define NK_DSP_PAIR_SPAN 24
+#if NK_DSP_ASM
+#define NK_DSP_LOAD_PAIR(base, i, lo, hi)                                                          \
+    __asm__("ldrd %0, %1, [%2, %3]"                                                                \
+            : "=r"(lo), "=r"(hi)                                                                   \
+            : "r"(base), "n"(4 * (i)), "m"(*(const int32_t(*)[NK_DSP_PAIR_SPAN])(base)))
+#else
+#define NK_DSP_LOAD_PAIR(base, i, lo, hi) ((lo) = (base)[i], (hi) = (base)[(i) + 1])
+#endif
+
+/* acc[i] += window i (pixels 0, 1 interleaved at win, 2, 3 at win +
+ * 4 * n4w) times the channel's widened weights wv, over word j */
+NK_DSP_INLINE void nk_dsp_small_word(const int32_t *wv, const int32_t *win, const int n4w,
+                                     const int j, int32_t *acc) {
+    int32_t we, wo, xe, xo;
+    NK_DSP_LOAD_PAIR(wv, 2 * j, we, wo);
+    NK_DSP_LOAD_PAIR(win, 4 * j, xe, xo);
+    acc[0] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[0]));
+    NK_DSP_LOAD_PAIR(win, 4 * j + 2, xe, xo);
+    acc[1] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[1]));
+    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j, xe, xo);
+    acc[2] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[2]));
+    NK_DSP_LOAD_PAIR(win, 4 * n4w + 4 * j + 2, xe, xo);
+    acc[3] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, acc[3]));
+}
+
+/* acc[0..3] (acc[0] holding the bias) = window i times the channel's
+ * widened weights wv: straight-line for n4w = 1..3, else a loop over
+ * the words (n4w = 0 stands for any count from 4 up: n4 words) */
+NK_DSP_INLINE void nk_dsp_small_mac(const int32_t *wv, const int32_t *win, const int n4w,
+                                    int32_t n4, int32_t *acc) {
+    acc[1] = acc[2] = acc[3] = acc[0];
+    if (n4w == 0) {
+        const int32_t *x01 = win, *x23 = win + 4 * n4, *const wend = wv + 2 * n4;
+        int32_t a0 = acc[0], a1 = a0, a2 = a0, a3 = a0;
+#if NK_DSP_ASM /* GCC loads the words one by one: 24 LDRs where 12 LDRDs do */
+        int32_t we, wo, xe, xo;
+        __asm__ volatile("1:\n\t"
+                         "ldrd %[we], %[wo], [%[w]], #8\n\t"
+                         "ldrd %[xe], %[xo], [%[x01]], #8\n\t"
+                         "smlad %[a0], %[we], %[xe], %[a0]\n\t"
+                         "smlad %[a0], %[wo], %[xo], %[a0]\n\t"
+                         "ldrd %[xe], %[xo], [%[x01]], #8\n\t"
+                         "smlad %[a1], %[we], %[xe], %[a1]\n\t"
+                         "smlad %[a1], %[wo], %[xo], %[a1]\n\t"
+                         "ldrd %[xe], %[xo], [%[x23]], #8\n\t"
+                         "smlad %[a2], %[we], %[xe], %[a2]\n\t"
+                         "smlad %[a2], %[wo], %[xo], %[a2]\n\t"
+                         "ldrd %[xe], %[xo], [%[x23]], #8\n\t"
+                         "smlad %[a3], %[we], %[xe], %[a3]\n\t"
+                         "smlad %[a3], %[wo], %[xo], %[a3]\n\t"
+                         "cmp %[w], %[wend]\n\t"
+                         "bne 1b"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                           [w] "+r"(wv), [x01] "+r"(x01), [x23] "+r"(x23), [we] "=&r"(we),
+                           [wo] "=&r"(wo), [xe] "=&r"(xe), [xo] "=&r"(xo)
+                         : [wend] "r"(wend)
+                         : "cc", "memory");
+#else
+        for (; wv != wend; wv += 2, x01 += 4, x23 += 4) {
+            a0 = nk_dsp_smlad(wv[1], x01[1], nk_dsp_smlad(wv[0], x01[0], a0));
+            a1 = nk_dsp_smlad(wv[1], x01[3], nk_dsp_smlad(wv[0], x01[2], a1));
+            a2 = nk_dsp_smlad(wv[1], x23[1], nk_dsp_smlad(wv[0], x23[0], a2));
+            a3 = nk_dsp_smlad(wv[1], x23[3], nk_dsp_smlad(wv[0], x23[2], a3));
+        }
+#endif
+        acc[0] = a0;
+        acc[1] = a1;
+        acc[2] = a2;
+        acc[3] = a3;
+        return;
+    }
+    nk_dsp_small_word(wv, win, n4w, 0, acc);
+    if (n4w > 1)
+        nk_dsp_small_word(wv, win, n4w, 1, acc);
+    if (n4w > 2)
+        nk_dsp_small_word(wv, win, n4w, 2, acc);
+}
+
+/* Every channel of the four pixels whose windows are in win (pixels 0, 1
+ * at win, 2, 3 at win + 4 * n4w), the outputs at y, y + out_c, ... The
+ * epilogue is nk_dsp_store22's on the channel's four pixels. */
+NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bias,
+                                           const int32_t *win, const int n4w, int32_t n4,
+                                           int8_t *y, int32_t out_c, const nk_dsp_epi *e) {
+    const size_t s1 = (size_t)out_c;
+    int8_t *const y2 = y + 2 * s1;
+    const int clamp = nk_dsp_clamps(e);
+    int32_t c;
+    for (c = 0; c < out_c; c++, wv += 2 * n4) {
+        const int32_t k = c & e->cmask;
+        const int32_t m2 = (int32_t)((uint32_t)e->mult[k] << 1), a = ~e->shift[k];
+        int32_t acc[4];
+        uint32_t v;
+        acc[0] = bias ? bias[c] : 0;
+        nk_dsp_small_mac(wv, win, n4w, n4, acc);
+        /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
+        v = (uint32_t)nk_dsp_zip8(
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[0], m2, a), nk_dsp_rq_half(acc[1], m2, a), e->zp1),
+            nk_dsp_half_zp(nk_dsp_rq_half(acc[2], m2, a), nk_dsp_rq_half(acc[3], m2, a), e->zp1));
+        v = nk_dsp_act4(v, clamp, e);
+        /* two pointers a row apart (four would spill) */
+        y[c] = (int8_t)(v & 0xFFu);
+        y[s1 + (size_t)c] = (int8_t)(v >> 16 & 0xFFu);
+        y2[c] = (int8_t)(v >> 8 & 0xFFu);
+        y2[s1 + (size_t)c] = (int8_t)(v >> 24);
+    }
+}
+
+static NK_DSP_NOINLINE void nk_dsp_small_channels(const int32_t *wv, const int32_t *bias,
+                                                  const int32_t *win, int32_t n4w, int8_t *y,
+                                                  int32_t out_c, const nk_dsp_epi *e_in) {
+    const nk_dsp_epi e = *e_in; /* on this frame: one load per field */
+    if (n4w == 1)
+        nk_dsp_small_channels_n(wv, bias, win, 1, 1, y, out_c, &e);
+    else if (n4w == 2)
+        nk_dsp_small_channels_n(wv, bias, win, 2, 2, y, out_c, &e);
+    else if (n4w == 3)
+        nk_dsp_small_channels_n(wv, bias, win, 3, 3, y, out_c, &e);
+    else
+        nk_dsp_small_channels_n(wv, bias, win, 0, n4w, y, out_c, &e);
+}
+
+/* The conv with small windows (e->fast): the weights widened to wv (2
+ * words per 4 taps and channel, the last word's missing taps 0), then
+ * four pixels at a time; the last 1..3 pixels by pairs. */
+static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                              const nk_ref_conv_geom *g, const nk_dsp_epi *e, int32_t *ws) {
+    const int32_t off = -e->q->in_zp, offp = nk_dsp_dup16(off), out_c = g->out_c;
+    const int32_t n_pix = g->batch * g->out_h * g->out_w, k = g->k_h * g->k_w * g->in_c;
+    const int32_t n4w = (int32_t)NK_DSP_WIN_TAPS(k) / 4;
+    int32_t *const win = ws, *const wv = ws + 2 * NK_DSP_WIN_TAPS(k);
+    int8_t *const stage = (int8_t *)(wv + 2 * (size_t)out_c * (size_t)n4w);
+    int32_t c, p, i;
+    for (c = 0; c < out_c; c++) { /* whole words, then the last 1..3 taps */
+        const int8_t *wc = w + (size_t)c * (size_t)k;
+        int32_t *wvc = wv + (size_t)c * 2 * (size_t)n4w;
+        for (i = 0; 4 * i + 4 <= k; i++, wvc += 2) {
+            const int32_t v = nk_dsp_load4(wc + 4 * i);
+            wvc[0] = nk_dsp_sxtb16(v);
+            wvc[1] = nk_dsp_sxtb16_ror8(v);
+        }
+        if (i < n4w) {
+            int32_t t[4] = {0, 0, 0, 0}, j;
+            for (j = 0; 4 * i + j < k; j++)
+                t[j] = wc[4 * i + j];
+            wvc[0] = nk_dsp_pack16(t[0], t[2]);
+            wvc[1] = nk_dsp_pack16(t[1], t[3]);
+        }
+    }
+    {
+        nk_dsp_cursor cur = nk_dsp_cursor_at(x, g, 0);
+        const int dense = nk_fast_conv2d_i8_is_dense(g);
+        for (p = 0; p + 4 <= n_pix; p += 4) {
+            if (dense) /* a pointwise conv's windows are its pixels, in a row */
+                for (i = 0; i < 4; i++)
+                    nk_dsp_widen_row(x + (size_t)(p + i) * (size_t)k, k, off, offp,
+                                     win + (i & 1) * 2 + (i >> 1) * 4 * n4w);
+            else
+                for (i = 0; i < 4; i++) {
+                    nk_dsp_gather(&cur, g, off, offp, n4w,
+                                  win + (i & 1) * 2 + (i >> 1) * 4 * n4w, stage, 4);
+                    nk_dsp_cursor_next(&cur, g);
+                }
+            nk_dsp_small_channels(wv, bias, win, n4w, y + (size_t)p * (size_t)out_c, out_c, e);
+        }
+    }
+    if (p < n_pix) /* its windows and stage lie in ws too */
+        nk_dsp_conv_win(x, w, bias, y, g, e, ws, p, 0);
 }
 
 /* One group, no horizontal dilation (nk_fast_conv2d_i8_workspace);
@@ -1408,7 +1426,7 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     if (e.fast && nk_fast_conv2d_i8_small(g))
         nk_dsp_conv_small(x, w, bias, y, g, &e, ws);
     else
-        nk_dsp_conv_win(x, w, bias, y, g, &e, ws, 0);
+        nk_dsp_conv_win(x, w, bias, y, g, &e, ws, 0, ws_bytes);
     return 1;
 }
 
@@ -1428,8 +1446,8 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                 ? nk_dsp_oct_rows(x, w, bias, y, rows, in_features, out_features, offp, &e, ws)
                 : 0;
         for (; r + 2 <= rows; r += 2) {
-            nk_dsp_widen_run(x + r * k_n, in_features, off, offp, ws);
-            nk_dsp_widen_run(x + (r + 1) * k_n, in_features, off, offp, ws + 2);
+            nk_dsp_widen_row(x + r * k_n, in_features, off, offp, ws);
+            nk_dsp_widen_row(x + (r + 1) * k_n, in_features, off, offp, ws + 2);
             nk_dsp_win_channels(w, bias, ws, in_features, 2, y + r * n_out, out_features, &e);
         }
         if (r == rows)

@@ -247,6 +247,15 @@ static int nkf_conv(int dw, int n_case) {
             g.out_c = nkf_between(1, 9);
             g.dil_w = 1;
         }
+        if (!dw && nkf_chance(15)) {
+            /* 3x3 over words of channels with eight pixels or more (IC's
+             * convs): the DSP set's eight-pixel windows, padded ones too */
+            g.k_h = g.k_w = 3;
+            g.in_c = 4 * nkf_between(1, 4);
+            g.in_h = nkf_between(3, 9);
+            g.in_w = nkf_between(4, 12);
+            g.dil_w = 1;
+        }
         if (!dw && nkf_chance(20)) { /* pointwise */
             if (nkf_chance(50)) /* whole pairs of words: the DSP set's eight-pixel blocks */
                 g.in_c = 8 * nkf_between(1, 6);
@@ -311,14 +320,18 @@ static int nkf_conv(int dw, int n_case) {
             /* exactly the bytes the call may use (what the op asks for at
              * load, or more), and the weights alone in a block of their
              * size (ASan sees an overrun) */
+            const int32_t k = g.k_h * g.k_w * g.in_c;
             const size_t asked = nk_fast_conv2d_i8_workspace(&g);
-            const size_t n_ws = asked ? nkf_ws_bytes(asked, g.in_c) : 0;
+            const size_t n_ws = asked ? nkf_ws_bytes(asked, k) : 0;
             int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
             int8_t *w = nkf_exact_copy(nkf_w, nw);
             took = nk_fast_conv2d_i8_ws(nkf_x, w, bias, nkf_y_fast, &g, &q, ws, n_ws);
-            if (took && nk_fast_conv2d_i8_is_dense(&g))
-                nkf_count_oct((size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w, g.in_c, n_ws,
-                              bias, &q, g.out_c);
+            /* the pointwise convs' dense rows, and other convs' gathered
+             * windows over whole words of channels */
+            if (took && (nk_fast_conv2d_i8_is_dense(&g) ||
+                         (!nk_fast_conv2d_i8_small(&g) && !(g.in_c & 3))))
+                nkf_count_oct((size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w, k, n_ws, bias,
+                              &q, g.out_c);
             free(w);
             free(ws);
         }
