@@ -42,8 +42,8 @@ typedef struct nk_i8_conv_args {
     int16_t band, slots;
     /* The bytes at the op's workspace (after any slots) it may use: the
      * model's whole workspace less the slots (never less than the op asked
-     * for at load), or 0 for only what it asked for (the DSP pointwise
-     * convs take eight pixels at a time with room for it: fast_i8.h). */
+     * for at load), or 0 for only what it asked for (the DSP convs take
+     * eight pixels at a time with room for it: fast_i8.h). */
     uint32_t ws_bytes;
 } nk_i8_conv_args;
 /* workspace: the op's (out_c int32 weight sums, or the DSP set's windows;

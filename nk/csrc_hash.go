@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "b52d33de66ed6082aed52106c0c49dc4421ee8626a114bf3eedc9689032493f5"
+const csrcHash = "110614aa332f8bc759b2025e77c1515a19f6dc3a41b6ab9ec8cdf0006827657e"

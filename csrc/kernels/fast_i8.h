@@ -117,9 +117,9 @@ static inline size_t nk_fast_add_i8_workspace(size_t n) {
  * aligned, the _workspace bytes for those parameters, counted at load;
  * 0 when the kernel needs none). ws_bytes: how many bytes at ws the call
  * may use (at least those, or 0 for only those): with room for eight
- * pixels' windows a pointwise conv or a dense over many rows takes eight
- * at a time (the evals pass the model's whole workspace, less the op's
- * staged rows, so the arena stays what the ops ask for). */
+ * pixels' windows a conv over whole words of channels or a dense over many
+ * rows takes eight at a time (the evals pass the model's whole workspace,
+ * less the op's staged rows, so the arena stays what the ops ask for). */
 NK_REF_HIDDEN int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                                        const int32_t *NK_RESTRICT bias, int8_t *y,
                                        const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,

@@ -14,7 +14,9 @@
  * two rows (dense), four accumulators, each weight word loaded and widened
  * once for four SMLADs; the accumulators start from the bias. Convs of
  * few taps (nk_fast_conv2d_i8_small) take one channel by four pixels
- * instead, over weights widened once per call (nk_dsp_conv_small).
+ * instead, over weights widened once per call (nk_dsp_conv_small); with
+ * room in the model's workspace, one channel by eight pixels
+ * (nk_dsp_oct_*).
  * The epilogue of a 2-channel block takes each channel's multiplier and
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
