@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "110614aa332f8bc759b2025e77c1515a19f6dc3a41b6ab9ec8cdf0006827657e"
+const csrcHash = "81dda64a2e9647bceaf942d3a7d877f7431263f687255f3df9ddc8451aa3b844"

@@ -1123,8 +1123,16 @@ static NK_DSP_NOINLINE void nk_dsp_oct_channels(nk_dsp_oct_st *stp, int clamp) {
 #undef NK_DSP_OCT_OPERANDS
 #else
 static void nk_dsp_oct_channels(nk_dsp_oct_st *st, int clamp) {
-    const nk_dsp_epi e = {NULL, st->mult, st->shift, st->pstep ? -1 : 0, 1, st->zp1, st->lo4, st->hi4};
+    nk_dsp_epi e;
     int32_t c = 0;
+    e.q = NULL;
+    e.mult = st->mult;
+    e.shift = st->shift;
+    e.cmask = st->pstep ? -1 : 0;
+    e.fast = 1;
+    e.zp1 = st->zp1;
+    e.lo4 = st->lo4;
+    e.hi4 = st->hi4;
     for (; st->y != st->y_end; st->y++, c++) {
         const int32_t *xp = st->win;
         const int8_t *const we = st->w + st->nb;
@@ -1180,7 +1188,7 @@ static void nk_dsp_oct_run(const int8_t *w, const int32_t *bias, const int32_t *
     nk_dsp_oct_channels(&st, nk_dsp_clamps(e));
 }
 
-/* Rows r.. of a dense in blocks of eight (nk_dsp_oct_takes), the
+/* A dense's rows eight at a time from the first (nk_dsp_oct_takes), the
  * windows in ws; returns the first row left. */
 static size_t nk_dsp_oct_rows(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                               size_t rows, int32_t k, int32_t n, int32_t offp, const nk_dsp_epi *e,
