@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "81dda64a2e9647bceaf942d3a7d877f7431263f687255f3df9ddc8451aa3b844"
+const csrcHash = "c08f7d503d924e1c49357f5e6149698f1aafd65dc0e669565c6eb53f12bbe5cd"

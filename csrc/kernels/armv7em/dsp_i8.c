@@ -409,8 +409,8 @@ NK_DSP_INLINE int32_t *nk_dsp_widen_run(const int8_t *x, int32_t n, int32_t off,
     }
     return win;
 }
-/* One call for the two-pixel windows of dense rows (out of line: four
- * inlined copies cost more flash than the call costs time) */
+/* nk_dsp_widen_run into two-pixel windows, one out-of-line copy for the
+ * dense rows and the small pointwise convs */
 static int32_t *nk_dsp_widen_row(const int8_t *x, int32_t n, int32_t off, int32_t offp,
                                  int32_t *win) {
     return nk_dsp_widen_run(x, n, off, offp, win, 4);
