@@ -21,14 +21,7 @@ static const char *const nk_section_names[NK_SECTION_KNOWN] = {
 #endif
 
 size_t nk_dtype_size(nk_dtype t) {
-    switch (t) {
-    case NK_F32: return 4;
-    case NK_I8: return 1;
-    case NK_I16: return 2;
-    case NK_I32: return 4;
-    case NK_DTYPE_INVALID: break;
-    }
-    return 0;
+    return nk_dtype_bytes((uint32_t)t);
 }
 
 const char *nk_dtype_str(nk_dtype t) {
@@ -37,6 +30,13 @@ const char *nk_dtype_str(nk_dtype t) {
     case NK_I8: return "i8";
     case NK_I16: return "i16";
     case NK_I32: return "i32";
+    case NK_U8: return "u8";
+    case NK_U16: return "u16";
+    case NK_U32: return "u32";
+    case NK_I64: return "i64";
+    case NK_U64: return "u64";
+    case NK_F16: return "f16";
+    case NK_F64: return "f64";
     case NK_DTYPE_INVALID: break;
     }
     return "invalid";

@@ -51,6 +51,17 @@ struct nk_host_kernels;
  * generated from internal/nkfile/ops.tsv like Go's. */
 #include "nk_op_ids.h"
 
+/* Bytes per element of a dtype (nk_dtype), 0 for an unknown one. */
+static inline uint32_t nk_dtype_bytes(uint32_t dtype) {
+    switch (dtype) {
+    case NK_I8: case NK_U8: return 1u;
+    case NK_I16: case NK_U16: case NK_F16: return 2u;
+    case NK_F32: case NK_I32: case NK_U32: return 4u;
+    case NK_I64: case NK_U64: case NK_F64: return 8u;
+    default: return 0u;
+    }
+}
+
 typedef struct nk_quant_rt {
     int32_t axis;         /* -1 per-tensor */
     uint32_t count;
@@ -80,7 +91,7 @@ typedef struct nk_tensor_rt {
 /* The tensor's bytes: elements times the dtype's size (a loaded tensor's
  * dtype is valid and the product was checked not to overflow). */
 static inline uint32_t nk_tensor_bytes(const nk_tensor_rt *t) {
-    return t->elems * (t->dtype == NK_I8 ? 1u : t->dtype == NK_I16 ? 2u : 4u);
+    return t->elems * nk_dtype_bytes(t->dtype);
 }
 
 typedef char nk_tensor_rt_is_the_image_record[sizeof(nk_tensor_rt) == 48 ? 1 : -1];
@@ -173,7 +184,7 @@ NK_HIDDEN nk_status nk_op_check_requant(const struct nk_op_rt *op, const struct 
 typedef struct nk_op_def {
     const char *name; /* lower case, e.g. "conv2d" ("" in builds that show it nowhere, NK_OP_NAME) */
     uint16_t type;
-    uint8_t dtype;    /* dtype of input 0 this entry serves */
+    uint8_t dtype;    /* dtype of input 0 this entry serves, or NK_OP_ANY_DTYPE */
     uint8_t flags;
     uint8_t min_in, max_in;
     uint8_t n_out;
@@ -197,6 +208,10 @@ typedef struct nk_op_def {
 } nk_op_def;
 
 #define NK_SHIFT_NONE INT64_MIN
+
+/* nk_op_def.dtype of an entry that serves every dtype but f32 (an exact
+ * match goes first); its validate says which it runs. */
+#define NK_OP_ANY_DTYPE 0xFFu
 
 /* Output pixels a kernel may write before it has done reading the first of
  * them: the largest pixel block of any kernel for the op (docs/MEMORY.md).

@@ -192,7 +192,17 @@ typedef enum nk_dtype {
     NK_F32 = 1,
     NK_I8 = 2,
     NK_I16 = 3,
-    NK_I32 = 4
+    NK_I32 = 4,
+    /* Graph I/O of ONNX models with integer, float16 or double tensors; only
+     * the elementwise ops run on these (docs/OPS.md). F16 holds IEEE binary16
+     * bits. */
+    NK_U8 = 5,
+    NK_U16 = 6,
+    NK_U32 = 7,
+    NK_I64 = 8,
+    NK_U64 = 9,
+    NK_F16 = 10,
+    NK_F64 = 11
 } nk_dtype;
 
 /* Bytes per element; 0 for an invalid dtype. */

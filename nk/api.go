@@ -121,7 +121,9 @@ func (t TensorInfo) shared() engine.TensorInfo {
 // given to the other does not compile.
 type Option struct{ o engine.Option }
 
-// DType is an element type: F32, I8, I16 or I32 (nk_dtype).
+// DType is an element type (nk_dtype): F32, I8, I16 or I32; the graph I/O
+// of ONNX models with integer, float16 or double tensors also U8, U16, U32,
+// I64, U64, F16 (IEEE binary16 bits) and F64 (docs/OPS.md).
 type DType uint8
 
 // Element types.
@@ -130,12 +132,19 @@ const (
 	I8  DType = DType(engine.I8)
 	I16 DType = DType(engine.I16)
 	I32 DType = DType(engine.I32)
+	U8  DType = DType(engine.U8)
+	U16 DType = DType(engine.U16)
+	U32 DType = DType(engine.U32)
+	I64 DType = DType(engine.I64)
+	U64 DType = DType(engine.U64)
+	F16 DType = DType(engine.F16)
+	F64 DType = DType(engine.F64)
 )
 
 // Size returns the bytes of one element, 0 for an unknown DType.
 func (d DType) Size() int { return engine.DType(d).Size() }
 
-// String returns the short name: "f32", "i8", "i16", "i32".
+// String returns the short name: "f32", "i8", "u8", "f16", ...
 func (d DType) String() string { return engine.DType(d).String() }
 
 // Layout is a tensor's source layout (nk_layout): LayoutNative, or

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c08f7d503d924e1c49357f5e6149698f1aafd65dc0e669565c6eb53f12bbe5cd"
+const csrcHash = "6d430016bbbfbded2221e8eaed2cb29d7b68fa9404cae9d7ace09563c8f2386e"

@@ -249,17 +249,8 @@ func describeInfo(t nk.TensorInfo) string {
 }
 
 func npyDescr(d nk.DType) string {
-	switch d {
-	case nk.F32:
-		return npy.F32
-	case nk.I8:
-		return npy.I8
-	case nk.I16:
-		return npy.I16
-	case nk.I32:
-		return npy.I32
-	}
-	return ""
+	return map[nk.DType]string{nk.F32: npy.F32, nk.I8: npy.I8, nk.I16: npy.I16, nk.I32: npy.I32, nk.U8: npy.U8,
+		nk.U16: npy.U16, nk.U32: npy.U32, nk.I64: npy.I64, nk.U64: npy.U64, nk.F16: npy.F16, nk.F64: npy.F64}[d]
 }
 
 func isNpy(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npy") }
@@ -477,10 +468,41 @@ func formatElem(d nk.DType, b []byte) string {
 	switch d {
 	case nk.F32:
 		return fmt.Sprintf("%.6g", math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case nk.F64:
+		return fmt.Sprintf("%.15g", math.Float64frombits(binary.LittleEndian.Uint64(b)))
+	case nk.F16:
+		return fmt.Sprintf("%.5g", halfToFloat(binary.LittleEndian.Uint16(b)))
 	case nk.I8:
 		return fmt.Sprint(int8(b[0]))
+	case nk.U8:
+		return fmt.Sprint(b[0])
 	case nk.I16:
 		return fmt.Sprint(int16(binary.LittleEndian.Uint16(b)))
+	case nk.U16:
+		return fmt.Sprint(binary.LittleEndian.Uint16(b))
+	case nk.U32:
+		return fmt.Sprint(binary.LittleEndian.Uint32(b))
+	case nk.I64:
+		return fmt.Sprint(int64(binary.LittleEndian.Uint64(b)))
+	case nk.U64:
+		return fmt.Sprint(binary.LittleEndian.Uint64(b))
 	}
 	return fmt.Sprint(int32(binary.LittleEndian.Uint32(b)))
+}
+
+// halfToFloat widens IEEE binary16 bits (exact).
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp, frac := uint32(h>>10)&0x1F, uint32(h)&0x3FF
+	switch {
+	case exp == 0x1F: // inf, NaN
+		return math.Float32frombits(sign | 0x7F800000 | frac<<13)
+	case exp == 0: // zero, subnormal: frac * 2^-24
+		v := float32(frac) / (1 << 24)
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | frac<<13)
 }

@@ -22,6 +22,9 @@ static const nk_op_def *const nk_op_table[] = {
     /* ids 40.. */
     &nk_op_resize2d_f32,     &nk_op_conv_transpose2d_f32, &nk_op_resize2d_i8,
     &nk_op_lstm_f32,         &nk_op_gru_f32,
+    /* integer, float16 and double tensors (NK_OP_ANY_DTYPE) */
+    &nk_op_add_typed,        &nk_op_mul_typed,        &nk_op_sub_typed,
+    &nk_op_div_typed,        &nk_op_maximum_typed,    &nk_op_minimum_typed,
     /* int8 (ids 64..75; QUANTIZE has an f32 and an i8 entry) */
     &nk_op_conv2d_i8,        &nk_op_depthwise_conv2d_i8, &nk_op_dense_i8,
     &nk_op_avg_pool2d_i8,    &nk_op_max_pool2d_i8,    &nk_op_add_i8,

@@ -551,5 +551,8 @@ const nk_op_def *nk_op_lookup_in(const nk_op_def *const *table, size_t n, uint32
     for (i = 0; i < n; i++)
         if (table[i]->type == type && table[i]->dtype == dtype)
             return table[i];
+    for (i = 0; dtype != NK_F32 && i < n; i++)
+        if (table[i]->type == type && table[i]->dtype == NK_OP_ANY_DTYPE)
+            return table[i];
     return NULL;
 }

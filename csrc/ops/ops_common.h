@@ -57,6 +57,13 @@ NK_HIDDEN extern const nk_op_def nk_op_resize2d_i8;
 NK_HIDDEN extern const nk_op_def nk_op_conv_transpose2d_f32;
 NK_HIDDEN extern const nk_op_def nk_op_lstm_f32;
 NK_HIDDEN extern const nk_op_def nk_op_gru_f32;
+/* The binary ops on integer, float16 and double tensors (NK_OP_ANY_DTYPE). */
+NK_HIDDEN extern const nk_op_def nk_op_add_typed;
+NK_HIDDEN extern const nk_op_def nk_op_mul_typed;
+NK_HIDDEN extern const nk_op_def nk_op_sub_typed;
+NK_HIDDEN extern const nk_op_def nk_op_div_typed;
+NK_HIDDEN extern const nk_op_def nk_op_maximum_typed;
+NK_HIDDEN extern const nk_op_def nk_op_minimum_typed;
 
 /* ---- error messages without stdio (on top of format.h's nk_msg) ---- */
 

@@ -77,6 +77,12 @@ var evalOf = map[string]string{
 	"nk_op_svdf_i8":              "nk_svdf_i8_eval",
 	"nk_op_quantize_i16":         "nk_quantize_i8_eval",
 	"nk_op_resize2d_i8":          "nk_resize2d_eval",
+	"nk_op_add_typed":            "nk_typed_eval",
+	"nk_op_mul_typed":            "nk_typed_eval",
+	"nk_op_sub_typed":            "nk_typed_eval",
+	"nk_op_div_typed":            "nk_typed_eval",
+	"nk_op_maximum_typed":        "nk_typed_eval",
+	"nk_op_minimum_typed":        "nk_typed_eval",
 }
 
 // defOf is the C symbol of the op table entry that runs op (the core picks
@@ -88,7 +94,11 @@ func defOf(m *nkfile.Model, op *nkfile.Op) (string, error) {
 		if len(op.Inputs) == 0 || op.Inputs[0] < 0 || op.Inputs[0] >= len(m.Tensors) {
 			return "", fmt.Errorf("op %s %q has no input 0", name, op.Name)
 		}
-		sym += "_" + m.Tensors[op.Inputs[0]].DType.String()
+		if dt := m.Tensors[op.Inputs[0]].DType; dt != nkfile.F32 && nkfile.TypedOp(op.Type, dt) {
+			sym += "_typed" // the entry that serves every dtype but f32
+		} else {
+			sym += "_" + dt.String()
+		}
 	}
 	if _, ok := evalOf[sym]; !ok {
 		return "", fmt.Errorf("op %s %q on %s: no kernel in this netkit", name, op.Name, sym)
@@ -193,7 +203,9 @@ func (l *Lowered) check() error {
 	return nil
 }
 
-var cTypes = map[nkfile.DType]string{nkfile.F32: "float", nkfile.I8: "int8_t", nkfile.I16: "int16_t", nkfile.I32: "int32_t"}
+var cTypes = map[nkfile.DType]string{nkfile.F32: "float", nkfile.I8: "int8_t", nkfile.I16: "int16_t", nkfile.I32: "int32_t",
+	nkfile.U8: "uint8_t", nkfile.U16: "uint16_t", nkfile.U32: "uint32_t", nkfile.I64: "int64_t", nkfile.U64: "uint64_t",
+	nkfile.F16: "uint16_t" /* binary16 bits */, nkfile.F64: "double"}
 
 // Header returns <ident>.h of the lowered model.
 func (l *Lowered) Header() ([]byte, error) {

@@ -14,6 +14,13 @@ const (
 	I8  = nkfile.I8
 	I16 = nkfile.I16
 	I32 = nkfile.I32
+	U8  = nkfile.U8
+	U16 = nkfile.U16
+	U32 = nkfile.U32
+	I64 = nkfile.I64
+	U64 = nkfile.U64
+	F16 = nkfile.F16
+	F64 = nkfile.F64
 )
 
 // Layout is the source layout of a tensor (nk_layout and the .nk GRAPH entry).

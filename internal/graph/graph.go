@@ -48,6 +48,19 @@ type Tensor struct {
 	// broken marks a tensor whose shape is unknown because the node that
 	// makes it was refused; its consumers are not reported again.
 	broken bool
+	// DType is the element type of a runtime tensor: 0 for float32 (and the
+	// int8 of QDQ models, which Q describes), else an integer, float16 or
+	// double type from a graph input that only the typed binary ops
+	// (nkfile.TypedOp) carry on.
+	DType nkfile.DType
+}
+
+// dtype is the tensor's element type in the file.
+func (t *Tensor) dtype() nkfile.DType {
+	if t.DType == 0 {
+		return nkfile.F32
+	}
+	return t.DType
 }
 
 // Elems is the element count of the logical shape.

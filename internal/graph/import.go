@@ -165,8 +165,9 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 		if !in.IsTensor || !in.HasShape {
 			return nil, fmt.Errorf("input %q has no static tensor shape", in.Name)
 		}
-		if in.ElemType != onnx.Float {
-			return nil, fmt.Errorf("input %q has type %s; netkit runs float32 models", in.Name, in.ElemType)
+		dt, ok := inputDTypes[in.ElemType]
+		if !ok {
+			return nil, fmt.Errorf("input %q has type %s; netkit runs float32 models (and integer, float16 or double inputs of Add, Sub, Mul, Div, Max, Min)", in.Name, in.ElemType)
 		}
 		shape := make([]int, len(in.Dims))
 		for i, d := range in.Dims {
@@ -186,11 +187,11 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 		if len(shape) > nkfile.MaxRank || slices.ContainsFunc(shape, func(d int) bool { return d > nkfile.MaxDim }) || exceeds(shape, math.MaxUint32/4) {
 			return nil, fmt.Errorf("input %q: shape %v exceeds netkit's limits (rank %d, dims up to %d, 4 GiB)", in.Name, shape, nkfile.MaxRank, nkfile.MaxDim)
 		}
-		t := &Tensor{Name: in.Name, Shape: shape}
+		t := &Tensor{Name: in.Name, Shape: shape, DType: dt}
 		values[in.Name] = t
 		g.Inputs = append(g.Inputs, t)
 		layout := nkfile.LayoutNative
-		if len(shape) == 4 {
+		if len(shape) == 4 && dt == 0 {
 			layout = nkfile.LayoutNCHW
 		}
 		g.InputLayouts = append(g.InputLayouts, layout)
@@ -263,6 +264,14 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 
 // Convert imports an ONNX model and runs every pass, leaving a graph ready
 // for ToNK. Unsupported nodes are reported together in one *UnsupportedError.
+// inputDTypes are the graph input types netkit runs: float (DType 0) and
+// those of the typed binary ops (nkfile.TypedOp).
+var inputDTypes = map[onnx.DataType]nkfile.DType{
+	onnx.Float: 0, onnx.Int8: nkfile.I8, onnx.Uint8: nkfile.U8, onnx.Int16: nkfile.I16, onnx.Uint16: nkfile.U16,
+	onnx.Int32: nkfile.I32, onnx.Uint32: nkfile.U32, onnx.Int64: nkfile.I64, onnx.Uint64: nkfile.U64,
+	onnx.Float16: nkfile.F16, onnx.Double: nkfile.F64,
+}
+
 func Convert(m *onnx.Model, opts Options) (*Graph, error) {
 	g, err := FromONNX(m, opts)
 	if err != nil {

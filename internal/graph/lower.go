@@ -153,6 +153,9 @@ func (g *Graph) lowerNodes() error {
 			continue
 		}
 		nodes, err := g.lowerNode(n)
+		if typed := typedInput(n); typed != nil && err == nil && (len(nodes) != 1 || !nkfile.TypedOp(nodes[0].Kind, typed.DType)) {
+			err = fmt.Errorf("input %q is %s: on integer tensors netkit runs Add, Sub, Mul, Div, Max and Min, on float16 and double Max and Min", typed.Name, typed.DType)
+		}
 		if err != nil {
 			issues = append(issues, Issue{n.Name, n.Op, err.Error()})
 			markBroken()
@@ -489,6 +492,37 @@ var unaryKinds = map[string]nkfile.OpType{
 	"Reciprocal": nkfile.OpReciprocal, "HardSwish": nkfile.OpHardSwish,
 }
 
+// typedInput is the first input of n that is not float32, or nil.
+func typedInput(n *Node) *Tensor {
+	for _, t := range n.In {
+		if t != nil && t.DType != 0 {
+			return t
+		}
+	}
+	return nil
+}
+
+// lowerTypedBinary lowers Add, Sub, Mul, Div, Max or Min of two runtime
+// tensors of one integer, float16 or double type to the nk op of that type.
+func lowerTypedBinary(n *Node, kind nkfile.OpType) ([]*Node, error) {
+	a, b := n.In[0], n.In[1]
+	if len(n.In) != 2 || a.Const || b.Const || a.DType != b.DType {
+		return nil, fmt.Errorf("on %s tensors netkit runs two runtime inputs of the same type", typedInput(n).DType)
+	}
+	if !nkfile.TypedOp(kind, a.DType) {
+		return nil, fmt.Errorf("%s on %s tensors is not supported", n.Op, a.DType)
+	}
+	shape, err := broadcastShape(a.Shape, b.Shape)
+	if err != nil {
+		return nil, err
+	}
+	y := n.Out[0]
+	y.Shape, y.DType = shape, a.DType
+	m := &Node{Op: n.Op, Kind: kind, Name: n.Name, In: []*Tensor{a, b}, Out: []*Tensor{y}}
+	m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+	return []*Node{m}, nil
+}
+
 // lowerBinary lowers a broadcasting binary op; Max and Min over n inputs
 // become a chain of n-1 ops (one input: a copy). x - c and x / c by a
 // constant become ADD of -c and MUL by 1/c, which the Dense/Conv bias and
@@ -506,6 +540,9 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 	}
 	if len(ins) > 2 && n.Op != "Max" && n.Op != "Min" {
 		return nil, fmt.Errorf("%d inputs, want 2", len(ins))
+	}
+	if typedInput(n) != nil {
+		return lowerTypedBinary(n, kind)
 	}
 	runtime := false
 	for i, t := range ins {

@@ -98,6 +98,7 @@ type runner interface {
 	Close() error
 	Run(in, out []float32) error
 	RunMulti(ins, outs [][]float32) error
+	RunRaw(ins, outs [][]byte) error
 	ResetState() error
 }
 
@@ -281,7 +282,8 @@ func runONNXCaseWith(t *testing.T, dir string, params map[string]int) caseResult
 	for _, set := range sets {
 		opts := graph.Options{Freeze: map[string]*onnx.Tensor{}}
 		var feeds [][]float32
-		var feedTypes []onnx.DataType
+		var feedTensors []*onnx.Tensor
+		typed := false
 		for i, in := range inputNames {
 			tensor := readTensorPB(t, filepath.Join(set, fmt.Sprintf("input_%d.pb", i)))
 			if frozen[in] {
@@ -290,16 +292,18 @@ func runONNXCaseWith(t *testing.T, dir string, params map[string]int) caseResult
 			}
 			v, _ := tensor.Float32s() // a type netkit cannot read must be refused by the converter
 			feeds = append(feeds, v)
-			feedTypes = append(feedTypes, tensor.DataType)
+			feedTensors = append(feedTensors, tensor)
+			typed = typed || tensor.DataType != onnx.Float
 		}
 		b, _, err := convert(t, m, opts)
 		if err != nil {
 			return caseResult{name, "refused", strings.ReplaceAll(err.Error(), "\n", " |")}
 		}
-		for i, dt := range feedTypes {
-			if dt != onnx.Float {
-				return caseResult{name, "fail", fmt.Sprintf("converted although input %d is %s", i, dt)}
+		if typed {
+			if r := runTypedSet(t, name, set, b, feedTensors); r.outcome != "pass" {
+				return r
 			}
+			continue
 		}
 		model, err := nk.LoadBytes(b)
 		if err != nil {
@@ -328,6 +332,48 @@ func runONNXCaseWith(t *testing.T, dir string, params map[string]int) caseResult
 				if math.Abs(got-want) > 1e-5+1e-4*math.Abs(want) || math.IsNaN(got) != math.IsNaN(want) {
 					return caseResult{name, "fail", fmt.Sprintf("%s output %d element %d: got %g, want %g", filepath.Base(set), o, i, got, want)}
 				}
+			}
+		}
+	}
+	return caseResult{name, "pass", ""}
+}
+
+// runTypedSet runs one test set of a model with integer, float16 or double
+// graph I/O through nk and nkc with raw bytes: the inputs as the test gives
+// them, each output equal to ONNX's byte for byte.
+func runTypedSet(t *testing.T, name, set string, b []byte, feeds []*onnx.Tensor) caseResult {
+	var ins [][]byte
+	for _, f := range feeds {
+		raw, err := f.LittleEndian()
+		require.NoError(t, err)
+		ins = append(ins, raw)
+	}
+	for _, l := range loaders(t) {
+		model, err := l.load(b)
+		if err != nil {
+			return caseResult{name, "fail", l.name + ": converted but the runtime rejects it: " + err.Error()}
+		}
+		for i, in := range model.Inputs() {
+			if want := feeds[i].DataType; in.DType.Size() != want.ElemSize() || len(ins[i]) != in.DType.Size()*in.Elems() {
+				model.Close()
+				return caseResult{name, "fail", fmt.Sprintf("input %d is %v %v, the test feeds %s %v", i, in.DType, in.Shape, want, feeds[i].Dims)}
+			}
+		}
+		var wants, outs [][]byte
+		for i, o := range model.Outputs() {
+			want, err := readTensorPB(t, filepath.Join(set, fmt.Sprintf("output_%d.pb", i))).LittleEndian()
+			require.NoError(t, err)
+			wants = append(wants, want)
+			outs = append(outs, make([]byte, o.DType.Size()*o.Elems()))
+		}
+		err = model.RunRaw(ins, outs)
+		model.Close()
+		if err != nil {
+			return caseResult{name, "fail", l.name + " run: " + err.Error()}
+		}
+		for o := range outs {
+			if !bytes.Equal(outs[o], wants[o]) {
+				return caseResult{name, "fail", fmt.Sprintf("%s %s output %d: got bytes %x, want %x", l.name, filepath.Base(set), o, outs[o], wants[o])}
 			}
 		}
 	}

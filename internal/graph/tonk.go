@@ -28,7 +28,7 @@ func (g *Graph) toNK() (*nkfile.Model, map[*Tensor]int, error) {
 		if t.Int {
 			return 0, fmt.Errorf("integer constant %q reached the file", t.Name)
 		}
-		nt := nkfile.Tensor{Name: t.Name, DType: nkfile.F32, Shape: permute(t.Shape, t.Perm), State: t.State}
+		nt := nkfile.Tensor{Name: t.Name, DType: t.dtype(), Shape: permute(t.Shape, t.Perm), State: t.State}
 		if t.Const {
 			nt.Data = nkfile.F32Bytes(transposeData(t.F, t.Shape, t.Perm))
 		}

@@ -296,6 +296,19 @@ func (m *Model) checkOpTypes(op *Op) error {
 			}
 		}
 		return nil
+	case in0 != F32 && TypedOp(t, in0): // integer, float16 or double: no clamp, no quantization
+		if err := want(in0, in0); err != nil {
+			return err
+		}
+		if clampAt(op.Params, 0) != NoClamp {
+			return fmt.Errorf("%s tensors take no clamp", in0)
+		}
+		for _, id := range append(slices.Clone(op.Inputs), op.Outputs[0]) {
+			if m.Tensors[id].Quant != nil {
+				return fmt.Errorf("tensor %q is quantized: int8 arithmetic is ADD_I8 / MUL_I8", m.Tensors[id].Name)
+			}
+		}
+		return nil
 	case t == OpSoftmaxI8 && in0 == I8 && out.DType == I16: // TFLite's int8 -> int16 softmax
 		return nil
 	case t >= OpAvgPool2DI8 && t <= OpTanhI8 && in0 == I8:

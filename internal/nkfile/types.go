@@ -55,33 +55,54 @@ const (
 	I8  DType = 2
 	I16 DType = 3
 	I32 DType = 4
+	// The graph I/O of ONNX models with integer, float16 or double tensors:
+	// only the elementwise binary ops run on these (Typed). F16 holds IEEE
+	// binary16 bits.
+	U8  DType = 5
+	U16 DType = 6
+	U32 DType = 7
+	I64 DType = 8
+	U64 DType = 9
+	F16 DType = 10
+	F64 DType = 11
 )
 
 // Size is the byte size of one element, 0 for an unknown dtype.
 func (d DType) Size() int {
 	switch d {
-	case F32, I32:
-		return 4
-	case I16:
-		return 2
-	case I8:
+	case I8, U8:
 		return 1
+	case I16, U16, F16:
+		return 2
+	case F32, I32, U32:
+		return 4
+	case I64, U64, F64:
+		return 8
 	}
 	return 0
 }
 
+var dtypeNames = [...]string{F32: "f32", I8: "i8", I16: "i16", I32: "i32", U8: "u8", U16: "u16", U32: "u32",
+	I64: "i64", U64: "u64", F16: "f16", F64: "f64"}
+
 func (d DType) String() string {
-	switch d {
-	case F32:
-		return "f32"
-	case I8:
-		return "i8"
-	case I16:
-		return "i16"
-	case I32:
-		return "i32"
+	if int(d) < len(dtypeNames) && dtypeNames[d] != "" {
+		return dtypeNames[d]
 	}
 	return fmt.Sprintf("dtype(%d)", uint8(d))
+}
+
+// TypedOp reports whether op t runs on d, a dtype other than f32, through
+// the one generic kernel of the C core's NK_OP_ANY_DTYPE entries: integers
+// on ADD, MUL, SUB, DIV, MAXIMUM and MINIMUM, F16 and F64 on the last two.
+func TypedOp(t OpType, d DType) bool {
+	switch t {
+	case OpMaximum, OpMinimum:
+		return true
+	case OpAdd, OpMul, OpSub, OpDiv:
+		return d != F16 && d != F64
+	}
+	return false
 }
 
 // Layout records the layout the source framework used for a graph input or output.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -225,6 +226,66 @@ func (t *Tensor) Float32s() ([]float32, error) {
 	out := make([]float32, len(ints))
 	for i, v := range ints {
 		out[i] = float32(v)
+	}
+	return out, nil
+}
+
+// ElemSize is the bytes of one element of the numeric types, 0 for others.
+func (d DataType) ElemSize() int {
+	return map[DataType]int{Float: 4, Double: 8, Float16: 2, Int8: 1, Uint8: 1, Bool: 1, Int16: 2, Uint16: 2,
+		Int32: 4, Uint32: 4, Int64: 8, Uint64: 8}[d]
+}
+
+// LittleEndian returns the tensor's elements as little-endian bytes of its
+// own type (float16 as IEEE binary16 bits), as raw_data stores them.
+func (t *Tensor) LittleEndian() ([]byte, error) {
+	size, n := t.DataType.ElemSize(), t.Elems()
+	switch {
+	case t.External:
+		return nil, fmt.Errorf("tensor %q: external data is not supported", t.Name)
+	case size == 0:
+		return nil, fmt.Errorf("tensor %q: %s is not a numeric type", t.Name, t.DataType)
+	case n < 0:
+		return nil, fmt.Errorf("tensor %q: dims %v are too large", t.Name, t.Dims)
+	case t.rawDataFound:
+		if len(t.RawData) != size*n {
+			return nil, fmt.Errorf("tensor %q: raw_data holds %d bytes, want %d", t.Name, len(t.RawData), size*n)
+		}
+		return slices.Clone(t.RawData), nil
+	}
+	out := make([]byte, size*n)
+	switch t.DataType {
+	case Float:
+		if len(t.FloatData) != n {
+			return nil, fmt.Errorf("tensor %q: float_data holds %d values, want %d", t.Name, len(t.FloatData), n)
+		}
+		for i, v := range t.FloatData {
+			binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
+		}
+	case Double:
+		if len(t.DoubleData) != n {
+			return nil, fmt.Errorf("tensor %q: double_data holds %d values, want %d", t.Name, len(t.DoubleData), n)
+		}
+		for i, v := range t.DoubleData {
+			binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
+		}
+	case Float16: // the bits travel in int32_data
+		if len(t.Int32Data) != n {
+			return nil, fmt.Errorf("tensor %q: int32_data holds %d values, want %d", t.Name, len(t.Int32Data), n)
+		}
+		for i, v := range t.Int32Data {
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(v))
+		}
+	default:
+		ints, err := t.Int64s()
+		if err != nil {
+			return nil, err
+		}
+		var word [8]byte
+		for i, v := range ints {
+			binary.LittleEndian.PutUint64(word[:], uint64(v))
+			copy(out[size*i:], word[:size])
+		}
 	}
 	return out, nil
 }

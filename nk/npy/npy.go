@@ -37,7 +37,7 @@ type Array struct {
 
 // The descrs this package reads and writes, with their element sizes.
 var itemSize = map[string]int{
-	"<f4": 4, "<f8": 8, "|i1": 1, "<i2": 2, "<i4": 4, "<i8": 8, "|u1": 1,
+	"<f4": 4, "<f8": 8, "<f2": 2, "|i1": 1, "<i2": 2, "<i4": 4, "<i8": 8, "|u1": 1, "<u2": 2, "<u4": 4, "<u8": 8,
 }
 
 // Descriptors of the element types netkit tensors use.
@@ -46,6 +46,13 @@ const (
 	I8  = "|i1"
 	I16 = "<i2"
 	I32 = "<i4"
+	U8  = "|u1"
+	U16 = "<u2"
+	U32 = "<u4"
+	I64 = "<i8"
+	U64 = "<u8"
+	F16 = "<f2"
+	F64 = "<f8"
 )
 
 // Elems is the element count (1 for a 0-d array).

@@ -196,6 +196,20 @@ NK_REF_HIDDEN void nk_ref_binary_f32(nk_ref_binop kind, const float *a, const in
                                      int32_t b_rank, float *y, const int32_t *y_dims,
                                      int32_t y_rank, float act_min, float act_max);
 
+/* The binary ops on integer, float16 and double tensors (graph I/O of ONNX
+ * models; one element type for a, b and y): elements of `size` bytes (1, 2,
+ * 4 or 8) that are signed or unsigned integers, or IEEE floats (size 2
+ * binary16, size 8 binary64; MAX and MIN only, compared as integers, NaN
+ * passed through as nk_maxf). Integer ADD, SUB and MUL wrap; DIV truncates
+ * toward zero, gives 0 for a zero divisor and wraps the one overflowing
+ * quotient (minimum / -1). No clamp, no POW. Same broadcasting rules as
+ * nk_ref_binary_f32; y may equal a or b. */
+typedef enum nk_ref_num { NK_NUM_SIGNED, NK_NUM_UNSIGNED, NK_NUM_FLOAT } nk_ref_num;
+NK_REF_HIDDEN void nk_ref_binary_typed(nk_ref_binop kind, nk_ref_num num, uint32_t size,
+                                       const void *a, const int32_t *a_dims, int32_t a_rank,
+                                       const void *b, const int32_t *b_dims, int32_t b_rank,
+                                       void *y, const int32_t *y_dims, int32_t y_rank);
+
 /* The numpy broadcast of a and b to y as runs: fn(ctx, ia, sa, ib, sb, iy,
  * n) covers y[iy .. iy+n), reading a from element ia with stride sa and b
  * from ib with stride sb, each stride 1 (contiguous) or 0 (one value
