@@ -294,8 +294,11 @@ static nk_status nk_format_tensor(const nk_image *img, uint32_t i, nk_tensor_rt 
         uint32_t x = nk_rd_u32(r + 8 + 4 * d);
         v[1] = d;
         v[2] = x;
-        if (d < rank ? (x < 1 || x > NK_FORMAT_MAX_DIM) : x != 0) {
-            bad = d < rank ? NK_TEXT("tensor %u: dims[%u] = %u outside 1..16777216")
+        /* 0: an empty tensor, which only a graph input or output may be
+         * (nk_format_ops checks that no op touches one) */
+        if (d < rank ? (x > NK_FORMAT_MAX_DIM || (x == 0 && (flags != 0 || r[7] != 0))) : x != 0) {
+            bad = d < rank ? NK_TEXT("tensor %u: dims[%u] = %u outside 1..16777216 (0: an empty "
+                                     "graph input or output)")
                            : NK_TEXT("tensor %u: dims[%u] = %u past the rank is not 0");
             goto fail;
         }
@@ -488,8 +491,8 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, uint3
             if (id == NK_NONE) continue;
             v[1] = j;
             v[2] = id;
-            if (id >= n) {
-                bad = NK_TEXT("op %u%q: input %u (tensor %u) does not exist");
+            if (id >= n || t[id].elems == 0) {
+                bad = NK_TEXT("op %u%q: input %u (tensor %u) does not exist or is empty");
                 break;
             }
             /* a STATE tensor holds a value from the start (zeros, or the last invoke's) */
@@ -502,9 +505,9 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, uint3
             uint32_t id = op->out[j];
             v[1] = j;
             v[2] = id;
-            if (id >= n || t[id].is_const || made[id] != 0) {
+            if (id >= n || t[id].is_const || made[id] != 0 || t[id].elems == 0) {
                 bad = NK_TEXT("op %u%q: output %u (tensor %u) does not exist, is constant, "
-                              "a graph input or already produced");
+                              "empty, a graph input or already produced");
                 break;
             }
             made[id] = 1;
@@ -521,7 +524,9 @@ static nk_status nk_format_ops(const nk_image *img, const nk_tensor_rt *t, uint3
         at = -1;
         v[0] = j;
         v[1] = id;
-        if (made[id] == 0) bad = NK_TEXT("graph output %u: tensor %u is produced by no op");
+        /* an empty output holds nothing to produce */
+        if (made[id] == 0 && t[id].elems != 0)
+            bad = NK_TEXT("graph output %u: tensor %u is produced by no op");
     }
     return bad == NULL ? NK_OK : nk_fail_f(err, NK_ERR_FORMAT, at, bad, name, v);
 }

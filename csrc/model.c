@@ -772,28 +772,29 @@ nk_status nk_context_run(nk_context_t *c, const void *const *ins, const size_t *
         uint32_t j = is_out ? i - m->img.n_inputs : i;
         size_t given = is_out ? out_bytes[j] : in_bytes[j];
         const void *buf = is_out ? (const void *)outs[j] : ins[j];
+        int null;
         nk_context_view(c, is_out, (int32_t)j, &v);
-        if (buf == NULL || given != v.bytes) {
+        null = buf == NULL && v.bytes != 0; /* an empty tensor's buffer may be NULL */
+        if (null || given != v.bytes) {
             uint32_t n[3];
             n[0] = j;
             /* a size_t above 32 bits is reported saturated: it differs either way */
             n[1] = given > UINT32_MAX ? UINT32_MAX : (uint32_t)given;
             n[2] = (uint32_t)v.bytes;
-            return nk_fail_f(err, buf == NULL ? NK_ERR_ARG : NK_ERR_SHAPE, -1,
-                             buf == NULL ? "%s %u: NULL buffer"
-                                         : "%s %u: buffer of %u B, the tensor has %u B",
+            return nk_fail_f(err, null ? NK_ERR_ARG : NK_ERR_SHAPE, -1,
+                             null ? "%s %u: NULL buffer" : "%s %u: buffer of %u B, the tensor has %u B",
                              is_out ? "output" : "input", n);
         }
     }
     for (i = 0; i < m->img.n_inputs; i++) {
         nk_context_view(c, 0, (int32_t)i, &v);
-        memcpy(v.data, ins[i], (size_t)v.bytes);
+        if (v.bytes != 0) memcpy(v.data, ins[i], (size_t)v.bytes); /* an empty one may be NULL */
     }
     s = nk_context_invoke(c, err);
     if (s != NK_OK) return s;
     for (i = 0; i < m->img.n_outputs; i++) {
         nk_context_view(c, 1, (int32_t)i, &v);
-        memcpy(outs[i], v.data, (size_t)v.bytes);
+        if (v.bytes != 0) memcpy(outs[i], v.data, (size_t)v.bytes);
     }
     return NK_OK;
 }

@@ -200,7 +200,8 @@ static void nk_plan_liveness(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops
     for (i = 0; i < w->n_tensors; i++) {
         if (w->t[i].is_const) continue;
         d = w->map[i];
-        w->first[d] = (w->io[i] & 1u) || w->t[i].is_state ? 0u : NK_NONE;
+        /* an empty tensor (an I/O one: no op touches it) takes no bytes */
+        w->first[d] = ((w->io[i] & 1u) || w->t[i].is_state) && w->t[i].elems != 0 ? 0u : NK_NONE;
         w->last[d] = 0;
         w->root[d] = d;
         w->size[d] = nk_tensor_bytes(&w->t[i]);

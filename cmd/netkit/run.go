@@ -132,6 +132,7 @@ func runModel(w, stdout io.Writer, path string, inFiles, outFiles []string, opts
 
 	batches := make([][]byte, len(ins))
 	n := 1
+	counted := "" // the input file that set n
 	var notes []string
 	if len(inFiles) == 0 {
 		for i, t := range ins {
@@ -148,10 +149,10 @@ func runModel(w, stdout io.Writer, path string, inFiles, outFiles []string, opts
 				if err != nil {
 					return fmt.Errorf("input %d (%q): %s: %w", i, ins[i].Name, f, err)
 				}
-				if i > 0 && n != 1 {
-					return fmt.Errorf("input %d (%q): %s is one image, %s holds %d inputs", i, ins[i].Name, f, inFiles[0], n)
+				if counted != "" && n != 1 {
+					return fmt.Errorf("input %d (%q): %s is one image, %s holds %d inputs", i, ins[i].Name, f, counted, n)
 				}
-				batches[i], n = data, 1
+				batches[i], n, counted = data, 1, f
 				notes = append(notes, fmt.Sprintf("input %d: %s: %s", i, f, rule))
 				continue
 			}
@@ -163,10 +164,14 @@ func runModel(w, stdout io.Writer, path string, inFiles, outFiles []string, opts
 				notes = append(notes, fmt.Sprintf("input %d: float32 from %s quantized to int8: q = round(x / %g) + %d, clamped to [-128, 127]",
 					i, f, ins[i].Scale, ins[i].ZeroPoint))
 			}
-			if i > 0 && count != n {
-				return fmt.Errorf("input %d (%q): %s holds %d inputs, %s holds %d", i, ins[i].Name, f, count, inFiles[0], n)
+			batches[i] = data
+			switch {
+			case count == 0: // an empty input fits any number of inputs
+			case counted != "" && count != n:
+				return fmt.Errorf("input %d (%q): %s holds %d inputs, %s holds %d", i, ins[i].Name, f, count, counted, n)
+			default:
+				n, counted = count, f
 			}
-			batches[i], n = data, count
 		}
 	}
 
@@ -263,8 +268,8 @@ func readBatch(path string, t nk.TensorInfo) ([]byte, int, error) {
 }
 
 // readInputs reads whole inputs for tensor t and returns their bytes and
-// count. A float32 .npy for a quantized int8 input is quantized (quantized
-// is then true).
+// count (0 for an empty input, whose file must hold no bytes). A float32
+// .npy for a quantized int8 input is quantized (quantized is then true).
 func readInputs(path string, t nk.TensorInfo) (data []byte, count int, quantized bool, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -290,6 +295,12 @@ func readInputs(path string, t nk.TensorInfo) (data []byte, count int, quantized
 		}
 	}
 	per := t.Bytes()
+	if per == 0 { // an empty input: no bytes, whatever the number of inputs
+		if len(b) != 0 {
+			return nil, 0, false, fmt.Errorf("%s holds %d B; input of shape %v is empty", path, len(b), t.Shape)
+		}
+		return nil, 0, quantized, nil
+	}
 	if len(b) == 0 || len(b)%per != 0 {
 		return nil, 0, false, fmt.Errorf("%s (%s, %d B) is not a whole number of %v %s inputs of %d B each",
 			path, format, len(b), t.Shape, t.DType, per)

@@ -39,15 +39,22 @@ func (x *exec) runBatchRaw(ins, outs [][]byte) error {
 	n := -1
 	for i, t := range x.infoIn {
 		per := t.Bytes() / b
+		if per == 0 { // an empty input holds no bytes for any number of samples
+			if len(ins[i]) != 0 {
+				return errorf(StatusShape, fmt.Sprintf("netkit: input %d %q is empty (shape %v), got %d B", i, t.Name, t.Shape, len(ins[i])))
+			}
+			continue
+		}
 		if len(ins[i]) == 0 || len(ins[i])%per != 0 {
 			return errorf(StatusShape, fmt.Sprintf("netkit: input %d %q: %d B is not a whole number of samples of %d B (shape %v %v, %d per invoke)", i, t.Name, len(ins[i]), per, t.Shape, t.DType, b))
 		}
 		if k := len(ins[i]) / per; n < 0 {
 			n = k
 		} else if k != n {
-			return errorf(StatusShape, fmt.Sprintf("netkit: input %d %q holds %d samples, input 0 holds %d", i, t.Name, k, n))
+			return errorf(StatusShape, fmt.Sprintf("netkit: input %d %q holds %d samples, the inputs before it %d", i, t.Name, k, n))
 		}
 	}
+	n = max(n, 1) // every input is empty: one sample
 	for i, t := range x.infoOut {
 		if want := n * (t.Bytes() / b); len(outs[i]) != want {
 			return errorf(StatusShape, fmt.Sprintf("netkit: output %d %q: got %d B, want %d for %d samples (shape %v %v, %d per invoke)", i, t.Name, len(outs[i]), want, n, t.Shape, t.DType, b))

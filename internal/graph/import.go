@@ -176,10 +176,9 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 				return nil, fmt.Errorf("input %q: the batch dimension is fixed at %d in the model; --batch %d needs a symbolic one (dim_param)", in.Name, d, batch)
 			case d > 0:
 				shape[i] = int(d)
-			case d <= 0 && i == 0:
+			case d < 0 && i == 0, d == 0 && i == 0 && len(in.Dims) > 1:
 				shape[i] = batch // a symbolic batch dimension (0 too, as some exporters write it)
-			case d == 0:
-				return nil, fmt.Errorf("input %q: dimension %d is zero; netkit tensors are never empty", in.Name, i)
+			case d == 0: // an empty input: no op may read it (lowerNodes)
 			default:
 				return nil, fmt.Errorf("input %q: dimension %d is not static", in.Name, i)
 			}

@@ -162,13 +162,18 @@ func (g *Graph) lowerNodes() error {
 			continue
 		}
 		for _, m := range nodes {
+			for _, t := range m.In {
+				if t != nil && t.Elems() == 0 {
+					err = fmt.Errorf("input %q of shape %v is empty; only a graph input or output may be", t.Name, t.Shape)
+				}
+			}
 			for _, t := range m.Out {
 				if len(t.Shape) > nkfile.MaxRank {
 					err = fmt.Errorf("output %q has rank %d; netkit supports up to %d", t.Name, len(t.Shape), nkfile.MaxRank)
 				}
 				for _, d := range t.Shape {
 					if d < 1 || d > nkfile.MaxDim {
-						err = fmt.Errorf("output %q has shape %v; dims must be 1..%d", t.Name, t.Shape, nkfile.MaxDim)
+						err = fmt.Errorf("output %q has shape %v; dims must be 1..%d (an empty tensor may only be a graph input or output that no op makes)", t.Name, t.Shape, nkfile.MaxDim)
 					}
 				}
 				if err == nil && exceeds(t.Shape, math.MaxUint32/4) {
@@ -410,10 +415,10 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if prod(count) == 0 {
-			return nil, fmt.Errorf("Slice gives an empty tensor; netkit tensors are never empty")
-		}
 		out.Shape = count
+		if prod(count) == 0 {
+			return nil, nil // an empty result holds nothing to compute: a graph output or refused where read
+		}
 		m := nk(nkfile.OpSlice, x)
 		m.Begin, m.Step = begin, step
 		return []*Node{m}, nil
@@ -802,8 +807,8 @@ func (g *Graph) lowerSplit(n *Node) ([]*Node, error) {
 	}
 	total := 0
 	for _, v := range sizes {
-		if v < 1 {
-			return nil, fmt.Errorf("split sizes %v: netkit tensors are never empty", sizes)
+		if v < 0 {
+			return nil, fmt.Errorf("split sizes %v: negative size", sizes)
 		}
 		total += v
 	}
@@ -821,8 +826,8 @@ func (g *Graph) lowerSplit(n *Node) ([]*Node, error) {
 		out.Shape = slices.Clone(x.Shape)
 		out.Shape[axis] = sizes[i]
 		off += sizes[i]
-		if out.Name == "" {
-			continue // an unused output
+		if out.Name == "" || prod(out.Shape) == 0 {
+			continue // an unused output, or an empty one (nothing to compute)
 		}
 		nodes = append(nodes, &Node{Op: n.Op, Kind: nkfile.OpSlice, Name: n.Name + "/" + out.Name, In: []*Tensor{x}, Out: []*Tensor{out}, Begin: begin, Step: step})
 	}

@@ -30,6 +30,14 @@ func (b *Builder) Input(name string, dt DType, shape ...int) int {
 	return id
 }
 
+// EmptyOutput adds a graph output with a dim of 0: no op produces it (an
+// empty tensor holds nothing; only graph inputs and outputs may be empty).
+func (b *Builder) EmptyOutput(name string, dt DType, shape ...int) int {
+	id := b.add(Tensor{Name: name, DType: dt, Shape: shape})
+	b.m.Outputs = append(b.m.Outputs, IO{Tensor: id})
+	return id
+}
+
 // Const adds a constant tensor holding data (little-endian bytes).
 func (b *Builder) Const(name string, dt DType, shape []int, data []byte) int {
 	return b.add(Tensor{Name: name, DType: dt, Shape: shape, Data: data})

@@ -256,8 +256,8 @@ func (d *decoder) tensors(m *Model) error {
 				}
 				continue
 			}
-			if dim < 1 || dim > MaxDim {
-				return ferr(r+8+4*uint64(k), "tensor %d: dim %d is %d, outside 1..%d", i, k, dim, MaxDim)
+			if dim > MaxDim || dim == 0 && (flags != 0 || t.State) {
+				return ferr(r+8+4*uint64(k), "tensor %d: dim %d is %d, outside 1..%d (0: an empty graph input or output)", i, k, dim, MaxDim)
 			}
 			t.Shape[k] = int(dim)
 			elems *= uint64(dim)

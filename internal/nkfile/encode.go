@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -49,8 +50,8 @@ func validateTensor(t *Tensor) error {
 	}
 	elems := uint64(1)
 	for _, d := range t.Shape {
-		if d < 1 || d > MaxDim {
-			return fmt.Errorf("dim %d outside 1..%d", d, MaxDim)
+		if d < 0 || d > MaxDim || d == 0 && (t.Const() || t.State) {
+			return fmt.Errorf("dim %d outside 1..%d (0: an empty graph input or output)", d, MaxDim)
 		}
 		elems *= uint64(d)
 		if elems > math.MaxUint32 {
@@ -144,6 +145,11 @@ func checkGraph(m *Model) *graphError {
 		avail[io.Tensor] = true
 	}
 	for i, op := range m.Ops {
+		for _, id := range slices.Concat(op.Inputs, op.Outputs) {
+			if id != -1 && m.Tensors[id].Elems() == 0 {
+				return &graphError{i, fmt.Sprintf("op %d (%s) reads or writes tensor %d, which is empty: only graph inputs and outputs may be", i, op.Type, id)}
+			}
+		}
 		for _, id := range op.Inputs {
 			if id == -1 || m.Tensors[id].Const() || m.Tensors[id].State {
 				continue // a STATE tensor has a value from the start
@@ -172,7 +178,7 @@ func checkGraph(m *Model) *graphError {
 		if m.Tensors[io.Tensor].Const() {
 			return &graphError{-1, fmt.Sprintf("graph output tensor %d is constant", io.Tensor)}
 		}
-		if !avail[io.Tensor] {
+		if !avail[io.Tensor] && m.Tensors[io.Tensor].Elems() != 0 { // an empty one holds nothing to produce
 			return &graphError{-1, fmt.Sprintf("graph output tensor %d is never produced", io.Tensor)}
 		}
 	}

@@ -216,9 +216,15 @@ func TestDecodeRejects(t *testing.T) {
 		{"duplicate kind", func(b []byte) []byte { le.PutUint32(b[48:], 1); return fixCRC(b) }, 48, "twice"},
 		{"missing OPS", func(b []byte) []byte { le.PutUint32(b[48:], 50); return fixCRC(b) }, 16, "OPS is missing"},
 		{"tensor count huge", func(b []byte) []byte { le.PutUint32(b[toff:], 0xFFFFFFFF); return fixCRC(b) }, int64(toff), "records need"},
-		{"dtype", func(b []byte) []byte { b[toff+8+4] = 9; return fixCRC(b) }, int64(toff) + 12, "dtype"},
+		{"dtype", func(b []byte) []byte { b[toff+8+4] = 12; return fixCRC(b) }, int64(toff) + 12, "dtype"},
 		{"rank", func(b []byte) []byte { b[toff+8+5] = 7; return fixCRC(b) }, int64(toff) + 13, "rank"},
-		{"zero dim", func(b []byte) []byte { le.PutUint32(b[toff+8+8:], 0); return fixCRC(b) }, int64(toff) + 16, "dim 0 is 0"},
+		{"zero dim", func(b []byte) []byte { le.PutUint32(b[toff+8+8:], 0); return fixCRC(b) }, int64(toff) + 52, "element count word"},
+		{"empty constant", func(b []byte) []byte { le.PutUint32(b[toff+8+48+8:], 0); return fixCRC(b) }, int64(toff) + 64, "dim 0 is 0"},
+		{"op reads empty", func(b []byte) []byte {
+			le.PutUint32(b[toff+8+8:], 0)
+			le.PutUint32(b[toff+8+44:], 0)
+			return fixCRC(b)
+		}, int64(ooff) + 8, "which is empty"},
 		{"dim overflow", func(b []byte) []byte {
 			for k := range uint32(4) {
 				le.PutUint32(b[toff+8+8+4*k:], 1<<24)
@@ -299,7 +305,9 @@ func TestValidateRejects(t *testing.T) {
 	}{
 		{"dtype", func(m *Model) { m.Tensors[0].DType = 0 }, "unknown dtype"},
 		{"rank", func(m *Model) { m.Tensors[0].Shape = []int{1, 1, 1, 1, 1, 1, 1} }, "rank 7"},
-		{"dim", func(m *Model) { m.Tensors[0].Shape = []int{1, 0} }, "dim 0"},
+		{"dim", func(m *Model) { m.Tensors[0].Shape = []int{1, -1} }, "dim -1"},
+		{"empty read", func(m *Model) { m.Tensors[0].Shape = []int{1, 0} }, "which is empty"},
+		{"empty constant", func(m *Model) { m.Tensors[1].Shape[0], m.Tensors[1].Data, m.Tensors[1].Quant = 0, []byte{}, nil }, "dim 0 outside"},
 		{"payload", func(m *Model) { m.Tensors[1].Data = m.Tensors[1].Data[:8] }, "payload is 8 B"},
 		{"quant count", func(m *Model) { m.Tensors[1].Quant.Scale = m.Tensors[1].Quant.Scale[:2] }, "scales"},
 		{"quant axis", func(m *Model) { m.Tensors[1].Quant.Axis = 4 }, "axis 4"},

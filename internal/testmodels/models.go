@@ -143,12 +143,24 @@ func Branch() (*nkfile.Model, error) {
 	return b.Model()
 }
 
+// EmptyIO is empty_io.nk: x [1,16] and an empty e [4,0] in; relu(x) and an
+// empty z [2,0] out (what ONNX's Slice past the end gives).
+func EmptyIO() (*nkfile.Model, error) {
+	b := newBuilder(5)
+	x := b.Input("x", nkfile.F32, 1, 16)
+	b.Input("e", nkfile.F32, 4, 0)
+	b.Output(b.Op(nkfile.OpRelu, "relu", []int{x}, nil, nkfile.ActNone))
+	b.EmptyOutput("z", nkfile.F32, 2, 0)
+	return b.Model()
+}
+
 // All maps each model's file stem to its builder.
 var All = map[string]func() (*nkfile.Model, error){
 	"mlp":       MLP,
 	"cnn":       CNN,
 	"tiny_relu": TinyRelu,
 	"branch":    Branch,
+	"empty_io":  EmptyIO,
 }
 
 // Names lists the models in a stable order.

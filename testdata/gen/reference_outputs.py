@@ -184,7 +184,8 @@ def run(model, inputs):
     for op in ops:
         args = [None if k is None else vals[k] for k in op["in"]]
         vals[op["out"][0]] = run_op(op, args, tensors)
-    return [vals[k].numpy() for k in outs]
+    # an output no op makes is empty (a dim of 0): nothing to compute
+    return [vals[k].numpy() if k in vals else np.zeros(tensors[k]["shape"]) for k in outs]
 
 
 def main(models_dir):

@@ -260,8 +260,8 @@ static void test_tensors(void) {
     uint8_t *b;
     uint32_t w1_off;
     b = copy();
-    tensor(b, 0)[4] = 9;
-    expect("dtype 9", b, good_len, 1, NK_ERR_FORMAT);
+    tensor(b, 0)[4] = 12;
+    expect("dtype 12", b, good_len, 1, NK_ERR_FORMAT);
     b = copy();
     tensor(b, 0)[5] = 7;
     expect("rank 7", b, good_len, 1, NK_ERR_FORMAT);
@@ -271,6 +271,20 @@ static void test_tensors(void) {
     b = copy();
     nkt_wr32(tensor(b, 0) + 12, 0);
     expect("dim 0", b, good_len, 1, NK_ERR_FORMAT);
+    /* an empty tensor with its element count right: only graph I/O that no
+     * op touches may be empty, and never a constant */
+    b = copy();
+    nkt_wr32(tensor(b, 0) + 12, 0);
+    nkt_wr32(tensor(b, 0) + 44, 0);
+    expect("an op reads an empty tensor", b, good_len, 1, NK_ERR_FORMAT);
+    b = copy();
+    {
+        uint32_t id = 0;
+        while ((tensor(b, id)[6] & 1u) == 0) id++; /* the first constant */
+        nkt_wr32(tensor(b, id) + 8, 0);
+        nkt_wr32(tensor(b, id) + 44, 0);
+    }
+    expect("an empty constant", b, good_len, 1, NK_ERR_FORMAT);
     b = copy();
     nkt_wr32(tensor(b, 0) + 12, (1u << 24) + 1);
     expect("dim 2^24+1", b, good_len, 1, NK_ERR_FORMAT);

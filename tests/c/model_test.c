@@ -321,6 +321,52 @@ static void test_branch_contexts(void) {
     free(img);
 }
 
+/* empty_io.nk: an empty input no op reads and an empty output no op makes.
+ * Their views have 0 bytes, a run takes NULL (or any pointer) with 0 bytes
+ * for them, and the other output is PyTorch's. */
+static void test_empty_io(void) {
+    size_t len;
+    uint8_t *img = model_bytes("empty_io", &len);
+    nk_arena_t arena;
+    nk_model_t *m;
+    nk_context_t *c;
+    nk_error_t err;
+    npy_file in0, ex0;
+    nk_tensor_t x, e, y, z;
+    float out[16], junk[4];
+    size_t s;
+
+    npy_load(NK_MODELS_DIR "/empty_io.input0.npy", &in0);
+    npy_load(NK_MODELS_DIR "/empty_io.expected0.npy", &ex0);
+    nk_arena_init_heap(&arena, ARENA_BYTES);
+    NKT_CHECK(nk_model_load_buffer(&m, img, len, &arena, &err) == NK_OK, "%s", err.message);
+    if (m != NULL && nk_context_create(&c, m, &arena, &err) == NK_OK) {
+        nk_context_input(c, 0, &x);
+        nk_context_input(c, 1, &e);
+        nk_context_output(c, 0, &y);
+        nk_context_output(c, 1, &z);
+        NKT_CHECK(e.rank == 2 && e.dims[0] == 4 && e.dims[1] == 0 && e.bytes == 0, "e is [4,0], 0 B");
+        NKT_CHECK(z.rank == 2 && z.dims[0] == 2 && z.dims[1] == 0 && z.bytes == 0, "z is [2,0], 0 B");
+        NKT_CHECK(x.bytes == sizeof out && y.bytes == sizeof out, "x and y are [1,16] f32");
+        for (s = 0; s < (size_t)in0.a.shape[0]; s++) {
+            const void *ins[2] = {in0.a.data + s * sizeof out, (s & 1) ? junk : NULL};
+            size_t in_b[2] = {sizeof out, 0};
+            void *outs[2] = {out, (s & 1) ? NULL : junk};
+            size_t out_b[2] = {sizeof out, 0};
+            NKT_CHECK(nk_context_run(c, ins, in_b, outs, out_b, &err) == NK_OK, "%s", err.message);
+            compare(out, &ex0.a, s * 16u, 16u, "empty_io y");
+            in_b[1] = 4;
+            NKT_CHECK(nk_context_run(c, ins, in_b, outs, out_b, &err) == NK_ERR_SHAPE,
+                      "4 B for the empty input");
+        }
+    }
+    nk_model_unload(m);
+    free(in0.bytes);
+    free(ex0.bytes);
+    nk_arena_free_heap(&arena);
+    free(img);
+}
+
 /* Finds op k's record in an image (trusted: a committed model). */
 static uint8_t *op_record(uint8_t *img, size_t len, uint32_t k) {
     uint32_t off, size, pos, i;
@@ -431,7 +477,9 @@ static void test_meta_version(void) {
               "cnn input is [1,16,16,3]");
     NKT_CHECK(nk_abi_version() == NK_ABI_VERSION && strcmp(nk_version(), NK_VERSION_STRING) == 0, "version");
     NKT_CHECK(strcmp(nk_status_str(NK_ERR_ARENA_OVERFLOW), "arena overflow") == 0, "status name");
-    NKT_CHECK(nk_dtype_size(NK_F32) == 4 && nk_dtype_size(NK_I16) == 2 && nk_dtype_size((nk_dtype)9) == 0,
+    NKT_CHECK(nk_dtype_size(NK_F32) == 4 && nk_dtype_size(NK_I16) == 2 && nk_dtype_size(NK_U8) == 1 &&
+                  nk_dtype_size(NK_F16) == 2 && nk_dtype_size(NK_U64) == 8 && nk_dtype_size(NK_F64) == 8 &&
+                  nk_dtype_size((nk_dtype)12) == 0 && strcmp(nk_dtype_str(NK_F16), "f16") == 0,
               "dtype sizes");
     nk_arena_free_heap(&arena);
     free(img);
@@ -886,6 +934,7 @@ int main(void) {
     test_bn_folding();
     test_bn_fold_vs_kernel();
     test_branch_contexts();
+    test_empty_io();
     test_errors();
     test_meta_version();
     test_unloaded();

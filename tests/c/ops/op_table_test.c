@@ -102,9 +102,17 @@ int main(void) {
                   d->name);
         NKT_CHECK(strlen(d->name) < sizeof(((nk_op_info_t *)0)->op), "%s fits nk_op_info_t",
                   d->name);
-        /* only the byte-moving ops also run on i8 (op_table_i8_test.c) */
-        NKT_CHECK((nk_op_lookup(e->type, NK_I8) != NULL) == ((e->type >= 17 && e->type <= 20) || e->type == 40),
-                  "%s i8 entry", d->name);
+        /* only the byte-moving ops also run on i8 (op_table_i8_test.c), and
+         * the typed binary ops on every dtype but f32 (plain integers) */
+        {
+            const int typed = e->type == 15 || e->type == 16 || (e->type >= 21 && e->type <= 24);
+            const nk_op_def *i8 = nk_op_lookup(e->type, NK_I8);
+            NKT_CHECK((i8 != NULL) == ((e->type >= 17 && e->type <= 20) || e->type == 40 || typed),
+                      "%s i8 entry", d->name);
+            NKT_CHECK(!typed || (i8 != NULL && i8->dtype == NK_OP_ANY_DTYPE && i8 != d &&
+                                 nk_op_lookup(e->type, NK_U64) == i8 && nk_op_lookup(e->type, NK_F16) == i8),
+                      "%s typed entry", d->name);
+        }
     }
     NKT_CHECK(nk_op_lookup(0, NK_F32) == NULL, "type 0");
     NKT_CHECK(nk_op_lookup(NK_OP_TYPE_COUNT, NK_F32) == NULL, "one past the last float op");

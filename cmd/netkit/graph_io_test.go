@@ -91,3 +91,38 @@ func readPB(t *testing.T, path string) *onnx.Tensor {
 	require.NoError(t, err)
 	return tensor
 }
+
+// netkit run on a model with an empty input and an empty output
+// (testdata/models/empty_io.nk): the empty input's file holds no bytes and
+// fits any number of inputs, the empty output is written as [N 2 0], the
+// other output is PyTorch's; bytes for the empty input are an error.
+func TestRunEmptyIO(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "models")
+	model := filepath.Join(dir, "empty_io.nk")
+	tmp := t.TempDir()
+	empty := filepath.Join(tmp, "e.npy")
+	require.NoError(t, npy.WriteFile(empty, &npy.Array{Descr: npy.F32, Shape: []int{4, 0}}))
+	y, z := filepath.Join(tmp, "y.npy"), filepath.Join(tmp, "z.npy")
+	code, _, stderr := cli(t, "run", model, "--input", filepath.Join(dir, "empty_io.input0.npy"), "--input", empty,
+		"--output", y, "--output", z)
+	require.Equal(t, 0, code, stderr)
+	want, err := npy.ReadFile(filepath.Join(dir, "empty_io.expected0.npy"))
+	require.NoError(t, err)
+	got, err := npy.ReadFile(y)
+	require.NoError(t, err)
+	assert.Equal(t, want.Shape, got.Shape)
+	wantF, err := want.F32()
+	require.NoError(t, err)
+	gotF, err := got.F32()
+	require.NoError(t, err)
+	assert.InDeltaSlice(t, wantF, gotF, 1e-6)
+	gotZ, err := npy.ReadFile(z)
+	require.NoError(t, err)
+	assert.Equal(t, []int{want.Shape[0], 2, 0}, gotZ.Shape)
+	assert.Empty(t, gotZ.Data)
+
+	code, _, stderr = cli(t, "run", model, "--input", filepath.Join(dir, "empty_io.input0.npy"),
+		"--input", filepath.Join(dir, "empty_io.input0.npy"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "not a batch of [4 0] inputs")
+}
