@@ -34,6 +34,7 @@ var allowedAttrs = map[string][]string{
 	"Pow":                {},
 	"Max":                {},
 	"Min":                {},
+	"Mean":               {},
 	"Exp":                {},
 	"Sqrt":               {},
 	"Neg":                {},
@@ -404,7 +405,7 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 			{Op: n.Op, Kind: nkfile.OpSoftmax, Name: n.Name, In: []*Tensor{flat}, Out: []*Tensor{soft}, Axis: 1, Floats: []float32{1}},
 			{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name + "/back", In: []*Tensor{soft}, Out: []*Tensor{out}},
 		}, nil
-	case "Add", "Mul", "Sub", "Div", "Pow", "Max", "Min":
+	case "Add", "Mul", "Sub", "Div", "Pow", "Max", "Min", "Mean":
 		return g.lowerBinary(n)
 	case "Exp", "Sqrt", "Neg", "Abs", "Reciprocal", "HardSwish":
 		return same(unaryKinds[n.Op]), nil
@@ -488,7 +489,7 @@ func (g *Graph) lowerNode(n *Node) ([]*Node, error) {
 // more) broadcasting inputs to their nk op.
 var binaryKinds = map[string]nkfile.OpType{
 	"Add": nkfile.OpAdd, "Mul": nkfile.OpMul, "Sub": nkfile.OpSub, "Div": nkfile.OpDiv,
-	"Pow": nkfile.OpPow, "Max": nkfile.OpMaximum, "Min": nkfile.OpMinimum,
+	"Pow": nkfile.OpPow, "Max": nkfile.OpMaximum, "Min": nkfile.OpMinimum, "Mean": nkfile.OpAdd,
 }
 
 // unaryKinds maps the parameterless ONNX elementwise math ops to their nk op.
@@ -529,7 +530,8 @@ func lowerTypedBinary(n *Node, kind nkfile.OpType) ([]*Node, error) {
 }
 
 // lowerBinary lowers a broadcasting binary op; Max and Min over n inputs
-// become a chain of n-1 ops (one input: a copy). x - c and x / c by a
+// become a chain of n-1 ops (one input: a copy), Mean a chain of ADDs and a
+// DIV by n (numpy's sum / n). x - c and x / c by a
 // constant become ADD of -c and MUL by 1/c, which the Dense/Conv bias and
 // scale folds recognise.
 func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
@@ -543,7 +545,7 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 		out.Shape = slices.Clone(ins[0].Shape)
 		return []*Node{{Op: n.Op, Kind: nkfile.OpReshape, Name: n.Name, In: []*Tensor{ins[0]}, Out: []*Tensor{out}}}, nil
 	}
-	if len(ins) > 2 && n.Op != "Max" && n.Op != "Min" {
+	if len(ins) > 2 && n.Op != "Max" && n.Op != "Min" && n.Op != "Mean" {
 		return nil, fmt.Errorf("%d inputs, want 2", len(ins))
 	}
 	if typedInput(n) != nil {
@@ -585,7 +587,7 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 			return nil, err
 		}
 		y := out
-		if i < len(ins)-2 {
+		if i < len(ins)-2 || n.Op == "Mean" {
 			y = &Tensor{Name: fmt.Sprintf("%s_%d", out.Name, i)}
 		}
 		y.Shape = shape
@@ -593,6 +595,13 @@ func (g *Graph) lowerBinary(n *Node) ([]*Node, error) {
 		m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
 		nodes = append(nodes, m)
 		acc = y
+	}
+	if n.Op == "Mean" {
+		count := &Tensor{Name: out.Name + "_count", Shape: []int{1}, Const: true, F: []float32{float32(len(ins))}}
+		out.Shape = slices.Clone(acc.Shape)
+		m := &Node{Op: n.Op, Kind: nkfile.OpDiv, Name: n.Name, In: []*Tensor{acc, count}, Out: []*Tensor{out}}
+		m.HasAct, m.ActMin, m.ActMax = true, negInf, inf
+		nodes = append(nodes, m)
 	}
 	return nodes, nil
 }

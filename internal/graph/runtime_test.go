@@ -216,7 +216,7 @@ var conformancePrefixes = []string{
 	"test_averagepool_", "test_globalaveragepool", "test_batchnorm_", "test_add", "test_mul",
 	"test_flatten_", "test_reshape_", "test_concat_", "test_constant_pad", "test_edge_pad",
 	"test_reflect_pad", "test_transpose_", "test_dropout", "test_identity",
-	"test_sub", "test_div", "test_max_", "test_min_", "test_pow", "test_exp_", "test_sqrt_", "test_neg_",
+	"test_sub", "test_div", "test_max_", "test_min_", "test_mean_", "test_pow", "test_exp_", "test_sqrt_", "test_neg_",
 	"test_abs", "test_reciprocal_", "test_hardsigmoid", "test_hardswish",
 	"test_reduce_mean_", "test_reduce_max_", "test_reduce_sum_default_", "test_reduce_sum_do_not_",
 	"test_reduce_sum_empty_", "test_reduce_sum_keepdims_", "test_reduce_sum_negative_", "test_squeeze",
