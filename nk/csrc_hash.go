@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "84dfca0a865e0269a7368441790b3f9769efced97301bd6da553ef86f18d6602"
+const csrcHash = "aed26f0fd9d176d9007721946da5b4f9543e1ec7afa15e859f976d486d775f96"

@@ -57,7 +57,8 @@ NK_HIDDEN extern const nk_op_def nk_op_resize2d_i8;
 NK_HIDDEN extern const nk_op_def nk_op_conv_transpose2d_f32;
 NK_HIDDEN extern const nk_op_def nk_op_lstm_f32;
 NK_HIDDEN extern const nk_op_def nk_op_gru_f32;
-/* The binary ops on integer, float16 and double tensors (NK_OP_ANY_DTYPE). */
+/* The binary ops on integer, float16 and double tensors (NK_OP_ANY_DTYPE,
+ * elementwise_typed.c). */
 NK_HIDDEN extern const nk_op_def nk_op_add_typed;
 NK_HIDDEN extern const nk_op_def nk_op_mul_typed;
 NK_HIDDEN extern const nk_op_def nk_op_sub_typed;
@@ -213,6 +214,10 @@ NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);
 NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);
 /* One op per output element. */
 NK_HIDDEN uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t);
+/* The name errors give an op whose entry serves several op types. */
+NK_HIDDEN const char *nk_ops_def_name(const nk_op_rt *op);
+/* The kernels' binary op of ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM or POW. */
+NK_HIDDEN nk_ref_binop nk_ops_binop_of(uint32_t type);
 
 /* Every op's eval by name (the data-movement ones serve any dtype), and
  * nk_op_lookup_in. */
