@@ -200,6 +200,7 @@ NK_LOWERED_EVAL(nk_quantize_i8_eval)
 NK_LOWERED_EVAL(nk_dequantize_eval)
 NK_LOWERED_EVAL(nk_lut_i8_eval)
 NK_LOWERED_EVAL(nk_svdf_i8_eval)
+NK_LOWERED_EVAL(nk_reduce_mean_i8_eval)
 #undef NK_LOWERED_EVAL
 
 #endif /* NK_LOWERED_H */

@@ -63,7 +63,8 @@ enum nk_op_type {
     NK_OP_QUANTIZE = 74,
     NK_OP_DEQUANTIZE = 75,
     NK_OP_LUT_I8 = 76,
-    NK_OP_SVDF_I8 = 77
+    NK_OP_SVDF_I8 = 77,
+    NK_OP_REDUCE_MEAN_I8 = 78
 };
 
 /* X(NK_OP_..., "name") for every op in id order; the op table's names are checked
@@ -124,6 +125,7 @@ enum nk_op_type {
     X(NK_OP_QUANTIZE, "quantize") \
     X(NK_OP_DEQUANTIZE, "dequantize") \
     X(NK_OP_LUT_I8, "lut_i8") \
-    X(NK_OP_SVDF_I8, "svdf_i8")
+    X(NK_OP_SVDF_I8, "svdf_i8") \
+    X(NK_OP_REDUCE_MEAN_I8, "reduce_mean_i8")
 
 #endif

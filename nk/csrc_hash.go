@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "aed26f0fd9d176d9007721946da5b4f9543e1ec7afa15e859f976d486d775f96"
+const csrcHash = "639b6263ddb4180b54c6500b43b9566967d1dbaeb2cd83d03a745c62e8a545b2"

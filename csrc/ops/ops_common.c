@@ -251,6 +251,10 @@ uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t) {
     return t[op->out[0]].elems;
 }
 
+uint64_t nk_ops_in_elems(const nk_op_rt *op, const nk_tensor_rt *t) {
+    return t[op->in[0]].elems;
+}
+
 #define NK_OPS_DIM_LIMIT (1 << 24)
 
 static nk_status nk_ops_fail_param(nk_error_t *err, const char *name, const char *what,

@@ -214,8 +214,14 @@ NK_HIDDEN size_t nk_ops_no_workspace(const nk_op_rt *op, const nk_tensor_rt *t);
 NK_HIDDEN uint64_t nk_ops_no_macs(const nk_op_rt *op, const nk_tensor_rt *t);
 /* One op per output element. */
 NK_HIDDEN uint64_t nk_ops_out_elems(const nk_op_rt *op, const nk_tensor_rt *t);
+/* One op per input element (reductions). */
+NK_HIDDEN uint64_t nk_ops_in_elems(const nk_op_rt *op, const nk_tensor_rt *t);
 /* The name errors give an op whose entry serves several op types. */
 NK_HIDDEN const char *nk_ops_def_name(const nk_op_rt *op);
+/* The output of a REDUCE_* op (param 0: the axes mask) keeps x's rank, the
+ * reduced dims 1. */
+NK_HIDDEN nk_status nk_reduce_check_shape(const nk_op_rt *op, const nk_tensor_rt *t,
+                                          const char *name, nk_error_t *err);
 /* The kernels' binary op of ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM or POW. */
 NK_HIDDEN nk_ref_binop nk_ops_binop_of(uint32_t type);
 
@@ -270,6 +276,8 @@ static inline const nk_tensor_rt *nk_ops_tout(const nk_op_rt *op, const nk_exec 
     (NK_MSG_DROP(name), nk_ops_check_same_shape((op), (t), NULL, (err)))
 #define nk_ops_check_broadcast(op, t, name, err) \
     (NK_MSG_DROP(name), nk_ops_check_broadcast((op), (t), NULL, (err)))
+#define nk_reduce_check_shape(op, t, name, err) \
+    (NK_MSG_DROP(name), nk_reduce_check_shape((op), (t), NULL, (err)))
 #define nk_ops_window_check(name, x, w, out_h, out_w, err) \
     (NK_MSG_DROP(name), nk_ops_window_check(NULL, (x), (w), (out_h), (out_w), (err)))
 #define nk_ops_pool_check_taps(name, x, w, out_h, out_w, err) \

@@ -31,6 +31,7 @@ NK_HIDDEN extern const nk_op_def nk_op_transpose_i8;
 NK_HIDDEN extern const nk_op_def nk_op_lut_i8;
 NK_HIDDEN extern const nk_op_def nk_op_svdf_i8;
 NK_HIDDEN extern const nk_op_def nk_op_quantize_i16;
+NK_HIDDEN extern const nk_op_def nk_op_reduce_mean_i8;
 
 /* Products summed into one int32 accumulator (conv, depthwise, dense) and
  * taps of an int8 pool window: bounds that keep the int32 sums exact. */

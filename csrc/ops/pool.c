@@ -125,12 +125,6 @@ static nk_status nk_gap_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_e
     return NK_OK;
 }
 
-#if NK_OPS_MACS
-static uint64_t nk_gap_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
-    return t[op->in[0]].elems;
-}
-#endif
-
 nk_status nk_gap_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
 #if NETKIT_HOST_KERNELS
@@ -167,6 +161,6 @@ const nk_op_def nk_op_avg_pool2d_f32 = {
 
 const nk_op_def nk_op_global_avg_pool_f32 = {
     NK_OP_NAME("global_avg_pool"), NK_OP_GLOBAL_AVG_POOL, NK_F32, 0, 1, 1, 1, 0,
-    nk_gap_validate, nk_ops_no_workspace, NK_OP_MACS(nk_gap_macs), nk_gap_eval,
+    nk_gap_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_in_elems), nk_gap_eval,
     NULL,
 };

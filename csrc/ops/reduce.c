@@ -5,14 +5,11 @@
  * the output while it still reads the input. */
 #include "ops_common.h"
 
-static nk_status nk_reduce_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
-    const char *name = op->def != NULL ? op->def->name : "reduce";
+nk_status (nk_reduce_check_shape)(const nk_op_rt *op, const nk_tensor_rt *t, const char *name,
+                                nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t expected[NK_MAX_DIMS], d;
     uint32_t mask;
-    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, 1, err);
-    if (s != NK_OK)
-        return s;
     x = &t[op->in[0]];
     out = &t[op->out[0]];
     mask = op->params[0];
@@ -33,6 +30,12 @@ static nk_status nk_reduce_validate(const nk_op_rt *op, const nk_tensor_rt *t, n
     return NK_OK;
 }
 
+static nk_status nk_reduce_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
+    const char *name = nk_ops_def_name(op);
+    nk_status s = nk_ops_check_io(op, t, name, 1, 1, NK_OPS_NO_OPTIONAL, 1, err);
+    return s != NK_OK ? s : nk_reduce_check_shape(op, t, name, err);
+}
+
 nk_status nk_reduce_eval(const nk_op_rt *op, const nk_exec *x) {
     const nk_tensor_rt *in = nk_ops_tin(op, x, 0);
     const nk_ref_reduce kind = op->type == NK_OP_REDUCE_MAX   ? NK_REDUCE_MAX
@@ -43,27 +46,20 @@ nk_status nk_reduce_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-/* One operation per input element. */
-#if NK_OPS_MACS
-static uint64_t nk_reduce_macs(const nk_op_rt *op, const nk_tensor_rt *t) {
-    return t[op->in[0]].elems;
-}
-#endif
-
 const nk_op_def nk_op_reduce_mean_f32 = {
     NK_OP_NAME("reduce_mean"), NK_OP_REDUCE_MEAN, NK_F32, 0, 1, 1, 1, 1,
-    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_reduce_macs), nk_reduce_eval,
+    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_in_elems), nk_reduce_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reduce_sum_f32 = {
     NK_OP_NAME("reduce_sum"), NK_OP_REDUCE_SUM, NK_F32, 0, 1, 1, 1, 1,
-    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_reduce_macs), nk_reduce_eval,
+    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_in_elems), nk_reduce_eval,
     NULL,
 };
 
 const nk_op_def nk_op_reduce_max_f32 = {
     NK_OP_NAME("reduce_max"), NK_OP_REDUCE_MAX, NK_F32, 0, 1, 1, 1, 1,
-    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_reduce_macs), nk_reduce_eval,
+    nk_reduce_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_in_elems), nk_reduce_eval,
     NULL,
 };

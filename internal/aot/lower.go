@@ -77,6 +77,7 @@ var evalOf = map[string]string{
 	"nk_op_svdf_i8":              "nk_svdf_i8_eval",
 	"nk_op_quantize_i16":         "nk_quantize_i8_eval",
 	"nk_op_resize2d_i8":          "nk_resize2d_eval",
+	"nk_op_reduce_mean_i8":       "nk_reduce_mean_i8_eval",
 	"nk_op_add_typed":            "nk_typed_eval",
 	"nk_op_mul_typed":            "nk_typed_eval",
 	"nk_op_sub_typed":            "nk_typed_eval",

@@ -796,3 +796,41 @@ func forEach(shape []int, f func(idx []int)) {
 		}
 	}
 }
+
+// TFLite Micro's int8 MEAN over random axes of random shapes (rank 1..5,
+// among them the global pooling [1,H,W,C] over H and W), with the
+// multiplier folded by quant.Mean: every byte as the oracle's.
+func TestReduceMeanMatchesOracle(t *testing.T) {
+	g := newGen(11)
+	for k := range 400 {
+		shape := make([]int, g.between(1, 5))
+		for i := range shape {
+			shape[i] = g.between(1, 7)
+		}
+		mask := g.IntN(1 << len(shape))
+		if k%4 == 0 { // global average pooling
+			shape, mask = []int{1, g.between(1, 12), g.between(1, 12), g.between(1, 40)}, 0b0110
+		}
+		n := 1
+		for d, v := range shape {
+			if mask>>d&1 != 0 {
+				n *= v
+			}
+		}
+		sIn, sOut := g.scale(0.001, 0.5), g.scale(0.001, 0.5)
+		if k%7 == 0 { // a tiny ratio: the fold's cap at 31 + shift
+			sOut = sIn * float32(math.Ldexp(1, g.between(18, 26)))
+		}
+		m, err := quant.Mean(sIn, sOut, n, rounding)
+		require.NoError(t, err)
+		inZp, outZp := g.zp(), g.zp()
+		x := g.i8s(elems(shape))
+		want, err := int8ref.Mean(x, shape, mask, inZp, outZp, m, rounding)
+		require.NoError(t, err)
+		b := nkfile.NewBuilder()
+		xi := b.Input("x", nkfile.I8, shape...)
+		y := b.Op(nkfile.OpReduceMeanI8, "mean", []int{xi}, nkfile.I32Words(mask, int(inZp), int(outZp), int(m.M), int(m.Shift)), nkfile.ActNone)
+		got := run(t, b, y, i8bytes(x))
+		requireSame(t, want, got, fmt.Sprintf("mean case %d shape %v mask %#b n %d m %v", k, shape, mask, n, m))
+	}
+}

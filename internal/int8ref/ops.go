@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/netkit/netkit/internal/quant"
 )
@@ -542,6 +543,56 @@ func SVDF(x []int8, wf []int8, wt []int32, bias []int32, state []int32, p SVDFPa
 			v := Requantize(wrap32(acc), p.Time, p.Rounding) + p.OutZp
 			y[b*units+u] = int8(min(max(v, -128), 127))
 		}
+	}
+	return y, nil
+}
+
+// Mean is TFLite Micro's int8 MEAN (QuantizedMeanOrSum, no sum): each
+// output sums the raw int8 inputs over the dims of shape that mask reduces
+// (bit d: dim d) in an int32 that wraps, takes off inZp times the count n
+// (the difference wrapped to int32), requantizes by m, which has 1/n folded
+// in (quant.Mean), adds outZp and clamps to int8. The output keeps the
+// rank, the reduced dims as 1.
+func Mean(x []int8, shape []int, mask int, inZp, outZp int32, m quant.Multiplier, r quant.Rounding) ([]int8, error) {
+	outShape := slices.Clone(shape)
+	n, size := 1, 1
+	for d, v := range shape {
+		size *= v
+		if mask>>d&1 != 0 {
+			n *= v
+			outShape[d] = 1
+		}
+	}
+	if len(x) != size || mask>>len(shape) != 0 {
+		return nil, shapeErr("mean: %d values for shape %v, axes mask %#x", len(x), shape, mask)
+	}
+	outSize := 1
+	for _, v := range outShape {
+		outSize *= v
+	}
+	acc := make([]int32, outSize)
+	idx := make([]int, len(shape))
+	for i := range x {
+		o := 0 // the output's row-major offset: reduced indices count as 0
+		for d := range shape {
+			if mask>>d&1 == 0 {
+				o = o*outShape[d] + idx[d]
+			} else {
+				o *= outShape[d]
+			}
+		}
+		acc[o] = wrap32(int64(acc[o]) + int64(x[i]))
+		for d := len(shape) - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	y := make([]int8, outSize)
+	for o, a := range acc {
+		v := Requantize(wrap32(int64(a)-int64(inZp)*int64(n)), m, r) + outZp
+		y[o] = int8(min(max(v, -128), 127))
 	}
 	return y, nil
 }

@@ -62,10 +62,11 @@ const (
 	OpDequantize        OpType = 75
 	OpLutI8             OpType = 76
 	OpSvdfI8            OpType = 77
+	OpReduceMeanI8      OpType = 78
 
 	opFloatEnd = 44 // one past the last float op
 	opI8Begin  = 64 // the first int8 op
-	opTypeEnd  = 78 // one past the last op
+	opTypeEnd  = 79 // one past the last op
 )
 
 // opNames are the names the C core gives the ops (inspect, errors).
@@ -126,4 +127,5 @@ var opNames = [opTypeEnd]string{
 	OpDequantize:        "dequantize",
 	OpLutI8:             "lut_i8",
 	OpSvdfI8:            "svdf_i8",
+	OpReduceMeanI8:      "reduce_mean_i8",
 }

@@ -35,7 +35,7 @@ var paramCount = [opTypeEnd]int{
 	OpLayerNorm: 2, OpLSTM: -1, OpGRU: -1,
 	OpConv2DI8: 13, OpDepthwiseConv2DI8: 13, OpDenseI8: 4, OpAvgPool2DI8: 10, OpMaxPool2DI8: -1,
 	OpAddI8: 12, OpMulI8: 7, OpSoftmaxI8: 3, OpLogisticI8: 4, OpTanhI8: 4,
-	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0, OpSvdfI8: 8,
+	OpQuantize: -1, OpDequantize: 0, OpLutI8: 0, OpSvdfI8: 8, OpReduceMeanI8: 5,
 }
 
 // inputArity is the [min, max] number of inputs of each op.
@@ -53,7 +53,7 @@ var inputArity = [opTypeEnd][2]int{
 	OpConv2DI8: {5, 5}, OpDepthwiseConv2DI8: {5, 5}, OpDenseI8: {5, 5}, OpAvgPool2DI8: {1, 1},
 	OpMaxPool2DI8: {1, 1}, OpAddI8: {2, 2}, OpMulI8: {2, 2}, OpSoftmaxI8: {1, 1},
 	OpLogisticI8: {1, 1}, OpTanhI8: {1, 1}, OpQuantize: {1, 1}, OpDequantize: {1, 1},
-	OpLutI8: {2, 2}, OpSvdfI8: {5, 5},
+	OpLutI8: {2, 2}, OpSvdfI8: {5, 5}, OpReduceMeanI8: {1, 1},
 }
 
 // optionalInput reports whether input k of op type t may be absent (the bias).
@@ -293,7 +293,7 @@ func inferShape(op *Op, in [][]int) ([]int, error) {
 		return MatMulShape(in[0], in[1])
 	case OpSlice:
 		return nil, fmt.Errorf("slice takes its output shape from the output tensor")
-	case OpReduceMean, OpReduceSum, OpReduceMax:
+	case OpReduceMean, OpReduceSum, OpReduceMax, OpReduceMeanI8:
 		mask := op.Params[0]
 		if len(x) < 32 && mask>>uint(len(x)) != 0 {
 			return nil, fmt.Errorf("axes mask %#x names dims beyond rank %d", mask, len(x))

@@ -215,6 +215,18 @@ func inferShapeI8(op *Op, in [][]int) ([]int, error) {
 		return slices.Clone(x), nil
 	case OpSvdfI8:
 		return inferSvdf(p, in)
+	case OpReduceMeanI8:
+		if err := checkZeroPoint("input zero point", i32At(p, 1)); err != nil {
+			return nil, err
+		}
+		if err := checkZeroPoint("output zero point", i32At(p, 2)); err != nil {
+			return nil, err
+		}
+		// the multiplier has the element count folded in: any in [0, 2^31)
+		if m, shift := i32At(p, 3), i32At(p, 4); m < 0 || shift < -31 || shift > 30 {
+			return nil, fmt.Errorf("multiplier %d must be >= 0 and shift %d in -31..30", m, shift)
+		}
+		return inferShape(&Op{Type: OpReduceMean, Params: p[:1]}, in)
 	case OpDequantize:
 		return slices.Clone(x), nil
 	}
@@ -353,6 +365,8 @@ func (m *Model) checkOpTypes(op *Op) error {
 			return fmt.Errorf("i8 resize is nearest only")
 		}
 		return nil
+	case t == OpReduceMeanI8 && in0 == I8:
+		return want(I8, I8)
 	case t == OpLutI8 && in0 == I8:
 		if err := want(I8, I8); err != nil {
 			return err

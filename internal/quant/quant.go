@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Rounding is the requantization rounding mode the kernels are built with.
@@ -238,6 +239,23 @@ func Requantize(sIn, sOut float32, r Rounding) (Multiplier, error) {
 		return Multiplier{}, err
 	}
 	return checked("requantize", float64(sIn)/float64(sOut), r)
+}
+
+// Mean is the multiplier of an int8 MEAN over n elements per output, as
+// TFLite Micro's QuantizedMeanOrSum uses it: s_in / s_out in double
+// (QuantizeMultiplier), then 1/n folded in with integers only: with s the
+// floor of log2(n), capped at 32 and at 31 + shift, M' = (M << s) / n
+// (truncating) and shift' = shift - s. M' may fall below 2^30.
+func Mean(sIn, sOut float32, n int, r Rounding) (Multiplier, error) {
+	if n < 1 {
+		return Multiplier{}, fmt.Errorf("%w: mean over %d elements", ErrRange, n)
+	}
+	m, err := Requantize(sIn, sOut, r)
+	if err != nil {
+		return Multiplier{}, err
+	}
+	s := min(bits.Len64(uint64(n))-1, 32, 31+int(m.Shift))
+	return Multiplier{M: int32((int64(m.M) << s) / int64(n)), Shift: m.Shift - int32(s)}, nil
 }
 
 // CalculateInputRadius is TFLite's bound on |input| past which a

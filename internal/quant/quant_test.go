@@ -309,3 +309,31 @@ func TestDequantizeWeights(t *testing.T) {
 	_, err = DequantizeWeights([]int8{1, 2}, []int32{3}, []float32{1}, nil, 0)
 	assert.ErrorIs(t, err, ErrRange)
 }
+
+// Mean folds 1/n into s_in/s_out with integers, as TFLite Micro's
+// QuantizedMeanOrSum; each figure below is worked by hand.
+func TestMeanHand(t *testing.T) {
+	cases := []struct {
+		name     string
+		sIn, sOt float32
+		n        int
+		want     Multiplier
+		derive   string
+	}{
+		{"7x7 same scale", 0.5, 0.5, 49, Multiplier{701219150, -4},
+			"1 -> (2^30, 1); s = floor(log2 49) = 5; 2^35 / 49 = 34359738368 / 49 = 701219150.4 -> 701219150; shift 1-5"},
+		{"one element", 0.5, 0.25, 1, Multiplier{1 << 30, 2}, "2 -> (2^30, 2); s = 0: unchanged"},
+		{"power of two", 1, 1, 64, Multiplier{1 << 30, -5}, "(2^30, 1); s = 6; 2^36 / 64 = 2^30; shift 1-6"},
+		{"capped by 31 + shift", 1, 1 << 20, 1 << 20, Multiplier{1 << 22, -31},
+			"2^-20 -> (2^30, -19); s = min(20, 32, 31-19) = 12; 2^42 / 2^20 = 2^22; shift -19-12"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Mean(c.sIn, c.sOt, c.n, DoubleRounding)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got, c.derive)
+		})
+	}
+	_, err := Mean(1, 1, 0, DoubleRounding)
+	assert.ErrorIs(t, err, ErrRange)
+}

@@ -405,7 +405,7 @@ func TestResizeInt8(t *testing.T) {
 
 // Float MEAN over H and W without keep_dims (TFLite's global average
 // pool: a RESHAPE drops the reduced dims) and over the last axis, given as
-// -1, with keep_dims, against means worked by hand; int8 MEAN is refused.
+// -1, with keep_dims, against means worked by hand.
 func TestMeanFloat(t *testing.T) {
 	b := newTFLite()
 	x := b.tensor("x", tflite.Float32, []int32{1, 2, 3, 2}, nil, nil)
@@ -425,15 +425,46 @@ func TestMeanFloat(t *testing.T) {
 	assert.Equal(t, []float32{5, 6}, outs[0])
 	assert.Equal(t, []float32{0.5, 2.5, 4.5, 6.5, 8.5, 10.5}, outs[1])
 
+}
+
+// int8 MEAN converts to REDUCE_MEAN_I8 with TFLite Micro's arithmetic: the
+// same inputs as TestMeanFloat at one scale give the same means (worked in
+// the comment), and with zero points, another output scale and keep_dims
+// every byte is int8ref's.
+func TestMeanInt8(t *testing.T) {
 	q := newTFLite()
-	qx := q.tensor("x", tflite.Int8, []int32{1, 2, 3, 2}, nil, perTensor(0.5, 0))
-	qa := q.tensor("hw", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{1, 2}), nil)
-	qy := q.tensor("y", tflite.Int8, []int32{1, 2}, nil, perTensor(0.5, 0))
-	q.op(tflite.OpMean, tflite.ReducerOptions{}, []int32{qx, qa}, qy)
-	q.sg().Inputs, q.sg().Outputs = []int32{qx}, []int32{qy}
-	_, err := Convert(&q.m, Options{})
-	require.ErrorIs(t, err, ErrUnsupported)
-	require.ErrorContains(t, err, "int8 MEAN")
+	x := q.tensor("x", tflite.Int8, []int32{1, 2, 3, 2}, nil, perTensor(0.5, 0))
+	hw := q.tensor("hw", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{1, 2}), nil)
+	y := q.tensor("y", tflite.Int8, []int32{1, 2}, nil, perTensor(0.5, 0))
+	q.op(tflite.OpMean, tflite.ReducerOptions{}, []int32{x, hw}, y)
+	q.sg().Inputs, q.sg().Outputs = []int32{x}, []int32{y}
+	m := loadConverted(t, &q.m)
+	in := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	out := [][]byte{make([]byte, 2)}
+	require.NoError(t, m.RunRaw([][]byte{in}, out))
+	// M = 2^30, shift 1 (1.0); over 6: s = 2, M' = 2^32/6 = 715827882, shift -1;
+	// channel 0 sums 30: SRDHM(30, M') = 10, halved: 5; channel 1 sums 36: 12 -> 6
+	assert.Equal(t, []byte{5, 6}, out[0])
+
+	r := newTFLite()
+	const sIn, zpIn, sOut, zpOut = 0.07, -3, 0.02, 7
+	x = r.tensor("x", tflite.Int8, []int32{2, 3, 4, 5}, nil, perTensor(sIn, zpIn))
+	axes := r.tensor("axes", tflite.Int32, []int32{2}, nkfile.I32Bytes([]int32{-1, 1}), nil)
+	y = r.tensor("y", tflite.Int8, []int32{2, 1, 4, 1}, nil, perTensor(sOut, zpOut))
+	r.op(tflite.OpMean, tflite.ReducerOptions{KeepDims: true}, []int32{x, axes}, y)
+	r.sg().Inputs, r.sg().Outputs = []int32{x}, []int32{y}
+	m = loadConverted(t, &r.m)
+	xs := make([]int8, 2*3*4*5)
+	for i := range xs {
+		xs[i] = int8(i*37%256 - 128)
+	}
+	got := [][]byte{make([]byte, 8)}
+	require.NoError(t, m.RunRaw([][]byte{nkfile.I8Bytes(xs)}, got))
+	mult, err := quant.Mean(sIn, sOut, 15, quant.DoubleRounding)
+	require.NoError(t, err)
+	want, err := int8ref.Mean(xs, []int{2, 3, 4, 5}, 0b1010, zpIn, zpOut, mult, quant.DoubleRounding)
+	require.NoError(t, err)
+	assert.Equal(t, nkfile.I8Bytes(want), got[0])
 }
 
 // binaryI8Ref is int8ref's ADD or MUL of two equal-sized operands with the

@@ -1535,13 +1535,11 @@ func (c *converter) lstm(op *tflite.Operator, x, y *tflite.Tensor) error {
 	return nil
 }
 
-// mean maps float MEAN (constant axes, negative ones counted from the end)
-// to REDUCE_MEAN, which keeps the reduced dims as 1; without keep_dims a
-// RESHAPE drops them.
+// mean maps MEAN (constant axes, negative ones counted from the end) to
+// REDUCE_MEAN, or int8 MEAN to REDUCE_MEAN_I8 with TFLite Micro's
+// multiplier (quant.Mean: s_in / s_out with 1/count folded in); both keep
+// the reduced dims as 1, and without keep_dims a RESHAPE drops them.
 func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) error {
-	if isInt8 {
-		return fmt.Errorf("%w: int8 MEAN (float MEAN converts)", ErrUnsupported)
-	}
 	o, ok := op.Options.(tflite.ReducerOptions)
 	if !ok || len(op.Inputs) != 2 {
 		return fmt.Errorf("%w: MEAN with options %T and %d inputs (want 2)", ErrUnsupported, op.Options, len(op.Inputs))
@@ -1570,9 +1568,37 @@ func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) err
 	if err != nil {
 		return err
 	}
-	params := nkfile.I32Words(mask)
+	kind, params := nkfile.OpReduceMean, nkfile.I32Words(mask)
+	if isInt8 {
+		y, err := c.tensor(op.Outputs[0])
+		if err != nil {
+			return err
+		}
+		if y.Type != tflite.Int8 {
+			return fmt.Errorf("%w: int8 MEAN to a %v output", ErrUnsupported, y.Type)
+		}
+		sIn, zpIn, err := scaleZp(x)
+		if err != nil {
+			return err
+		}
+		sOut, zpOut, err := scaleZp(y)
+		if err != nil {
+			return err
+		}
+		n := 1
+		for a, d := range shape {
+			if mask&(1<<a) != 0 {
+				n *= d
+			}
+		}
+		m, err := quant.Mean(sIn, sOut, n, c.opt.Rounding)
+		if err != nil {
+			return err
+		}
+		kind, params = nkfile.OpReduceMeanI8, nkfile.I32Words(mask, int(zpIn), int(zpOut), int(m.M), int(m.Shift))
+	}
 	if o.KeepDims {
-		return c.emit(nkfile.OpReduceMean, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
+		return c.emit(kind, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
 	}
 	kept := slices.Clone(shape)
 	for a := range kept {
@@ -1580,8 +1606,12 @@ func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) err
 			kept[a] = 1
 		}
 	}
-	name := c.outName(op)
-	mid := c.add(nkfile.Tensor{Name: name + "/keepdims", DType: nkfile.F32, Shape: kept})
-	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpReduceMean, Name: name + "/keepdims", Inputs: []int{xid}, Outputs: []int{mid}, Params: params})
+	out, err := c.runtime(op.Outputs[0])
+	if err != nil {
+		return err
+	}
+	name, y := c.outName(op), c.out.Tensors[out]
+	mid := c.add(nkfile.Tensor{Name: name + "/keepdims", DType: y.DType, Shape: kept, Quant: y.Quant})
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: kind, Name: name + "/keepdims", Inputs: []int{xid}, Outputs: []int{mid}, Params: params})
 	return c.emit(nkfile.OpReshape, op.Outputs[0], []int{mid}, nil, nkfile.ActNone)
 }

@@ -191,6 +191,17 @@ static inline int32_t nk_q_requantize(int32_t val, int32_t m, int32_t shift) {
     return nk_q_rq_apply(&r, val);
 }
 
+/* The build's requantization for a multiplier anywhere in [0, 2^31): the
+ * prepared form above needs m >= 2^30 or 0 (MEAN's folded multiplier is
+ * not normalized). */
+static inline int32_t nk_q_requantize_any(int32_t val, int32_t m, int32_t shift) {
+#if NETKIT_SINGLE_ROUNDING
+    return nk_q_requantize_sr(val, m, shift);
+#else
+    return nk_q_requantize_dr(val, m, shift);
+#endif
+}
+
 /* Clamp to [lo, hi] (quantized activation range, int8 cast). */
 static inline int32_t nk_q_clamp(int32_t v, int32_t lo, int32_t hi) {
     v = v < lo ? lo : v;

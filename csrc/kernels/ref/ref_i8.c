@@ -219,3 +219,67 @@ void nk_ref_lut_i8(const int8_t *x, const int8_t *NK_RESTRICT table, int8_t *y, 
     for (i = 0; i < n; i++)
         y[i] = table[(int32_t)x[i] + 128];
 }
+
+void nk_ref_reduce_mean_i8(const int8_t *NK_RESTRICT x, const int32_t *dims, int32_t rank,
+                           uint32_t mask, int32_t in_zp, int32_t out_zp, int32_t mult,
+                           int32_t shift, int8_t *NK_RESTRICT y) {
+    /* The dims as runs (size-1 dims dropped, neighbours reduced alike
+     * merged), split into the kept runs, which number the outputs, and the
+     * reduced runs, which one output sums; each with its input stride. */
+    size_t len[6], stride[6], klen[6], kstr[6]; /* rank <= 6 */
+    size_t rlen[6], rstr[6], kidx[6], ridx[6];
+    unsigned char red[6];
+    size_t n = 1, out_n = 1, base = 0, o, i, s = 1;
+    int32_t r = 0, nk = 0, nr = 0, d;
+    for (d = 0; d < rank; d++) {
+        const unsigned char f = (unsigned char)((mask >> d) & 1u);
+        if (dims[d] == 1)
+            continue;
+        if (r > 0 && red[r - 1] == f) {
+            len[r - 1] *= (size_t)dims[d];
+        } else {
+            len[r] = (size_t)dims[d];
+            red[r++] = f;
+        }
+    }
+    for (d = r - 1; d >= 0; d--) {
+        stride[d] = s;
+        s *= len[d];
+    }
+    for (d = 0; d < r; d++) {
+        if (red[d]) {
+            rlen[nr] = len[d];
+            rstr[nr] = stride[d];
+            ridx[nr++] = 0;
+            n *= len[d];
+        } else {
+            klen[nk] = len[d];
+            kstr[nk] = stride[d];
+            kidx[nk++] = 0;
+            out_n *= len[d];
+        }
+    }
+    for (o = 0; o < out_n; o++) {
+        uint32_t acc = 0; /* wraps as TFLite's int32 sum does */
+        size_t off = base;
+        for (i = 0; i < n; i++) {
+            acc += (uint32_t)(int32_t)x[off];
+            for (d = nr - 1; d >= 0; d--) { /* odometer over the reduced runs */
+                off += rstr[d];
+                if (++ridx[d] < rlen[d])
+                    break;
+                off -= rstr[d] * rlen[d];
+                ridx[d] = 0;
+            }
+        }
+        acc -= (uint32_t)in_zp * (uint32_t)n;
+        y[o] = (int8_t)nk_q_clamp(nk_q_requantize_any((int32_t)acc, mult, shift) + out_zp, -128, 127);
+        for (d = nk - 1; d >= 0; d--) { /* odometer over the kept runs */
+            base += kstr[d];
+            if (++kidx[d] < klen[d])
+                break;
+            base -= kstr[d] * klen[d];
+            kidx[d] = 0;
+        }
+    }
+}

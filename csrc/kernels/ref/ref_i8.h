@@ -176,6 +176,15 @@ NK_REF_HIDDEN void nk_ref_dequantize_i8_f32(const int8_t *NK_RESTRICT x, float *
 /* i8 -> i8 rescale: clamp(requantize(x - in_zp) + out_zp); y may equal x. */
 NK_REF_HIDDEN void nk_ref_requantize_i8(const int8_t *x, int8_t *y, size_t n, int32_t mult,
                                         int32_t shift, int32_t in_zp, int32_t out_zp);
+/* TFLite Micro's int8 MEAN over the dims of x that mask reduces (bit d:
+ * dim d; y keeps the rank, those dims 1): each output sums its raw inputs
+ * in an int32 that wraps, less in_zp times their count n (wrapped), then
+ * requantizes by mult/shift, which have 1/n folded in (any mult in
+ * [0, 2^31)), adds out_zp and clamps to int8. */
+NK_REF_HIDDEN void nk_ref_reduce_mean_i8(const int8_t *NK_RESTRICT x, const int32_t *dims,
+                                         int32_t rank, uint32_t mask, int32_t in_zp,
+                                         int32_t out_zp, int32_t mult, int32_t shift,
+                                         int8_t *NK_RESTRICT y);
 /* y[i] = table[x[i] + 128]; y may equal x. */
 NK_REF_HIDDEN void nk_ref_lut_i8(const int8_t *x, const int8_t *NK_RESTRICT table, int8_t *y,
                                  size_t n);
