@@ -34,6 +34,7 @@ static const nkt_expect_i8 nkt_i8_table[] = {
     {77, NK_I8, "svdf_i8", 0, 5, 5, 8},
     {74, NK_I16, "quantize", 0, 1, 1, 4},
     {40, NK_I8, "resize2d", 0, 1, 1, 7},
+    {78, NK_I8, "reduce_mean_i8", 0, 1, 1, 5},
 };
 
 /* ---- a hand-built one-op graph with typed tensors ---- */
@@ -127,6 +128,46 @@ static void nkt_conv_graph(nkt_g8 *g, const int32_t *mult, const int32_t *shift)
     nkt_t(g, 3, NK_I32, 1, 3, 0, 0, 0, mult);
     nkt_t(g, 4, NK_I32, 1, 3, 0, 0, 0, shift);
     nkt_t(g, 5, NK_I8, 4, 1, 2, 2, 3, NULL);
+}
+
+/* reduce_mean_i8 of x [1,3,3,2] over H and W: params mask, in_zp, out_zp,
+ * M (not normalized: 1/9 folded in), shift. */
+static void nkt_mean_graph(nkt_g8 *g, const int32_t *p) {
+    memset(g, 0, sizeof *g);
+    nkt_g8_init(g, NK_OP_REDUCE_MEAN_I8, 1, p, 5);
+    nkt_t(g, 0, NK_I8, 4, 1, 3, 3, 2, NULL);
+    nkt_t(g, 1, NK_I8, 4, 1, 1, 1, 2, NULL);
+}
+
+static void nkt_mean_rejections(void) {
+    const int32_t ok[5] = {6, -3, 5, 954437176, -2};
+    int32_t p[5];
+    nkt_g8 g;
+    nkt_mean_graph(&g, ok);
+    NKT_EXPECT(&g, NK_OK, "valid mean");
+    memcpy(p, ok, sizeof p);
+    p[0] = 1 << 4;
+    nkt_mean_graph(&g, p);
+    NKT_EXPECT(&g, NK_ERR_UNSUPPORTED, "mean axes mask past the rank");
+    nkt_mean_graph(&g, ok);
+    g.t[1].dims[2] = 3;
+    g.t[1].elems = 6;
+    NKT_EXPECT(&g, NK_ERR_SHAPE, "mean output keeps W");
+    memcpy(p, ok, sizeof p);
+    p[1] = 128;
+    nkt_mean_graph(&g, p);
+    NKT_EXPECT(&g, NK_ERR_UNSUPPORTED, "mean input zero point 128");
+    memcpy(p, ok, sizeof p);
+    p[3] = -1;
+    nkt_mean_graph(&g, p);
+    NKT_EXPECT(&g, NK_ERR_UNSUPPORTED, "mean negative multiplier");
+    memcpy(p, ok, sizeof p);
+    p[4] = 31;
+    nkt_mean_graph(&g, p);
+    NKT_EXPECT(&g, NK_ERR_UNSUPPORTED, "mean shift 31");
+    nkt_mean_graph(&g, ok);
+    g.t[1].dtype = NK_I16;
+    NKT_EXPECT(&g, NK_ERR_DTYPE, "mean to i16");
 }
 
 static void nkt_validate_rejections(void) {
@@ -493,11 +534,13 @@ int main(void) {
     for (i = 64; i <= 73; i++)
         NKT_CHECK(nk_op_lookup((uint32_t)i, NK_F32) == NULL, "type %u has an f32 entry",
                   (unsigned)i);
-    NKT_CHECK(nk_op_lookup(78, NK_I8) == NULL, "type 78");
+    NKT_CHECK(nk_op_lookup(79, NK_I8) == NULL, "type 79");
+    NKT_CHECK(nk_op_lookup(78, NK_F32) == NULL, "reduce_mean_i8 of f32");
     NKT_CHECK(nk_op_lookup(77, NK_I16) == NULL, "svdf_i8 of i16");
     NKT_CHECK(nk_op_lookup(76, NK_F32) == NULL, "lut_i8 of f32");
     NKT_CHECK(nk_op_lookup(75, NK_F32) == NULL, "dequantize of f32");
     nkt_validate_rejections();
+    nkt_mean_rejections();
     nkt_conv_hand();
     nkt_pool_hand();
     nkt_shape_hand();
