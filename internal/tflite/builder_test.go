@@ -167,9 +167,15 @@ func buildTiny(t testing.TB) []byte {
 // buildTinyWith is buildTiny with the operator's options a table of the
 // given union tag and fields.
 func buildTinyWith(optTag uint8, optFields ...fld) []byte {
+	return buildTinyOpts(optTag, func(*fbWriter) []fld { return optFields })
+}
+
+// buildTinyOpts is buildTinyWith with option fields that may refer to
+// vectors written first into the same file.
+func buildTinyOpts(optTag uint8, optFields func(w *fbWriter) []fld) []byte {
 	w := &fbWriter{}
 	// leaves first (they end up last in the file)
-	opts := w.table(optFields...)
+	opts := w.table(optFields(w)...)
 	opIn := w.ints([]int32{0, -1})
 	opOut := w.ints([]int32{1})
 	op := w.table(i32f(0, 0), reff(1, opIn), reff(2, opOut), u8f(3, optTag), reff(4, opts))

@@ -381,6 +381,23 @@ func TestReducerOptions(t *testing.T) {
 	assert.Equal(t, ReducerOptions{KeepDims: true}, m.Subgraphs[0].Operators[0].Options)
 }
 
+// The options of SUB, DIV, SQUEEZE and STRIDED_SLICE at their schema
+// field ids; absent fields take the schema's defaults.
+func TestArithmeticAndSliceOptions(t *testing.T) {
+	m, err := Parse(buildTinyWith(optSub, u8f(0, uint8(ActRelu6))))
+	require.NoError(t, err)
+	assert.Equal(t, SubOptions{Activation: ActRelu6, PotScaleInt16: true}, m.Subgraphs[0].Operators[0].Options)
+	m, err = Parse(buildTinyWith(optDiv, u8f(0, uint8(ActRelu))))
+	require.NoError(t, err)
+	assert.Equal(t, DivOptions{Activation: ActRelu}, m.Subgraphs[0].Operators[0].Options)
+	m, err = Parse(buildTinyOpts(optSqueeze, func(w *fbWriter) []fld { return []fld{reff(0, w.ints([]int32{1, 2}))} }))
+	require.NoError(t, err)
+	assert.Equal(t, SqueezeOptions{Dims: []int32{1, 2}}, m.Subgraphs[0].Operators[0].Options)
+	m, err = Parse(buildTinyWith(optStridedSlice, i32f(0, 5), i32f(1, 2), i32f(4, 8), u8f(5, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, StridedSliceOptions{BeginMask: 5, EndMask: 2, ShrinkAxisMask: 8, Offset: true}, m.Subgraphs[0].Operators[0].Options)
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add(buildTiny(f))
 	dir := os.Getenv("NETKIT_TFLITE_MODELS")

@@ -31,9 +31,14 @@ const (
 	OpTranspose             BuiltinOp = 39
 	OpMean                  BuiltinOp = 40
 	OpSub                   BuiltinOp = 41
+	OpDiv                   BuiltinOp = 42
 	OpSqueeze               BuiltinOp = 43
 	OpUnidirectionalLSTM    BuiltinOp = 44
 	OpStridedSlice          BuiltinOp = 45
+	OpExp                   BuiltinOp = 47
+	OpMaximum               BuiltinOp = 55
+	OpMinimum               BuiltinOp = 57
+	OpSqrt                  BuiltinOp = 75
 	OpPadV2                 BuiltinOp = 60
 	OpTransposeConv         BuiltinOp = 67
 	OpResizeNearestNeighbor BuiltinOp = 97
@@ -52,10 +57,10 @@ var opNames = map[BuiltinOp]string{
 	OpLogistic: "LOGISTIC", 16: "LSTM", OpMaxPool2D: "MAX_POOL_2D", OpMul: "MUL", OpRelu: "RELU",
 	OpReluN1To1: "RELU_N1_TO_1", OpRelu6: "RELU6", OpReshape: "RESHAPE", OpResizeBilinear: "RESIZE_BILINEAR",
 	OpSoftmax: "SOFTMAX", 26: "SPACE_TO_DEPTH", OpSVDF: "SVDF", OpTanh: "TANH", OpCustom: "CUSTOM",
-	OpPad: "PAD", 36: "GATHER", OpTranspose: "TRANSPOSE", OpMean: "MEAN", OpSub: "SUB", 42: "DIV",
-	OpSqueeze: "SQUEEZE", OpUnidirectionalLSTM: "UNIDIRECTIONAL_SEQUENCE_LSTM", OpStridedSlice: "STRIDED_SLICE", 47: "EXP",
-	49: "SPLIT", 53: "CAST", 54: "PRELU", 55: "MAXIMUM", 56: "ARG_MAX", 57: "MINIMUM", OpPadV2: "PADV2",
-	65: "SLICE", OpTransposeConv: "TRANSPOSE_CONV", 70: "EXPAND_DIMS", 74: "SUM", 83: "PACK", 88: "UNPACK",
+	OpPad: "PAD", 36: "GATHER", OpTranspose: "TRANSPOSE", OpMean: "MEAN", OpSub: "SUB", OpDiv: "DIV",
+	OpSqueeze: "SQUEEZE", OpUnidirectionalLSTM: "UNIDIRECTIONAL_SEQUENCE_LSTM", OpStridedSlice: "STRIDED_SLICE", OpExp: "EXP",
+	49: "SPLIT", 53: "CAST", 54: "PRELU", OpMaximum: "MAXIMUM", 56: "ARG_MAX", OpMinimum: "MINIMUM", OpPadV2: "PADV2",
+	65: "SLICE", OpTransposeConv: "TRANSPOSE_CONV", 70: "EXPAND_DIMS", 74: "SUM", OpSqrt: "SQRT", 83: "PACK", 88: "UNPACK",
 	OpResizeNearestNeighbor: "RESIZE_NEAREST_NEIGHBOR", OpLeakyRelu: "LEAKY_RELU", 100: "MIRROR_PAD", 102: "SPLIT_V",
 	OpQuantize: "QUANTIZE", OpHardSwish: "HARD_SWISH", OpBatchMatMul: "BATCH_MATMUL",
 	OpPlaceholderForGreater: "PLACEHOLDER_FOR_GREATER_OP_CODES", OpGelu: "GELU",
@@ -131,6 +136,10 @@ const (
 	optAdd             = 11
 	optReshape         = 17
 	optReducer         = 27
+	optSub             = 28
+	optDiv             = 29
+	optSqueeze         = 30
+	optStridedSlice    = 32
 	optMul             = 21
 	optPad             = 22
 	optResizeBilinear  = 15
@@ -183,6 +192,25 @@ type AddOptions struct {
 
 type MulOptions struct{ Activation Activation }
 
+// SubOptions are SUB's.
+type SubOptions struct {
+	Activation    Activation
+	PotScaleInt16 bool
+}
+
+// DivOptions are DIV's.
+type DivOptions struct{ Activation Activation }
+
+// SqueezeOptions are SQUEEZE's: the dims to drop (all of size 1 when empty).
+type SqueezeOptions struct{ Dims []int32 }
+
+// StridedSliceOptions are STRIDED_SLICE's masks (bit i: dim i) and its
+// offset flag (end counted from begin).
+type StridedSliceOptions struct {
+	BeginMask, EndMask, EllipsisMask, NewAxisMask, ShrinkAxisMask int32
+	Offset                                                        bool
+}
+
 type ReshapeOptions struct{ NewShape []int32 }
 
 type PadOptions struct{}
@@ -226,6 +254,10 @@ func (SoftmaxOptions) builtinOptions()            {}
 func (ConcatenationOptions) builtinOptions()      {}
 func (AddOptions) builtinOptions()                {}
 func (MulOptions) builtinOptions()                {}
+func (SubOptions) builtinOptions()                {}
+func (DivOptions) builtinOptions()                {}
+func (SqueezeOptions) builtinOptions()            {}
+func (StridedSliceOptions) builtinOptions()       {}
 func (ReshapeOptions) builtinOptions()            {}
 func (PadOptions) builtinOptions()                {}
 func (ReducerOptions) builtinOptions()            {}
@@ -301,6 +333,19 @@ func parseOptions(tag uint8, t table) (Options, error) {
 		o = AddOptions{Activation: Activation(r.i8(0, 0)), PotScaleInt16: r.boolean(1, true)}
 	case optMul:
 		o = MulOptions{Activation: Activation(r.i8(0, 0))}
+	case optSub:
+		o = SubOptions{Activation: Activation(r.i8(0, 0)), PotScaleInt16: r.boolean(1, true)}
+	case optDiv:
+		o = DivOptions{Activation: Activation(r.i8(0, 0))}
+	case optSqueeze:
+		dims, err := t.i32s(0, "squeeze dims")
+		if err != nil {
+			return nil, err
+		}
+		o = SqueezeOptions{Dims: dims}
+	case optStridedSlice:
+		o = StridedSliceOptions{BeginMask: r.i32(0, 0), EndMask: r.i32(1, 0), EllipsisMask: r.i32(2, 0),
+			NewAxisMask: r.i32(3, 0), ShrinkAxisMask: r.i32(4, 0), Offset: r.boolean(5, false)}
 	case optReshape:
 		shape, err := t.i32s(0, "reshape new_shape")
 		if err != nil {

@@ -575,3 +575,123 @@ func TestInt8BroadcastAddMul(t *testing.T) {
 		}
 	}
 }
+
+// Float SUB (with a fused RELU), DIV, MAXIMUM and MINIMUM (numpy
+// broadcasting of a [3] constant against [1,2,3]), EXP, SQRT and
+// HARD_SWISH, against values worked by hand; their int8 forms are refused.
+func TestFloatElementwiseOps(t *testing.T) {
+	b := newTFLite()
+	x := b.tensor("x", tflite.Float32, []int32{1, 2, 3}, nil, nil)
+	c := b.tensor("c", tflite.Float32, []int32{3}, nkfile.F32Bytes([]float32{1, 2, 4}), nil)
+	outs := []int32{}
+	for _, o := range []struct {
+		code tflite.BuiltinOp
+		opts tflite.Options
+	}{
+		{tflite.OpSub, tflite.SubOptions{Activation: tflite.ActRelu}}, {tflite.OpDiv, tflite.DivOptions{}},
+		{tflite.OpMaximum, nil}, {tflite.OpMinimum, nil},
+	} {
+		y := b.tensor(o.code.String(), tflite.Float32, []int32{1, 2, 3}, nil, nil)
+		b.op(o.code, o.opts, []int32{x, c}, y)
+		outs = append(outs, y)
+	}
+	for _, code := range []tflite.BuiltinOp{tflite.OpExp, tflite.OpSqrt, tflite.OpHardSwish} {
+		y := b.tensor(code.String(), tflite.Float32, []int32{1, 2, 3}, nil, nil)
+		b.op(code, nil, []int32{x}, y)
+		outs = append(outs, y)
+	}
+	b.sg().Inputs, b.sg().Outputs = []int32{x}, outs
+	m := loadConverted(t, &b.m)
+	in := []float32{0, 1, 4, 9, 3, -3}
+	got := make([][]float32, len(outs))
+	for i := range got {
+		got[i] = make([]float32, 6)
+	}
+	require.NoError(t, m.RunMulti([][]float32{in}, got))
+	assert.Equal(t, []float32{0, 0, 0, 8, 1, 0}, got[0], "relu(x - c)")
+	assert.Equal(t, []float32{0, 0.5, 1, 9, 1.5, -0.75}, got[1], "x / c")
+	assert.Equal(t, []float32{1, 2, 4, 9, 3, 4}, got[2], "max(x, c)")
+	assert.Equal(t, []float32{0, 1, 4, 1, 2, -3}, got[3], "min(x, c)")
+	for i, v := range in {
+		assert.InDelta(t, math.Exp(float64(v)), float64(got[4][i]), 1e-6*math.Exp(float64(v)), "exp(%g)", v)
+	}
+	assert.InDeltaSlice(t, []float32{0, 1, 2, 3, 1.7320508}, got[5][:5], 1e-7, "sqrt")
+	assert.True(t, math.IsNaN(float64(got[5][5])), "sqrt(-3)")
+	// hard_swish(x) = x * relu6(x + 3) / 6: 0, 4/6, 4, 9, 3, 0
+	assert.InDeltaSlice(t, []float32{0, 4.0 / 6, 4, 9, 3, 0}, got[6], 1e-6)
+
+	q := newTFLite()
+	qx := q.tensor("x", tflite.Int8, []int32{4}, nil, perTensor(0.5, 0))
+	qy := q.tensor("y", tflite.Int8, []int32{4}, nil, perTensor(0.5, 0))
+	q.op(tflite.OpSub, tflite.SubOptions{}, []int32{qx, qx}, qy)
+	q.sg().Inputs, q.sg().Outputs = []int32{qx}, []int32{qy}
+	_, err := Convert(&q.m, Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, "int8 SUB")
+}
+
+// STRIDED_SLICE and SQUEEZE on x [2,3,4] holding x[i][j][k] = 12i + 4j + k:
+// a plain strided window, a reversed axis with begin and end masks and a
+// shrunk axis, against the elements picked out by hand.
+func TestStridedSliceSqueeze(t *testing.T) {
+	vec := func(v ...int32) []byte { return nkfile.I32Bytes(v) }
+	cases := []struct {
+		name               string
+		begin, end, stride []byte
+		opts               tflite.StridedSliceOptions
+		shape              []int32
+		want               []float32
+	}{
+		// i in {0,1}, j in {1,2}, k in {0,2}
+		{"window", vec(0, 1, 0), vec(2, 3, 4), vec(1, 1, 2), tflite.StridedSliceOptions{}, []int32{2, 2, 2},
+			[]float32{4, 6, 8, 10, 16, 18, 20, 22}},
+		// i = 1 (shrunk), j from the last down to 0 (begin and end masks), k from -3 = 1 to 3
+		{"reverse shrink", vec(1, 0, -3), vec(0, 0, 3), vec(1, -1, 1),
+			tflite.StridedSliceOptions{BeginMask: 2, EndMask: 2, ShrinkAxisMask: 1}, []int32{3, 2},
+			[]float32{21, 22, 17, 18, 13, 14}},
+		// ends past the axis clamp to it; negative begins count from the end
+		{"clamped", vec(-1, -2, -100), vec(100, 100, 100), vec(1, 1, 3), tflite.StridedSliceOptions{}, []int32{1, 2, 2},
+			[]float32{16, 19, 20, 23}},
+	}
+	x := make([]float32, 24)
+	for i := range x {
+		x[i] = float32(i)
+	}
+	for _, c := range cases {
+		b := newTFLite()
+		xi := b.tensor("x", tflite.Float32, []int32{2, 3, 4}, nil, nil)
+		bi := b.tensor("begin", tflite.Int32, []int32{3}, c.begin, nil)
+		ei := b.tensor("end", tflite.Int32, []int32{3}, c.end, nil)
+		si := b.tensor("strides", tflite.Int32, []int32{3}, c.stride, nil)
+		y := b.tensor("y", tflite.Float32, c.shape, nil, nil)
+		b.op(tflite.OpStridedSlice, c.opts, []int32{xi, bi, ei, si}, y)
+		b.sg().Inputs, b.sg().Outputs = []int32{xi}, []int32{y}
+		m := loadConverted(t, &b.m)
+		got := make([]float32, len(c.want))
+		require.NoError(t, m.Run(x, got), c.name)
+		assert.Equal(t, c.want, got, c.name)
+	}
+
+	// SQUEEZE [1,3,1,2] -> [3,2] is a RESHAPE; an empty slice is refused
+	b := newTFLite()
+	xi := b.tensor("x", tflite.Float32, []int32{1, 3, 1, 2}, nil, nil)
+	y := b.tensor("y", tflite.Float32, []int32{3, 2}, nil, nil)
+	b.op(tflite.OpSqueeze, tflite.SqueezeOptions{Dims: []int32{0, 2}}, []int32{xi}, y)
+	b.sg().Inputs, b.sg().Outputs = []int32{xi}, []int32{y}
+	m := loadConverted(t, &b.m)
+	got := make([]float32, 6)
+	require.NoError(t, m.Run([]float32{1, 2, 3, 4, 5, 6}, got))
+	assert.Equal(t, []float32{1, 2, 3, 4, 5, 6}, got)
+
+	e := newTFLite()
+	xi = e.tensor("x", tflite.Float32, []int32{4}, nil, nil)
+	bi := e.tensor("begin", tflite.Int32, []int32{1}, vec(3), nil)
+	ei := e.tensor("end", tflite.Int32, []int32{1}, vec(1), nil)
+	si := e.tensor("strides", tflite.Int32, []int32{1}, vec(1), nil)
+	y = e.tensor("y", tflite.Float32, []int32{1}, nil, nil)
+	e.op(tflite.OpStridedSlice, tflite.StridedSliceOptions{}, []int32{xi, bi, ei, si}, y)
+	e.sg().Inputs, e.sg().Outputs = []int32{xi}, []int32{y}
+	_, err := Convert(&e.m, Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, "empty axis 0")
+}

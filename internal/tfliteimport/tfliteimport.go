@@ -128,7 +128,8 @@ var supported = map[tflite.BuiltinOp]bool{
 	tflite.OpQuantize: true, tflite.OpDequantize: true, tflite.OpPad: true, tflite.OpPadV2: true,
 	tflite.OpConcatenation: true, tflite.OpResizeBilinear: true, tflite.OpResizeNearestNeighbor: true,
 	tflite.OpTransposeConv: true, tflite.OpGelu: true, tflite.OpSVDF: true, tflite.OpUnidirectionalLSTM: true,
-	tflite.OpMean: true,
+	tflite.OpMean: true, tflite.OpSub: true, tflite.OpDiv: true, tflite.OpMaximum: true, tflite.OpMinimum: true,
+	tflite.OpExp: true, tflite.OpSqrt: true, tflite.OpHardSwish: true, tflite.OpSqueeze: true, tflite.OpStridedSlice: true,
 }
 
 // int16OK are the operators that take int16 tensors: QUANTIZE between
@@ -579,9 +580,13 @@ func (c *converter) convert(op *tflite.Operator, code tflite.BuiltinOp) error {
 		return c.fullyConnected(op, isInt8)
 	case tflite.OpAveragePool2D, tflite.OpMaxPool2D:
 		return c.pool(op, code, isInt8)
-	case tflite.OpAdd, tflite.OpMul:
+	case tflite.OpAdd, tflite.OpMul, tflite.OpSub, tflite.OpDiv, tflite.OpMaximum, tflite.OpMinimum:
 		return c.binary(op, code, isInt8)
-	case tflite.OpReshape:
+	case tflite.OpExp, tflite.OpSqrt, tflite.OpHardSwish:
+		return c.unary(op, code, isInt8)
+	case tflite.OpStridedSlice:
+		return c.stridedSlice(op, x, isInt8)
+	case tflite.OpReshape, tflite.OpSqueeze: // the output tensor's shape says which
 		xid, err := c.input(op.Inputs[0])
 		if err != nil {
 			return err
@@ -933,6 +938,26 @@ func (c *converter) pool(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool
 	return c.emit(t, op.Outputs[0], []int{xid}, p.Words(), int8Act(o.Activation))
 }
 
+// floatBinary maps the float binary operators to their nk ops (numpy
+// broadcasting, a fused activation as the clamp).
+var floatBinary = map[tflite.BuiltinOp]nkfile.OpType{
+	tflite.OpAdd: nkfile.OpAdd, tflite.OpMul: nkfile.OpMul, tflite.OpSub: nkfile.OpSub, tflite.OpDiv: nkfile.OpDiv,
+	tflite.OpMaximum: nkfile.OpMaximum, tflite.OpMinimum: nkfile.OpMinimum,
+}
+
+// unary maps float EXP, SQRT and HARD_SWISH to their nk ops.
+func (c *converter) unary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
+	if isInt8 {
+		return fmt.Errorf("%w: int8 %v (float %v converts)", ErrUnsupported, code, code)
+	}
+	xid, err := c.floatInput(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	t := map[tflite.BuiltinOp]nkfile.OpType{tflite.OpExp: nkfile.OpExp, tflite.OpSqrt: nkfile.OpSqrt, tflite.OpHardSwish: nkfile.OpHardSwish}[code]
+	return c.emit(t, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+}
+
 func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
 	if len(op.Inputs) != 2 {
 		return fmt.Errorf("%w: %d inputs", ErrUnsupported, len(op.Inputs))
@@ -942,6 +967,10 @@ func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 	case tflite.AddOptions:
 		act = o.Activation
 	case tflite.MulOptions:
+		act = o.Activation
+	case tflite.SubOptions:
+		act = o.Activation
+	case tflite.DivOptions:
 		act = o.Activation
 	case nil:
 	default:
@@ -964,11 +993,11 @@ func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 		if err != nil {
 			return err
 		}
-		t := nkfile.OpAdd
-		if code == tflite.OpMul {
-			t = nkfile.OpMul
-		}
+		t := floatBinary[code]
 		return c.emit(t, op.Outputs[0], []int{aid, bid}, nkfile.ClampWords(clamp), clamp.Act())
+	}
+	if code != tflite.OpAdd && code != tflite.OpMul {
+		return fmt.Errorf("%w: int8 %v (float %v converts)", ErrUnsupported, code, code)
 	}
 	if b.Type != tflite.Int8 {
 		return fmt.Errorf("%w: second input %v", ErrUnsupported, b.Type)
@@ -1613,5 +1642,104 @@ func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) err
 	name, y := c.outName(op), c.out.Tensors[out]
 	mid := c.add(nkfile.Tensor{Name: name + "/keepdims", DType: y.DType, Shape: kept, Quant: y.Quant})
 	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: kind, Name: name + "/keepdims", Inputs: []int{xid}, Outputs: []int{mid}, Params: params})
+	return c.emit(nkfile.OpReshape, op.Outputs[0], []int{mid}, nil, nkfile.ActNone)
+}
+
+// stridedSlice maps float STRIDED_SLICE (constant begin, end and strides;
+// the begin, end and shrink-axis masks) to SLICE, each axis resolved as
+// TFLite's strided_slice_logic does: a negative index counts from the end,
+// a masked one takes the axis' first or last, then both clamp to the axis
+// ([0, n] for a positive stride, [-1, n-1] for a negative one), and a
+// shrunk axis ends one past its start. A RESHAPE drops the shrunk axes.
+func (c *converter) stridedSlice(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) error {
+	if isInt8 {
+		return fmt.Errorf("%w: int8 STRIDED_SLICE (float STRIDED_SLICE converts)", ErrUnsupported)
+	}
+	o, _ := op.Options.(tflite.StridedSliceOptions)
+	if len(op.Inputs) != 4 || o.EllipsisMask != 0 || o.NewAxisMask != 0 || o.Offset {
+		return fmt.Errorf("%w: STRIDED_SLICE with %d inputs, ellipsis mask %d, new axis mask %d, offset %v (want 4, 0, 0, false)",
+			ErrUnsupported, len(op.Inputs), o.EllipsisMask, o.NewAxisMask, o.Offset)
+	}
+	shape := shapeOf(x)
+	r := len(shape)
+	var idx [3][]int32 // begin, end, strides
+	for k := range idx {
+		t, err := c.tensor(op.Inputs[k+1])
+		if err != nil {
+			return err
+		}
+		raw := c.data(t)
+		if t.Type != tflite.Int32 || len(raw) != 4*r {
+			return fmt.Errorf("%w: STRIDED_SLICE input %d %q must be a constant int32 vector of %d", ErrUnsupported, k+1, t.Name, r)
+		}
+		idx[k] = nkfile.BytesI32(raw)
+	}
+	clampAxis := func(v, n, stride int) int {
+		if stride > 0 {
+			return min(max(v, 0), n)
+		}
+		return min(max(v, -1), n-1)
+	}
+	begin, step, count, kept := make([]int, r), make([]int, r), make([]int, r), []int{}
+	for a, n := range shape {
+		s := int(idx[2][a])
+		if s == 0 {
+			return fmt.Errorf("%w: STRIDED_SLICE stride 0 on axis %d", ErrUnsupported, a)
+		}
+		bit := int32(1) << a
+		start, stop := int(idx[0][a]), int(idx[1][a])
+		switch {
+		case o.BeginMask&bit != 0 && s > 0:
+			start = 0
+		case o.BeginMask&bit != 0:
+			start = n - 1
+		case start < 0:
+			start += n
+		}
+		start = clampAxis(start, n, s)
+		switch {
+		case o.ShrinkAxisMask&bit != 0:
+			stop = start + 1
+		case o.EndMask&bit != 0 && s > 0:
+			stop = n
+		case o.EndMask&bit != 0:
+			stop = -1
+		default:
+			if stop < 0 {
+				stop += n
+			}
+			stop = clampAxis(stop, n, s)
+		}
+		if s > 0 {
+			count[a] = max(0, (stop-start+s-1)/s)
+		} else {
+			count[a] = max(0, (start-stop-s-1)/-s)
+		}
+		if count[a] == 0 {
+			return fmt.Errorf("%w: STRIDED_SLICE gives an empty axis %d (an empty tensor may only be a graph input or output)", ErrUnsupported, a)
+		}
+		begin[a], step[a] = start, s
+		if o.ShrinkAxisMask&bit == 0 {
+			kept = append(kept, count[a])
+		}
+	}
+	y, err := c.tensor(op.Outputs[0])
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(shapeOf(y), kept) {
+		return fmt.Errorf("%w: STRIDED_SLICE of %v gives %v, the output is %v", ErrUnsupported, shape, kept, shapeOf(y))
+	}
+	xid, err := c.floatInput(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	params := nkfile.I32Words(append(begin, step...)...)
+	if o.ShrinkAxisMask == 0 {
+		return c.emit(nkfile.OpSlice, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
+	}
+	name := c.outName(op)
+	mid := c.add(nkfile.Tensor{Name: name + "/slice", DType: nkfile.F32, Shape: count})
+	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpSlice, Name: name + "/slice", Inputs: []int{xid}, Outputs: []int{mid}, Params: params})
 	return c.emit(nkfile.OpReshape, op.Outputs[0], []int{mid}, nil, nkfile.ActNone)
 }
