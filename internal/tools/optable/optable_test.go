@@ -49,7 +49,7 @@ func TestTableIDs(t *testing.T) {
 	for name, id := range map[string]uint16{"dense": 1, "batch_norm": 7, "transpose": 20, "conv2d_i8": 64, "dequantize": 75} {
 		assert.Equal(t, id, byName[name], name)
 	}
-	assert.Len(t, ops, 56)
+	assert.Len(t, ops, 57)
 	assert.Equal(t, uint16(44), floatEnd(ops))
 }
 
