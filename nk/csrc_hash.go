@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "639b6263ddb4180b54c6500b43b9566967d1dbaeb2cd83d03a745c62e8a545b2"
+const csrcHash = "0660d9e1793e77e0903e0a3fb1ed282aa390762c9be617a9440fbb64eebdc1a2"

@@ -34,7 +34,7 @@ static const nk_op_def *const nk_op_table[] = {
     &nk_op_pad_i8,           &nk_op_transpose_i8,
     /* int8 ids 76.. (QUANTIZE from int16 at its id) */
     &nk_op_lut_i8,           &nk_op_svdf_i8,          &nk_op_quantize_i16,
-    &nk_op_reduce_mean_i8,
+    &nk_op_reduce_mean_i8,   &nk_op_slice_i8,
 };
 
 const nk_op_def *nk_op_lookup(uint32_t type, uint32_t dtype) {

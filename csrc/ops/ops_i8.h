@@ -28,6 +28,7 @@ NK_HIDDEN extern const nk_op_def nk_op_concat_i8;
 NK_HIDDEN extern const nk_op_def nk_op_reshape_i8;
 NK_HIDDEN extern const nk_op_def nk_op_pad_i8;
 NK_HIDDEN extern const nk_op_def nk_op_transpose_i8;
+NK_HIDDEN extern const nk_op_def nk_op_slice_i8;
 NK_HIDDEN extern const nk_op_def nk_op_lut_i8;
 NK_HIDDEN extern const nk_op_def nk_op_svdf_i8;
 NK_HIDDEN extern const nk_op_def nk_op_quantize_i16;

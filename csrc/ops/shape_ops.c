@@ -1,6 +1,6 @@
 /* shape_ops.c — CONCAT, RESHAPE, PAD, TRANSPOSE and SLICE: data movement. The
  * evals move elements of the output's dtype size, and the validators check
- * every tensor against input 0's dtype, so the i8 entries of the first four
+ * every tensor against input 0's dtype, so the i8 entries of all five
  * (at the end) share both. PAD's value word is an i32 in -128..127 for i8. */
 #include "ops_i8.h" /* the i8 entries at the end */
 
@@ -275,7 +275,8 @@ nk_status nk_ops_transpose_eval(const nk_op_rt *op, const nk_exec *x) {
 static nk_status nk_slice_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const nk_tensor_rt *x, *out;
     int32_t d;
-    nk_status s = nk_ops_check_io(op, t, "slice", 1, 1, NK_OPS_NO_OPTIONAL, -1, err);
+    nk_status s = nk_ops_check_io_as(op, t, "slice", 1, 1, NK_OPS_NO_OPTIONAL, -1,
+                                    nk_shape_dtype(op, t), err);
     if (s != NK_OK)
         return s;
     x = &t[op->in[0]];
@@ -372,6 +373,12 @@ const nk_op_def nk_op_reshape_i8 = {
 const nk_op_def nk_op_pad_i8 = {
     NK_OP_NAME("pad"), NK_OP_PAD, NK_I8, 0, 1, 1, 1, 2,
     nk_pad_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_pad_eval,
+    NULL,
+};
+
+const nk_op_def nk_op_slice_i8 = {
+    NK_OP_NAME("slice"), NK_OP_SLICE, NK_I8, 0, 1, 1, 1, 0,
+    nk_slice_validate, nk_ops_no_workspace, NK_OP_MACS(nk_ops_no_macs), nk_ops_slice_eval,
     NULL,
 };
 

@@ -73,6 +73,7 @@ var evalOf = map[string]string{
 	"nk_op_reshape_i8":           "nk_ops_reshape_eval",
 	"nk_op_pad_i8":               "nk_ops_pad_eval",
 	"nk_op_transpose_i8":         "nk_ops_transpose_eval",
+	"nk_op_slice_i8":             "nk_ops_slice_eval",
 	"nk_op_lut_i8":               "nk_lut_i8_eval",
 	"nk_op_svdf_i8":              "nk_svdf_i8_eval",
 	"nk_op_quantize_i16":         "nk_quantize_i8_eval",

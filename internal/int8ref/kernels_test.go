@@ -130,13 +130,22 @@ func multTensors(b *nkfile.Builder, ms []quant.Multiplier) (mID, sID int) {
 func run(t *testing.T, b *nkfile.Builder, out int, ins ...[]byte) []byte {
 	t.Helper()
 	b.Output(out)
+	m, err := b.Model()
+	require.NoError(t, err)
+	return runModel(t, m, ins...)
+}
+
+// runModel is run for a model built by hand: it records the core's
+// rounding mode, checks the model as a writer does, and runs it.
+func runModel(t *testing.T, m *nkfile.Model, ins ...[]byte) []byte {
+	t.Helper()
 	mode := nkfile.RoundingDouble
 	if rounding == quant.SingleRounding {
 		mode = nkfile.RoundingSingle
 	}
-	b.Meta(nkfile.MetaInt8Rounding, mode)
-	m, err := b.Model()
-	require.NoError(t, err)
+	m.Meta = append(m.Meta, nkfile.KV{Key: nkfile.MetaInt8Rounding, Value: mode})
+	require.NoError(t, m.CheckShapes())
+	out := m.Outputs[0].Tensor
 	img, err := nkfile.Encode(m)
 	require.NoError(t, err)
 	cm, err := nk.LoadBytes(img)
@@ -775,6 +784,35 @@ func TestShapeOpsI8(t *testing.T) {
 			want = append(want, src[off])
 		})
 		requireSame(t, want, got, fmt.Sprintf("concat case %d %v axis %d", k, shape, axis))
+
+		// slice: a random start and step (negative ones included) per dim
+		begin, step, count := make([]int, r), make([]int, r), make([]int, r)
+		for d, n := range shape {
+			step[d] = g.between(1, 2) * (1 - 2*g.IntN(2))
+			begin[d] = g.IntN(n)
+			if step[d] > 0 {
+				count[d] = (n-begin[d]+step[d]-1)/step[d] - g.IntN(1+(n-begin[d]-1)/step[d])
+			} else {
+				count[d] = begin[d]/-step[d] + 1
+			}
+		}
+		// SLICE takes its output shape from the output tensor: no builder inference
+		m := &nkfile.Model{
+			Tensors: []nkfile.Tensor{{Name: "x", DType: nkfile.I8, Shape: shape}, {Name: "y", DType: nkfile.I8, Shape: count}},
+			Ops: []nkfile.Op{{Type: nkfile.OpSlice, Name: "slice", Inputs: []int{0}, Outputs: []int{1},
+				Params: nkfile.I32Words(append(slices.Clone(begin), step...)...)}},
+			Inputs: []nkfile.IO{{Tensor: 0}}, Outputs: []nkfile.IO{{Tensor: 1}},
+		}
+		got = runModel(t, m, i8bytes(x))
+		want = want[:0]
+		forEach(count, func(o []int) {
+			idx := make([]int, r)
+			for d := range o {
+				idx[d] = begin[d] + o[d]*step[d]
+			}
+			want = append(want, at(idx))
+		})
+		requireSame(t, want, got, fmt.Sprintf("slice case %d %v begin %v step %v count %v", k, shape, begin, step, count))
 	}
 }
 

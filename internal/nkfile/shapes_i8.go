@@ -283,7 +283,7 @@ func (m *Model) checkOpTypes(op *Op) error {
 			return fmt.Errorf("constant value is NaN")
 		}
 		return nil
-	case (t == OpConcat || t == OpReshape || t == OpPad || t == OpTranspose) && in0 == I8:
+	case (t == OpConcat || t == OpReshape || t == OpPad || t == OpTranspose || t == OpSlice) && in0 == I8:
 		if err := want(I8, I8); err != nil {
 			return err
 		}

@@ -695,3 +695,30 @@ func TestStridedSliceSqueeze(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.ErrorContains(t, err, "empty axis 0")
 }
+
+// int8 STRIDED_SLICE moves the bytes of the float case "reverse shrink"
+// (the same picks), and is refused when input and output quantization differ.
+func TestStridedSliceInt8(t *testing.T) {
+	build := func(outZp int64) *tflite.Model {
+		b := newTFLite()
+		x := b.tensor("x", tflite.Int8, []int32{2, 3, 4}, nil, perTensor(0.5, 3))
+		bi := b.tensor("begin", tflite.Int32, []int32{3}, nkfile.I32Bytes([]int32{1, 0, -3}), nil)
+		ei := b.tensor("end", tflite.Int32, []int32{3}, nkfile.I32Bytes([]int32{0, 0, 3}), nil)
+		si := b.tensor("strides", tflite.Int32, []int32{3}, nkfile.I32Bytes([]int32{1, -1, 1}), nil)
+		y := b.tensor("y", tflite.Int8, []int32{3, 2}, nil, perTensor(0.5, outZp))
+		b.op(tflite.OpStridedSlice, tflite.StridedSliceOptions{BeginMask: 2, EndMask: 2, ShrinkAxisMask: 1}, []int32{x, bi, ei, si}, y)
+		b.sg().Inputs, b.sg().Outputs = []int32{x}, []int32{y}
+		return &b.m
+	}
+	m := loadConverted(t, build(3))
+	x := make([]byte, 24)
+	for i := range x {
+		x[i] = byte(i)
+	}
+	got := [][]byte{make([]byte, 6)}
+	require.NoError(t, m.RunRaw([][]byte{x}, got))
+	assert.Equal(t, []byte{21, 22, 17, 18, 13, 14}, got[0])
+	_, err := Convert(build(4), Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, "quantization differ")
+}

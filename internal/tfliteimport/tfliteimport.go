@@ -1645,16 +1645,14 @@ func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) err
 	return c.emit(nkfile.OpReshape, op.Outputs[0], []int{mid}, nil, nkfile.ActNone)
 }
 
-// stridedSlice maps float STRIDED_SLICE (constant begin, end and strides;
-// the begin, end and shrink-axis masks) to SLICE, each axis resolved as
+// stridedSlice maps STRIDED_SLICE (constant begin, end and strides; the
+// begin, end and shrink-axis masks) to SLICE, each axis resolved as
 // TFLite's strided_slice_logic does: a negative index counts from the end,
 // a masked one takes the axis' first or last, then both clamp to the axis
 // ([0, n] for a positive stride, [-1, n-1] for a negative one), and a
 // shrunk axis ends one past its start. A RESHAPE drops the shrunk axes.
+// int8 moves bytes, so input and output must share their quantization.
 func (c *converter) stridedSlice(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) error {
-	if isInt8 {
-		return fmt.Errorf("%w: int8 STRIDED_SLICE (float STRIDED_SLICE converts)", ErrUnsupported)
-	}
 	o, _ := op.Options.(tflite.StridedSliceOptions)
 	if len(op.Inputs) != 4 || o.EllipsisMask != 0 || o.NewAxisMask != 0 || o.Offset {
 		return fmt.Errorf("%w: STRIDED_SLICE with %d inputs, ellipsis mask %d, new axis mask %d, offset %v (want 4, 0, 0, false)",
@@ -1730,7 +1728,14 @@ func (c *converter) stridedSlice(op *tflite.Operator, x *tflite.Tensor, isInt8 b
 	if !slices.Equal(shapeOf(y), kept) {
 		return fmt.Errorf("%w: STRIDED_SLICE of %v gives %v, the output is %v", ErrUnsupported, shape, kept, shapeOf(y))
 	}
-	xid, err := c.floatInput(op.Inputs[0])
+	input := c.floatInput
+	if isInt8 {
+		if err := sameQuant(x, y); err != nil {
+			return err
+		}
+		input = c.input
+	}
+	xid, err := input(op.Inputs[0])
 	if err != nil {
 		return err
 	}
@@ -1738,8 +1743,12 @@ func (c *converter) stridedSlice(op *tflite.Operator, x *tflite.Tensor, isInt8 b
 	if o.ShrinkAxisMask == 0 {
 		return c.emit(nkfile.OpSlice, op.Outputs[0], []int{xid}, params, nkfile.ActNone)
 	}
-	name := c.outName(op)
-	mid := c.add(nkfile.Tensor{Name: name + "/slice", DType: nkfile.F32, Shape: count})
+	out, err := c.runtime(op.Outputs[0])
+	if err != nil {
+		return err
+	}
+	name, yt := c.outName(op), c.out.Tensors[out]
+	mid := c.add(nkfile.Tensor{Name: name + "/slice", DType: yt.DType, Shape: count, Quant: yt.Quant})
 	c.out.Ops = append(c.out.Ops, nkfile.Op{Type: nkfile.OpSlice, Name: name + "/slice", Inputs: []int{xid}, Outputs: []int{mid}, Params: params})
 	return c.emit(nkfile.OpReshape, op.Outputs[0], []int{mid}, nil, nkfile.ActNone)
 }

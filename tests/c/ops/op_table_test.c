@@ -107,7 +107,7 @@ int main(void) {
         {
             const int typed = e->type == 15 || e->type == 16 || (e->type >= 21 && e->type <= 24);
             const nk_op_def *i8 = nk_op_lookup(e->type, NK_I8);
-            NKT_CHECK((i8 != NULL) == ((e->type >= 17 && e->type <= 20) || e->type == 40 || typed),
+            NKT_CHECK((i8 != NULL) == ((e->type >= 17 && e->type <= 20) || e->type == 36 || e->type == 40 || typed),
                       "%s i8 entry", d->name);
             NKT_CHECK(!typed || (i8 != NULL && i8->dtype == NK_OP_ANY_DTYPE && i8 != d &&
                                  nk_op_lookup(e->type, NK_U64) == i8 && nk_op_lookup(e->type, NK_F16) == i8),

@@ -35,6 +35,7 @@ static const nkt_expect_i8 nkt_i8_table[] = {
     {74, NK_I16, "quantize", 0, 1, 1, 4},
     {40, NK_I8, "resize2d", 0, 1, 1, 7},
     {78, NK_I8, "reduce_mean_i8", 0, 1, 1, 5},
+    {36, NK_I8, "slice", 0, 1, 1, 0},
 };
 
 /* ---- a hand-built one-op graph with typed tensors ---- */
