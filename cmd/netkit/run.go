@@ -38,9 +38,11 @@ input and p - 128 for an int8 one; the run says which rule it used.
 
 An input FILE is otherwise .npy (by extension) of the input's dtype and shape
 [N, ...input shape] (dims of 1 may be left out), or raw little-endian bytes
-of the input's dtype (float32 for float models, int8 for int8 models). It may hold N whole inputs
-back to back, N inferred from its size; a size that is not a whole number
-of inputs is an error. Give --input once per model input,
+of the input's dtype (float32 for float models, int8 for int8 models; an
+ONNX model's integer, float16 or double input takes its own type). It may
+hold N whole inputs back to back, N inferred from its size; a size that is
+not a whole number of inputs is an error. The file of an empty input (a dim
+of 0) holds no bytes and fits any N. Give --input once per model input,
 in order. Without --input, one deterministic pseudo-random input is used.
 
 Outputs go to --output files (once per model output, in order), .npy of
