@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "0660d9e1793e77e0903e0a3fb1ed282aa390762c9be617a9440fbb64eebdc1a2"
+const csrcHash = "88b8db66eed08d9d0f82b09d69fa69d045c1109d3bfe7e54235e17c20db70c4f"

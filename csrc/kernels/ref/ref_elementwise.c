@@ -1,6 +1,7 @@
 /* ref_elementwise.c — binary ops with numpy broadcasting (add, mul, sub, div,
  * maximum, minimum, pow) and unary math (exp, sqrt, neg, abs, reciprocal),
- * float32. */
+ * float32; the binary ops but pow also on integer, float16 and double
+ * tensors (nk_ref_binary_typed). */
 #include "ref_kernels.h"
 
 #include <math.h>
