@@ -476,3 +476,98 @@ func geluF32(x float32, approximate bool) float32 {
 	inner := float32(sqrt2dPi * float32(x+cube))
 	return float32(half * float32(1+float32(math.Tanh(float64(inner)))))
 }
+
+// HardSwishLUT is TFLite Micro's int8 HARD_SWISH as a table of the 256
+// outputs, each computed by its integer kernel (reference hard_swish.h with
+// the prepare of hard_swish_common.cc): in float32, the input rescaled to a
+// hi-res scale s_in/128, output multiplier (s_in/128)/s_out (its exponent
+// must be <= 0) and "reluish" multiplier (s_in/128)/(3/32768), each from
+// QuantizeMultiplier rounded down to 16 bits (saturating at 32767); then
+// per value int16 fixed point: the rounding doubling high multiply, the
+// relu6-like ramp mapped to [0, 32767], a plain doubling high multiply of
+// the two, a rounding shift (which for shifts of 16 or more gives +1 or -1,
+// as gemmlowp's int16 one does) and the output zero point, clamped.
+func HardSwishLUT(sIn float32, zpIn int32, sOut float32, zpOut int32, r Rounding) ([256]int8, error) {
+	var lut [256]int8
+	if err := checkScale("input", sIn); err != nil {
+		return lut, err
+	}
+	if err := checkScale("output", sOut); err != nil {
+		return lut, err
+	}
+	hires := float32(1.0/128.0) * sIn
+	outM := QuantizeMultiplier(float64(hires/sOut), r)
+	if outM.Shift > 0 {
+		return lut, fmt.Errorf("%w: hard swish output multiplier %g needs shift %d > 0 (TFLite refuses it)", ErrRange, hires/sOut, outM.Shift)
+	}
+	reluM := QuantizeMultiplier(float64(hires/float32(3.0/32768.0)), r)
+	outM16, reluM16 := downScale16(outM.M), downScale16(reluM.M)
+	for v := int32(-128); v <= 127; v++ {
+		hi := int16((v - zpIn) * 128)
+		pre := srdhm16(hi, outM16)
+		ramp := hi
+		if reluM.Shift > 0 {
+			ramp = satShl16(ramp, int(reluM.Shift)-1)
+		}
+		ramp = srdhm16(ramp, reluM16)
+		if reluM.Shift > 0 {
+			ramp = satShl16(ramp, 1)
+		}
+		if reluM.Shift < 0 {
+			ramp = rdbpot16(ramp, int(-reluM.Shift))
+		}
+		ramp = int16((int32(ramp) + 32768) >> 1)
+		o := int16(int32(rdbpot16(sdhm16(ramp, pre), int(-outM.Shift))) + zpOut)
+		lut[v+128] = int8(min(max(o, QMin), QMax))
+	}
+	return lut, nil
+}
+
+// downScale16 rounds a Q0.31 multiplier to Q0.15, saturating at 32767.
+func downScale16(m int32) int16 {
+	if m >= math.MaxInt32-(1<<15) {
+		return math.MaxInt16
+	}
+	return int16((m + 1<<15) >> 16)
+}
+
+// srdhm16 is gemmlowp's int16 SaturatingRoundingDoublingHighMul.
+func srdhm16(a, b int16) int16 {
+	if a == math.MinInt16 && b == math.MinInt16 {
+		return math.MaxInt16
+	}
+	ab := int32(a) * int32(b)
+	nudge := int32(1 << 14)
+	if ab < 0 {
+		nudge = 1 - 1<<14
+	}
+	return int16((ab + nudge) / (1 << 15))
+}
+
+// sdhm16 is the doubling high multiply without rounding (truncating).
+func sdhm16(a, b int16) int16 {
+	if a == math.MinInt16 && b == math.MinInt16 {
+		return math.MaxInt16
+	}
+	return int16(int32(a) * int32(b) / (1 << 15))
+}
+
+// satShl16 shifts left by n, saturating to int16.
+func satShl16(v int16, n int) int16 {
+	return int16(min(max(int64(v)<<n, math.MinInt16), math.MaxInt16))
+}
+
+// rdbpot16 is gemmlowp's RoundingDivideByPOT on int16: halves away from
+// zero; for e >= 16 its mask is all ones, giving +1 for x >= 0, -1 below.
+func rdbpot16(x int16, e int) int16 {
+	mask := int16(int64(1)<<e - 1)
+	thr := mask >> 1
+	if x < 0 {
+		thr++
+	}
+	up := int32(0)
+	if x&mask > thr {
+		up = 1
+	}
+	return int16(int32(x)>>e + up)
+}

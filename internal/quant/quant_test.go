@@ -3,6 +3,7 @@ package quant
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -336,4 +337,43 @@ func TestMeanHand(t *testing.T) {
 	}
 	_, err := Mean(1, 1, 0, DoubleRounding)
 	assert.ErrorIs(t, err, ErrRange)
+}
+
+// HardSwishLUT at s_in = s_out = 3/128, zero points 0, worked by hand: the
+// hi-res input is 128v, the output multiplier 2^-7 (Q15 16384, shift -6),
+// the reluish one 2 (16384, shift 2), so the ramp is 128v + 16384, the
+// product trunc(v^2/4 + 32v) and the output that over 64, rounded half away
+// from zero: v = 10 -> 345/64 -> 5; v = -7 -> -211/64 -> -3; v = -128 -> 0;
+// v = 127 -> 8096/64 = 126.5 -> 127.
+func TestHardSwishLUTHand(t *testing.T) {
+	lut, err := HardSwishLUT(3.0/128, 0, 3.0/128, 0, DoubleRounding)
+	require.NoError(t, err)
+	for v, want := range map[int]int8{10: 5, -7: -3, -128: 0, 127: 127} {
+		assert.Equal(t, want, lut[v+128], "v = %d", v)
+	}
+	_, err = HardSwishLUT(1, 0, 1.0/1024, 0, DoubleRounding) // output multiplier 8: TFLite refuses
+	assert.ErrorIs(t, err, ErrRange)
+}
+
+// Over random scales and zero points, every entry is within one step of
+// the float hard swish of the dequantized input, requantized.
+func TestHardSwishLUTNearFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	worst := 0.0
+	for range 300 {
+		sIn := float32(0.002 * math.Pow(50, r.Float64()))
+		sOut := sIn * float32(0.5+r.Float64())
+		zpIn, zpOut := int32(r.IntN(256)-128), int32(r.IntN(200)-128)
+		lut, err := HardSwishLUT(sIn, zpIn, sOut, zpOut, DoubleRounding)
+		require.NoError(t, err)
+		for v := -128; v <= 127; v++ {
+			x := float64(sIn) * float64(int32(v)-zpIn)
+			y := x * min(max(x+3, 0), 6) / 6
+			want := min(max(math.Round(y/float64(sOut))+float64(zpOut), -128), 127)
+			d := math.Abs(float64(lut[v+128]) - want)
+			worst = max(worst, d)
+			require.LessOrEqual(t, d, 1.0, "s_in %g zp %d s_out %g zp %d v %d: %d vs %g", sIn, zpIn, sOut, zpOut, v, lut[v+128], want)
+		}
+	}
+	t.Logf("largest difference from float: %g", worst)
 }

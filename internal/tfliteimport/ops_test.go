@@ -722,3 +722,34 @@ func TestStridedSliceInt8(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.ErrorContains(t, err, "quantization differ")
 }
+
+// int8 HARD_SWISH becomes LUT_I8 with TFLite Micro's integer outputs: run
+// in the C core, every one of the 256 inputs gives quant.HardSwishLUT's
+// byte (hand-checked entries there); int8 EXP is refused.
+func TestHardSwishInt8(t *testing.T) {
+	const sIn, zpIn, sOut, zpOut = 0.05, -7, 0.04, -100
+	b := newTFLite()
+	x := b.tensor("x", tflite.Int8, []int32{256}, nil, perTensor(sIn, zpIn))
+	y := b.tensor("y", tflite.Int8, []int32{256}, nil, perTensor(sOut, zpOut))
+	b.op(tflite.OpHardSwish, nil, []int32{x}, y)
+	b.sg().Inputs, b.sg().Outputs = []int32{x}, []int32{y}
+	m := loadConverted(t, &b.m)
+	in := make([]byte, 256)
+	for i := range in {
+		in[i] = byte(i - 128)
+	}
+	got := [][]byte{make([]byte, 256)}
+	require.NoError(t, m.RunRaw([][]byte{in}, got))
+	lut, err := quant.HardSwishLUT(sIn, zpIn, sOut, zpOut, quant.DoubleRounding)
+	require.NoError(t, err)
+	assert.Equal(t, nkfile.I8Bytes(lut[:]), got[0])
+
+	e := newTFLite()
+	x = e.tensor("x", tflite.Int8, []int32{4}, nil, perTensor(0.1, 0))
+	y = e.tensor("y", tflite.Int8, []int32{4}, nil, perTensor(0.1, 0))
+	e.op(tflite.OpExp, nil, []int32{x}, y)
+	e.sg().Inputs, e.sg().Outputs = []int32{x}, []int32{y}
+	_, err = Convert(&e.m, Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, "int8 EXP")
+}

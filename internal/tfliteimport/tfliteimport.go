@@ -945,8 +945,32 @@ var floatBinary = map[tflite.BuiltinOp]nkfile.OpType{
 	tflite.OpMaximum: nkfile.OpMaximum, tflite.OpMinimum: nkfile.OpMinimum,
 }
 
-// unary maps float EXP, SQRT and HARD_SWISH to their nk ops.
+// unary maps float EXP, SQRT and HARD_SWISH to their nk ops, and int8
+// HARD_SWISH to LUT_I8 with the 256 outputs of TFLite Micro's integer
+// kernel (quant.HardSwishLUT).
 func (c *converter) unary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
+	if isInt8 && code == tflite.OpHardSwish {
+		x, _ := c.tensor(op.Inputs[0])
+		y, _ := c.tensor(op.Outputs[0])
+		sIn, zpIn, err := scaleZp(x)
+		if err != nil {
+			return err
+		}
+		sOut, zpOut, err := scaleZp(y)
+		if err != nil {
+			return err
+		}
+		lut, err := quant.HardSwishLUT(sIn, zpIn, sOut, zpOut, c.opt.Rounding)
+		if err != nil {
+			return err
+		}
+		xid, err := c.input(op.Inputs[0])
+		if err != nil {
+			return err
+		}
+		tab := c.add(nkfile.Tensor{Name: y.Name + "/hard_swish_lut", DType: nkfile.I8, Shape: []int{256}, Data: nkfile.I8Bytes(lut[:]), Quant: quantRecord(y, -1)})
+		return c.emit(nkfile.OpLutI8, op.Outputs[0], []int{xid, tab}, nil, nkfile.ActNone)
+	}
 	if isInt8 {
 		return fmt.Errorf("%w: int8 %v (float %v converts)", ErrUnsupported, code, code)
 	}
