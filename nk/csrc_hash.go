@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "88b8db66eed08d9d0f82b09d69fa69d045c1109d3bfe7e54235e17c20db70c4f"
+const csrcHash = "238cc4308d380e32dafc41ef1c27760359bdbf4355be2067777c4b0edbe0b406"

@@ -950,26 +950,9 @@ var floatBinary = map[tflite.BuiltinOp]nkfile.OpType{
 // kernel (quant.HardSwishLUT).
 func (c *converter) unary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {
 	if isInt8 && code == tflite.OpHardSwish {
-		x, _ := c.tensor(op.Inputs[0])
-		y, _ := c.tensor(op.Outputs[0])
-		sIn, zpIn, err := scaleZp(x)
-		if err != nil {
-			return err
-		}
-		sOut, zpOut, err := scaleZp(y)
-		if err != nil {
-			return err
-		}
-		lut, err := quant.HardSwishLUT(sIn, zpIn, sOut, zpOut, c.opt.Rounding)
-		if err != nil {
-			return err
-		}
-		xid, err := c.input(op.Inputs[0])
-		if err != nil {
-			return err
-		}
-		tab := c.add(nkfile.Tensor{Name: y.Name + "/hard_swish_lut", DType: nkfile.I8, Shape: []int{256}, Data: nkfile.I8Bytes(lut[:]), Quant: quantRecord(y, -1)})
-		return c.emit(nkfile.OpLutI8, op.Outputs[0], []int{xid, tab}, nil, nkfile.ActNone)
+		return c.lutI8(op, "hard_swish", func(sIn float32, zpIn int32, sOut float32, zpOut int32) ([256]int8, error) {
+			return quant.HardSwishLUT(sIn, zpIn, sOut, zpOut, c.opt.Rounding)
+		})
 	}
 	if isInt8 {
 		return fmt.Errorf("%w: int8 %v (float %v converts)", ErrUnsupported, code, code)
@@ -980,6 +963,31 @@ func (c *converter) unary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 boo
 	}
 	t := map[tflite.BuiltinOp]nkfile.OpType{tflite.OpExp: nkfile.OpExp, tflite.OpSqrt: nkfile.OpSqrt, tflite.OpHardSwish: nkfile.OpHardSwish}[code]
 	return c.emit(t, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+}
+
+// lutI8 maps an int8 elementwise op to LUT_I8 with the table build makes
+// from the input's and the output's quantization.
+func (c *converter) lutI8(op *tflite.Operator, what string, build func(sIn float32, zpIn int32, sOut float32, zpOut int32) ([256]int8, error)) error {
+	x, _ := c.tensor(op.Inputs[0])
+	y, _ := c.tensor(op.Outputs[0])
+	sIn, zpIn, err := scaleZp(x)
+	if err != nil {
+		return err
+	}
+	sOut, zpOut, err := scaleZp(y)
+	if err != nil {
+		return err
+	}
+	lut, err := build(sIn, zpIn, sOut, zpOut)
+	if err != nil {
+		return err
+	}
+	xid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	tab := c.add(nkfile.Tensor{Name: y.Name + "/" + what + "_lut", DType: nkfile.I8, Shape: []int{256}, Data: nkfile.I8Bytes(lut[:]), Quant: quantRecord(y, -1)})
+	return c.emit(nkfile.OpLutI8, op.Outputs[0], []int{xid, tab}, nil, nkfile.ActNone)
 }
 
 func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool) error {

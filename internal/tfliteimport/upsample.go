@@ -151,27 +151,14 @@ func (c *converter) gelu(op *tflite.Operator, isInt8 bool) error {
 	if o, ok := op.Options.(tflite.GeluOptions); ok {
 		approximate = o.Approximate
 	}
+	if isInt8 {
+		return c.lutI8(op, "gelu", func(sIn float32, zpIn int32, sOut float32, zpOut int32) ([256]int8, error) {
+			return quant.GeluLUT(sIn, zpIn, sOut, zpOut, approximate)
+		})
+	}
 	xid, err := c.input(op.Inputs[0])
 	if err != nil {
 		return err
 	}
-	if !isInt8 {
-		return c.emit(nkfile.OpGelu, op.Outputs[0], []int{xid}, nkfile.I32Words(map[bool]int{false: 0, true: 1}[approximate]), nkfile.ActNone)
-	}
-	x, _ := c.tensor(op.Inputs[0])
-	y, _ := c.tensor(op.Outputs[0])
-	sIn, zpIn, err := scaleZp(x)
-	if err != nil {
-		return err
-	}
-	sOut, zpOut, err := scaleZp(y)
-	if err != nil {
-		return err
-	}
-	lut, err := quant.GeluLUT(sIn, zpIn, sOut, zpOut, approximate)
-	if err != nil {
-		return err
-	}
-	tab := c.add(nkfile.Tensor{Name: y.Name + "/gelu_lut", DType: nkfile.I8, Shape: []int{256}, Data: nkfile.I8Bytes(lut[:]), Quant: quantRecord(y, -1)})
-	return c.emit(nkfile.OpLutI8, op.Outputs[0], []int{xid, tab}, nil, nkfile.ActNone)
+	return c.emit(nkfile.OpGelu, op.Outputs[0], []int{xid}, nkfile.I32Words(map[bool]int{false: 0, true: 1}[approximate]), nkfile.ActNone)
 }

@@ -223,25 +223,15 @@ void nk_ref_lut_i8(const int8_t *x, const int8_t *NK_RESTRICT table, int8_t *y, 
 void nk_ref_reduce_mean_i8(const int8_t *NK_RESTRICT x, const int32_t *dims, int32_t rank,
                            uint32_t mask, int32_t in_zp, int32_t out_zp, int32_t mult,
                            int32_t shift, int8_t *NK_RESTRICT y) {
-    /* The dims as runs (size-1 dims dropped, neighbours reduced alike
-     * merged), split into the kept runs, which number the outputs, and the
-     * reduced runs, which one output sums; each with its input stride. */
+    /* The dims as runs (nk_ref_reduce_runs), split into the kept runs,
+     * which number the outputs, and the reduced runs, which one output
+     * sums; each with its input stride. */
     size_t len[6], stride[6], klen[6], kstr[6]; /* rank <= 6 */
     size_t rlen[6], rstr[6], kidx[6], ridx[6];
     unsigned char red[6];
     size_t n = 1, out_n = 1, base = 0, o, i, s = 1;
-    int32_t r = 0, nk = 0, nr = 0, d;
-    for (d = 0; d < rank; d++) {
-        const unsigned char f = (unsigned char)((mask >> d) & 1u);
-        if (dims[d] == 1)
-            continue;
-        if (r > 0 && red[r - 1] == f) {
-            len[r - 1] *= (size_t)dims[d];
-        } else {
-            len[r] = (size_t)dims[d];
-            red[r++] = f;
-        }
-    }
+    const int32_t r = nk_ref_reduce_runs(dims, rank, mask, len, red);
+    int32_t nk = 0, nr = 0, d;
     for (d = r - 1; d >= 0; d--) {
         stride[d] = s;
         s *= len[d];

@@ -278,6 +278,27 @@ typedef struct nk_ref_rnn_args {
 } nk_ref_rnn_args;
 NK_REF_HIDDEN void nk_ref_rnn_f32(const nk_ref_rnn_args *a);
 
+/* The dims of a reduction as runs: size-1 dims dropped, neighbours that are
+ * both reduced or both kept (mask bit d: dim d reduced) merged. Fills len
+ * and red (1: reduced) for each of the runs (at most 6) and returns how
+ * many there are. */
+static inline int32_t nk_ref_reduce_runs(const int32_t *dims, int32_t rank, uint32_t mask,
+                                         size_t *len, unsigned char *red) {
+    int32_t r = 0, d;
+    for (d = 0; d < rank; d++) {
+        const unsigned char f = (unsigned char)((mask >> d) & 1u);
+        if (dims[d] == 1)
+            continue;
+        if (r > 0 && red[r - 1] == f) {
+            len[r - 1] *= (size_t)dims[d];
+        } else {
+            len[r] = (size_t)dims[d];
+            red[r++] = f;
+        }
+    }
+    return r;
+}
+
 /* Reduction of x (dims outermost first, rank <= 6) over the dims whose bit
  * is set in `mask`; y has x's dims with those set to 1 (keepdims). MAX
  * passes NaN through; MEAN is the sum over the count. y must not overlap x. */

@@ -6,21 +6,8 @@ void nk_ref_reduce_f32(nk_ref_reduce kind, const float *NK_RESTRICT x, const int
                        int32_t rank, uint32_t mask, float *NK_RESTRICT y) {
     size_t len[6], ystride[6], idx[6], count = 1, out_n = 1, outer = 1, n, o, i, oy = 0;
     unsigned char red[6];
-    int32_t r = 0, d;
-    /* Drop size-1 dims and merge neighbours that are both reduced or both
-     * kept: the walk is then over at most 6 alternating runs. */
-    for (d = 0; d < rank; d++) {
-        const unsigned char f = (unsigned char)((mask >> d) & 1u);
-        if (dims[d] == 1)
-            continue;
-        if (r > 0 && red[r - 1] == f) {
-            len[r - 1] *= (size_t)dims[d];
-        } else {
-            len[r] = (size_t)dims[d];
-            red[r] = f;
-            r++;
-        }
-    }
+    const int32_t r = nk_ref_reduce_runs(dims, rank, mask, len, red);
+    int32_t d;
     if (r == 0) {
         y[0] = x[0];
         return;
