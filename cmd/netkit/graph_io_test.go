@@ -85,9 +85,7 @@ func TestConvertRunTypedIO(t *testing.T) {
 }
 
 func readPB(t *testing.T, path string) *onnx.Tensor {
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	tensor, err := onnx.DecodeTensor(b)
+	tensor, err := onnx.ReadTensorFile(path)
 	require.NoError(t, err)
 	return tensor
 }

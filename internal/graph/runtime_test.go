@@ -234,9 +234,7 @@ var parameterInputs = map[string]int{
 }
 
 func readTensorPB(t *testing.T, path string) *onnx.Tensor {
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	tensor, err := onnx.DecodeTensor(b)
+	tensor, err := onnx.ReadTensorFile(path)
 	require.NoError(t, err)
 	return tensor
 }

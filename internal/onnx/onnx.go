@@ -429,6 +429,19 @@ func DecodeTensor(b []byte) (*Tensor, error) {
 	return t, nil
 }
 
+// ReadTensorFile decodes the TensorProto in the file at path.
+func ReadTensorFile(path string) (*Tensor, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := DecodeTensor(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
 // field is one decoded field value: varint/fixed values in varint (fixed32
 // and fixed64 bits too), length-delimited payloads in bytes.
 type field struct {
