@@ -190,7 +190,7 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 		values[in.Name] = t
 		g.Inputs = append(g.Inputs, t)
 		layout := nkfile.LayoutNative
-		if len(shape) == 4 && dt == 0 {
+		if len(shape) == 4 {
 			layout = nkfile.LayoutNCHW
 		}
 		g.InputLayouts = append(g.InputLayouts, layout)
@@ -261,8 +261,6 @@ func FromONNX(m *onnx.Model, opts Options) (*Graph, error) {
 	return g, nil
 }
 
-// Convert imports an ONNX model and runs every pass, leaving a graph ready
-// for ToNK. Unsupported nodes are reported together in one *UnsupportedError.
 // inputDTypes are the graph input types netkit runs: float (DType 0) and
 // those of the typed binary ops (nkfile.TypedOp).
 var inputDTypes = map[onnx.DataType]nkfile.DType{
@@ -271,6 +269,8 @@ var inputDTypes = map[onnx.DataType]nkfile.DType{
 	onnx.Float16: nkfile.F16, onnx.Double: nkfile.F64,
 }
 
+// Convert imports an ONNX model and runs every pass, leaving a graph ready
+// for ToNK. Unsupported nodes are reported together in one *UnsupportedError.
 func Convert(m *onnx.Model, opts Options) (*Graph, error) {
 	g, err := FromONNX(m, opts)
 	if err != nil {
