@@ -56,7 +56,7 @@ const (
 	I16 DType = 3
 	I32 DType = 4
 	// The graph I/O of ONNX models with integer, float16 or double tensors:
-	// only the elementwise binary ops run on these (Typed). F16 holds IEEE
+	// only the elementwise binary ops run on these (TypedOp). F16 holds IEEE
 	// binary16 bits.
 	U8  DType = 5
 	U16 DType = 6
