@@ -7,8 +7,11 @@
 
 /* Integers on every op, float16 and double on MAXIMUM and MINIMUM only; one
  * dtype for both inputs and the output, no clamp (the two clamp words are
- * -inf, +inf), no quantization (quantized int8 arithmetic is ADD_I8 /
- * MUL_I8). nk_ref_binary_typed says what the integer ops do. */
+ * -inf, +inf). No quantization on the arithmetic (quantized int8 arithmetic
+ * is ADD_I8 / MUL_I8); MAXIMUM and MINIMUM of quantized i8 compare the raw
+ * values, as TFLite Micro's int8 kernels do (the converter gives all three
+ * tensors one quantization). nk_ref_binary_typed says what the integer ops
+ * do. */
 static nk_status nk_typed_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk_error_t *err) {
     const char *name = nk_ops_def_name(op);
     const uint8_t dt = t[op->in[0]].dtype;
@@ -23,7 +26,7 @@ static nk_status nk_typed_validate(const nk_op_rt *op, const nk_tensor_rt *t, nk
     if ((uint32_t)nk_param_i32(op, 0) != 0xFF800000u || (uint32_t)nk_param_i32(op, 1) != 0x7F800000u)
         return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name,
                            "an op on integer, float16 or double tensors takes no clamp");
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < 3 && op->type != NK_OP_MAXIMUM && op->type != NK_OP_MINIMUM; k++)
         if (t[k < 2 ? op->in[k] : op->out[0]].quant != NK_NONE)
             return nk_ops_fail(err, NK_ERR_UNSUPPORTED, name,
                                "a quantized tensor runs the int8 ops (add_i8, mul_i8)");

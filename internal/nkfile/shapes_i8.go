@@ -308,7 +308,7 @@ func (m *Model) checkOpTypes(op *Op) error {
 			}
 		}
 		return nil
-	case in0 != F32 && TypedOp(t, in0): // integer, float16 or double: no clamp, no quantization
+	case in0 != F32 && TypedOp(t, in0): // integer, float16 or double: no clamp; quantized: max and min of raw values only
 		if err := want(in0, in0); err != nil {
 			return err
 		}
@@ -316,7 +316,7 @@ func (m *Model) checkOpTypes(op *Op) error {
 			return fmt.Errorf("%s tensors take no clamp", in0)
 		}
 		for _, id := range append(slices.Clone(op.Inputs), op.Outputs[0]) {
-			if m.Tensors[id].Quant != nil {
+			if m.Tensors[id].Quant != nil && t != OpMaximum && t != OpMinimum {
 				return fmt.Errorf("tensor %q is quantized: int8 arithmetic is ADD_I8 / MUL_I8", m.Tensors[id].Name)
 			}
 		}

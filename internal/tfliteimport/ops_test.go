@@ -753,3 +753,32 @@ func TestHardSwishInt8(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.ErrorContains(t, err, "int8 EXP")
 }
+
+// int8 MAXIMUM and MINIMUM compare the raw values, as TFLite Micro's int8
+// kernels do, here with a [3] operand broadcast against [2,3]; inputs
+// quantized unlike the output are refused.
+func TestMaxMinInt8(t *testing.T) {
+	build := func(code tflite.BuiltinOp, bZp int64) *tflite.Model {
+		b := newTFLite()
+		x := b.tensor("x", tflite.Int8, []int32{2, 3}, nil, perTensor(0.25, -5))
+		c := b.tensor("c", tflite.Int8, []int32{3}, nil, perTensor(0.25, bZp))
+		y := b.tensor("y", tflite.Int8, []int32{2, 3}, nil, perTensor(0.25, -5))
+		b.op(code, nil, []int32{x, c}, y)
+		b.sg().Inputs, b.sg().Outputs = []int32{x, c}, []int32{y}
+		return &b.m
+	}
+	x := nkfile.I8Bytes([]int8{-128, 0, 127, 5, -6, 7})
+	c := nkfile.I8Bytes([]int8{-1, 1, -1})
+	for code, want := range map[tflite.BuiltinOp][]int8{
+		tflite.OpMaximum: {-1, 1, 127, 5, 1, 7},
+		tflite.OpMinimum: {-128, 0, -1, -1, -6, -1},
+	} {
+		m := loadConverted(t, build(code, -5))
+		got := [][]byte{make([]byte, 6)}
+		require.NoError(t, m.RunRaw([][]byte{x, c}, got))
+		assert.Equal(t, nkfile.I8Bytes(want), got[0], "%v", code)
+		_, err := Convert(build(code, 0), Options{})
+		require.ErrorIs(t, err, ErrUnsupported)
+		require.ErrorContains(t, err, "quantization differ")
+	}
+}

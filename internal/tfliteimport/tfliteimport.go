@@ -938,9 +938,9 @@ func (c *converter) pool(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bool
 	return c.emit(t, op.Outputs[0], []int{xid}, p.Words(), int8Act(o.Activation))
 }
 
-// floatBinary maps the float binary operators to their nk ops (numpy
-// broadcasting, a fused activation as the clamp).
-var floatBinary = map[tflite.BuiltinOp]nkfile.OpType{
+// binaryOps maps the binary operators to their nk ops (numpy broadcasting;
+// float: a fused activation as the clamp; int8 MAXIMUM and MINIMUM too).
+var binaryOps = map[tflite.BuiltinOp]nkfile.OpType{
 	tflite.OpAdd: nkfile.OpAdd, tflite.OpMul: nkfile.OpMul, tflite.OpSub: nkfile.OpSub, tflite.OpDiv: nkfile.OpDiv,
 	tflite.OpMaximum: nkfile.OpMaximum, tflite.OpMinimum: nkfile.OpMinimum,
 }
@@ -963,6 +963,33 @@ func (c *converter) unary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 boo
 	}
 	t := map[tflite.BuiltinOp]nkfile.OpType{tflite.OpExp: nkfile.OpExp, tflite.OpSqrt: nkfile.OpSqrt, tflite.OpHardSwish: nkfile.OpHardSwish}[code]
 	return c.emit(t, op.Outputs[0], []int{xid}, nil, nkfile.ActNone)
+}
+
+// maxMinI8 maps int8 MAXIMUM and MINIMUM to the nk ops on i8, which compare
+// the raw values as TFLite Micro's int8 kernels do: exact when both inputs
+// and the output share one quantization, which it requires here.
+func (c *converter) maxMinI8(op *tflite.Operator, code tflite.BuiltinOp, a, b *tflite.Tensor) error {
+	y, err := c.tensor(op.Outputs[0])
+	if err != nil {
+		return err
+	}
+	if b.Type != tflite.Int8 {
+		return fmt.Errorf("%w: second input %v", ErrUnsupported, b.Type)
+	}
+	for _, in := range []*tflite.Tensor{a, b} {
+		if err := sameQuant(in, y); err != nil {
+			return err
+		}
+	}
+	aid, err := c.input(op.Inputs[0])
+	if err != nil {
+		return err
+	}
+	bid, err := c.input(op.Inputs[1])
+	if err != nil {
+		return err
+	}
+	return c.emit(binaryOps[code], op.Outputs[0], []int{aid, bid}, nkfile.ClampWords(nkfile.NoClamp), nkfile.ActNone)
 }
 
 // lutI8 maps an int8 elementwise op to LUT_I8 with the table build makes
@@ -1025,8 +1052,11 @@ func (c *converter) binary(op *tflite.Operator, code tflite.BuiltinOp, isInt8 bo
 		if err != nil {
 			return err
 		}
-		t := floatBinary[code]
+		t := binaryOps[code]
 		return c.emit(t, op.Outputs[0], []int{aid, bid}, nkfile.ClampWords(clamp), clamp.Act())
+	}
+	if code == tflite.OpMaximum || code == tflite.OpMinimum {
+		return c.maxMinI8(op, code, a, b)
 	}
 	if code != tflite.OpAdd && code != tflite.OpMul {
 		return fmt.Errorf("%w: int8 %v (float %v converts)", ErrUnsupported, code, code)
