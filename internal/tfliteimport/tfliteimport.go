@@ -271,6 +271,14 @@ func scaleZp(t *tflite.Tensor) (float32, int32, error) {
 	return q.Scale[0], int32(zp), nil
 }
 
+// scaleZps is scaleZp of an op's input and of its output.
+func scaleZps(x, y *tflite.Tensor) (sIn float32, zpIn int32, sOut float32, zpOut int32, err error) {
+	if sIn, zpIn, err = scaleZp(x); err == nil {
+		sOut, zpOut, err = scaleZp(y)
+	}
+	return sIn, zpIn, sOut, zpOut, err
+}
+
 // intScaleZp is scaleZp for an int8, int16 or int32 tensor: the zero
 // point within the type's range.
 func intScaleZp(t *tflite.Tensor) (float32, int32, error) {
@@ -997,11 +1005,7 @@ func (c *converter) maxMinI8(op *tflite.Operator, code tflite.BuiltinOp, a, b *t
 func (c *converter) lutI8(op *tflite.Operator, what string, build func(sIn float32, zpIn int32, sOut float32, zpOut int32) ([256]int8, error)) error {
 	x, _ := c.tensor(op.Inputs[0])
 	y, _ := c.tensor(op.Outputs[0])
-	sIn, zpIn, err := scaleZp(x)
-	if err != nil {
-		return err
-	}
-	sOut, zpOut, err := scaleZp(y)
+	sIn, zpIn, sOut, zpOut, err := scaleZps(x, y)
 	if err != nil {
 		return err
 	}
@@ -1229,11 +1233,7 @@ func (c *converter) quantize(op *tflite.Operator, x, y *tflite.Tensor) error {
 // requantize emits an int8 -> int8 QUANTIZE of tensor id (TFLite tensor
 // from) to a new tensor of from's shape with to's quantization.
 func (c *converter) requantize(id int, from, to *tflite.Tensor) (int, error) {
-	sIn, zpIn, err := scaleZp(from)
-	if err != nil {
-		return -1, err
-	}
-	sOut, zpOut, err := scaleZp(to)
+	sIn, zpIn, sOut, zpOut, err := scaleZps(from, to)
 	if err != nil {
 		return -1, err
 	}
@@ -1418,11 +1418,7 @@ func (c *converter) svdf(op *tflite.Operator, x, y *tflite.Tensor) error {
 	if _, ok := c.ids[op.Inputs[4]]; ok {
 		return fmt.Errorf("%w: SVDF state %q is shared with another operator", ErrUnsupported, st.Name)
 	}
-	sIn, zpIn, err := scaleZp(x)
-	if err != nil {
-		return err
-	}
-	sOut, zpOut, err := scaleZp(y)
+	sIn, zpIn, sOut, zpOut, err := scaleZps(x, y)
 	if err != nil {
 		return err
 	}
@@ -1668,11 +1664,7 @@ func (c *converter) mean(op *tflite.Operator, x *tflite.Tensor, isInt8 bool) err
 		if y.Type != tflite.Int8 {
 			return fmt.Errorf("%w: int8 MEAN to a %v output", ErrUnsupported, y.Type)
 		}
-		sIn, zpIn, err := scaleZp(x)
-		if err != nil {
-			return err
-		}
-		sOut, zpOut, err := scaleZp(y)
+		sIn, zpIn, sOut, zpOut, err := scaleZps(x, y)
 		if err != nil {
 			return err
 		}
