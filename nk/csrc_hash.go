@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "93f0c12420b46a6368201bc9771b5f2db3d22d734909dc03ec3ff567dd52d9ef"
+const csrcHash = "d1b9c189761a1f202b656d99266046aa932cd9521eda29490b0540ec6cc70bb0"

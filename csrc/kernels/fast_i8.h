@@ -129,6 +129,16 @@ NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT
                                       int32_t in_features, int32_t out_features,
                                       const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws,
                                       size_t ws_bytes);
+/* Depthwise 3x3 at stride_h 1 (multiplier 1, no dilation, stride_w 1 or
+ * 2, whole words of channels, the DSP epilogue) by vertical tap pairs, in
+ * ws_bytes of workspace at ws (0: the op's own,
+ * 4 * in_c + nk_fast_depthwise_i8_workspace): it needs one input row and
+ * 64 bytes an output column for at least 4 columns, so it runs where the
+ * model's workspace has that room; 0 (nothing written) otherwise. */
+NK_REF_HIDDEN int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                                             const int32_t *NK_RESTRICT bias, int8_t *y,
+                                             const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                             int32_t *NK_RESTRICT ws, size_t ws_bytes);
 /* Depthwise with the portable kernel's weight sums (or NULL) and the
  * nk_fast_depthwise_i8_workspace bytes (stage: 4-byte aligned, NULL when
  * that is 0). */

@@ -194,6 +194,13 @@ static void nk_depthwise_i8_band(void *ctx, const nk_ref_conv_geom *g, const int
     nk_i8_band_ctx *c = (nk_i8_band_ctx *)ctx;
     const nk_i8_conv_args *a = c->a;
     int32_t *wsum = (int32_t *)ws;
+#if NK_FAST_I8_ARMV7EM
+    /* vertical tap pairs need no weight sums, and take their place */
+    if (nk_fast_depthwise_vpair_i8(in, a->w, a->bias, out, g, &a->q, wsum, a->ws_bytes)) {
+        c->wsum_done = 0;
+        return;
+    }
+#endif
     if (!c->wsum_done) nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
     c->wsum_done = 1;
 #if NK_FAST_I8_ARMV7EM
@@ -224,6 +231,21 @@ void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out
     nk_i8_band_ctx c;
     c.a = a;
     c.wsum_done = 0;
+#if NK_FAST_I8_ARMV7EM
+    /* staged rows whose output sits on its input: vertical tap pairs run
+     * in place, in the whole workspace (the slots too), where their rows
+     * fit */
+    if (a->band && in == out) {
+        const size_t own = a->ws_bytes ? a->ws_bytes
+                                       : (size_t)a->g->out_c * sizeof(int32_t) +
+                                             nk_fast_depthwise_i8_workspace(a->g);
+        if (nk_fast_depthwise_vpair_i8(in, a->w, a->bias, out, a->g, &a->q, (int32_t *)workspace,
+                                       own + nk_i8_stage_bytes(a->band, a->slots,
+                                                               (size_t)a->g->out_w *
+                                                                   (size_t)a->g->out_c)))
+            return;
+    }
+#endif
     if (a->band)
         nk_i8_conv_staged(a->g, a->band, a->slots, in, out, workspace, nk_depthwise_i8_band, &c);
     else

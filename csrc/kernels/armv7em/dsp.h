@@ -66,6 +66,16 @@ static inline int32_t nk_dsp_smlad(int32_t a, int32_t b, int32_t acc) { return _
 /* acc + a.lo*b.lo, acc + a.hi*b.hi */
 static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) { return __smlabb(a, b, acc); }
 static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) { return __smlatt(a, b, acc); }
+/* acc + a.lo*b.hi, acc + a.hi*b.lo */
+static inline int32_t nk_dsp_smlabt(int32_t a, int32_t b, int32_t acc) { return __smlabt(a, b, acc); }
+static inline int32_t nk_dsp_smlatb(int32_t a, int32_t b, int32_t acc) { return __smlatb(a, b, acc); }
+/* a.lo*b.lo + a.hi*b.hi; a.hi*b.lo (GCC 12's ACLE has no __smultb) */
+static inline int32_t nk_dsp_smuad(int32_t a, int32_t b) { return __smuad(a, b); }
+static inline int32_t nk_dsp_smultb(int32_t a, int32_t b) {
+    int32_t r;
+    __asm__("smultb %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
 /* x >> (e & 255), arithmetic, as Arm shifts by a register: 32 and more
  * fill with the sign bit */
 static inline int32_t nk_dsp_asr(int32_t x, int32_t e) {
@@ -157,6 +167,14 @@ static inline int32_t nk_dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
 static inline int32_t nk_dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
     return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_hi(a) * nk_dsp_hi(b)));
 }
+static inline int32_t nk_dsp_smlabt(int32_t a, int32_t b, int32_t acc) {
+    return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_lo(a) * nk_dsp_hi(b)));
+}
+static inline int32_t nk_dsp_smlatb(int32_t a, int32_t b, int32_t acc) {
+    return (int32_t)((uint32_t)acc + (uint32_t)(nk_dsp_hi(a) * nk_dsp_lo(b)));
+}
+static inline int32_t nk_dsp_smuad(int32_t a, int32_t b) { return nk_dsp_smlad(a, b, 0); }
+static inline int32_t nk_dsp_smultb(int32_t a, int32_t b) { return nk_dsp_hi(a) * nk_dsp_lo(b); }
 static inline int32_t nk_dsp_asr(int32_t x, int32_t e) {
     const int32_t n = (int32_t)((uint32_t)e & 255u);
     return nk_q_asr32(x, n < 31 ? (int)n : 31);

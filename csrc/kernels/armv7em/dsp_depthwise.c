@@ -1001,6 +1001,245 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
     }
 }
 
+/* ---- 3x3 at stride_h 1 by vertical tap pairs ----
+ *
+ * SMLAD wants two taps of one channel in a word, and a window's columns
+ * hold them: output rows y and y+1 read input rows r0..r3 (y - pad_top
+ * on), and the words A = (r0, r1), B = (r2, r3) of one channel and input
+ * column serve both. Row y's column sum is SMLAD(A, (w0, w1)) + r2*w2
+ * (SMLABT with B and (w1, w2)), row y+1's r1*w0 (SMLATB with A) +
+ * SMLAD(B, (w1, w2)): four MAC instructions for six MACs, one LDRD.
+ *
+ * For two output rows, four channels and a chunk of output columns, the
+ * four input rows are staged column by column as those words, x - in_zp
+ * (padding is 0, so the accumulators start from 0 and the epilogue adds
+ * the bias); each channel then sweeps the chunk with its six weight words
+ * in registers, and the epilogue stores four channels a word.
+ *
+ * Where the output overlaps the input, a row pair and channel block
+ * writes after it has staged its reads, and r0 comes from a copy in the
+ * workspace:
+ * - placed by the direct rule (a block of one output row,
+ *   nk_conv_i8_out_shift), out(y+1, x) may reach in(r0, x) and nothing
+ *   above it, so r0 is copied whole when the pair starts;
+ * - on its input exactly (a staged op whose plan put it there: the evals
+ *   then call this instead of the band loop, in the whole workspace), a
+ *   block overwrites its own channels of rows y and y+1 only, so with
+ *   pad_top 1 it first saves those channels of row y+1, the next pair's
+ *   r0 (pad_top 0: the next pair reads nothing written). A later chunk
+ *   would read a column the one before wrote, so whole rows only. */
+
+/* The workspace in words: r0's copy (*copy_words; NULL: none), then per output column
+ * of a chunk 8 staged words a stride_w column and 8 accumulators, plus the
+ * window's extra staged columns. Returns the chunk's output columns, 0
+ * when there is no room for 4. */
+static int32_t nk_dwv_chunk(const nk_ref_conv_geom *g, size_t ws_words, size_t *copy_words) {
+    const size_t s = (size_t)g->stride_w, per_x = 8u * s + 8u;
+    const size_t cw = copy_words ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : 0u;
+    const size_t fixed = cw + 8u * (3u - s);
+    size_t n;
+    if (copy_words)
+        *copy_words = cw;
+    if (ws_words < fixed + 4u * per_x)
+        return 0;
+    n = (ws_words - fixed) / per_x;
+    return n < (size_t)g->out_w ? (int32_t)n : g->out_w;
+}
+
+/* Channels c..c+3 of staged columns j0..j0+n-1 (input column ix0 + j)
+ * into st: column j holds channel k's A, B at st[8j + 2k], st[8j + 2k + 1].
+ * rp[r]: row r at input column 0, channel c; NULL outside the image (or
+ * a row nothing reads). Anything outside the image stages 0. */
+static NK_DW_NOINLINE void nk_dwv_stage(int32_t *st, const int8_t *const *rp, int32_t j0, int32_t n,
+                                        int32_t ix0, int32_t in_w, size_t step, int32_t offp) {
+    const int all = rp[0] != NULL && rp[1] != NULL && rp[2] != NULL && rp[3] != NULL;
+    /* a row outside the image has 0 bytes and no offset */
+    const int32_t o01 = (rp[0] != NULL ? offp & 0xFFFF : 0) | (rp[1] != NULL ? offp & ~0xFFFF : 0);
+    const int32_t o23 = (rp[2] != NULL ? offp & 0xFFFF : 0) | (rp[3] != NULL ? offp & ~0xFFFF : 0);
+    int32_t j, lo = -(ix0 + j0), hi = in_w - (ix0 + j0);
+    lo = lo < 0 ? 0 : lo > n ? n : lo;
+    hi = hi > n ? n : hi < lo ? lo : hi;
+    memset(st, 0, (size_t)lo * 32u);
+    memset(st + 8 * hi, 0, (size_t)(n - hi) * 32u);
+    if (all) {
+        /* most pairs: r1..r3 at register offsets from r1 */
+        const size_t o = (size_t)(ix0 + j0 + lo) * step;
+        const int8_t *p0 = rp[0] + o, *p1 = rp[1] + o;
+        const size_t d2 = (size_t)(rp[2] - rp[1]), d3 = (size_t)(rp[3] - rp[1]);
+        int32_t *d = st + 8 * lo, *const d_end = st + 8 * hi;
+        for (; d != d_end; d += 8, p0 += step, p1 += step) {
+            const int32_t v0 = nk_dsp_load4(p0), v1 = nk_dsp_load4(p1);
+            const int32_t v2 = nk_dsp_load4(p1 + d2), v3 = nk_dsp_load4(p1 + d3);
+            const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
+            const int32_t lo23 = nk_dsp_pack16(v2, v3), hi23 = nk_dsp_pack16_hi(v2, v3);
+            d[0] = nk_dsp_sxtab16(offp, lo01);
+            d[1] = nk_dsp_sxtab16(offp, lo23);
+            d[2] = nk_dsp_sxtab16_ror8(offp, lo01);
+            d[3] = nk_dsp_sxtab16_ror8(offp, lo23);
+            d[4] = nk_dsp_sxtab16(offp, hi01);
+            d[5] = nk_dsp_sxtab16(offp, hi23);
+            d[6] = nk_dsp_sxtab16_ror8(offp, hi01);
+            d[7] = nk_dsp_sxtab16_ror8(offp, hi23);
+        }
+        return;
+    }
+    for (j = lo; j < hi; j++) {
+        const size_t o = (size_t)(ix0 + j0 + j) * step;
+        const int32_t v0 = rp[0] != NULL ? nk_dsp_load4(rp[0] + o) : 0;
+        const int32_t v1 = rp[1] != NULL ? nk_dsp_load4(rp[1] + o) : 0;
+        const int32_t v2 = rp[2] != NULL ? nk_dsp_load4(rp[2] + o) : 0;
+        const int32_t v3 = rp[3] != NULL ? nk_dsp_load4(rp[3] + o) : 0;
+        const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
+        const int32_t lo23 = nk_dsp_pack16(v2, v3), hi23 = nk_dsp_pack16_hi(v2, v3);
+        int32_t *d = st + 8 * j;
+        d[0] = nk_dsp_sxtab16(o01, lo01);
+        d[1] = nk_dsp_sxtab16(o23, lo23);
+        d[2] = nk_dsp_sxtab16_ror8(o01, lo01);
+        d[3] = nk_dsp_sxtab16_ror8(o23, lo23);
+        d[4] = nk_dsp_sxtab16(o01, hi01);
+        d[5] = nk_dsp_sxtab16(o23, hi23);
+        d[6] = nk_dsp_sxtab16_ror8(o01, hi01);
+        d[7] = nk_dsp_sxtab16_ror8(o23, hi23);
+    }
+}
+
+/* One channel over n output columns of the staged chunk: st at its A of
+ * staged column 0, output columns s staged columns apart, w at its tap
+ * (0, 0) (taps step bytes apart). acc[8x]: row y, acc[8x + 4]: row y+1. */
+static NK_DW_NOINLINE void nk_dwv_sweep(const int32_t *st, const int8_t *w, size_t step, int32_t n,
+                                        int32_t s, int32_t *acc) {
+    /* (w0, w1) and (w1, w2) of each kernel column, down the rows */
+#define NK_DWV_W(ky, kx) ((int32_t)w[(size_t)(3 * (ky) + (kx)) * step])
+    const int32_t a0 = nk_dsp_pack16(NK_DWV_W(0, 0), NK_DWV_W(1, 0));
+    const int32_t b0 = nk_dsp_pack16(NK_DWV_W(1, 0), NK_DWV_W(2, 0));
+    const int32_t a1 = nk_dsp_pack16(NK_DWV_W(0, 1), NK_DWV_W(1, 1));
+    const int32_t b1 = nk_dsp_pack16(NK_DWV_W(1, 1), NK_DWV_W(2, 1));
+    const int32_t a2 = nk_dsp_pack16(NK_DWV_W(0, 2), NK_DWV_W(1, 2));
+    const int32_t b2 = nk_dsp_pack16(NK_DWV_W(1, 2), NK_DWV_W(2, 2));
+#undef NK_DWV_W
+    const size_t d = 8u * (size_t)s;
+    int32_t *const end = acc + 8 * n;
+    for (; acc != end; st += d, acc += 8) {
+        int32_t t = nk_dsp_smuad(st[0], a0), u = nk_dsp_smultb(st[0], a0);
+        t = nk_dsp_smlabt(st[1], b0, t);
+        u = nk_dsp_smlad(st[1], b0, u);
+        t = nk_dsp_smlad(st[8], a1, t);
+        u = nk_dsp_smlatb(st[8], a1, u);
+        t = nk_dsp_smlabt(st[9], b1, t);
+        u = nk_dsp_smlad(st[9], b1, u);
+        t = nk_dsp_smlad(st[16], a2, t);
+        u = nk_dsp_smlatb(st[16], a2, u);
+        t = nk_dsp_smlabt(st[17], b2, t);
+        u = nk_dsp_smlad(st[17], b2, u);
+        acc[0] = t;
+        acc[4] = u;
+    }
+}
+
+/* The chunk's n pixels of `rows` output rows: acc[8x + 4r + i] in the
+ * lane order c, c+2, c+1, c+3 (init: the bias, ep: the (m2, a) pairs in
+ * that order); y at channel c of the first pixel, pixels y_px bytes apart,
+ * rows y_row. */
+static NK_DW_NOINLINE void nk_dwv_finish(const int32_t *acc, const int32_t *init, const int32_t *ep,
+                                         int8_t *y, size_t y_px, size_t y_row, int32_t n, int rows,
+                                         const nk_dsp_epi *e) {
+    const int clamp = nk_dw_clamps(e);
+    int r;
+    for (r = 0; r < rows; r++, acc += 4, y += y_row) {
+        const int32_t *a = acc, *const end = acc + 8 * n;
+        int8_t *yp = y;
+        for (; a != end; a += 8, yp += y_px)
+            nk_dw_store4(nk_dsp_rq_half((int32_t)((uint32_t)a[0] + (uint32_t)init[0]), ep[0], ep[1]),
+                         nk_dsp_rq_half((int32_t)((uint32_t)a[1] + (uint32_t)init[1]), ep[2], ep[3]),
+                         nk_dsp_rq_half((int32_t)((uint32_t)a[2] + (uint32_t)init[2]), ep[4], ep[5]),
+                         nk_dsp_rq_half((int32_t)((uint32_t)a[3] + (uint32_t)init[3]), ep[6], ep[7]),
+                         yp, clamp, e);
+    }
+}
+
+int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
+                               const int32_t *NK_RESTRICT bias, int8_t *y, const nk_ref_conv_geom *g,
+                               const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws, size_t ws_bytes) {
+    const size_t step = (size_t)g->in_c, row_stride = (size_t)g->in_w * step;
+    const size_t out_row = (size_t)g->out_w * step, in_img = (size_t)g->in_h * row_stride;
+    const int32_t s = g->stride_w, offp = nk_dsp_dup16(-q->in_zp);
+    /* the lane order of nk_dw_consts4: channel c + k's accumulators */
+    static const int8_t slot[4] = {0, 2, 1, 3};
+    /* where the output sits: on the input (2), over part of it (1), apart */
+    const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
+    const int place = ya == xa ? 2
+                      : ya < xa + (uintptr_t)g->batch * in_img &&
+                              xa < ya + (uintptr_t)g->batch * (uintptr_t)g->out_h * out_row
+                          ? 1
+                          : 0;
+    nk_dsp_epi e;
+    size_t copy_words = 0;
+    int32_t nx, b, oy, c, x0, k;
+    int32_t *st, *acc;
+    if (g->multiplier != 1 || g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->dil_h != 1 ||
+        g->dil_w != 1 || (s != 1 && s != 2) || (g->in_c & 3) != 0 || ws == NULL)
+        return 0;
+    if (place == 2 && (s != 1 || g->out_w != g->in_w || g->pad_top > 1))
+        return 0;
+    e = nk_dsp_epi_make(q, g->out_c);
+    if (!e.fast)
+        return 0;
+    if (ws_bytes == 0)
+        ws_bytes = step * sizeof(int32_t) + nk_fast_depthwise_i8_workspace(g);
+    nx = nk_dwv_chunk(g, ws_bytes / sizeof(int32_t), place ? &copy_words : NULL);
+    if (nx == 0 || (place == 2 && nx < g->out_w))
+        return 0;
+    st = ws + copy_words;
+    acc = st + 8 * ((nx - 1) * s + 3);
+    for (b = 0; b < g->batch; b++) {
+        const int8_t *xb = x + (size_t)b * in_img;
+        for (oy = 0; oy < g->out_h; oy += 2) {
+            const int rows = oy + 1 < g->out_h ? 2 : 1;
+            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * out_row;
+            /* in place with pad_top 1: row oy + 1, the next pair's r0 */
+            const int8_t *save = place == 2 && g->pad_top == 1 && rows == 2 && oy + 1 < g->in_h
+                                     ? xb + (size_t)(oy + 1) * row_stride
+                                     : NULL;
+            const int8_t *rp[4];
+            for (k = 0; k < 4; k++) {
+                const int32_t iy = oy - g->pad_top + k;
+                rp[k] = iy >= 0 && iy < g->in_h && (k < 3 || rows == 2) ? xb + (size_t)iy * row_stride
+                                                                         : NULL;
+            }
+            if (rp[0] != NULL && place == 1) {
+                memcpy(ws, rp[0], row_stride);
+                rp[0] = (const int8_t *)ws;
+            } else if (rp[0] != NULL && place == 2 && g->pad_top == 1) {
+                rp[0] = (const int8_t *)ws; /* saved by the pair before */
+            }
+            for (c = 0; c < g->in_c; c += 4) {
+                const int8_t *rc[4];
+                int32_t init[4], ep[8];
+                nk_dw_consts4(init, ep, c, 0, 0, 0, 0, 0, bias, &e);
+                for (k = 0; k < 4; k++)
+                    rc[k] = rp[k] != NULL ? rp[k] + c : NULL;
+                for (x0 = 0; x0 < g->out_w; x0 += nx) {
+                    const int32_t n = g->out_w - x0 < nx ? g->out_w - x0 : nx;
+                    nk_dwv_stage(st, rc, x0 * s, (n - 1) * s + 3, -g->pad_left, g->in_w, step, offp);
+                    /* after the block's reads, before its writes (one
+                     * chunk a row in place) */
+                    if (save != NULL) {
+                        int8_t *d = (int8_t *)ws + c;
+                        const int8_t *sp = save + c, *const end = sp + row_stride;
+                        for (; sp != end; sp += step, d += step)
+                            nk_dsp_copy4(d, sp);
+                    }
+                    for (k = 0; k < 4; k++)
+                        nk_dwv_sweep(st + 2 * k, w + c + k, step, n, s, acc + slot[k]);
+                    nk_dwv_finish(acc, init, ep, yrow + (size_t)x0 * step + (size_t)c, step, out_row,
+                                  n, rows, &e);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
 /* Multiplier 1 with no horizontal dilation, or a multiple of 4; anything
  * else takes the portable kernel. wsum: the
  * portable kernel's per-channel weight sums (nk_ref_depthwise_wsum_i8),

@@ -59,6 +59,7 @@ static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
 
 #if NK_FAST_I8_ARMV7EM
 static int nkf_oct; /* cases whose rows ran eight at a time */
+static int nkf_vpair[3]; /* depthwise cases the vertical tap pairs took, by placement */
 
 /* The bytes a conv or dense call may use: what the op asked for at load
  * (asked), or half the time a model's larger workspace, enough for the
@@ -185,6 +186,56 @@ static int8_t *nkf_exact_copy(const int8_t *p, size_t n) {
 }
 #endif
 
+#if NK_FAST_I8_ARMV7EM
+/* The lowest output start relative to the input that the direct overlap
+ * rule allows a depthwise (nk_ops_raster_shift with a block of one output
+ * row, or 3 pixels): min over output pixels q of the lowest input byte a
+ * pixel from q on reads, less the bytes of the pixels up to q + block. */
+static long nkf_dw_shift(const nk_ref_conv_geom *g) {
+    const long n = (long)g->batch * g->out_h * g->out_w, block = g->out_w > 3 ? g->out_w : 3;
+    long q, best = 0, sufmin = 0;
+    int have = 0;
+    for (q = n - 1; q >= 0; q--) {
+        const long b = q / ((long)g->out_h * g->out_w), oy = q / g->out_w % g->out_h, ox = q % g->out_w;
+        long iy = oy * g->stride_h - g->pad_top, ix = ox * g->stride_w - g->pad_left, v;
+        iy = iy < 0 ? 0 : iy > g->in_h ? g->in_h : iy;
+        ix = ix < 0 ? 0 : ix > g->in_w ? g->in_w : ix;
+        v = (b * g->in_h * g->in_w + iy * g->in_w + ix) * g->in_c;
+        sufmin = q == n - 1 || v < sufmin ? v : sufmin;
+        v = sufmin - (q + block < n ? q + block : n) * g->out_c;
+        best = !have || v < best ? v : best;
+        have = 1;
+    }
+    return best;
+}
+
+/* Vertical tap pairs with the output apart from the input (place 0), at
+ * the direct rule's lowest start (1) or on the input (2), in room for one
+ * input row and `cols` output columns a chunk; exactly those bytes, so
+ * ASan sees an overrun. Leaves the output in nkf_y_fast. */
+static int nkf_vpair_run(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q, const int32_t *bias,
+                         size_t nx, size_t ny, int place, int cols) {
+    const size_t s = (size_t)g->stride_w, row = (size_t)g->in_w * (size_t)g->in_c;
+    const size_t n_ws = (row + 3u) / 4u * 4u + 32u * (s <= 2 ? 3u - s : 0u) + (size_t)cols * (32u * s + 32u);
+    int32_t *ws = (int32_t *)malloc(n_ws);
+    int took;
+    if (place == 0) {
+        took = nk_fast_depthwise_vpair_i8(nkf_x, nkf_w, bias, nkf_y_fast, g, q, ws, n_ws);
+    } else {
+        const long off = place == 2 ? 0 : nkf_dw_shift(g);
+        const size_t lead = off < 0 ? (size_t)-off : 0, size = lead + nx + ny + (size_t)(off > 0 ? off : 0);
+        int8_t *buf = (int8_t *)malloc(size), *xp = buf + lead, *yp = xp + off;
+        memcpy(xp, nkf_x, nx);
+        took = nk_fast_depthwise_vpair_i8(xp, nkf_w, bias, yp, g, q, ws, n_ws);
+        if (took)
+            memcpy(nkf_y_fast, yp, ny);
+        free(buf);
+    }
+    free(ws);
+    return took;
+}
+#endif
+
 /* A random conv (depthwise when dw); returns 1 when the fast kernel took it. */
 static int nkf_conv(int dw, int n_case) {
     nk_ref_conv_geom g;
@@ -238,6 +289,10 @@ static int nkf_conv(int dw, int n_case) {
             g.in_c = g.out_c = nkf_chance(50) ? 4 * nkf_between(1, 16) : nkf_between(1, 70);
             if (nkf_chance(30)) /* staged rows longer than the usual draws */
                 g.in_w = nkf_between(17, 40);
+            if (nkf_chance(50)) { /* vertical tap pairs: stride_h 1 */
+                g.stride_h = 1;
+                g.dil_h = 1;
+            }
         }
         if (!dw && nkf_chance(15)) {
             /* a first layer's 3x3 over 1..3 channels with few outputs (VWW's
@@ -266,6 +321,15 @@ static int nkf_conv(int dw, int n_case) {
         } else {
             g.out_h = nkf_axis(g.in_h, g.k_h, g.stride_h, g.dil_h, &g.pad_top);
             g.out_w = nkf_axis(g.in_w, g.k_w, g.stride_w, g.dil_w, &g.pad_left);
+        }
+        if (dw && g.k_h == 3 && g.k_w == 3 && g.stride_h == 1 && g.dil_h == 1 && g.dil_w == 1 &&
+            g.multiplier == 1 && nkf_chance(40)) {
+            /* 'same' rows at stride 1: the output as large as the input,
+             * which vertical tap pairs can run on */
+            g.stride_w = 1;
+            g.pad_top = g.pad_left = 1;
+            g.out_h = g.in_h;
+            g.out_w = g.in_w;
         }
         if (dw && g.k_w == 3 && g.stride_w == 1 && g.dil_w == 1 && g.multiplier == 1 &&
             nkf_chance(25)) {
@@ -302,7 +366,17 @@ static int nkf_conv(int dw, int n_case) {
         }
         nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, wsum);
 #if NK_FAST_I8_ARMV7EM
-        {
+        took = 0;
+        if (nkf_chance(70)) {
+            /* 2 to 12 output columns a chunk (fewer than 4: refused; in
+             * place, fewer than a row) */
+            int place = nkf_between(0, 2);
+            if (place == 2 && nx != ny)
+                place = 1;
+            took = nkf_vpair_run(&g, &q, bias, nx, ny, place, nkf_between(2, 12));
+            nkf_vpair[place] += took;
+        }
+        if (!took) {
             /* exactly the staging bytes the op asks for at load */
             const size_t n_ws = nk_fast_depthwise_i8_workspace(&g);
             int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
@@ -540,6 +614,13 @@ int main(void) {
     printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases\n", nkf_oct);
     if (nkf_oct == 0) {
         fprintf(stderr, "no case ran rows eight at a time\n");
+        return 1;
+    }
+    printf("fast_i8_test: vertical tap pairs took %d depthwise cases apart from the input, %d "
+           "over it, %d on it\n",
+           nkf_vpair[0], nkf_vpair[1], nkf_vpair[2]);
+    if (nkf_vpair[0] == 0 || nkf_vpair[1] == 0 || nkf_vpair[2] == 0) {
+        fprintf(stderr, "some placement ran no depthwise case by vertical tap pairs\n");
         return 1;
     }
 #endif
