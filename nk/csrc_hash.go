@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "d1b9c189761a1f202b656d99266046aa932cd9521eda29490b0540ec6cc70bb0"
+const csrcHash = "9ea401ebf058c0f743b7bda2ef57ff0ee187b5282bc6262b07b1652ed697c7bf"

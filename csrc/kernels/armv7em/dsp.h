@@ -227,6 +227,31 @@ static inline int32_t nk_dsp_min8(int32_t a, int32_t b) {
 }
 #endif
 
+/* lo, hi = p[off/4], p[off/4 + 1] (p 4-byte aligned, off a constant) in
+ * one LDRD, and the same store by STRD: GCC's Cortex-M4 tuning splits
+ * them into two LDRs / STRs. */
+#if NK_DSP_NATIVE
+#define NK_DSP_LDRD(p, off, lo, hi)                                                               \
+    __asm__("ldrd %0, %1, [%2, #" #off "]"                                                        \
+            : "=r"(lo), "=r"(hi)                                                                  \
+            : "r"(p), "m"(*(const int32_t(*)[2])((const char *)(p) + (off))))
+#define NK_DSP_STRD(p, off, lo, hi)                                                               \
+    __asm__("strd %1, %2, [%3, #" #off "]"                                                        \
+            : "=m"(*(int32_t(*)[2])((char *)(p) + (off)))                                         \
+            : "r"(lo), "r"(hi), "r"(p))
+#else
+#define NK_DSP_LDRD(p, off, lo, hi)                                                               \
+    do {                                                                                          \
+        (lo) = (p)[(off) / 4];                                                                    \
+        (hi) = (p)[(off) / 4 + 1];                                                                \
+    } while (0)
+#define NK_DSP_STRD(p, off, lo, hi)                                                               \
+    do {                                                                                          \
+        (p)[(off) / 4] = (lo);                                                                    \
+        (p)[(off) / 4 + 1] = (hi);                                                                \
+    } while (0)
+#endif
+
 /* The four bytes of v to p, byte 0 first (any alignment: STR on the
  * target allows it). */
 static inline void nk_dsp_store4(int8_t *p, uint32_t v) {

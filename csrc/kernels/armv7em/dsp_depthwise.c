@@ -1029,14 +1029,16 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
  *   r0 (pad_top 0: the next pair reads nothing written). A later chunk
  *   would read a column the one before wrote, so whole rows only. */
 
-/* The workspace in words: r0's copy (*copy_words; NULL: none), then per output column
- * of a chunk 8 staged words a stride_w column and 8 accumulators, plus the
- * window's extra staged columns. Returns the chunk's output columns, 0
- * when there is no room for 4. */
+/* The workspace in words: r0's copy (*copy_words; NULL: none), then the
+ * staged columns of 16 words: channel k's A, B at 2k, 2k + 1, then the
+ * accumulators of the output column that starts there (stride_w columns
+ * apart), rows y and y+1 of channel k at 8 + 2k, 9 + 2k. A chunk of n
+ * output columns takes (n - 1) * stride_w + 3 staged columns. Returns
+ * n, 0 when there is no room for 4. */
 static int32_t nk_dwv_chunk(const nk_ref_conv_geom *g, size_t ws_words, size_t *copy_words) {
-    const size_t s = (size_t)g->stride_w, per_x = 8u * s + 8u;
+    const size_t s = (size_t)g->stride_w, per_x = 16u * s;
     const size_t cw = copy_words ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : 0u;
-    const size_t fixed = cw + 8u * (3u - s);
+    const size_t fixed = cw + 16u * (3u - s);
     size_t n;
     if (copy_words)
         *copy_words = cw;
@@ -1046,40 +1048,43 @@ static int32_t nk_dwv_chunk(const nk_ref_conv_geom *g, size_t ws_words, size_t *
     return n < (size_t)g->out_w ? (int32_t)n : g->out_w;
 }
 
-/* Channels c..c+3 of staged columns j0..j0+n-1 (input column ix0 + j)
- * into st: column j holds channel k's A, B at st[8j + 2k], st[8j + 2k + 1].
- * rp[r]: row r at input column 0, channel c; NULL outside the image (or
- * a row nothing reads). Anything outside the image stages 0. */
+static inline void nk_dwv_zero(int32_t *d) {
+    int i;
+    for (i = 0; i < 8; i++)
+        d[i] = 0;
+}
+
+/* Channels c..c+3 of n staged columns from j0 (input column ix0 + j) into
+ * st. rp[r]: row r at input column 0, channel c; NULL outside the image
+ * (or a row nothing reads). Anything outside the image stages 0. */
 static NK_DW_NOINLINE void nk_dwv_stage(int32_t *st, const int8_t *const *rp, int32_t j0, int32_t n,
                                         int32_t ix0, int32_t in_w, size_t step, int32_t offp) {
-    const int all = rp[0] != NULL && rp[1] != NULL && rp[2] != NULL && rp[3] != NULL;
     /* a row outside the image has 0 bytes and no offset */
     const int32_t o01 = (rp[0] != NULL ? offp & 0xFFFF : 0) | (rp[1] != NULL ? offp & ~0xFFFF : 0);
     const int32_t o23 = (rp[2] != NULL ? offp & 0xFFFF : 0) | (rp[3] != NULL ? offp & ~0xFFFF : 0);
     int32_t j, lo = -(ix0 + j0), hi = in_w - (ix0 + j0);
     lo = lo < 0 ? 0 : lo > n ? n : lo;
     hi = hi > n ? n : hi < lo ? lo : hi;
-    memset(st, 0, (size_t)lo * 32u);
-    memset(st + 8 * hi, 0, (size_t)(n - hi) * 32u);
-    if (all) {
+    /* the padding columns (loops: few, and memset is a call) */
+    for (j = 0; j < lo; j++)
+        nk_dwv_zero(st + 16 * j);
+    for (j = hi; j < n; j++)
+        nk_dwv_zero(st + 16 * j);
+    if (rp[0] != NULL && rp[1] != NULL && rp[2] != NULL && rp[3] != NULL) {
         /* most pairs: r1..r3 at register offsets from r1 */
         const size_t o = (size_t)(ix0 + j0 + lo) * step;
         const int8_t *p0 = rp[0] + o, *p1 = rp[1] + o;
         const size_t d2 = (size_t)(rp[2] - rp[1]), d3 = (size_t)(rp[3] - rp[1]);
-        int32_t *d = st + 8 * lo, *const d_end = st + 8 * hi;
-        for (; d != d_end; d += 8, p0 += step, p1 += step) {
+        int32_t *d = st + 16 * lo, *const d_end = st + 16 * hi;
+        for (; d != d_end; d += 16, p0 += step, p1 += step) {
             const int32_t v0 = nk_dsp_load4(p0), v1 = nk_dsp_load4(p1);
             const int32_t v2 = nk_dsp_load4(p1 + d2), v3 = nk_dsp_load4(p1 + d3);
             const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
             const int32_t lo23 = nk_dsp_pack16(v2, v3), hi23 = nk_dsp_pack16_hi(v2, v3);
-            d[0] = nk_dsp_sxtab16(offp, lo01);
-            d[1] = nk_dsp_sxtab16(offp, lo23);
-            d[2] = nk_dsp_sxtab16_ror8(offp, lo01);
-            d[3] = nk_dsp_sxtab16_ror8(offp, lo23);
-            d[4] = nk_dsp_sxtab16(offp, hi01);
-            d[5] = nk_dsp_sxtab16(offp, hi23);
-            d[6] = nk_dsp_sxtab16_ror8(offp, hi01);
-            d[7] = nk_dsp_sxtab16_ror8(offp, hi23);
+            NK_DSP_STRD(d, 0, nk_dsp_sxtab16(offp, lo01), nk_dsp_sxtab16(offp, lo23));
+            NK_DSP_STRD(d, 8, nk_dsp_sxtab16_ror8(offp, lo01), nk_dsp_sxtab16_ror8(offp, lo23));
+            NK_DSP_STRD(d, 16, nk_dsp_sxtab16(offp, hi01), nk_dsp_sxtab16(offp, hi23));
+            NK_DSP_STRD(d, 24, nk_dsp_sxtab16_ror8(offp, hi01), nk_dsp_sxtab16_ror8(offp, hi23));
         }
         return;
     }
@@ -1091,7 +1096,7 @@ static NK_DW_NOINLINE void nk_dwv_stage(int32_t *st, const int8_t *const *rp, in
         const int32_t v3 = rp[3] != NULL ? nk_dsp_load4(rp[3] + o) : 0;
         const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
         const int32_t lo23 = nk_dsp_pack16(v2, v3), hi23 = nk_dsp_pack16_hi(v2, v3);
-        int32_t *d = st + 8 * j;
+        int32_t *d = st + 16 * j;
         d[0] = nk_dsp_sxtab16(o01, lo01);
         d[1] = nk_dsp_sxtab16(o23, lo23);
         d[2] = nk_dsp_sxtab16_ror8(o01, lo01);
@@ -1103,57 +1108,104 @@ static NK_DW_NOINLINE void nk_dwv_stage(int32_t *st, const int8_t *const *rp, in
     }
 }
 
-/* One channel over n output columns of the staged chunk: st at its A of
- * staged column 0, output columns s staged columns apart, w at its tap
- * (0, 0) (taps step bytes apart). acc[8x]: row y, acc[8x + 4]: row y+1. */
-static NK_DW_NOINLINE void nk_dwv_sweep(const int32_t *st, const int8_t *w, size_t step, int32_t n,
-                                        int32_t s, int32_t *acc) {
-    /* (w0, w1) and (w1, w2) of each kernel column, down the rows */
-#define NK_DWV_W(ky, kx) ((int32_t)w[(size_t)(3 * (ky) + (kx)) * step])
-    const int32_t a0 = nk_dsp_pack16(NK_DWV_W(0, 0), NK_DWV_W(1, 0));
-    const int32_t b0 = nk_dsp_pack16(NK_DWV_W(1, 0), NK_DWV_W(2, 0));
-    const int32_t a1 = nk_dsp_pack16(NK_DWV_W(0, 1), NK_DWV_W(1, 1));
-    const int32_t b1 = nk_dsp_pack16(NK_DWV_W(1, 1), NK_DWV_W(2, 1));
-    const int32_t a2 = nk_dsp_pack16(NK_DWV_W(0, 2), NK_DWV_W(1, 2));
-    const int32_t b2 = nk_dsp_pack16(NK_DWV_W(1, 2), NK_DWV_W(2, 2));
-#undef NK_DWV_W
-    const size_t d = 8u * (size_t)s;
-    int32_t *const end = acc + 8 * n;
-    for (; acc != end; st += d, acc += 8) {
-        int32_t t = nk_dsp_smuad(st[0], a0), u = nk_dsp_smultb(st[0], a0);
-        t = nk_dsp_smlabt(st[1], b0, t);
-        u = nk_dsp_smlad(st[1], b0, u);
-        t = nk_dsp_smlad(st[8], a1, t);
-        u = nk_dsp_smlatb(st[8], a1, u);
-        t = nk_dsp_smlabt(st[9], b1, t);
-        u = nk_dsp_smlad(st[9], b1, u);
-        t = nk_dsp_smlad(st[16], a2, t);
-        u = nk_dsp_smlatb(st[16], a2, u);
-        t = nk_dsp_smlabt(st[17], b2, t);
-        u = nk_dsp_smlad(st[17], b2, u);
-        acc[0] = t;
-        acc[4] = u;
+/* Channels c..c+3 over n output columns of the staged chunk: st at
+ * staged column 0, output columns s staged columns apart, w at channel
+ * c's tap (0, 0) (taps step bytes apart), bias at channel c's (or NULL):
+ * the accumulators start at the bias. */
+static NK_DW_NOINLINE void nk_dwv_sweep(int32_t *st, const int8_t *w, size_t step, int32_t n,
+                                        int32_t s, const int32_t *bias) {
+    const size_t d = 16u * (size_t)s;
+    /* channel k's (w0, w1) and (w1, w2) of kernel column kx (down the rows)
+     * at wq[6k + 2kx], wq[6k + 2kx + 1]: from the words of the four
+     * channels at the taps, bytes paired by PKHBT / PKHTB and widened */
+    int32_t wq[24], kx, k;
+    for (kx = 0; kx < 3; kx++) {
+        const int32_t v0 = nk_dsp_load4(w + (size_t)kx * step);
+        const int32_t v1 = nk_dsp_load4(w + (size_t)(3 + kx) * step);
+        const int32_t v2 = nk_dsp_load4(w + (size_t)(6 + kx) * step);
+        const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
+        const int32_t lo12 = nk_dsp_pack16(v1, v2), hi12 = nk_dsp_pack16_hi(v1, v2);
+        int32_t *q = wq + 2 * kx;
+        q[0] = nk_dsp_sxtb16(lo01);
+        q[1] = nk_dsp_sxtb16(lo12);
+        q[6] = nk_dsp_sxtb16_ror8(lo01);
+        q[7] = nk_dsp_sxtb16_ror8(lo12);
+        q[12] = nk_dsp_sxtb16(hi01);
+        q[13] = nk_dsp_sxtb16(hi12);
+        q[18] = nk_dsp_sxtb16_ror8(hi01);
+        q[19] = nk_dsp_sxtb16_ror8(hi12);
+    }
+    for (k = 0; k < 4; k++, st += 2) {
+        const int32_t *q = wq + 6 * k;
+        const int32_t a0 = q[0], b0 = q[1], a1 = q[2], b1 = q[3], a2 = q[4], b2 = q[5];
+        const int32_t b = bias != NULL ? bias[k] : 0;
+        int32_t *p = st, *const end = st + d * (size_t)n;
+        for (; p != end; p += d) {
+            int32_t x0, x1, t, u;
+            NK_DSP_LDRD(p, 0, x0, x1);
+            t = nk_dsp_smlad(x0, a0, b);
+            u = nk_dsp_smlatb(x0, a0, b);
+            t = nk_dsp_smlabt(x1, b0, t);
+            u = nk_dsp_smlad(x1, b0, u);
+            NK_DSP_LDRD(p, 64, x0, x1);
+            t = nk_dsp_smlad(x0, a1, t);
+            u = nk_dsp_smlatb(x0, a1, u);
+            t = nk_dsp_smlabt(x1, b1, t);
+            u = nk_dsp_smlad(x1, b1, u);
+            NK_DSP_LDRD(p, 128, x0, x1);
+            t = nk_dsp_smlad(x0, a2, t);
+            u = nk_dsp_smlatb(x0, a2, u);
+            t = nk_dsp_smlabt(x1, b2, t);
+            u = nk_dsp_smlad(x1, b2, u);
+            NK_DSP_STRD(p, 32, t, u);
+        }
     }
 }
 
-/* The chunk's n pixels of `rows` output rows: acc[8x + 4r + i] in the
- * lane order c, c+2, c+1, c+3 (init: the bias, ep: the (m2, a) pairs in
- * that order); y at channel c of the first pixel, pixels y_px bytes apart,
- * rows y_row. */
-static NK_DW_NOINLINE void nk_dwv_finish(const int32_t *acc, const int32_t *init, const int32_t *ep,
-                                         int8_t *y, size_t y_px, size_t y_row, int32_t n, int rows,
+/* The (m2, a) pair of channel c (nk_dsp_rq_half). */
+static inline void nk_dwv_pair(const nk_dsp_epi *e, int32_t c, int32_t *m2, int32_t *a) {
+    const int32_t k = c & e->cmask;
+    *m2 = (int32_t)((uint32_t)e->mult[k] << 1);
+    *a = ~e->shift[k];
+}
+
+/* The chunk's n output columns (st as nk_dwv_sweep left it) of `rows`
+ * output rows, y at channel c of the first pixel, pixels y_px bytes
+ * apart, rows y_row. By lane pair: channels c, c+2 of both rows first,
+ * as int16 lanes over their accumulators, then c+1, c+3, zipped with
+ * them into words: each pass holds its two (m2, a) pairs. */
+static NK_DW_NOINLINE void nk_dwv_finish(int32_t *st, int32_t n, int32_t s, int rows, int8_t *y,
+                                         size_t y_px, size_t y_row, int32_t c,
                                          const nk_dsp_epi *e) {
-    const int clamp = nk_dw_clamps(e);
-    int r;
-    for (r = 0; r < rows; r++, acc += 4, y += y_row) {
-        const int32_t *a = acc, *const end = acc + 8 * n;
-        int8_t *yp = y;
-        for (; a != end; a += 8, yp += y_px)
-            nk_dw_store4(nk_dsp_rq_half((int32_t)((uint32_t)a[0] + (uint32_t)init[0]), ep[0], ep[1]),
-                         nk_dsp_rq_half((int32_t)((uint32_t)a[1] + (uint32_t)init[1]), ep[2], ep[3]),
-                         nk_dsp_rq_half((int32_t)((uint32_t)a[2] + (uint32_t)init[2]), ep[4], ep[5]),
-                         nk_dsp_rq_half((int32_t)((uint32_t)a[3] + (uint32_t)init[3]), ep[6], ep[7]),
-                         yp, clamp, e);
+    const size_t d = 16u * (size_t)s;
+    int32_t *const end = st + d * (size_t)n;
+    const int32_t zp1 = e->zp1, clamp = nk_dw_clamps(e);
+    int32_t m0, a0, m2, a2, *p;
+    nk_dwv_pair(e, c, &m0, &a0);
+    nk_dwv_pair(e, c + 2, &m2, &a2);
+    for (p = st; p != end; p += d) {
+        int32_t t0, u0, t2, u2;
+        NK_DSP_LDRD(p, 32, t0, u0);
+        NK_DSP_LDRD(p, 48, t2, u2);
+        NK_DSP_STRD(p, 32, nk_dsp_half_zp(nk_dsp_rq_half(t0, m0, a0), nk_dsp_rq_half(t2, m2, a2), zp1),
+                    nk_dsp_half_zp(nk_dsp_rq_half(u0, m0, a0), nk_dsp_rq_half(u2, m2, a2), zp1));
+    }
+    nk_dwv_pair(e, c + 1, &m0, &a0);
+    nk_dwv_pair(e, c + 3, &m2, &a2);
+    for (p = st; p != end; p += d, y += y_px) {
+        int32_t t1, u1, t3, u3, h0, h1, v0, v1;
+        NK_DSP_LDRD(p, 40, t1, u1);
+        NK_DSP_LDRD(p, 56, t3, u3);
+        NK_DSP_LDRD(p, 32, h0, h1);
+        v0 = nk_dsp_zip8(h0, nk_dsp_half_zp(nk_dsp_rq_half(t1, m0, a0), nk_dsp_rq_half(t3, m2, a2), zp1));
+        v1 = nk_dsp_zip8(h1, nk_dsp_half_zp(nk_dsp_rq_half(u1, m0, a0), nk_dsp_rq_half(u3, m2, a2), zp1));
+        if (clamp) {
+            v0 = nk_dsp_min8(nk_dsp_max8(v0, e->lo4), e->hi4);
+            v1 = nk_dsp_min8(nk_dsp_max8(v1, e->lo4), e->hi4);
+        }
+        nk_dsp_store4(y, (uint32_t)v0);
+        if (rows == 2)
+            nk_dsp_store4(y + y_row, (uint32_t)v1);
     }
 }
 
@@ -1163,8 +1215,6 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     const size_t step = (size_t)g->in_c, row_stride = (size_t)g->in_w * step;
     const size_t out_row = (size_t)g->out_w * step, in_img = (size_t)g->in_h * row_stride;
     const int32_t s = g->stride_w, offp = nk_dsp_dup16(-q->in_zp);
-    /* the lane order of nk_dw_consts4: channel c + k's accumulators */
-    static const int8_t slot[4] = {0, 2, 1, 3};
     /* where the output sits: on the input (2), over part of it (1), apart */
     const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
     const int place = ya == xa ? 2
@@ -1175,7 +1225,7 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     nk_dsp_epi e;
     size_t copy_words = 0;
     int32_t nx, b, oy, c, x0, k;
-    int32_t *st, *acc;
+    int32_t *st;
     if (g->multiplier != 1 || g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->dil_h != 1 ||
         g->dil_w != 1 || (s != 1 && s != 2) || (g->in_c & 3) != 0 || ws == NULL)
         return 0;
@@ -1190,7 +1240,6 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     if (nx == 0 || (place == 2 && nx < g->out_w))
         return 0;
     st = ws + copy_words;
-    acc = st + 8 * ((nx - 1) * s + 3);
     for (b = 0; b < g->batch; b++) {
         const int8_t *xb = x + (size_t)b * in_img;
         for (oy = 0; oy < g->out_h; oy += 2) {
@@ -1214,8 +1263,6 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
             }
             for (c = 0; c < g->in_c; c += 4) {
                 const int8_t *rc[4];
-                int32_t init[4], ep[8];
-                nk_dw_consts4(init, ep, c, 0, 0, 0, 0, 0, bias, &e);
                 for (k = 0; k < 4; k++)
                     rc[k] = rp[k] != NULL ? rp[k] + c : NULL;
                 for (x0 = 0; x0 < g->out_w; x0 += nx) {
@@ -1229,10 +1276,9 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                         for (; sp != end; sp += step, d += step)
                             nk_dsp_copy4(d, sp);
                     }
-                    for (k = 0; k < 4; k++)
-                        nk_dwv_sweep(st + 2 * k, w + c + k, step, n, s, acc + slot[k]);
-                    nk_dwv_finish(acc, init, ep, yrow + (size_t)x0 * step + (size_t)c, step, out_row,
-                                  n, rows, &e);
+                    nk_dwv_sweep(st, w + c, step, n, s, bias != NULL ? bias + c : NULL);
+                    nk_dwv_finish(st, n, s, rows, yrow + (size_t)x0 * step + (size_t)c, step, out_row,
+                                  c, &e);
                 }
             }
         }

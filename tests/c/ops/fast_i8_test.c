@@ -216,7 +216,7 @@ static long nkf_dw_shift(const nk_ref_conv_geom *g) {
 static int nkf_vpair_run(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q, const int32_t *bias,
                          size_t nx, size_t ny, int place, int cols) {
     const size_t s = (size_t)g->stride_w, row = (size_t)g->in_w * (size_t)g->in_c;
-    const size_t n_ws = (row + 3u) / 4u * 4u + 32u * (s <= 2 ? 3u - s : 0u) + (size_t)cols * (32u * s + 32u);
+    const size_t n_ws = (row + 3u) / 4u * 4u + 64u * (s <= 2 ? 3u - s : 0u) + (size_t)cols * 64u * s;
     int32_t *ws = (int32_t *)malloc(n_ws);
     int took;
     if (place == 0) {
