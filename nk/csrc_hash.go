@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9ea401ebf058c0f743b7bda2ef57ff0ee187b5282bc6262b07b1652ed697c7bf"
+const csrcHash = "c8f1c4b84b56153b3d6df6bf8bb316737ede23a8ddfcd89fd29c2f7488b18cd8"

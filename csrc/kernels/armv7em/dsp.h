@@ -239,7 +239,28 @@ static inline int32_t nk_dsp_min8(int32_t a, int32_t b) {
     __asm__("strd %1, %2, [%3, #" #off "]"                                                        \
             : "=m"(*(int32_t(*)[2])((char *)(p) + (off)))                                         \
             : "r"(lo), "r"(hi), "r"(p))
+/* the same LDRD / STRD at p, then p += step (a constant) */
+#define NK_DSP_LDRD_POST(p, step, lo, hi)                                                         \
+    __asm__("ldrd %0, %1, [%2], #" #step                                                          \
+            : "=r"(lo), "=r"(hi), "+r"(p)                                                         \
+            : "m"(*(const int32_t(*)[2])(p)))
+#define NK_DSP_STRD_POST(p, step, lo, hi)                                                         \
+    __asm__("strd %2, %3, [%1], #" #step                                                          \
+            : "=m"(*(int32_t(*)[2])(p)), "+r"(p)                                                  \
+            : "r"(lo), "r"(hi))
 #else
+#define NK_DSP_LDRD_POST(p, step, lo, hi)                                                         \
+    do {                                                                                          \
+        (lo) = (p)[0];                                                                            \
+        (hi) = (p)[1];                                                                            \
+        (p) += (step) / 4;                                                                        \
+    } while (0)
+#define NK_DSP_STRD_POST(p, step, lo, hi)                                                         \
+    do {                                                                                          \
+        (p)[0] = (lo);                                                                            \
+        (p)[1] = (hi);                                                                            \
+        (p) += (step) / 4;                                                                        \
+    } while (0)
 #define NK_DSP_LDRD(p, off, lo, hi)                                                               \
     do {                                                                                          \
         (lo) = (p)[(off) / 4];                                                                    \

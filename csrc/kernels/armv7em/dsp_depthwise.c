@@ -1010,157 +1010,159 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
  * (SMLABT with B and (w1, w2)), row y+1's r1*w0 (SMLATB with A) +
  * SMLAD(B, (w1, w2)): four MAC instructions for six MACs, one LDRD.
  *
- * For two output rows, four channels and a chunk of output columns, the
- * four input rows are staged column by column as those words, x - in_zp
- * (padding is 0, so the accumulators start from 0 and the epilogue adds
- * the bias); each channel then sweeps the chunk with its six weight words
- * in registers, and the epilogue stores four channels a word.
+ * A band of R row pairs (1 to 3) of four channels reads 2R + 2 input
+ * rows: they are staged column by column as R + 1 such words a channel,
+ * x - in_zp (padding is 0, so the accumulators start from the bias), the
+ * words of pair p being groups p and p + 1. Each channel then sweeps the
+ * band's columns with its six weight words in registers (paired once per
+ * block of four channels), and the epilogue stores four channels a word.
  *
- * Where the output overlaps the input, a row pair and channel block
- * writes after it has staged its reads, and r0 comes from a copy in the
- * workspace:
- * - placed by the direct rule (a block of one output row,
- *   nk_conv_i8_out_shift), out(y+1, x) may reach in(r0, x) and nothing
- *   above it, so r0 is copied whole when the pair starts;
- * - on its input exactly (a staged op whose plan put it there: the evals
- *   then call this instead of the band loop, in the whole workspace), a
- *   block overwrites its own channels of rows y and y+1 only, so with
- *   pad_top 1 it first saves those channels of row y+1, the next pair's
- *   r0 (pad_top 0: the next pair reads nothing written). A later chunk
- *   would read a column the one before wrote, so whole rows only. */
+ * Where the output sits:
+ * - apart from the input, or exactly on it (a staged op whose plan put
+ *   it there: the evals then call this instead of the band loop, in the
+ *   whole workspace): channel blocks run one after the other down the
+ *   whole image, R pairs a band. On the input, a band overwrites only its
+ *   own channels of its own rows, which it has staged, so with pad_top 1
+ *   it first saves those channels of its last row, the next band's r0
+ *   (pad_top 0: the next band reads nothing written); a later chunk of
+ *   columns would read one the chunk before wrote, so whole rows only.
+ * - over part of the input, placed by the direct rule (a block of one
+ *   output row, nk_conv_i8_out_shift): out(y+1, x) may reach in(r0, x)
+ *   and nothing above, and the later channel blocks still read r0, so the
+ *   pairs run one after the other (R = 1), every block of a pair, and r0
+ *   is copied whole when the pair starts. */
 
-/* The workspace in words: r0's copy (*copy_words; NULL: none), then the
- * staged columns of 16 words: channel k's A, B at 2k, 2k + 1, then the
- * accumulators of the output column that starts there (stride_w columns
- * apart), rows y and y+1 of channel k at 8 + 2k, 9 + 2k. A chunk of n
- * output columns takes (n - 1) * stride_w + 3 staged columns. Returns
- * n, 0 when there is no room for 4. */
-static int32_t nk_dwv_chunk(const nk_ref_conv_geom *g, size_t ws_words, size_t *copy_words) {
-    const size_t s = (size_t)g->stride_w, per_x = 16u * s;
-    const size_t cw = copy_words ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : 0u;
-    const size_t fixed = cw + 16u * (3u - s);
-    size_t n;
-    if (copy_words)
-        *copy_words = cw;
-    if (ws_words < fixed + 4u * per_x)
+/* The workspace, in words: the copy of r0 (place 1) or the saved row of a
+ * block (place 2), the six paired weight words of each of four channels,
+ * the staged columns of 16 words (channel k's group g at 4k + g), and 8
+ * accumulators an output column and pair (rows y, y+1 of channel k at 2k,
+ * 2k + 1). */
+typedef struct nk_dwv_plan {
+    int32_t n;         /* output columns a chunk */
+    int32_t r;         /* row pairs a band */
+    size_t keep;       /* words of the copy or the save */
+} nk_dwv_plan;
+
+static size_t nk_dwv_words(const nk_ref_conv_geom *g, size_t keep, int32_t n, int32_t r) {
+    return keep + 24u + 16u * ((size_t)(n - 1) * (size_t)g->stride_w + 3u) + 8u * (size_t)n * (size_t)r;
+}
+
+/* The widest chunk (at least 4 columns; whole rows on the input) and then
+ * the most pairs a band that fit; 0 when nothing does. */
+static int nk_dwv_plan_for(const nk_ref_conv_geom *g, int place, size_t ws_words, nk_dwv_plan *p) {
+    const int32_t max_r = place == 1 ? 1 : (g->out_h + 1) / 2 < 3 ? (g->out_h + 1) / 2 : 3;
+    p->keep = place == 1 ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : place == 2 ? (size_t)g->in_w : 0u;
+    p->r = 1;
+    p->n = g->out_w;
+    while (p->n >= 4 && nk_dwv_words(g, p->keep, p->n, 1) > ws_words)
+        p->n--;
+    if (p->n < 4 || (place == 2 && p->n < g->out_w))
         return 0;
-    n = (ws_words - fixed) / per_x;
-    return n < (size_t)g->out_w ? (int32_t)n : g->out_w;
+    while (p->r < max_r && nk_dwv_words(g, p->keep, p->n, p->r + 1) <= ws_words)
+        p->r++;
+    return 1;
 }
 
-static inline void nk_dwv_zero(int32_t *d) {
-    int i;
-    for (i = 0; i < 8; i++)
-        d[i] = 0;
-}
-
-/* Channels c..c+3 of n staged columns from j0 (input column ix0 + j) into
- * st. rp[r]: row r at input column 0, channel c; NULL outside the image
- * (or a row nothing reads). Anything outside the image stages 0. */
-static NK_DW_NOINLINE void nk_dwv_stage(int32_t *st, const int8_t *const *rp, int32_t j0, int32_t n,
-                                        int32_t ix0, int32_t in_w, size_t step, int32_t offp) {
-    /* a row outside the image has 0 bytes and no offset */
-    const int32_t o01 = (rp[0] != NULL ? offp & 0xFFFF : 0) | (rp[1] != NULL ? offp & ~0xFFFF : 0);
-    const int32_t o23 = (rp[2] != NULL ? offp & 0xFFFF : 0) | (rp[3] != NULL ? offp & ~0xFFFF : 0);
-    int32_t j, lo = -(ix0 + j0), hi = in_w - (ix0 + j0);
-    lo = lo < 0 ? 0 : lo > n ? n : lo;
-    hi = hi > n ? n : hi < lo ? lo : hi;
-    /* the padding columns (loops: few, and memset is a call) */
-    for (j = 0; j < lo; j++)
-        nk_dwv_zero(st + 16 * j);
-    for (j = hi; j < n; j++)
-        nk_dwv_zero(st + 16 * j);
-    if (rp[0] != NULL && rp[1] != NULL && rp[2] != NULL && rp[3] != NULL) {
-        /* most pairs: r1..r3 at register offsets from r1 */
-        const size_t o = (size_t)(ix0 + j0 + lo) * step;
-        const int8_t *p0 = rp[0] + o, *p1 = rp[1] + o;
-        const size_t d2 = (size_t)(rp[2] - rp[1]), d3 = (size_t)(rp[3] - rp[1]);
-        int32_t *d = st + 16 * lo, *const d_end = st + 16 * hi;
-        for (; d != d_end; d += 16, p0 += step, p1 += step) {
-            const int32_t v0 = nk_dsp_load4(p0), v1 = nk_dsp_load4(p1);
-            const int32_t v2 = nk_dsp_load4(p1 + d2), v3 = nk_dsp_load4(p1 + d3);
-            const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
-            const int32_t lo23 = nk_dsp_pack16(v2, v3), hi23 = nk_dsp_pack16_hi(v2, v3);
-            NK_DSP_STRD(d, 0, nk_dsp_sxtab16(offp, lo01), nk_dsp_sxtab16(offp, lo23));
-            NK_DSP_STRD(d, 8, nk_dsp_sxtab16_ror8(offp, lo01), nk_dsp_sxtab16_ror8(offp, lo23));
-            NK_DSP_STRD(d, 16, nk_dsp_sxtab16(offp, hi01), nk_dsp_sxtab16(offp, hi23));
-            NK_DSP_STRD(d, 24, nk_dsp_sxtab16_ror8(offp, hi01), nk_dsp_sxtab16_ror8(offp, hi23));
-        }
-        return;
-    }
-    for (j = lo; j < hi; j++) {
-        const size_t o = (size_t)(ix0 + j0 + j) * step;
-        const int32_t v0 = rp[0] != NULL ? nk_dsp_load4(rp[0] + o) : 0;
-        const int32_t v1 = rp[1] != NULL ? nk_dsp_load4(rp[1] + o) : 0;
-        const int32_t v2 = rp[2] != NULL ? nk_dsp_load4(rp[2] + o) : 0;
-        const int32_t v3 = rp[3] != NULL ? nk_dsp_load4(rp[3] + o) : 0;
-        const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
-        const int32_t lo23 = nk_dsp_pack16(v2, v3), hi23 = nk_dsp_pack16_hi(v2, v3);
-        int32_t *d = st + 16 * j;
-        d[0] = nk_dsp_sxtab16(o01, lo01);
-        d[1] = nk_dsp_sxtab16(o23, lo23);
-        d[2] = nk_dsp_sxtab16_ror8(o01, lo01);
-        d[3] = nk_dsp_sxtab16_ror8(o23, lo23);
-        d[4] = nk_dsp_sxtab16(o01, hi01);
-        d[5] = nk_dsp_sxtab16(o23, hi23);
-        d[6] = nk_dsp_sxtab16_ror8(o01, hi01);
-        d[7] = nk_dsp_sxtab16_ror8(o23, hi23);
-    }
-}
-
-/* Channels c..c+3 over n output columns of the staged chunk: st at
- * staged column 0, output columns s staged columns apart, w at channel
- * c's tap (0, 0) (taps step bytes apart), bias at channel c's (or NULL):
- * the accumulators start at the bias. */
-static NK_DW_NOINLINE void nk_dwv_sweep(int32_t *st, const int8_t *w, size_t step, int32_t n,
-                                        int32_t s, const int32_t *bias) {
-    const size_t d = 16u * (size_t)s;
-    /* channel k's (w0, w1) and (w1, w2) of kernel column kx (down the rows)
-     * at wq[6k + 2kx], wq[6k + 2kx + 1]: from the words of the four
-     * channels at the taps, bytes paired by PKHBT / PKHTB and widened */
-    int32_t wq[24], kx, k;
-    for (kx = 0; kx < 3; kx++) {
-        const int32_t v0 = nk_dsp_load4(w + (size_t)kx * step);
-        const int32_t v1 = nk_dsp_load4(w + (size_t)(3 + kx) * step);
-        const int32_t v2 = nk_dsp_load4(w + (size_t)(6 + kx) * step);
+/* The six weight words of channels c..c+3 (w at channel c of tap (0, 0),
+ * taps step bytes apart): channel k's (w0, w1) and (w1, w2) of kernel
+ * column kx, down the rows, at wq[6k + 2kx], wq[6k + 2kx + 1]; the bytes of
+ * four channels paired by PKHBT / PKHTB and widened. */
+static NK_DW_NOINLINE void nk_dwv_weights(int32_t *wq, const int8_t *w, size_t step) {
+    int32_t kx;
+    for (kx = 0; kx < 3; kx++, wq += 2, w += step) {
+        const int32_t v0 = nk_dsp_load4(w), v1 = nk_dsp_load4(w + 3 * step);
+        const int32_t v2 = nk_dsp_load4(w + 6 * step);
         const int32_t lo01 = nk_dsp_pack16(v0, v1), hi01 = nk_dsp_pack16_hi(v0, v1);
         const int32_t lo12 = nk_dsp_pack16(v1, v2), hi12 = nk_dsp_pack16_hi(v1, v2);
-        int32_t *q = wq + 2 * kx;
-        q[0] = nk_dsp_sxtb16(lo01);
-        q[1] = nk_dsp_sxtb16(lo12);
-        q[6] = nk_dsp_sxtb16_ror8(lo01);
-        q[7] = nk_dsp_sxtb16_ror8(lo12);
-        q[12] = nk_dsp_sxtb16(hi01);
-        q[13] = nk_dsp_sxtb16(hi12);
-        q[18] = nk_dsp_sxtb16_ror8(hi01);
-        q[19] = nk_dsp_sxtb16_ror8(hi12);
-    }
-    for (k = 0; k < 4; k++, st += 2) {
-        const int32_t *q = wq + 6 * k;
-        const int32_t a0 = q[0], b0 = q[1], a1 = q[2], b1 = q[3], a2 = q[4], b2 = q[5];
-        const int32_t b = bias != NULL ? bias[k] : 0;
-        int32_t *p = st, *const end = st + d * (size_t)n;
-        for (; p != end; p += d) {
-            int32_t x0, x1, t, u;
-            NK_DSP_LDRD(p, 0, x0, x1);
-            t = nk_dsp_smlad(x0, a0, b);
-            u = nk_dsp_smlatb(x0, a0, b);
-            t = nk_dsp_smlabt(x1, b0, t);
-            u = nk_dsp_smlad(x1, b0, u);
-            NK_DSP_LDRD(p, 64, x0, x1);
-            t = nk_dsp_smlad(x0, a1, t);
-            u = nk_dsp_smlatb(x0, a1, u);
-            t = nk_dsp_smlabt(x1, b1, t);
-            u = nk_dsp_smlad(x1, b1, u);
-            NK_DSP_LDRD(p, 128, x0, x1);
-            t = nk_dsp_smlad(x0, a2, t);
-            u = nk_dsp_smlatb(x0, a2, u);
-            t = nk_dsp_smlabt(x1, b2, t);
-            u = nk_dsp_smlad(x1, b2, u);
-            NK_DSP_STRD(p, 32, t, u);
-        }
+        wq[0] = nk_dsp_sxtb16(lo01);
+        wq[1] = nk_dsp_sxtb16(lo12);
+        wq[6] = nk_dsp_sxtb16_ror8(lo01);
+        wq[7] = nk_dsp_sxtb16_ror8(lo12);
+        wq[12] = nk_dsp_sxtb16(hi01);
+        wq[13] = nk_dsp_sxtb16(hi12);
+        wq[18] = nk_dsp_sxtb16_ror8(hi01);
+        wq[19] = nk_dsp_sxtb16_ror8(hi12);
     }
 }
+
+/* One group: rows a and b of channels c..c+3 as channel words (a, b) -
+ * in_zp at st (+ 4k for channel k), for n staged columns 16 words apart.
+ * Columns lo..hi-1 are in the image, from a and b (at column lo, the
+ * next sa / step bytes on; NULL: a row outside the image, or one nothing
+ * reads); the others are 0. */
+NK_DW_INLINE void nk_dwv_stage2(int32_t *st, int32_t n, int32_t lo, int32_t hi, const int8_t *a,
+                                size_t sa, const int8_t *b, size_t step, int32_t offp) {
+    static const int8_t zero[4];
+    /* a row outside the image has 0 bytes and no offset */
+    const int32_t o = (a != NULL ? offp & 0xFFFF : 0) | (b != NULL ? offp & ~0xFFFF : 0);
+    const size_t sb = b != NULL ? step : 0u;
+    int32_t *d, *end;
+    if (a == NULL) {
+        a = zero;
+        sa = 0;
+    }
+    if (b == NULL)
+        b = zero;
+    for (d = st, end = st + 16 * lo; d != end; d += 16)
+        d[0] = d[4] = d[8] = d[12] = 0;
+    for (end = st + 16 * hi; d != end; d += 16, a += sa, b += sb) {
+        const int32_t va = nk_dsp_load4(a), vb = nk_dsp_load4(b);
+        const int32_t l = nk_dsp_pack16(va, vb), h = nk_dsp_pack16_hi(va, vb);
+        d[0] = nk_dsp_sxtab16(o, l);
+        d[4] = nk_dsp_sxtab16_ror8(o, l);
+        d[8] = nk_dsp_sxtab16(o, h);
+        d[12] = nk_dsp_sxtab16_ror8(o, h);
+    }
+    for (end = st + 16 * n; d != end; d += 16)
+        d[0] = d[4] = d[8] = d[12] = 0;
+}
+
+/* Channels c..c+3 over n output columns of r pairs: pair p's words at
+ * st + p, output columns s staged columns apart; its accumulators from
+ * acc + 8np (acc[8x + 2k], acc[8x + 2k + 1]), starting at the bias (at
+ * channel c's, or NULL). A copy per stride (a constant): the loads walk
+ * the columns by post-increment. */
+#define NK_DWV_COLUMN(x, ap, d)                                                                   \
+    do {                                                                                          \
+        int32_t x0, x1, t, u;                                                                     \
+        NK_DSP_LDRD(x, 128, x0, x1);                                                              \
+        t = nk_dsp_smlad(x0, a2, b);                                                              \
+        u = nk_dsp_smlatb(x0, a2, b);                                                             \
+        t = nk_dsp_smlabt(x1, b2, t);                                                             \
+        u = nk_dsp_smlad(x1, b2, u);                                                              \
+        NK_DSP_LDRD(x, 64, x0, x1);                                                               \
+        t = nk_dsp_smlad(x0, a1, t);                                                              \
+        u = nk_dsp_smlatb(x0, a1, u);                                                             \
+        t = nk_dsp_smlabt(x1, b1, t);                                                             \
+        u = nk_dsp_smlad(x1, b1, u);                                                              \
+        NK_DSP_LDRD_POST(x, d, x0, x1);                                                           \
+        t = nk_dsp_smlad(x0, a0, t);                                                              \
+        u = nk_dsp_smlatb(x0, a0, u);                                                             \
+        t = nk_dsp_smlabt(x1, b0, t);                                                             \
+        u = nk_dsp_smlad(x1, b0, u);                                                              \
+        NK_DSP_STRD_POST(ap, 32, t, u);                                                           \
+    } while (0)
+#define NK_DWV_SWEEP_FN(name, d)                                                                  \
+    static NK_DW_NOINLINE void name(const int32_t *st, int32_t *acc, const int32_t *wq,           \
+                                    const int32_t *bias, int32_t n, int32_t r) {                  \
+        int32_t k;                                                                                \
+        for (k = 0; k < 4; k++, wq += 6) {                                                        \
+            const int32_t a0 = wq[0], b0 = wq[1], a1 = wq[2], b1 = wq[3], a2 = wq[4], b2 = wq[5];  \
+            const int32_t b = bias != NULL ? bias[k] : 0;                                         \
+            /* the pairs' accumulators follow each other: one walk */                          \
+            const int32_t *x = st + 4 * k, *xp;                                                   \
+            int32_t *ap = acc + 2 * k, *const end = ap + 8 * n * r;                               \
+            for (xp = x + 1; ap != end; x = xp++) {                                               \
+                int32_t *const row_end = ap + 8 * n;                                              \
+                while (ap != row_end)                                                             \
+                    NK_DWV_COLUMN(x, ap, d);                                                      \
+            }                                                                                     \
+        }                                                                                         \
+    }
+NK_DWV_SWEEP_FN(nk_dwv_sweep1, 64)
+NK_DWV_SWEEP_FN(nk_dwv_sweep2, 128)
+#undef NK_DWV_SWEEP_FN
+#undef NK_DWV_COLUMN
 
 /* The (m2, a) pair of channel c (nk_dsp_rq_half). */
 static inline void nk_dwv_pair(const nk_dsp_epi *e, int32_t c, int32_t *m2, int32_t *a) {
@@ -1169,44 +1171,109 @@ static inline void nk_dwv_pair(const nk_dsp_epi *e, int32_t c, int32_t *m2, int3
     *a = ~e->shift[k];
 }
 
-/* The chunk's n output columns (st as nk_dwv_sweep left it) of `rows`
- * output rows, y at channel c of the first pixel, pixels y_px bytes
- * apart, rows y_row. By lane pair: channels c, c+2 of both rows first,
- * as int16 lanes over their accumulators, then c+1, c+3, zipped with
- * them into words: each pass holds its two (m2, a) pairs. */
-static NK_DW_NOINLINE void nk_dwv_finish(int32_t *st, int32_t n, int32_t s, int rows, int8_t *y,
-                                         size_t y_px, size_t y_row, int32_t c,
-                                         const nk_dsp_epi *e) {
-    const size_t d = 16u * (size_t)s;
-    int32_t *const end = st + d * (size_t)n;
-    const int32_t zp1 = e->zp1, clamp = nk_dw_clamps(e);
-    int32_t m0, a0, m2, a2, *p;
+/* The m = 8 * (output columns) * (pairs) accumulators at acc (as
+ * nk_dwv_sweep left them) of `rows` output rows (2 per pair), y at
+ * channel c of the first pixel, pixels y_px bytes apart, rows y_row, n
+ * pixels a row. By lane pair: channels c, c+2 first, as int16 lanes over
+ * their accumulators, then c+1, c+3 zipped with them into words: each
+ * pass holds two (m2, a) pairs. */
+static NK_DW_NOINLINE void nk_dwv_finish(int32_t *acc, int32_t n, int32_t rows, int8_t *y,
+                                         size_t y_px, size_t y_row, int32_t c, const nk_dsp_epi *e) {
+    int32_t *const end = acc + 8 * n * ((rows + 1) / 2);
+    const int32_t zp1 = e->zp1;
+    int32_t m0, a0, m2, a2, *p, r;
     nk_dwv_pair(e, c, &m0, &a0);
     nk_dwv_pair(e, c + 2, &m2, &a2);
-    for (p = st; p != end; p += d) {
+    for (p = acc; p != end; p += 8) {
         int32_t t0, u0, t2, u2;
-        NK_DSP_LDRD(p, 32, t0, u0);
-        NK_DSP_LDRD(p, 48, t2, u2);
-        NK_DSP_STRD(p, 32, nk_dsp_half_zp(nk_dsp_rq_half(t0, m0, a0), nk_dsp_rq_half(t2, m2, a2), zp1),
+        NK_DSP_LDRD(p, 0, t0, u0);
+        NK_DSP_LDRD(p, 16, t2, u2);
+        NK_DSP_STRD(p, 0, nk_dsp_half_zp(nk_dsp_rq_half(t0, m0, a0), nk_dsp_rq_half(t2, m2, a2), zp1),
                     nk_dsp_half_zp(nk_dsp_rq_half(u0, m0, a0), nk_dsp_rq_half(u2, m2, a2), zp1));
     }
     nk_dwv_pair(e, c + 1, &m0, &a0);
     nk_dwv_pair(e, c + 3, &m2, &a2);
-    for (p = st; p != end; p += d, y += y_px) {
-        int32_t t1, u1, t3, u3, h0, h1, v0, v1;
-        NK_DSP_LDRD(p, 40, t1, u1);
-        NK_DSP_LDRD(p, 56, t3, u3);
-        NK_DSP_LDRD(p, 32, h0, h1);
-        v0 = nk_dsp_zip8(h0, nk_dsp_half_zp(nk_dsp_rq_half(t1, m0, a0), nk_dsp_rq_half(t3, m2, a2), zp1));
-        v1 = nk_dsp_zip8(h1, nk_dsp_half_zp(nk_dsp_rq_half(u1, m0, a0), nk_dsp_rq_half(u3, m2, a2), zp1));
-        if (clamp) {
-            v0 = nk_dsp_min8(nk_dsp_max8(v0, e->lo4), e->hi4);
-            v1 = nk_dsp_min8(nk_dsp_max8(v1, e->lo4), e->hi4);
+    for (r = 0, p = acc; r < rows; r += 2, y += 2 * y_row) {
+        /* the last pair may have one row */
+        int8_t *const y1 = r + 1 < rows ? y + y_row : NULL;
+        int8_t *yp = y;
+        int32_t *const row_end = p + 8 * n;
+        for (; p != row_end; p += 8, yp += y_px) {
+            int32_t t1, u1, t3, u3, h0, h1;
+            NK_DSP_LDRD(p, 8, t1, u1);
+            NK_DSP_LDRD(p, 24, t3, u3);
+            NK_DSP_LDRD(p, 0, h0, h1);
+            h0 = nk_dsp_zip8(h0, nk_dsp_half_zp(nk_dsp_rq_half(t1, m0, a0), nk_dsp_rq_half(t3, m2, a2), zp1));
+            h1 = nk_dsp_zip8(h1, nk_dsp_half_zp(nk_dsp_rq_half(u1, m0, a0), nk_dsp_rq_half(u3, m2, a2), zp1));
+            NK_DSP_STRD(p, 0, h0, h1);
         }
-        nk_dsp_store4(y, (uint32_t)v0);
-        if (rows == 2)
-            nk_dsp_store4(y + y_row, (uint32_t)v1);
+        if (nk_dw_clamps(e)) {
+            const int32_t lo4 = e->lo4, hi4 = e->hi4;
+            for (p = row_end - 8 * n; p != row_end; p += 8)
+                NK_DSP_STRD(p, 0, nk_dsp_min8(nk_dsp_max8(p[0], lo4), hi4),
+                            nk_dsp_min8(nk_dsp_max8(p[1], lo4), hi4));
+        }
+        for (p = row_end - 8 * n, yp = y; p != row_end; p += 8, yp += y_px) {
+            nk_dsp_store4(yp, (uint32_t)p[0]);
+            if (y1 != NULL)
+                nk_dsp_store4(yp + y_row, (uint32_t)p[1]);
+        }
     }
+}
+
+/* What every band of a call shares. */
+typedef struct nk_dwv_job {
+    const nk_ref_conv_geom *g;
+    const int8_t *x;           /* the image */
+    int8_t *y;                 /* its output */
+    const int8_t *w;
+    const int32_t *bias;
+    const nk_dsp_epi *e;
+    int32_t *ws, *wq, *st, *acc;
+    size_t step, row_stride, out_row;
+    int32_t offp, place;
+} nk_dwv_job;
+
+/* Output rows y0.. (rows of them, 2 a pair) of channels c..c+3 and output
+ * columns x0..x0+n-1: staged, swept and stored. With place 1, r0 is the
+ * copy at ws; with place 2 and pad_top 1, the saved row at ws unless
+ * y0 is 0, and the band's last row is saved there before its writes. */
+static NK_DW_NOINLINE void nk_dwv_band(const nk_dwv_job *jb, int32_t c, int32_t y0, int32_t rows,
+                                       int32_t x0, int32_t n) {
+    const nk_ref_conv_geom *g = jb->g;
+    const size_t step = jb->step;
+    const int32_t s = g->stride_w, pairs = (rows + 1) / 2;
+    const int32_t cols = (n - 1) * s + 3, ix = x0 * s - g->pad_left;
+    /* the staged columns in the image */
+    const int32_t lo = ix < 0 ? (-ix < cols ? -ix : cols) : 0;
+    const int32_t hi = g->in_w - ix < cols ? (g->in_w - ix > lo ? g->in_w - ix : lo) : cols;
+    const int saved = jb->place == 2 && g->pad_top == 1;
+    const int8_t *row = jb->x + (size_t)(ix + lo) * step + (size_t)c;
+    int32_t i, iy = y0 - g->pad_top;
+    for (i = 0; i <= pairs; i++, iy += 2) {
+        /* group i: rows 2i and 2i + 1 from r0, NULL outside the image */
+        const int8_t *ra = iy >= 0 && iy < g->in_h ? row + (size_t)iy * jb->row_stride : NULL;
+        const int8_t *rb = iy + 1 >= 0 && iy + 1 < g->in_h ? row + (size_t)(iy + 1) * jb->row_stride : NULL;
+        size_t sa = step;
+        if (i == 0 && ra != NULL && jb->place == 1) {
+            ra = (const int8_t *)jb->ws + (size_t)(ix + lo) * step + (size_t)c;
+        } else if (i == 0 && ra != NULL && saved) {
+            ra = (const int8_t *)jb->ws + (size_t)(ix + lo) * 4u;
+            sa = 4;
+        }
+        nk_dwv_stage2(jb->st + i, cols, lo, hi, ra, sa, rb, step, jb->offp);
+    }
+    if (saved && y0 + rows < g->out_h) {
+        /* the band's last row, the next band's r0, before the writes */
+        const int8_t *sp = jb->x + (size_t)(y0 + rows - 1) * jb->row_stride + (size_t)c;
+        int32_t *d = jb->ws, *const end = d + g->in_w;
+        for (; d != end; d++, sp += step)
+            *d = nk_dsp_load4(sp);
+    }
+    (s == 1 ? nk_dwv_sweep1 : nk_dwv_sweep2)(jb->st, jb->acc, jb->wq,
+                                             jb->bias != NULL ? jb->bias + c : NULL, n, pairs);
+    nk_dwv_finish(jb->acc, n, rows, jb->y + (size_t)y0 * jb->out_row + (size_t)x0 * step + (size_t)c,
+                  step, jb->out_row, c, jb->e);
 }
 
 int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
@@ -1214,7 +1281,7 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws, size_t ws_bytes) {
     const size_t step = (size_t)g->in_c, row_stride = (size_t)g->in_w * step;
     const size_t out_row = (size_t)g->out_w * step, in_img = (size_t)g->in_h * row_stride;
-    const int32_t s = g->stride_w, offp = nk_dsp_dup16(-q->in_zp);
+    const int32_t s = g->stride_w;
     /* where the output sits: on the input (2), over part of it (1), apart */
     const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
     const int place = ya == xa ? 2
@@ -1222,10 +1289,10 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                               xa < ya + (uintptr_t)g->batch * (uintptr_t)g->out_h * out_row
                           ? 1
                           : 0;
+    nk_dwv_plan pl;
     nk_dsp_epi e;
-    size_t copy_words = 0;
-    int32_t nx, b, oy, c, x0, k;
-    int32_t *st;
+    nk_dwv_job jb;
+    int32_t b, c, y0, x0;
     if (g->multiplier != 1 || g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->dil_h != 1 ||
         g->dil_w != 1 || (s != 1 && s != 2) || (g->in_c & 3) != 0 || ws == NULL)
         return 0;
@@ -1236,50 +1303,46 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
         return 0;
     if (ws_bytes == 0)
         ws_bytes = step * sizeof(int32_t) + nk_fast_depthwise_i8_workspace(g);
-    nx = nk_dwv_chunk(g, ws_bytes / sizeof(int32_t), place ? &copy_words : NULL);
-    if (nx == 0 || (place == 2 && nx < g->out_w))
+    if (!nk_dwv_plan_for(g, place, ws_bytes / sizeof(int32_t), &pl))
         return 0;
-    st = ws + copy_words;
+    jb.g = g;
+    jb.w = w;
+    jb.bias = bias;
+    jb.e = &e;
+    jb.ws = ws;
+    jb.wq = ws + pl.keep;
+    jb.st = jb.wq + 24;
+    jb.acc = jb.st + 16 * ((pl.n - 1) * s + 3);
+    jb.step = step;
+    jb.row_stride = row_stride;
+    jb.out_row = out_row;
+    jb.offp = nk_dsp_dup16(-q->in_zp);
+    jb.place = place;
     for (b = 0; b < g->batch; b++) {
-        const int8_t *xb = x + (size_t)b * in_img;
-        for (oy = 0; oy < g->out_h; oy += 2) {
-            const int rows = oy + 1 < g->out_h ? 2 : 1;
-            int8_t *yrow = y + ((size_t)b * (size_t)g->out_h + (size_t)oy) * out_row;
-            /* in place with pad_top 1: row oy + 1, the next pair's r0 */
-            const int8_t *save = place == 2 && g->pad_top == 1 && rows == 2 && oy + 1 < g->in_h
-                                     ? xb + (size_t)(oy + 1) * row_stride
-                                     : NULL;
-            const int8_t *rp[4];
-            for (k = 0; k < 4; k++) {
-                const int32_t iy = oy - g->pad_top + k;
-                rp[k] = iy >= 0 && iy < g->in_h && (k < 3 || rows == 2) ? xb + (size_t)iy * row_stride
-                                                                         : NULL;
-            }
-            if (rp[0] != NULL && place == 1) {
-                memcpy(ws, rp[0], row_stride);
-                rp[0] = (const int8_t *)ws;
-            } else if (rp[0] != NULL && place == 2 && g->pad_top == 1) {
-                rp[0] = (const int8_t *)ws; /* saved by the pair before */
-            }
-            for (c = 0; c < g->in_c; c += 4) {
-                const int8_t *rc[4];
-                for (k = 0; k < 4; k++)
-                    rc[k] = rp[k] != NULL ? rp[k] + c : NULL;
-                for (x0 = 0; x0 < g->out_w; x0 += nx) {
-                    const int32_t n = g->out_w - x0 < nx ? g->out_w - x0 : nx;
-                    nk_dwv_stage(st, rc, x0 * s, (n - 1) * s + 3, -g->pad_left, g->in_w, step, offp);
-                    /* after the block's reads, before its writes (one
-                     * chunk a row in place) */
-                    if (save != NULL) {
-                        int8_t *d = (int8_t *)ws + c;
-                        const int8_t *sp = save + c, *const end = sp + row_stride;
-                        for (; sp != end; sp += step, d += step)
-                            nk_dsp_copy4(d, sp);
-                    }
-                    nk_dwv_sweep(st, w + c, step, n, s, bias != NULL ? bias + c : NULL);
-                    nk_dwv_finish(st, n, s, rows, yrow + (size_t)x0 * step + (size_t)c, step, out_row,
-                                  c, &e);
+        jb.x = x + (size_t)b * in_img;
+        jb.y = y + (size_t)b * (size_t)g->out_h * out_row;
+        if (place == 1) {
+            /* pair after pair, every block of channels of each */
+            for (y0 = 0; y0 < g->out_h; y0 += 2) {
+                const int32_t rows = g->out_h - y0 < 2 ? 1 : 2, iy = y0 - g->pad_top;
+                /* r0 whole, before the pair's first write */
+                if (iy >= 0 && iy < g->in_h)
+                    memcpy(ws, jb.x + (size_t)iy * row_stride, row_stride);
+                for (c = 0; c < g->in_c; c += 4) {
+                    nk_dwv_weights(jb.wq, w + c, step);
+                    for (x0 = 0; x0 < g->out_w; x0 += pl.n)
+                        nk_dwv_band(&jb, c, y0, rows, x0, g->out_w - x0 < pl.n ? g->out_w - x0 : pl.n);
                 }
+            }
+            continue;
+        }
+        /* block after block of channels, band after band of pairs */
+        for (c = 0; c < g->in_c; c += 4) {
+            nk_dwv_weights(jb.wq, w + c, step);
+            for (y0 = 0; y0 < g->out_h; y0 += 2 * pl.r) {
+                const int32_t rows = g->out_h - y0 < 2 * pl.r ? g->out_h - y0 : 2 * pl.r;
+                for (x0 = 0; x0 < g->out_w; x0 += pl.n)
+                    nk_dwv_band(&jb, c, y0, rows, x0, g->out_w - x0 < pl.n ? g->out_w - x0 : pl.n);
             }
         }
     }

@@ -210,13 +210,17 @@ static long nkf_dw_shift(const nk_ref_conv_geom *g) {
 }
 
 /* Vertical tap pairs with the output apart from the input (place 0), at
- * the direct rule's lowest start (1) or on the input (2), in room for one
- * input row and `cols` output columns a chunk; exactly those bytes, so
- * ASan sees an overrun. Leaves the output in nkf_y_fast. */
+ * the direct rule's lowest start (1) or on the input (2), in room for
+ * `cols` output columns a chunk and `pairs` row pairs a band (the copy of
+ * a row or the saved one, 24 weight words, 16 words a staged column, 8 an
+ * output column and pair: dsp_depthwise.c); exactly those bytes, so ASan
+ * sees an overrun. Leaves the output in nkf_y_fast. */
 static int nkf_vpair_run(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q, const int32_t *bias,
-                         size_t nx, size_t ny, int place, int cols) {
+                         size_t nx, size_t ny, int place, int cols, int pairs) {
     const size_t s = (size_t)g->stride_w, row = (size_t)g->in_w * (size_t)g->in_c;
-    const size_t n_ws = (row + 3u) / 4u * 4u + 64u * (s <= 2 ? 3u - s : 0u) + (size_t)cols * 64u * s;
+    const size_t keep = place == 1 ? (row + 3u) / 4u : place == 2 ? (size_t)g->in_w : 0u;
+    const size_t n_ws = 4u * (keep + 24u + 16u * ((size_t)(cols - 1) * s + 3u) +
+                              8u * (size_t)cols * (size_t)pairs);
     int32_t *ws = (int32_t *)malloc(n_ws);
     int took;
     if (place == 0) {
@@ -289,10 +293,6 @@ static int nkf_conv(int dw, int n_case) {
             g.in_c = g.out_c = nkf_chance(50) ? 4 * nkf_between(1, 16) : nkf_between(1, 70);
             if (nkf_chance(30)) /* staged rows longer than the usual draws */
                 g.in_w = nkf_between(17, 40);
-            if (nkf_chance(50)) { /* vertical tap pairs: stride_h 1 */
-                g.stride_h = 1;
-                g.dil_h = 1;
-            }
         }
         if (!dw && nkf_chance(15)) {
             /* a first layer's 3x3 over 1..3 channels with few outputs (VWW's
@@ -321,15 +321,6 @@ static int nkf_conv(int dw, int n_case) {
         } else {
             g.out_h = nkf_axis(g.in_h, g.k_h, g.stride_h, g.dil_h, &g.pad_top);
             g.out_w = nkf_axis(g.in_w, g.k_w, g.stride_w, g.dil_w, &g.pad_left);
-        }
-        if (dw && g.k_h == 3 && g.k_w == 3 && g.stride_h == 1 && g.dil_h == 1 && g.dil_w == 1 &&
-            g.multiplier == 1 && nkf_chance(40)) {
-            /* 'same' rows at stride 1: the output as large as the input,
-             * which vertical tap pairs can run on */
-            g.stride_w = 1;
-            g.pad_top = g.pad_left = 1;
-            g.out_h = g.in_h;
-            g.out_w = g.in_w;
         }
         if (dw && g.k_w == 3 && g.stride_w == 1 && g.dil_w == 1 && g.multiplier == 1 &&
             nkf_chance(25)) {
@@ -366,17 +357,7 @@ static int nkf_conv(int dw, int n_case) {
         }
         nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, wsum);
 #if NK_FAST_I8_ARMV7EM
-        took = 0;
-        if (nkf_chance(70)) {
-            /* 2 to 12 output columns a chunk (fewer than 4: refused; in
-             * place, fewer than a row) */
-            int place = nkf_between(0, 2);
-            if (place == 2 && nx != ny)
-                place = 1;
-            took = nkf_vpair_run(&g, &q, bias, nx, ny, place, nkf_between(2, 12));
-            nkf_vpair[place] += took;
-        }
-        if (!took) {
+        {
             /* exactly the staging bytes the op asks for at load */
             const size_t n_ws = nk_fast_depthwise_i8_workspace(&g);
             int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
@@ -416,6 +397,58 @@ static int nkf_conv(int dw, int n_case) {
     if (took)
         nkf_compare(dw ? "depthwise" : "conv2d", n_case, ny, &g, &q);
     return took;
+}
+
+/* A random 3x3 depthwise at stride_h 1 over whole words of channels by
+ * vertical tap pairs, with the output apart from, over or on its input;
+ * returns 1 when the kernel took it. */
+static int nkf_vpair_case(int n_case) {
+#if NK_FAST_I8_ARMV7EM
+    nk_ref_conv_geom g;
+    nk_ref_i8_quant q;
+    const int32_t *bias;
+    size_t nx, ny;
+    const int place = nkf_between(0, 2);
+    int took;
+    memset(&g, 0, sizeof g);
+    do {
+        g.batch = nkf_between(1, 2);
+        g.in_h = nkf_between(1, 12);
+        g.in_w = nkf_between(1, 14);
+        g.in_c = g.out_c = 4 * nkf_between(1, 12);
+        g.k_h = g.k_w = 3;
+        g.stride_h = g.dil_h = g.dil_w = g.groups = g.multiplier = 1;
+        g.stride_w = nkf_between(1, 2);
+        if (place == 2 || nkf_chance(50)) {
+            /* 'same' or 'valid' rows at stride 1 (on the input: the only
+             * ones it takes) */
+            g.stride_w = 1;
+            g.pad_top = nkf_between(0, 1);
+            g.pad_left = 1;
+            g.out_h = g.pad_top ? g.in_h : g.in_h - 2;
+            g.out_w = g.in_w;
+        } else {
+            g.out_h = nkf_axis(g.in_h, 3, 1, 1, &g.pad_top);
+            g.out_w = nkf_axis(g.in_w, 3, g.stride_w, 1, &g.pad_left);
+        }
+        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
+    } while (g.out_h <= 0 || g.out_w <= 0 || nx > NKF_BUF || ny > NKF_BUF);
+    nkf_fill(nkf_x, nx);
+    nkf_fill(nkf_w, (size_t)9 * (size_t)g.out_c);
+    nkf_quant(&q, g.out_c, 9);
+    bias = nkf_make_bias(g.out_c);
+    nkf_clear(ny);
+    nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
+    took = nkf_vpair_run(&g, &q, bias, nx, ny, place, nkf_between(2, 14), nkf_between(1, 3));
+    nkf_vpair[place] += took;
+    if (took)
+        nkf_compare("vertical tap pairs", n_case, ny, &g, &q);
+    return took;
+#else
+    (void)n_case;
+    return 0;
+#endif
 }
 
 static int nkf_dense(int n_case) {
@@ -597,6 +630,7 @@ int main(void) {
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
+        nkf_vpair_case(i);
         took_dense += nkf_dense(i);
         took_pool += nkf_pool(i);
         took_add += nkf_add(i);
