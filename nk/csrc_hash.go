@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c8f1c4b84b56153b3d6df6bf8bb316737ede23a8ddfcd89fd29c2f7488b18cd8"
+const csrcHash = "46c49c564c8e0a3fa2299c8027af3e93cae2e242ace3751fe8debd4180222279"

@@ -129,6 +129,13 @@ NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT
                                       int32_t in_features, int32_t out_features,
                                       const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws,
                                       size_t ws_bytes);
+/* A pointwise conv of equal channels whose output is its input (xy), in
+ * ws_bytes of workspace: the dense rows in place; 0 (nothing written)
+ * when it does not take the conv. */
+NK_REF_HIDDEN int nk_fast_pointwise_i8_in_place(int8_t *xy, const int8_t *NK_RESTRICT w,
+                                                const int32_t *NK_RESTRICT bias,
+                                                const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
+                                                int32_t *NK_RESTRICT ws, size_t ws_bytes);
 /* Depthwise 3x3 at stride_h 1 (multiplier 1, no dilation, stride_w 1 or
  * 2, whole words of channels, the DSP epilogue) by vertical tap pairs, in
  * ws_bytes of workspace at ws (0: the op's own,

@@ -215,11 +215,41 @@ static void nk_depthwise_i8_band(void *ctx, const nk_ref_conv_geom *g, const int
     nk_ref_depthwise_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum);
 }
 
+/* What an op asks for at load from its geometry: one int32 weight sum
+ * per output channel, or the DSP conv's windows; depthwise: the sums,
+ * then the DSP 3x3 path's staged rows (counted on every build:
+ * fast_i8.h). */
+static size_t nk_conv_i8_ws_of(const nk_ref_conv_geom *g, int is_dw) {
+    const size_t wsum = (size_t)g->out_c * sizeof(int32_t);
+    if (!is_dw) {
+        const size_t win = nk_fast_conv2d_i8_workspace(g);
+        return win > wsum ? win : wsum;
+    }
+    return wsum + nk_fast_depthwise_i8_workspace(g);
+}
+
+#if NK_FAST_I8_ARMV7EM
+/* The whole workspace of a staged op (its slots too), for a kernel that
+ * runs in place instead of the band loop. */
+static size_t nk_i8_whole_ws(const nk_i8_conv_args *a, int is_dw) {
+    return (a->ws_bytes ? a->ws_bytes : nk_conv_i8_ws_of(a->g, is_dw)) +
+           nk_i8_stage_bytes(a->band, a->slots, (size_t)a->g->out_w * (size_t)a->g->out_c);
+}
+#endif
+
 void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
                       void *workspace) {
     nk_i8_band_ctx c;
     c.a = a;
     c.wsum_done = 0;
+#if NK_FAST_I8_ARMV7EM
+    /* staged, but on its own input: a pointwise conv of equal channels
+     * runs in place (fast_i8.h) */
+    if (a->band && in == out &&
+        nk_fast_pointwise_i8_in_place(out, a->w, a->bias, a->g, &a->q, (int32_t *)workspace,
+                                      nk_i8_whole_ws(a, 0)))
+        return;
+#endif
     if (a->band)
         nk_i8_conv_staged(a->g, a->band, a->slots, in, out, workspace, nk_conv2d_i8_band, &c);
     else
@@ -235,16 +265,10 @@ void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out
     /* staged rows whose output sits on its input: vertical tap pairs run
      * in place, in the whole workspace (the slots too), where their rows
      * fit */
-    if (a->band && in == out) {
-        const size_t own = a->ws_bytes ? a->ws_bytes
-                                       : (size_t)a->g->out_c * sizeof(int32_t) +
-                                             nk_fast_depthwise_i8_workspace(a->g);
-        if (nk_fast_depthwise_vpair_i8(in, a->w, a->bias, out, a->g, &a->q, (int32_t *)workspace,
-                                       own + nk_i8_stage_bytes(a->band, a->slots,
-                                                               (size_t)a->g->out_w *
-                                                                   (size_t)a->g->out_c)))
-            return;
-    }
+    if (a->band && in == out &&
+        nk_fast_depthwise_vpair_i8(in, a->w, a->bias, out, a->g, &a->q, (int32_t *)workspace,
+                                   nk_i8_whole_ws(a, 1)))
+        return;
 #endif
     if (a->band)
         nk_i8_conv_staged(a->g, a->band, a->slots, in, out, workspace, nk_depthwise_i8_band, &c);
@@ -305,18 +329,10 @@ nk_status nk_conv_i8_eval(const nk_op_rt *op, const nk_exec *x) {
     return NK_OK;
 }
 
-/* One int32 weight sum per output channel, or the DSP conv's windows;
- * depthwise: the sums, then the DSP 3x3 path's staged rows (counted on
- * every build: fast_i8.h). */
 static size_t nk_conv_i8_workspace(const nk_op_rt *op, const nk_tensor_rt *t) {
-    const size_t wsum = (size_t)t[op->out[0]].dims[3] * sizeof(int32_t);
     nk_ref_conv_geom g;
     nk_ops_conv_geom(op, t, &g);
-    if (op->type == NK_OP_CONV2D_I8) {
-        const size_t win = nk_fast_conv2d_i8_workspace(&g);
-        return win > wsum ? win : wsum;
-    }
-    return wsum + nk_fast_depthwise_i8_workspace(&g);
+    return nk_conv_i8_ws_of(&g, op->type != NK_OP_CONV2D_I8);
 }
 
 #if NK_OPS_MACS

@@ -97,6 +97,14 @@ static inline int32_t nk_dsp_smmla(int32_t a, int32_t b, int32_t acc) {
 }
 /* x saturated to int16 */
 static inline int32_t nk_dsp_ssat16(int32_t x) { return __ssat(x, 16); }
+/* a + b saturated to int32 */
+static inline int32_t nk_dsp_qadd(int32_t a, int32_t b) { return __qadd(a, b); }
+/* x >> 1 (arithmetic) saturated to int8 */
+static inline int32_t nk_dsp_ssat8_half(int32_t x) {
+    int32_t r;
+    __asm__("ssat %0, #8, %1, asr #1" : "=r"(r) : "r"(x));
+    return r;
+}
 /* v in the low int16 lane, w in the high one */
 static inline int32_t nk_dsp_pack16(int32_t v, int32_t w) {
     int32_t r;
@@ -190,6 +198,14 @@ static inline int32_t nk_dsp_smmla(int32_t a, int32_t b, int32_t acc) {
     return nk_dsp_mmla(a, b, acc, 0u);
 }
 static inline int32_t nk_dsp_ssat16(int32_t x) { return x < -32768 ? -32768 : x > 32767 ? 32767 : x; }
+static inline int32_t nk_dsp_qadd(int32_t a, int32_t b) {
+    const int64_t v = (int64_t)a + b;
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+static inline int32_t nk_dsp_ssat8_half(int32_t x) {
+    const int32_t v = nk_q_asr32(x, 1);
+    return v < -128 ? -128 : v > 127 ? 127 : v;
+}
 static inline int32_t nk_dsp_pack16(int32_t v, int32_t w) { return nk_dsp_pack(v, w); }
 static inline int32_t nk_dsp_pack16_hi(int32_t v, int32_t w) {
     return nk_dsp_pack(nk_dsp_hi(v), nk_dsp_hi(w));
@@ -330,6 +346,13 @@ static inline int32_t nk_dsp_rq_half(int32_t v, int32_t m2, int32_t a) {
  * first saturated to int16, which moves no value across that range. */
 static inline int32_t nk_dsp_half_zp(int32_t s0, int32_t s1, int32_t zp1) {
     return nk_dsp_ssat16_8(nk_dsp_shadd16(nk_dsp_pack16(nk_dsp_ssat16(s0), nk_dsp_ssat16(s1)), zp1));
+}
+
+/* One output of nk_dsp_rq_half finished alone: (s + zp1) >> 1 saturated
+ * to int8, the sum saturated to int32 first; the same value as
+ * nk_dsp_half_zp's lanes (an s outside int16 saturates either way). */
+static inline int32_t nk_dsp_half_zp1(int32_t s, int32_t zp1) {
+    return nk_dsp_ssat8_half(nk_dsp_qadd(s, zp1));
 }
 
 /* v in both int16 lanes (the input offset added by SXTAB16). */

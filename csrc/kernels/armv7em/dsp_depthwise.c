@@ -1171,52 +1171,44 @@ static inline void nk_dwv_pair(const nk_dsp_epi *e, int32_t c, int32_t *m2, int3
     *a = ~e->shift[k];
 }
 
-/* The m = 8 * (output columns) * (pairs) accumulators at acc (as
- * nk_dwv_sweep left them) of `rows` output rows (2 per pair), y at
- * channel c of the first pixel, pixels y_px bytes apart, rows y_row, n
- * pixels a row. By lane pair: channels c, c+2 first, as int16 lanes over
- * their accumulators, then c+1, c+3 zipped with them into words: each
- * pass holds two (m2, a) pairs. */
-static NK_DW_NOINLINE void nk_dwv_finish(int32_t *acc, int32_t n, int32_t rows, int8_t *y,
+/* The accumulators at acc (as nk_dwv_sweep left them: n output columns
+ * of (rows + 1) / 2 pairs) of `rows` output rows, y at channel c of the
+ * first pixel, pixels y_px bytes apart, rows y_row. Channel by channel,
+ * one byte an output: with its (m2, a) pair held, an output is five
+ * instructions and a store (the int16-lane epilogue of the other kernels
+ * takes more for the words' packing than it saves). The activation
+ * clamp, when the range is not all of int8, is a pass over the words. */
+static NK_DW_NOINLINE void nk_dwv_finish(const int32_t *acc, int32_t n, int32_t rows, int8_t *y,
                                          size_t y_px, size_t y_row, int32_t c, const nk_dsp_epi *e) {
-    int32_t *const end = acc + 8 * n * ((rows + 1) / 2);
-    const int32_t zp1 = e->zp1;
-    int32_t m0, a0, m2, a2, *p, r;
-    nk_dwv_pair(e, c, &m0, &a0);
-    nk_dwv_pair(e, c + 2, &m2, &a2);
-    for (p = acc; p != end; p += 8) {
-        int32_t t0, u0, t2, u2;
-        NK_DSP_LDRD(p, 0, t0, u0);
-        NK_DSP_LDRD(p, 16, t2, u2);
-        NK_DSP_STRD(p, 0, nk_dsp_half_zp(nk_dsp_rq_half(t0, m0, a0), nk_dsp_rq_half(t2, m2, a2), zp1),
-                    nk_dsp_half_zp(nk_dsp_rq_half(u0, m0, a0), nk_dsp_rq_half(u2, m2, a2), zp1));
+    const int32_t zp1 = 2 * e->q->out_zp + 1, full = rows / 2;
+    int32_t k, r;
+    for (k = 0; k < 4; k++) {
+        const int32_t *ap = acc + 2 * k, *const end = ap + 8 * n * full;
+        int8_t *yp = y + k;
+        int32_t m2, a, t, u;
+        nk_dwv_pair(e, c + k, &m2, &a);
+        /* the pairs of two rows in one walk of the accumulators */
+        while (ap != end) {
+            const int32_t *const row_end = ap + 8 * n;
+            int8_t *const next = yp + 2 * y_row;
+            for (; ap != row_end; yp += y_px) {
+                NK_DSP_LDRD_POST(ap, 32, t, u);
+                yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(t, m2, a), zp1);
+                yp[y_row] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(u, m2, a), zp1);
+            }
+            yp = next;
+        }
+        if (rows & 1) { /* the last pair's one row */
+            const int32_t *const row_end = ap + 8 * n;
+            for (; ap != row_end; yp += y_px, ap += 8)
+                yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(ap[0], m2, a), zp1);
+        }
     }
-    nk_dwv_pair(e, c + 1, &m0, &a0);
-    nk_dwv_pair(e, c + 3, &m2, &a2);
-    for (r = 0, p = acc; r < rows; r += 2, y += 2 * y_row) {
-        /* the last pair may have one row */
-        int8_t *const y1 = r + 1 < rows ? y + y_row : NULL;
-        int8_t *yp = y;
-        int32_t *const row_end = p + 8 * n;
-        for (; p != row_end; p += 8, yp += y_px) {
-            int32_t t1, u1, t3, u3, h0, h1;
-            NK_DSP_LDRD(p, 8, t1, u1);
-            NK_DSP_LDRD(p, 24, t3, u3);
-            NK_DSP_LDRD(p, 0, h0, h1);
-            h0 = nk_dsp_zip8(h0, nk_dsp_half_zp(nk_dsp_rq_half(t1, m0, a0), nk_dsp_rq_half(t3, m2, a2), zp1));
-            h1 = nk_dsp_zip8(h1, nk_dsp_half_zp(nk_dsp_rq_half(u1, m0, a0), nk_dsp_rq_half(u3, m2, a2), zp1));
-            NK_DSP_STRD(p, 0, h0, h1);
-        }
-        if (nk_dw_clamps(e)) {
-            const int32_t lo4 = e->lo4, hi4 = e->hi4;
-            for (p = row_end - 8 * n; p != row_end; p += 8)
-                NK_DSP_STRD(p, 0, nk_dsp_min8(nk_dsp_max8(p[0], lo4), hi4),
-                            nk_dsp_min8(nk_dsp_max8(p[1], lo4), hi4));
-        }
-        for (p = row_end - 8 * n, yp = y; p != row_end; p += 8, yp += y_px) {
-            nk_dsp_store4(yp, (uint32_t)p[0]);
-            if (y1 != NULL)
-                nk_dsp_store4(yp + y_row, (uint32_t)p[1]);
+    if (nk_dw_clamps(e)) {
+        for (r = 0; r < rows; r++, y += y_row) {
+            int8_t *yp = y;
+            for (k = 0; k < n; k++, yp += y_px)
+                nk_dsp_store4(yp, (uint32_t)nk_dsp_min8(nk_dsp_max8(nk_dsp_load4(yp), e->lo4), e->hi4));
         }
     }
 }

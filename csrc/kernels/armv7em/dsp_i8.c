@@ -1440,6 +1440,114 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     return 1;
 }
 
+/* ---- six rows at a time ----
+ *
+ * One output channel by six pixels (or dense rows): each weight word is
+ * loaded and widened once for six SMLAD pairs, 21 instructions for 24
+ * MACs against the pairs' 16 for 16, in 12 * k bytes of windows, where
+ * eight rows' (nk_dsp_oct_*) do not fit: KWS's 64 taps in its 896 bytes.
+ * The C compiles to that loop (13 registers); each output is then
+ * finished alone (nk_dsp_half_zp1), the clamp a pass over the bytes. */
+static int nk_dsp_hex_takes(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
+                            const nk_dsp_epi *e) {
+    return rows >= 6 && k > 0 && k % 8 == 0 && k <= NK_DSP_WIN_MAX_TAPS &&
+           (size_t)k * 12u <= ws_bytes && bias != NULL && e->fast;
+}
+
+/* a0..a5 += the weight words from wp to w_end (a multiple of two) times
+ * their words of each window at xp (word j of row i at xp[12j + 2i],
+ * xp[12j + 2i + 1]): on the target one asm loop of 13 registers (GCC's
+ * took 60 instructions a pass for the 44 below), else C. */
+#if NK_DSP_ASM
+#define NK_DSP_HEX_PX(a)                                                                           \
+    "ldrd %[x0], %[x1], [%[xp]], #8\n\t"                                                            \
+    "smlad %[" a "], %[we], %[x0], %[" a "]\n\t"                                                   \
+    "smlad %[" a "], %[wo], %[x1], %[" a "]\n\t"
+#define NK_DSP_HEX_WORD                                                                            \
+    "ldr %[we], [%[wp]], #4\n\t"                                                                  \
+    "sxtb16 %[wo], %[we], ror #8\n\t"                                                             \
+    "sxtb16 %[we], %[we]\n\t" NK_DSP_HEX_PX("a0") NK_DSP_HEX_PX("a1") NK_DSP_HEX_PX("a2")          \
+        NK_DSP_HEX_PX("a3") NK_DSP_HEX_PX("a4") NK_DSP_HEX_PX("a5")
+#define NK_DSP_HEX_MACS(wp, w_end, xp)                                                             \
+    do {                                                                                           \
+        int32_t we_, wo_, x0_, x1_;                                                                \
+        __asm__ volatile("1:\n\t" NK_DSP_HEX_WORD NK_DSP_HEX_WORD "cmp %[wp], %[end]\n\t"            \
+                         "bne 1b"                                                                  \
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),             \
+                           [a4] "+r"(a4), [a5] "+r"(a5), [wp] "+r"(wp), [xp] "+r"(xp),             \
+                           [we] "=&r"(we_), [wo] "=&r"(wo_), [x0] "=&r"(x0_), [x1] "=&r"(x1_)      \
+                         : [end] "r"(w_end)                                                        \
+                         : "cc", "memory");                                                        \
+    } while (0)
+#else
+#define NK_DSP_HEX_MACS(wp, w_end, xp)                                                             \
+    do {                                                                                           \
+        for (; wp != w_end; wp += 4) {                                                             \
+            const int32_t v_ = nk_dsp_load4(wp);                                                   \
+            const int32_t we_ = nk_dsp_sxtb16(v_), wo_ = nk_dsp_sxtb16_ror8(v_);                   \
+            a0 = nk_dsp_smlad(wo_, xp[1], nk_dsp_smlad(we_, xp[0], a0));                           \
+            a1 = nk_dsp_smlad(wo_, xp[3], nk_dsp_smlad(we_, xp[2], a1));                           \
+            a2 = nk_dsp_smlad(wo_, xp[5], nk_dsp_smlad(we_, xp[4], a2));                           \
+            a3 = nk_dsp_smlad(wo_, xp[7], nk_dsp_smlad(we_, xp[6], a3));                           \
+            a4 = nk_dsp_smlad(wo_, xp[9], nk_dsp_smlad(we_, xp[8], a4));                           \
+            a5 = nk_dsp_smlad(wo_, xp[11], nk_dsp_smlad(we_, xp[10], a5));                         \
+            xp += 12;                                                                              \
+        }                                                                                          \
+    } while (0)
+#endif
+
+/* Every channel of the six rows whose windows (k taps, a multiple of 8)
+ * are in win; row i's outputs at y + i*n. */
+static NK_DSP_NOINLINE void nk_dsp_hex_channels(const int8_t *w, const int32_t *bias,
+                                                const int32_t *win, int32_t k, int8_t *y,
+                                                int32_t n, const nk_dsp_epi *e) {
+    const int32_t zp1 = 2 * e->q->out_zp + 1;
+    const size_t s = (size_t)n;
+    int32_t c;
+    for (c = 0; c < n; c++) {
+        const int32_t kc = c & e->cmask;
+        const int32_t m2 = (int32_t)((uint32_t)e->mult[kc] << 1), a = ~e->shift[kc];
+        const int8_t *wp = w + (size_t)c * (size_t)k, *const w_end = wp + k;
+        const int32_t *xp = win;
+        int32_t a0 = bias[c], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+        int8_t *yp = y + c;
+        NK_DSP_HEX_MACS(wp, w_end, xp);
+        yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a0, m2, a), zp1);
+        yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a1, m2, a), zp1);
+        yp += 2 * s;
+        yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a2, m2, a), zp1);
+        yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a3, m2, a), zp1);
+        yp += 2 * s;
+        yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a4, m2, a), zp1);
+        yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a5, m2, a), zp1);
+    }
+    if (nk_dsp_clamps(e)) {
+        int8_t *const end = y + 6 * s;
+        for (; y != end; y++)
+            *y = (int8_t)(*y < e->q->act_min ? e->q->act_min : *y > e->q->act_max ? e->q->act_max : *y);
+    }
+}
+#undef NK_DSP_HEX_MACS
+#if NK_DSP_ASM
+#undef NK_DSP_HEX_PX
+#undef NK_DSP_HEX_WORD
+#endif
+
+/* Rows r.. six at a time (nk_dsp_hex_takes), the windows in ws; returns
+ * the first row left. */
+static size_t nk_dsp_hex_rows(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                              size_t r, size_t rows, int32_t k, int32_t n, int32_t offp,
+                              const nk_dsp_epi *e, int32_t *ws) {
+    for (; r + 6 <= rows; r += 6) {
+        int32_t i;
+        for (i = 0; i < 6; i++)
+            nk_dsp_widen_words(x + (r + (size_t)i) * (size_t)k, x + (r + (size_t)i + 1) * (size_t)k, offp,
+                               ws + 2 * i, 12);
+        nk_dsp_hex_channels(w, bias, ws, k, y + r * (size_t)n, n, e);
+    }
+    return r;
+}
+
 int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                         const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
                         int32_t in_features, int32_t out_features, const nk_ref_i8_quant *q,
@@ -1455,6 +1563,8 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         r = nk_dsp_oct_takes(rows, in_features, ws_bytes, bias, &e)
                 ? nk_dsp_oct_rows(x, w, bias, y, rows, in_features, out_features, offp, &e, ws)
                 : 0;
+        if (nk_dsp_hex_takes(rows - r, in_features, ws_bytes, bias, &e))
+            r = nk_dsp_hex_rows(x, w, bias, y, r, rows, in_features, out_features, offp, &e, ws);
         for (; r + 2 <= rows; r += 2) {
             nk_dsp_widen_row(x + r * k_n, in_features, off, offp, ws);
             nk_dsp_widen_row(x + (r + 1) * k_n, in_features, off, offp, ws + 2);
@@ -1485,6 +1595,33 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         else
             nk_dsp_dot(w + (size_t)n * k_n, 0, x, 0, in_features, 1, 0, 0, off, offp, 1, 1, acc);
         nk_dsp_finish(acc, nw, 1, n, y, y, &e);
+    }
+    return 1;
+}
+
+/* A pointwise conv of equal channels on its own input (xy: input and
+ * output), in ws_bytes of workspace at ws: output pixel p lies on input
+ * pixel p, and the dense rows (eight, six or two at a time) gather a
+ * block's windows before writing it, so they run in place; an odd last
+ * pixel takes a pair's kernel over its window twice (the single-row path
+ * reads its input while writing its outputs). 0 when the dense path
+ * does not take it. */
+int nk_fast_pointwise_i8_in_place(int8_t *xy, const int8_t *NK_RESTRICT w,
+                                  const int32_t *NK_RESTRICT bias, const nk_ref_conv_geom *g,
+                                  const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws, size_t ws_bytes) {
+    const size_t n_pix = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+    const int32_t k = g->in_c, off = -q->in_zp;
+    if (!nk_fast_conv2d_i8_is_dense(g) || g->out_c != k || n_pix < 2 ||
+        nk_fast_dense_i8_workspace(n_pix, k) > ws_bytes)
+        return 0;
+    if (!nk_fast_dense_i8_ws(xy, w, bias, xy, n_pix & ~(size_t)1, k, k, q, ws, ws_bytes))
+        return 0;
+    if (n_pix & 1) {
+        const nk_dsp_epi e = nk_dsp_epi_make(q, k);
+        int8_t *const last = xy + (n_pix - 1) * (size_t)k;
+        nk_dsp_widen_row(last, k, off, nk_dsp_dup16(off), ws);
+        nk_dsp_widen_row(last, k, off, nk_dsp_dup16(off), ws + 2);
+        nk_dsp_win_channels(w, bias, ws, k, 1, last, k, &e);
     }
     return 1;
 }

@@ -58,24 +58,32 @@ static int32_t nkf_between(int32_t lo, int32_t hi) {
 static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
 
 #if NK_FAST_I8_ARMV7EM
-static int nkf_oct; /* cases whose rows ran eight at a time */
+static int nkf_oct, nkf_hex; /* cases whose rows ran eight / six at a time */
 static int nkf_vpair[3]; /* depthwise cases the vertical tap pairs took, by placement */
 
 /* The bytes a conv or dense call may use: what the op asked for at load
  * (asked), or half the time a model's larger workspace, enough for the
- * DSP set's eight-pixel windows of k taps or not */
+ * DSP set's eight-pixel windows of k taps, or for six but not eight, or
+ * neither */
 static size_t nkf_ws_bytes(size_t asked, int32_t k) {
-    const size_t oct = 16u * (size_t)(k > 0 ? k : 0);
+    const size_t kk = (size_t)(k > 0 ? k : 0), oct = 16u * kk, hex = 12u * kk;
     if (nkf_chance(50))
         return asked;
-    return nkf_chance(80) && oct > asked ? oct + (size_t)nkf_between(0, 64) : asked + 64u;
+    if (nkf_chance(40) && oct > asked)
+        return oct + (size_t)nkf_between(0, 64);
+    if (nkf_chance(70) && hex > asked)
+        return hex + (size_t)nkf_between(0, (int)(oct - hex) - 1);
+    return asked + 64u;
 }
 
-/* Counts the rows of k taps that run eight at a time with ws_bytes */
+/* Counts the rows of k taps that run eight at a time with ws_bytes, or
+ * six (a dense: hex 1) */
 static void nkf_count_oct(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
-                          const nk_ref_i8_quant *q, int32_t out_c) {
+                          const nk_ref_i8_quant *q, int32_t out_c, int hex) {
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_c);
-    nkf_oct += nk_dsp_oct_takes(rows, k, ws_bytes, bias, &e);
+    const int oct = nk_dsp_oct_takes(rows, k, ws_bytes, bias, &e);
+    nkf_oct += oct;
+    nkf_hex += hex && !oct && nk_dsp_hex_takes(rows, k, ws_bytes, bias, &e);
 }
 #endif
 
@@ -386,7 +394,7 @@ static int nkf_conv(int dw, int n_case) {
             if (took && (nk_fast_conv2d_i8_is_dense(&g) ||
                          (!nk_fast_conv2d_i8_small(&g) && !(g.in_c & 3))))
                 nkf_count_oct((size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w, k, n_ws, bias,
-                              &q, g.out_c);
+                              &q, g.out_c, 0);
             free(w);
             free(ws);
         }
@@ -480,7 +488,7 @@ static int nkf_dense(int n_case) {
         const int took = nk_fast_dense_i8_ws(nkf_x, w, bias, nkf_y_fast, rows, in_f, out_f,
                                              &q, ws, n_ws);
         if (took)
-            nkf_count_oct(rows, in_f, n_ws, bias, &q, out_f);
+            nkf_count_oct(rows, in_f, n_ws, bias, &q, out_f, rows > 1);
         free(w);
         free(ws);
         if (!took)
@@ -645,9 +653,10 @@ int main(void) {
         return 1;
     }
 #if NK_FAST_I8_ARMV7EM
-    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases\n", nkf_oct);
-    if (nkf_oct == 0) {
-        fprintf(stderr, "no case ran rows eight at a time\n");
+    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases, six in %d\n",
+           nkf_oct, nkf_hex);
+    if (nkf_oct == 0 || nkf_hex == 0) {
+        fprintf(stderr, "no case ran rows eight (or six) at a time\n");
         return 1;
     }
     printf("fast_i8_test: vertical tap pairs took %d depthwise cases apart from the input, %d "
