@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "46c49c564c8e0a3fa2299c8027af3e93cae2e242ace3751fe8debd4180222279"
+const csrcHash = "c477d15d2df3e2b77d39b3ebbae57c9ac21fef1df99986de97ddb324c137e59b"

@@ -1440,70 +1440,60 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     return 1;
 }
 
-/* ---- six rows at a time ----
+/* ---- six or four rows at a time ----
  *
- * One output channel by six pixels (or dense rows): each weight word is
- * loaded and widened once for six SMLAD pairs, 21 instructions for 24
- * MACs against the pairs' 16 for 16, in 12 * k bytes of windows, where
- * eight rows' (nk_dsp_oct_*) do not fit: KWS's 64 taps in its 896 bytes.
- * The C compiles to that loop (13 registers); each output is then
- * finished alone (nk_dsp_half_zp1), the clamp a pass over the bytes. */
-static int nk_dsp_hex_takes(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
-                            const nk_dsp_epi *e) {
-    return rows >= 6 && k > 0 && k % 8 == 0 && k <= NK_DSP_WIN_MAX_TAPS &&
-           (size_t)k * 12u <= ws_bytes && bias != NULL && e->fast;
+ * One output channel by P = 6 or 4 pixels (or dense rows): each weight
+ * word is loaded and widened once for P SMLAD pairs (21 instructions for
+ * 24 MACs at 6, 15 for 16 at 4, against the pairs' 16 for 16), in 2P * k
+ * bytes of windows, where eight rows' (nk_dsp_oct_*) do not fit: KWS's
+ * 64 taps six at a time in its 896 bytes, VWW's 128 four at a time in its
+ * 1,088. Each output is finished alone (nk_dsp_half_zp1: five
+ * instructions and a byte store, against the pairs' epilogue of about 15
+ * an output), the clamp a pass over the bytes. */
+static int32_t nk_dsp_rows_p(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
+                             const nk_dsp_epi *e) {
+    int32_t p;
+    if (k <= 0 || k % 8 != 0 || k > NK_DSP_WIN_MAX_TAPS || bias == NULL || !e->fast)
+        return 0;
+    for (p = 6; p >= 4; p -= 2)
+        if (rows >= (size_t)p && (size_t)k * 2u * (size_t)p <= ws_bytes)
+            return p;
+    return 0;
 }
 
-/* a0..a5 += the weight words from wp to w_end (a multiple of two) times
- * their words of each window at xp (word j of row i at xp[12j + 2i],
- * xp[12j + 2i + 1]): on the target one asm loop of 13 registers (GCC's
- * took 60 instructions a pass for the 44 below), else C. */
+/* a0..a(P-1) += the weight words from wp to w_end (an even count) times
+ * their words of each window at xp (word j of row i at xp[2Pj + 2i],
+ * xp[2Pj + 2i + 1]): on the target an asm loop of 13 (P 6) or 11
+ * registers (GCC's took 60 instructions a pass for the 44 at 6), else C. */
 #if NK_DSP_ASM
-#define NK_DSP_HEX_PX(a)                                                                           \
+#define NK_DSP_ROWS_PX(a)                                                                          \
     "ldrd %[x0], %[x1], [%[xp]], #8\n\t"                                                            \
     "smlad %[" a "], %[we], %[x0], %[" a "]\n\t"                                                   \
     "smlad %[" a "], %[wo], %[x1], %[" a "]\n\t"
-#define NK_DSP_HEX_WORD                                                                            \
+#define NK_DSP_ROWS_W                                                                              \
     "ldr %[we], [%[wp]], #4\n\t"                                                                  \
     "sxtb16 %[wo], %[we], ror #8\n\t"                                                             \
-    "sxtb16 %[we], %[we]\n\t" NK_DSP_HEX_PX("a0") NK_DSP_HEX_PX("a1") NK_DSP_HEX_PX("a2")          \
-        NK_DSP_HEX_PX("a3") NK_DSP_HEX_PX("a4") NK_DSP_HEX_PX("a5")
-#define NK_DSP_HEX_MACS(wp, w_end, xp)                                                             \
-    do {                                                                                           \
-        int32_t we_, wo_, x0_, x1_;                                                                \
-        __asm__ volatile("1:\n\t" NK_DSP_HEX_WORD NK_DSP_HEX_WORD "cmp %[wp], %[end]\n\t"            \
-                         "bne 1b"                                                                  \
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),             \
-                           [a4] "+r"(a4), [a5] "+r"(a5), [wp] "+r"(wp), [xp] "+r"(xp),             \
-                           [we] "=&r"(we_), [wo] "=&r"(wo_), [x0] "=&r"(x0_), [x1] "=&r"(x1_)      \
-                         : [end] "r"(w_end)                                                        \
-                         : "cc", "memory");                                                        \
-    } while (0)
-#else
-#define NK_DSP_HEX_MACS(wp, w_end, xp)                                                             \
-    do {                                                                                           \
-        for (; wp != w_end; wp += 4) {                                                             \
-            const int32_t v_ = nk_dsp_load4(wp);                                                   \
-            const int32_t we_ = nk_dsp_sxtb16(v_), wo_ = nk_dsp_sxtb16_ror8(v_);                   \
-            a0 = nk_dsp_smlad(wo_, xp[1], nk_dsp_smlad(we_, xp[0], a0));                           \
-            a1 = nk_dsp_smlad(wo_, xp[3], nk_dsp_smlad(we_, xp[2], a1));                           \
-            a2 = nk_dsp_smlad(wo_, xp[5], nk_dsp_smlad(we_, xp[4], a2));                           \
-            a3 = nk_dsp_smlad(wo_, xp[7], nk_dsp_smlad(we_, xp[6], a3));                           \
-            a4 = nk_dsp_smlad(wo_, xp[9], nk_dsp_smlad(we_, xp[8], a4));                           \
-            a5 = nk_dsp_smlad(wo_, xp[11], nk_dsp_smlad(we_, xp[10], a5));                         \
-            xp += 12;                                                                              \
-        }                                                                                          \
-    } while (0)
+    "sxtb16 %[we], %[we]\n\t" NK_DSP_ROWS_PX("a0") NK_DSP_ROWS_PX("a1") NK_DSP_ROWS_PX("a2")       \
+        NK_DSP_ROWS_PX("a3")
+#define NK_DSP_ROWS_W6 NK_DSP_ROWS_W NK_DSP_ROWS_PX("a4") NK_DSP_ROWS_PX("a5")
+#define NK_DSP_ROWS_ASM(words)                                                                     \
+    __asm__ volatile("1:\n\t" words words "cmp %[wp], %[end]\n\t"                                   \
+                     "bne 1b"                                                                      \
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4),  \
+                       [a5] "+r"(a5), [wp] "+r"(wp), [xp] "+r"(xp), [we] "=&r"(we_),             \
+                       [wo] "=&r"(wo_), [x0] "=&r"(x0_), [x1] "=&r"(x1_)                           \
+                     : [end] "r"(w_end)                                                            \
+                     : "cc", "memory")
 #endif
 
-/* Every channel of the six rows whose windows (k taps, a multiple of 8)
+/* Every channel of the P rows whose windows (k taps, a multiple of 8)
  * are in win; row i's outputs at y + i*n. */
-static NK_DSP_NOINLINE void nk_dsp_hex_channels(const int8_t *w, const int32_t *bias,
-                                                const int32_t *win, int32_t k, int8_t *y,
-                                                int32_t n, const nk_dsp_epi *e) {
+NK_DSP_INLINE void nk_dsp_rows_channels(const int8_t *w, const int32_t *bias, const int32_t *win,
+                                        int32_t k, int8_t *y, int32_t n, const nk_dsp_epi *e,
+                                        const int P) {
     const int32_t zp1 = 2 * e->q->out_zp + 1;
     const size_t s = (size_t)n;
-    int32_t c;
+    int32_t c, i;
     for (c = 0; c < n; c++) {
         const int32_t kc = c & e->cmask;
         const int32_t m2 = (int32_t)((uint32_t)e->mult[kc] << 1), a = ~e->shift[kc];
@@ -1511,39 +1501,71 @@ static NK_DSP_NOINLINE void nk_dsp_hex_channels(const int8_t *w, const int32_t *
         const int32_t *xp = win;
         int32_t a0 = bias[c], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
         int8_t *yp = y + c;
-        NK_DSP_HEX_MACS(wp, w_end, xp);
+#if NK_DSP_ASM
+        int32_t we_, wo_, x0_, x1_;
+        if (P == 6)
+            NK_DSP_ROWS_ASM(NK_DSP_ROWS_W6);
+        else
+            NK_DSP_ROWS_ASM(NK_DSP_ROWS_W);
+#else
+        for (; wp != w_end; wp += 4) {
+            const int32_t v = nk_dsp_load4(wp);
+            const int32_t we = nk_dsp_sxtb16(v), wo = nk_dsp_sxtb16_ror8(v);
+            int32_t *const acc[6] = {&a0, &a1, &a2, &a3, &a4, &a5};
+            for (i = 0; i < P; i++, xp += 2)
+                *acc[i] = nk_dsp_smlad(wo, xp[1], nk_dsp_smlad(we, xp[0], *acc[i]));
+        }
+#endif
         yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a0, m2, a), zp1);
         yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a1, m2, a), zp1);
         yp += 2 * s;
         yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a2, m2, a), zp1);
         yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a3, m2, a), zp1);
-        yp += 2 * s;
-        yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a4, m2, a), zp1);
-        yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a5, m2, a), zp1);
+        if (P == 6) {
+            yp += 2 * s;
+            yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a4, m2, a), zp1);
+            yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a5, m2, a), zp1);
+        }
     }
     if (nk_dsp_clamps(e)) {
-        int8_t *const end = y + 6 * s;
+        const int32_t lo = e->q->act_min, hi = e->q->act_max;
+        int8_t *const end = y + (size_t)P * s;
         for (; y != end; y++)
-            *y = (int8_t)(*y < e->q->act_min ? e->q->act_min : *y > e->q->act_max ? e->q->act_max : *y);
+            *y = (int8_t)(*y < lo ? lo : *y > hi ? hi : *y);
     }
+    (void)i;
 }
-#undef NK_DSP_HEX_MACS
+static NK_DSP_NOINLINE void nk_dsp_rows6(const int8_t *w, const int32_t *bias, const int32_t *win,
+                                         int32_t k, int8_t *y, int32_t n, const nk_dsp_epi *e) {
+    nk_dsp_rows_channels(w, bias, win, k, y, n, e, 6);
+}
+static NK_DSP_NOINLINE void nk_dsp_rows4(const int8_t *w, const int32_t *bias, const int32_t *win,
+                                         int32_t k, int8_t *y, int32_t n, const nk_dsp_epi *e) {
+    nk_dsp_rows_channels(w, bias, win, k, y, n, e, 4);
+}
 #if NK_DSP_ASM
-#undef NK_DSP_HEX_PX
-#undef NK_DSP_HEX_WORD
+#undef NK_DSP_ROWS_PX
+#undef NK_DSP_ROWS_W
+#undef NK_DSP_ROWS_W6
+#undef NK_DSP_ROWS_ASM
 #endif
 
-/* Rows r.. six at a time (nk_dsp_hex_takes), the windows in ws; returns
- * the first row left. */
-static size_t nk_dsp_hex_rows(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+/* Rows r.. P at a time (nk_dsp_rows_p), the windows in ws; returns the
+ * first row left. */
+static size_t nk_dsp_rows_run(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                               size_t r, size_t rows, int32_t k, int32_t n, int32_t offp,
-                              const nk_dsp_epi *e, int32_t *ws) {
-    for (; r + 6 <= rows; r += 6) {
+                              const nk_dsp_epi *e, int32_t *ws, int32_t P) {
+    const size_t kk = (size_t)k;
+    for (; r + (size_t)P <= rows; r += (size_t)P) {
         int32_t i;
-        for (i = 0; i < 6; i++)
-            nk_dsp_widen_words(x + (r + (size_t)i) * (size_t)k, x + (r + (size_t)i + 1) * (size_t)k, offp,
-                               ws + 2 * i, 12);
-        nk_dsp_hex_channels(w, bias, ws, k, y + r * (size_t)n, n, e);
+        for (i = 0; i < P; i++) {
+            const int8_t *const xr = x + (r + (size_t)i) * kk;
+            if (P == 6)
+                nk_dsp_widen_words(xr, xr + kk, offp, ws + 2 * i, 12);
+            else
+                nk_dsp_widen_words(xr, xr + kk, offp, ws + 2 * i, 8);
+        }
+        (P == 6 ? nk_dsp_rows6 : nk_dsp_rows4)(w, bias, ws, k, y + r * (size_t)n, n, e);
     }
     return r;
 }
@@ -1563,8 +1585,9 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
         r = nk_dsp_oct_takes(rows, in_features, ws_bytes, bias, &e)
                 ? nk_dsp_oct_rows(x, w, bias, y, rows, in_features, out_features, offp, &e, ws)
                 : 0;
-        if (nk_dsp_hex_takes(rows - r, in_features, ws_bytes, bias, &e))
-            r = nk_dsp_hex_rows(x, w, bias, y, r, rows, in_features, out_features, offp, &e, ws);
+        if (nk_dsp_rows_p(rows - r, in_features, ws_bytes, bias, &e))
+            r = nk_dsp_rows_run(x, w, bias, y, r, rows, in_features, out_features, offp, &e, ws,
+                                nk_dsp_rows_p(rows - r, in_features, ws_bytes, bias, &e));
         for (; r + 2 <= rows; r += 2) {
             nk_dsp_widen_row(x + r * k_n, in_features, off, offp, ws);
             nk_dsp_widen_row(x + (r + 1) * k_n, in_features, off, offp, ws + 2);

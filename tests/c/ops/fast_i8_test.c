@@ -58,15 +58,15 @@ static int32_t nkf_between(int32_t lo, int32_t hi) {
 static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
 
 #if NK_FAST_I8_ARMV7EM
-static int nkf_oct, nkf_hex; /* cases whose rows ran eight / six at a time */
+static int nkf_oct, nkf_hex; /* cases whose rows ran eight / six or four at a time */
 static int nkf_vpair[3]; /* depthwise cases the vertical tap pairs took, by placement */
 
 /* The bytes a conv or dense call may use: what the op asked for at load
  * (asked), or half the time a model's larger workspace, enough for the
- * DSP set's eight-pixel windows of k taps, or for six but not eight, or
- * neither */
+ * DSP set's eight-pixel windows of k taps, or for six or four but not
+ * eight, or neither */
 static size_t nkf_ws_bytes(size_t asked, int32_t k) {
-    const size_t kk = (size_t)(k > 0 ? k : 0), oct = 16u * kk, hex = 12u * kk;
+    const size_t kk = (size_t)(k > 0 ? k : 0), oct = 16u * kk, hex = nkf_chance(50) ? 12u * kk : 8u * kk;
     if (nkf_chance(50))
         return asked;
     if (nkf_chance(40) && oct > asked)
@@ -77,13 +77,13 @@ static size_t nkf_ws_bytes(size_t asked, int32_t k) {
 }
 
 /* Counts the rows of k taps that run eight at a time with ws_bytes, or
- * six (a dense: hex 1) */
+ * six or four (a dense: hex 1) */
 static void nkf_count_oct(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
                           const nk_ref_i8_quant *q, int32_t out_c, int hex) {
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_c);
     const int oct = nk_dsp_oct_takes(rows, k, ws_bytes, bias, &e);
     nkf_oct += oct;
-    nkf_hex += hex && !oct && nk_dsp_hex_takes(rows, k, ws_bytes, bias, &e);
+    nkf_hex += hex && !oct && nk_dsp_rows_p(rows, k, ws_bytes, bias, &e) != 0;
 }
 #endif
 
@@ -459,14 +459,17 @@ static int nkf_vpair_case(int n_case) {
 #endif
 }
 
-static int nkf_dense(int n_case) {
+static int nkf_dense(int n_case, int rows_p) {
     nk_ref_conv_geom g; /* for the failure message */
     nk_ref_i8_quant q;
     const int32_t *bias;
     /* up to two blocks of eight rows and some left over, of whole pairs of
-     * words half the time */
-    const size_t rows = (size_t)(nkf_chance(50) ? nkf_between(1, 5) : nkf_between(6, 21));
-    const int32_t in_f = nkf_chance(50) ? 8 * nkf_between(1, 10) : nkf_between(1, 80);
+     * words half the time; rows_p (6 or 4): a workspace for that many
+     * rows' windows at a time and not two more, and rows for it */
+    const size_t rows = (size_t)(rows_p      ? nkf_between(rows_p, 21)
+                                 : nkf_chance(50) ? nkf_between(1, 5)
+                                                  : nkf_between(6, 21));
+    const int32_t in_f = rows_p || nkf_chance(50) ? 8 * nkf_between(1, 10) : nkf_between(1, 80);
     const int32_t out_f = nkf_between(1, 13);
     const size_t ny = rows * (size_t)out_f;
     memset(&g, 0, sizeof g);
@@ -482,7 +485,9 @@ static int nkf_dense(int n_case) {
 #if NK_FAST_I8_ARMV7EM
     {
         const size_t asked = nk_fast_dense_i8_workspace(rows, in_f);
-        const size_t n_ws = asked ? nkf_ws_bytes(asked, in_f) : 0;
+        const size_t n_ws = rows_p ? (size_t)(2 * rows_p * in_f + nkf_between(0, 4 * in_f - 1))
+                            : asked ? nkf_ws_bytes(asked, in_f)
+                                    : 0;
         int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
         int8_t *w = nkf_exact_copy(nkf_w, (size_t)in_f * (size_t)out_f);
         const int took = nk_fast_dense_i8_ws(nkf_x, w, bias, nkf_y_fast, rows, in_f, out_f,
@@ -639,7 +644,8 @@ int main(void) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
         nkf_vpair_case(i);
-        took_dense += nkf_dense(i);
+        took_dense += nkf_dense(i, 0);
+        nkf_dense(i, 4 + 2 * (i & 1)); /* six or four rows at a time */
         took_pool += nkf_pool(i);
         took_add += nkf_add(i);
     }
@@ -653,10 +659,10 @@ int main(void) {
         return 1;
     }
 #if NK_FAST_I8_ARMV7EM
-    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases, six in %d\n",
+    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases, six or four in %d\n",
            nkf_oct, nkf_hex);
     if (nkf_oct == 0 || nkf_hex == 0) {
-        fprintf(stderr, "no case ran rows eight (or six) at a time\n");
+        fprintf(stderr, "no case ran rows eight (or six or four) at a time\n");
         return 1;
     }
     printf("fast_i8_test: vertical tap pairs took %d depthwise cases apart from the input, %d "
