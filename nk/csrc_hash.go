@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "c477d15d2df3e2b77d39b3ebbae57c9ac21fef1df99986de97ddb324c137e59b"
+const csrcHash = "8ae1347aad3119498167cada356a49d91e3f19dfc214421dac20ca264cb17fb5"

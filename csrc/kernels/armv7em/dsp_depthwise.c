@@ -1018,14 +1018,17 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
  * block of four channels), and the epilogue stores four channels a word.
  *
  * Where the output sits:
- * - apart from the input, or exactly on it (a staged op whose plan put
- *   it there: the evals then call this instead of the band loop, in the
- *   whole workspace): channel blocks run one after the other down the
- *   whole image, R pairs a band. On the input, a band overwrites only its
- *   own channels of its own rows, which it has staged, so with pad_top 1
- *   it first saves those channels of its last row, the next band's r0
- *   (pad_top 0: the next band reads nothing written); a later chunk of
- *   columns would read one the chunk before wrote, so whole rows only.
+ * - apart from the input, or on it, or m whole pixels below it with rows
+ *   as long (a staged op whose plan put it on its input: the evals then
+ *   call this instead of the band loop, in the whole workspace; VWW's
+ *   6x6x128 layers, 13 pixels below): channel blocks run one after the
+ *   other down the whole image, R pairs a band. On or below the input, a
+ *   band overwrites only its own channels, of its own rows' pixels less
+ *   m, which it has staged; with pad_top 1 and m under a row, that
+ *   reaches the next band's r0, so the band first saves those channels
+ *   of it (m a row or more, or pad_top 0: the next band reads nothing
+ *   written); a later chunk of columns could read one the chunk before
+ *   wrote, so whole rows only.
  * - over part of the input, placed by the direct rule (a block of one
  *   output row, nk_conv_i8_out_shift): out(y+1, x) may reach in(r0, x)
  *   and nothing above, and the later channel blocks still read r0, so the
@@ -1033,7 +1036,7 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
  *   is copied whole when the pair starts. */
 
 /* The workspace, in words: the copy of r0 (place 1) or the saved row of a
- * block (place 2), the six paired weight words of each of four channels,
+ * block (place 2, when it saves), the six paired weight words of each of four channels,
  * the staged columns of 16 words (channel k's group g at 4k + g), and 8
  * accumulators an output column and pair (rows y, y+1 of channel k at 2k,
  * 2k + 1). */
@@ -1047,16 +1050,19 @@ static size_t nk_dwv_words(const nk_ref_conv_geom *g, size_t keep, int32_t n, in
     return keep + 24u + 16u * ((size_t)(n - 1) * (size_t)g->stride_w + 3u) + 8u * (size_t)n * (size_t)r;
 }
 
-/* The widest chunk (at least 4 columns; whole rows on the input) and then
- * the most pairs a band that fit; 0 when nothing does. */
-static int nk_dwv_plan_for(const nk_ref_conv_geom *g, int place, size_t ws_words, nk_dwv_plan *p) {
+/* The widest chunk (at least 4 columns, or the whole row when shorter;
+ * whole rows on or below the input) and then the most pairs a band that
+ * fit; 0 when nothing does. */
+static int nk_dwv_plan_for(const nk_ref_conv_geom *g, int place, int saves, size_t ws_words,
+                           nk_dwv_plan *p) {
     const int32_t max_r = place == 1 ? 1 : (g->out_h + 1) / 2 < 3 ? (g->out_h + 1) / 2 : 3;
-    p->keep = place == 1 ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : place == 2 ? (size_t)g->in_w : 0u;
+    p->keep = place == 1 ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : saves ? (size_t)g->in_w : 0u;
+    const int32_t min_n = g->out_w < 4 ? g->out_w : 4;
     p->r = 1;
     p->n = g->out_w;
-    while (p->n >= 4 && nk_dwv_words(g, p->keep, p->n, 1) > ws_words)
+    while (p->n >= min_n && nk_dwv_words(g, p->keep, p->n, 1) > ws_words)
         p->n--;
-    if (p->n < 4 || (place == 2 && p->n < g->out_w))
+    if (p->n < min_n || (place == 2 && p->n < g->out_w))
         return 0;
     while (p->r < max_r && nk_dwv_words(g, p->keep, p->n, p->r + 1) <= ws_words)
         p->r++;
@@ -1224,11 +1230,12 @@ typedef struct nk_dwv_job {
     int32_t *ws, *wq, *st, *acc;
     size_t step, row_stride, out_row;
     int32_t offp, place;
+    int saves;                 /* place 2: a band saves its last row */
 } nk_dwv_job;
 
 /* Output rows y0.. (rows of them, 2 a pair) of channels c..c+3 and output
  * columns x0..x0+n-1: staged, swept and stored. With place 1, r0 is the
- * copy at ws; with place 2 and pad_top 1, the saved row at ws unless
+ * copy at ws; with place 2 when it saves, the saved row at ws unless
  * y0 is 0, and the band's last row is saved there before its writes. */
 static NK_DW_NOINLINE void nk_dwv_band(const nk_dwv_job *jb, int32_t c, int32_t y0, int32_t rows,
                                        int32_t x0, int32_t n) {
@@ -1239,7 +1246,7 @@ static NK_DW_NOINLINE void nk_dwv_band(const nk_dwv_job *jb, int32_t c, int32_t 
     /* the staged columns in the image */
     const int32_t lo = ix < 0 ? (-ix < cols ? -ix : cols) : 0;
     const int32_t hi = g->in_w - ix < cols ? (g->in_w - ix > lo ? g->in_w - ix : lo) : cols;
-    const int saved = jb->place == 2 && g->pad_top == 1;
+    const int saved = jb->saves;
     const int8_t *row = jb->x + (size_t)(ix + lo) * step + (size_t)c;
     int32_t i, iy = y0 - g->pad_top;
     for (i = 0; i <= pairs; i++, iy += 2) {
@@ -1274,13 +1281,16 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     const size_t step = (size_t)g->in_c, row_stride = (size_t)g->in_w * step;
     const size_t out_row = (size_t)g->out_w * step, in_img = (size_t)g->in_h * row_stride;
     const int32_t s = g->stride_w;
-    /* where the output sits: on the input (2), over part of it (1), apart */
+    /* where the output sits: over part of the input, on it or m whole
+     * pixels below it with rows as long (2), over part of it otherwise
+     * (1), apart (0) */
     const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
-    const int place = ya == xa ? 2
-                      : ya < xa + (uintptr_t)g->batch * in_img &&
-                              xa < ya + (uintptr_t)g->batch * (uintptr_t)g->out_h * out_row
-                          ? 1
-                          : 0;
+    const int over = ya < xa + (uintptr_t)g->batch * in_img &&
+                     xa < ya + (uintptr_t)g->batch * (uintptr_t)g->out_h * out_row;
+    const int aligned = over && ya <= xa && (xa - ya) % step == 0 && s == 1 &&
+                        g->out_w == g->in_w && g->pad_top <= 1 &&
+                        (g->batch == 1 || g->out_h == g->in_h);
+    const int place = aligned ? 2 : over ? 1 : 0;
     nk_dwv_plan pl;
     nk_dsp_epi e;
     nk_dwv_job jb;
@@ -1288,14 +1298,19 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     if (g->multiplier != 1 || g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->dil_h != 1 ||
         g->dil_w != 1 || (s != 1 && s != 2) || (g->in_c & 3) != 0 || ws == NULL)
         return 0;
-    if (place == 2 && (s != 1 || g->out_w != g->in_w || g->pad_top > 1))
+    /* on the input otherwise is a staged plan's, which the direct rule's
+     * order (place 1) does not hold */
+    if (ya == xa && !aligned)
         return 0;
     e = nk_dsp_epi_make(q, g->out_c);
     if (!e.fast)
         return 0;
     if (ws_bytes == 0)
         ws_bytes = step * sizeof(int32_t) + nk_fast_depthwise_i8_workspace(g);
-    if (!nk_dwv_plan_for(g, place, ws_bytes / sizeof(int32_t), &pl))
+    /* below by m pixels, a band's writes reach the next band's r0 when
+     * m < pad_top * in_w */
+    jb.saves = place == 2 && (xa - ya) / step < (size_t)g->pad_top * (size_t)g->in_w;
+    if (!nk_dwv_plan_for(g, place, jb.saves, ws_bytes / sizeof(int32_t), &pl))
         return 0;
     jb.g = g;
     jb.w = w;

@@ -59,7 +59,7 @@ static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
 
 #if NK_FAST_I8_ARMV7EM
 static int nkf_oct, nkf_hex; /* cases whose rows ran eight / six or four at a time */
-static int nkf_vpair[3]; /* depthwise cases the vertical tap pairs took, by placement */
+static int nkf_vpair[4]; /* depthwise cases the vertical tap pairs took, by placement */
 
 /* The bytes a conv or dense call may use: what the op asked for at load
  * (asked), or half the time a model's larger workspace, enough for the
@@ -218,15 +218,19 @@ static long nkf_dw_shift(const nk_ref_conv_geom *g) {
 }
 
 /* Vertical tap pairs with the output apart from the input (place 0), at
- * the direct rule's lowest start (1) or on the input (2), in room for
- * `cols` output columns a chunk and `pairs` row pairs a band (the copy of
- * a row or the saved one, 24 weight words, 16 words a staged column, 8 an
- * output column and pair: dsp_depthwise.c); exactly those bytes, so ASan
- * sees an overrun. Leaves the output in nkf_y_fast. */
+ * the direct rule's lowest start (1), on the input (2) or m whole pixels
+ * below it (3), in room for `cols` output columns a chunk and `pairs` row
+ * pairs a band (the copy of a row or the saved one, 24 weight words, 16
+ * words a staged column, 8 an output column and pair: dsp_depthwise.c);
+ * exactly those bytes, so ASan sees an overrun. Leaves the output in
+ * nkf_y_fast. */
 static int nkf_vpair_run(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q, const int32_t *bias,
-                         size_t nx, size_t ny, int place, int cols, int pairs) {
+                         size_t nx, size_t ny, int place, int m, int cols, int pairs) {
     const size_t s = (size_t)g->stride_w, row = (size_t)g->in_w * (size_t)g->in_c;
-    const size_t keep = place == 1 ? (row + 3u) / 4u : place == 2 ? (size_t)g->in_w : 0u;
+    /* on or below the input, a band saves its last row when its writes
+     * reach it */
+    const int saves = place >= 2 && m < g->pad_top * g->in_w;
+    const size_t keep = place == 1 ? (row + 3u) / 4u : saves ? (size_t)g->in_w : 0u;
     const size_t n_ws = 4u * (keep + 24u + 16u * ((size_t)(cols - 1) * s + 3u) +
                               8u * (size_t)cols * (size_t)pairs);
     int32_t *ws = (int32_t *)malloc(n_ws);
@@ -234,7 +238,7 @@ static int nkf_vpair_run(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q, co
     if (place == 0) {
         took = nk_fast_depthwise_vpair_i8(nkf_x, nkf_w, bias, nkf_y_fast, g, q, ws, n_ws);
     } else {
-        const long off = place == 2 ? 0 : nkf_dw_shift(g);
+        const long off = place == 1 ? nkf_dw_shift(g) : -(long)m * g->in_c;
         const size_t lead = off < 0 ? (size_t)-off : 0, size = lead + nx + ny + (size_t)(off > 0 ? off : 0);
         int8_t *buf = (int8_t *)malloc(size), *xp = buf + lead, *yp = xp + off;
         memcpy(xp, nkf_x, nx);
@@ -408,16 +412,16 @@ static int nkf_conv(int dw, int n_case) {
 }
 
 /* A random 3x3 depthwise at stride_h 1 over whole words of channels by
- * vertical tap pairs, with the output apart from, over or on its input;
- * returns 1 when the kernel took it. */
+ * vertical tap pairs, with the output apart from, over, on or whole
+ * pixels below its input; returns 1 when the kernel took it. */
 static int nkf_vpair_case(int n_case) {
 #if NK_FAST_I8_ARMV7EM
     nk_ref_conv_geom g;
     nk_ref_i8_quant q;
     const int32_t *bias;
     size_t nx, ny;
-    const int place = nkf_between(0, 2);
-    int took;
+    const int place = nkf_between(0, 3);
+    int took, m = 0;
     memset(&g, 0, sizeof g);
     do {
         g.batch = nkf_between(1, 2);
@@ -427,9 +431,9 @@ static int nkf_vpair_case(int n_case) {
         g.k_h = g.k_w = 3;
         g.stride_h = g.dil_h = g.dil_w = g.groups = g.multiplier = 1;
         g.stride_w = nkf_between(1, 2);
-        if (place == 2 || nkf_chance(50)) {
-            /* 'same' or 'valid' rows at stride 1 (on the input: the only
-             * ones it takes) */
+        if (place >= 2 || nkf_chance(50)) {
+            /* 'same' or 'valid' rows at stride 1 (on or below the input:
+             * the only ones it takes) */
             g.stride_w = 1;
             g.pad_top = nkf_between(0, 1);
             g.pad_left = 1;
@@ -438,6 +442,12 @@ static int nkf_vpair_case(int n_case) {
         } else {
             g.out_h = nkf_axis(g.in_h, 3, 1, 1, &g.pad_top);
             g.out_w = nkf_axis(g.in_w, 3, g.stride_w, 1, &g.pad_left);
+        }
+        if (place == 3) {
+            /* 1 to 2 rows' pixels below, one image or rows as many */
+            m = nkf_between(1, 2 * g.in_w);
+            if (g.out_h != g.in_h)
+                g.batch = 1;
         }
         nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
         ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
@@ -448,7 +458,7 @@ static int nkf_vpair_case(int n_case) {
     bias = nkf_make_bias(g.out_c);
     nkf_clear(ny);
     nk_ref_depthwise_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
-    took = nkf_vpair_run(&g, &q, bias, nx, ny, place, nkf_between(2, 14), nkf_between(1, 3));
+    took = nkf_vpair_run(&g, &q, bias, nx, ny, place, m, nkf_between(2, 14), nkf_between(1, 3));
     nkf_vpair[place] += took;
     if (took)
         nkf_compare("vertical tap pairs", n_case, ny, &g, &q);
@@ -666,9 +676,9 @@ int main(void) {
         return 1;
     }
     printf("fast_i8_test: vertical tap pairs took %d depthwise cases apart from the input, %d "
-           "over it, %d on it\n",
-           nkf_vpair[0], nkf_vpair[1], nkf_vpair[2]);
-    if (nkf_vpair[0] == 0 || nkf_vpair[1] == 0 || nkf_vpair[2] == 0) {
+           "over it, %d on it, %d whole pixels below it\n",
+           nkf_vpair[0], nkf_vpair[1], nkf_vpair[2], nkf_vpair[3]);
+    if (nkf_vpair[0] == 0 || nkf_vpair[1] == 0 || nkf_vpair[2] == 0 || nkf_vpair[3] == 0) {
         fprintf(stderr, "some placement ran no depthwise case by vertical tap pairs\n");
         return 1;
     }
