@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "8ae1347aad3119498167cada356a49d91e3f19dfc214421dac20ca264cb17fb5"
+const csrcHash = "f1c201499372fc710ad51745dbc4276ea1bbca76441051e3dffd272af5cb6599"

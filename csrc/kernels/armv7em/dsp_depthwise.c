@@ -1050,23 +1050,27 @@ static size_t nk_dwv_words(const nk_ref_conv_geom *g, size_t keep, int32_t n, in
     return keep + 24u + 16u * ((size_t)(n - 1) * (size_t)g->stride_w + 3u) + 8u * (size_t)n * (size_t)r;
 }
 
-/* The widest chunk (at least 4 columns, or the whole row when shorter;
- * whole rows on or below the input) and then the most pairs a band that
- * fit; 0 when nothing does. */
+/* The chunk of columns (at least 4, or the whole row when shorter; whole
+ * rows on or below the input) and pairs a band that fit with the most
+ * outputs a band, the wider on a tie: the band's set-up is shared by
+ * more; 0 when nothing fits. */
 static int nk_dwv_plan_for(const nk_ref_conv_geom *g, int place, int saves, size_t ws_words,
                            nk_dwv_plan *p) {
     const int32_t max_r = place == 1 ? 1 : (g->out_h + 1) / 2 < 3 ? (g->out_h + 1) / 2 : 3;
+    const int32_t min_n = place == 2 ? g->out_w : g->out_w < 4 ? g->out_w : 4;
+    int32_t n, r;
     p->keep = place == 1 ? ((size_t)g->in_w * (size_t)g->in_c + 3u) / 4u : saves ? (size_t)g->in_w : 0u;
-    const int32_t min_n = g->out_w < 4 ? g->out_w : 4;
-    p->r = 1;
-    p->n = g->out_w;
-    while (p->n >= min_n && nk_dwv_words(g, p->keep, p->n, 1) > ws_words)
-        p->n--;
-    if (p->n < min_n || (place == 2 && p->n < g->out_w))
-        return 0;
-    while (p->r < max_r && nk_dwv_words(g, p->keep, p->n, p->r + 1) <= ws_words)
-        p->r++;
-    return 1;
+    p->n = p->r = 0;
+    for (n = g->out_w; n >= min_n; n--)
+        for (r = max_r; r >= 1; r--)
+            if (nk_dwv_words(g, p->keep, n, r) <= ws_words) {
+                if (n * r > p->n * p->r) {
+                    p->n = n;
+                    p->r = r;
+                }
+                break;
+            }
+    return p->n > 0;
 }
 
 /* The six weight words of channels c..c+3 (w at channel c of tap (0, 0),
