@@ -517,6 +517,46 @@ static int nkf_dense(int n_case, int rows_p) {
     return 1;
 }
 
+/* A pointwise conv of equal channels run on its own input (a staged op
+ * whose plan put its output there), odd pixel counts too, in room for
+ * two to eight rows' windows; returns 1 when the kernel took it. */
+static int nkf_pointwise_in_place(int n_case) {
+#if NK_FAST_I8_ARMV7EM
+    nk_ref_conv_geom g;
+    nk_ref_i8_quant q;
+    const int32_t *bias;
+    size_t n, ws_bytes;
+    int32_t *ws;
+    int took;
+    memset(&g, 0, sizeof g);
+    g.batch = nkf_between(1, 2);
+    g.in_h = g.out_h = nkf_between(1, 5);
+    g.in_w = g.out_w = nkf_between(1, 7);
+    g.in_c = g.out_c = nkf_chance(70) ? 8 * nkf_between(1, 8) : nkf_between(1, 40);
+    g.k_h = g.k_w = g.stride_h = g.stride_w = g.dil_h = g.dil_w = g.groups = g.multiplier = 1;
+    n = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+    nkf_fill(nkf_x, n);
+    nkf_fill(nkf_w, (size_t)g.in_c * (size_t)g.out_c);
+    nkf_quant(&q, g.out_c, g.in_c);
+    bias = nkf_make_bias(g.out_c);
+    nkf_clear(n);
+    nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
+    memcpy(nkf_y_fast, nkf_x, n);
+    ws_bytes = 4u * NK_DSP_WIN_TAPS(g.in_c) * (size_t)nkf_between(1, 4);
+    ws = (int32_t *)malloc(ws_bytes);
+    took = nk_fast_pointwise_i8_in_place(nkf_y_fast, nkf_w, bias, &g, &q, ws, ws_bytes);
+    free(ws);
+    if (took)
+        nkf_compare("pointwise in place", n_case, n, &g, &q);
+    else
+        memcpy(nkf_y_fast, nkf_y_ref, n); /* nothing to compare */
+    return took;
+#else
+    (void)n_case;
+    return 0;
+#endif
+}
+
 /* A random average or max pool; returns 1 when the fast kernel took it. */
 static int nkf_pool(int n_case) {
 #if NK_FAST_I8_POOL
@@ -649,11 +689,12 @@ static int nkf_add(int n_case) {
 }
 
 int main(void) {
-    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0, took_add = 0;
+    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0, took_add = 0, took_in_place = 0;
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
         nkf_vpair_case(i);
+        took_in_place += nkf_pointwise_in_place(i);
         took_dense += nkf_dense(i, 0);
         nkf_dense(i, 4 + 2 * (i & 1)); /* six or four rows at a time */
         took_pool += nkf_pool(i);
@@ -673,6 +714,11 @@ int main(void) {
            nkf_oct, nkf_hex);
     if (nkf_oct == 0 || nkf_hex == 0) {
         fprintf(stderr, "no case ran rows eight (or six or four) at a time\n");
+        return 1;
+    }
+    printf("fast_i8_test: pointwise convs ran on their own input in %d cases\n", took_in_place);
+    if (took_in_place == 0) {
+        fprintf(stderr, "no pointwise conv ran on its own input\n");
         return 1;
     }
     printf("fast_i8_test: vertical tap pairs took %d depthwise cases apart from the input, %d "
