@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "f1c201499372fc710ad51745dbc4276ea1bbca76441051e3dffd272af5cb6599"
+const csrcHash = "6f6fda76cc6155d59374dd4c52fa9b511cca0e63ccdfdd75eea81e9d09700d1f"

@@ -139,9 +139,11 @@ NK_REF_HIDDEN int nk_fast_pointwise_i8_in_place(int8_t *xy, const int8_t *NK_RES
 /* Depthwise 3x3 at stride_h 1 (multiplier 1, no dilation, stride_w 1 or
  * 2, whole words of channels, the DSP epilogue) by vertical tap pairs, in
  * ws_bytes of workspace at ws (0: the op's own,
- * 4 * in_c + nk_fast_depthwise_i8_workspace): it needs one input row and
- * 64 bytes an output column for at least 4 columns, so it runs where the
- * model's workspace has that room; 0 (nothing written) otherwise. */
+ * 4 * in_c + nk_fast_depthwise_i8_workspace). It asks for nothing at
+ * load: it runs where the model's workspace holds a band (96 + 64 bytes a
+ * staged column and 32 an output column and row pair, and one input row
+ * when the output lies over the input; dsp_depthwise.c), and y may be x
+ * (a staged op on its own input); 0 (nothing written) otherwise. */
 NK_REF_HIDDEN int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
                                              const int32_t *NK_RESTRICT bias, int8_t *y,
                                              const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,

@@ -16,7 +16,7 @@
  * few taps (nk_fast_conv2d_i8_small) take one channel by four pixels
  * instead, over weights widened once per call (nk_dsp_conv_small); with
  * room in the model's workspace, one channel by eight pixels
- * (nk_dsp_oct_*).
+ * (nk_dsp_oct_*), or by six or four (nk_dsp_rows_*).
  * The epilogue of a 2-channel block takes each channel's multiplier and
  * shift once, requantizes with SMMLAR/SMMLA (dsp.h, nk_dsp_rq_half; exact
  * in both rounding modes when every shift is negative, or multiplier 0
@@ -1579,7 +1579,7 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
     int32_t n;
-    if (rows > 1) { /* by windows: eight rows at a time where they fit, then two */
+    if (rows > 1) { /* by windows: eight rows at a time where they fit, or six or four, then two */
         if (nk_fast_dense_i8_workspace(rows, in_features) == 0)
             return 0; /* no windows that long: the portable kernel */
         r = nk_dsp_oct_takes(rows, in_features, ws_bytes, bias, &e)
@@ -1631,7 +1631,8 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
  * does not take it. */
 int nk_fast_pointwise_i8_in_place(int8_t *xy, const int8_t *NK_RESTRICT w,
                                   const int32_t *NK_RESTRICT bias, const nk_ref_conv_geom *g,
-                                  const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws, size_t ws_bytes) {
+                                  const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws,
+                                  size_t ws_bytes) {
     const size_t n_pix = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
     const int32_t k = g->in_c, off = -q->in_zp;
     if (!nk_fast_conv2d_i8_is_dense(g) || g->out_c != k || n_pix < 2 ||

@@ -66,7 +66,8 @@ static int nkf_vpair[4]; /* depthwise cases the vertical tap pairs took, by plac
  * DSP set's eight-pixel windows of k taps, or for six or four but not
  * eight, or neither */
 static size_t nkf_ws_bytes(size_t asked, int32_t k) {
-    const size_t kk = (size_t)(k > 0 ? k : 0), oct = 16u * kk, hex = nkf_chance(50) ? 12u * kk : 8u * kk;
+    const size_t kk = (size_t)(k > 0 ? k : 0), oct = 16u * kk;
+    const size_t hex = nkf_chance(50) ? 12u * kk : 8u * kk;
     if (nkf_chance(50))
         return asked;
     if (nkf_chance(40) && oct > asked)
@@ -204,7 +205,8 @@ static long nkf_dw_shift(const nk_ref_conv_geom *g) {
     long q, best = 0, sufmin = 0;
     int have = 0;
     for (q = n - 1; q >= 0; q--) {
-        const long b = q / ((long)g->out_h * g->out_w), oy = q / g->out_w % g->out_h, ox = q % g->out_w;
+        const long b = q / ((long)g->out_h * g->out_w), oy = q / g->out_w % g->out_h;
+        const long ox = q % g->out_w;
         long iy = oy * g->stride_h - g->pad_top, ix = ox * g->stride_w - g->pad_left, v;
         iy = iy < 0 ? 0 : iy > g->in_h ? g->in_h : iy;
         ix = ix < 0 ? 0 : ix > g->in_w ? g->in_w : ix;
@@ -239,7 +241,8 @@ static int nkf_vpair_run(const nk_ref_conv_geom *g, const nk_ref_i8_quant *q, co
         took = nk_fast_depthwise_vpair_i8(nkf_x, nkf_w, bias, nkf_y_fast, g, q, ws, n_ws);
     } else {
         const long off = place == 1 ? nkf_dw_shift(g) : -(long)m * g->in_c;
-        const size_t lead = off < 0 ? (size_t)-off : 0, size = lead + nx + ny + (size_t)(off > 0 ? off : 0);
+        const size_t lead = off < 0 ? (size_t)-off : 0;
+        const size_t size = lead + nx + ny + (size_t)(off > 0 ? off : 0);
         int8_t *buf = (int8_t *)malloc(size), *xp = buf + lead, *yp = xp + off;
         memcpy(xp, nkf_x, nx);
         took = nk_fast_depthwise_vpair_i8(xp, nkf_w, bias, yp, g, q, ws, n_ws);
@@ -689,7 +692,8 @@ static int nkf_add(int n_case) {
 }
 
 int main(void) {
-    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0, took_add = 0, took_in_place = 0;
+    int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0, took_add = 0;
+    int took_in_place = 0;
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
@@ -710,7 +714,8 @@ int main(void) {
         return 1;
     }
 #if NK_FAST_I8_ARMV7EM
-    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases, six or four in %d\n",
+    printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases, six or four "
+           "in %d\n",
            nkf_oct, nkf_hex);
     if (nkf_oct == 0 || nkf_hex == 0) {
         fprintf(stderr, "no case ran rows eight (or six or four) at a time\n");
