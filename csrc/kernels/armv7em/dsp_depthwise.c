@@ -1285,8 +1285,12 @@ static NK_DW_NOINLINE void nk_dwv_band(const nk_dwv_job *jb, int32_t c, int32_t 
         for (; d != end; d++, sp += step)
             *d = nk_dsp_load4(sp);
     }
-    (s == 1 ? nk_dwv_sweep1 : nk_dwv_sweep2)(jb->st, jb->acc, jb->wq,
-                                             jb->bias != NULL ? jb->bias + c : NULL, n, pairs);
+    /* direct calls: a call through a pointer leaves the stack bound to
+     * every address-taken function (scripts/stack-depth.awk) */
+    if (s == 1)
+        nk_dwv_sweep1(jb->st, jb->acc, jb->wq, jb->bias != NULL ? jb->bias + c : NULL, n, pairs);
+    else
+        nk_dwv_sweep2(jb->st, jb->acc, jb->wq, jb->bias != NULL ? jb->bias + c : NULL, n, pairs);
     nk_dwv_finish(jb->acc, n, rows,
                   jb->y + (size_t)y0 * jb->out_row + (size_t)x0 * step + (size_t)c, step,
                   jb->out_row, c, jb->e);

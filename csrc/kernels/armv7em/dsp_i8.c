@@ -1565,7 +1565,10 @@ static size_t nk_dsp_rows_run(const int8_t *x, const int8_t *w, const int32_t *b
             else
                 nk_dsp_widen_words(xr, xr + kk, offp, ws + 2 * i, 8);
         }
-        (P == 6 ? nk_dsp_rows6 : nk_dsp_rows4)(w, bias, ws, k, y + r * (size_t)n, n, e);
+        if (P == 6) /* direct calls, as scripts/stack-depth.awk bounds them */
+            nk_dsp_rows6(w, bias, ws, k, y + r * (size_t)n, n, e);
+        else
+            nk_dsp_rows4(w, bias, ws, k, y + r * (size_t)n, n, e);
     }
     return r;
 }
