@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "bd9ef58d78ede77f0c38a34a5e7d5ed24da5d3a52248d39d70ebf3c396633e1f"
+const csrcHash = "32a669193ba62d9cce2b26f071ba089730ede65407aefd85cff900ef2e7e0220"

@@ -1303,23 +1303,25 @@ int nk_fast_depthwise_vpair_i8(const int8_t *x, const int8_t *NK_RESTRICT w,
     const size_t step = (size_t)g->in_c, row_stride = (size_t)g->in_w * step;
     const size_t out_row = (size_t)g->out_w * step, in_img = (size_t)g->in_h * row_stride;
     const int32_t s = g->stride_w;
-    /* where the output sits: over part of the input, on it or m whole
-     * pixels below it with rows as long (2), over part of it otherwise
-     * (1), apart (0) */
     const uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
-    const int over = ya < xa + (uintptr_t)g->batch * in_img &&
-                     xa < ya + (uintptr_t)g->batch * (uintptr_t)g->out_h * out_row;
-    const int aligned = over && ya <= xa && (xa - ya) % step == 0 && s == 1 &&
-                        g->out_w == g->in_w && g->pad_top <= 1 &&
-                        (g->batch == 1 || g->out_h == g->in_h);
-    const int place = aligned ? 2 : over ? 1 : 0;
+    int over, aligned, place;
     nk_dwv_plan pl;
     nk_dsp_epi e;
     nk_dwv_job jb;
     int32_t b, c, y0, x0;
+    /* one output row (a staged band's) would leave half of every pair
+     * unused: the lane passes take it */
     if (g->multiplier != 1 || g->k_h != 3 || g->k_w != 3 || g->stride_h != 1 || g->dil_h != 1 ||
-        g->dil_w != 1 || (s != 1 && s != 2) || (g->in_c & 3) != 0 || ws == NULL)
+        g->dil_w != 1 || (s != 1 && s != 2) || (g->in_c & 3) != 0 || g->out_h < 2 || ws == NULL)
         return 0;
+    /* where the output sits: over part of the input, on it or m whole
+     * pixels below it with rows as long (2), over part of it otherwise
+     * (1), apart (0) */
+    over = ya < xa + (uintptr_t)g->batch * in_img &&
+           xa < ya + (uintptr_t)g->batch * (uintptr_t)g->out_h * out_row;
+    aligned = over && ya <= xa && (xa - ya) % step == 0 && s == 1 && g->out_w == g->in_w &&
+              g->pad_top <= 1 && (g->batch == 1 || g->out_h == g->in_h);
+    place = aligned ? 2 : over ? 1 : 0;
     /* on the input otherwise is a staged plan's, which the direct rule's
      * order (place 1) does not hold */
     if (ya == xa && !aligned)
