@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "32a669193ba62d9cce2b26f071ba089730ede65407aefd85cff900ef2e7e0220"
+const csrcHash = "fdb145a5e26a00d7ad27a3ca68c295f3375bc0af2d81dd5cd47645caca3f0822"

@@ -1021,7 +1021,7 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
  * x - in_zp (padding is 0, so the accumulators start from the bias), the
  * words of pair p being groups p and p + 1. Each channel then sweeps the
  * band's columns with its six weight words in registers (paired once per
- * block of four channels), and the epilogue stores four channels a word.
+ * block of four channels), and the epilogue finishes each output alone.
  *
  * Where the output sits:
  * - apart from the input, or on it, or m whole pixels below it with rows
@@ -1042,10 +1042,10 @@ static void nk_dwm_conv(const int8_t *x, const int8_t *w, const int32_t *bias, i
  *   is copied whole when the pair starts. */
 
 /* The workspace, in words: the copy of r0 (place 1) or the saved row of a
- * block (place 2, when it saves), the six paired weight words of each of four channels,
- * the staged columns of 16 words (channel k's group g at 4k + g), and 8
- * accumulators an output column and pair (rows y, y+1 of channel k at 2k,
- * 2k + 1). */
+ * block (place 2, when it saves), the six paired weight words of each of
+ * four channels, the staged columns of 16 words (channel k's group g at
+ * 4k + g), and 8 accumulators an output column and pair (rows y, y+1 of
+ * channel k at 2k, 2k + 1). */
 typedef struct nk_dwv_plan {
     int32_t n;         /* output columns a chunk */
     int32_t r;         /* row pairs a band */

@@ -1581,16 +1581,16 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
     const int32_t off = -q->in_zp, offp = nk_dsp_dup16(off);
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_features);
     size_t r;
-    int32_t n;
+    int32_t n, p;
     if (rows > 1) { /* by windows: eight rows at a time where they fit, or six or four, then two */
         if (nk_fast_dense_i8_workspace(rows, in_features) == 0)
             return 0; /* no windows that long: the portable kernel */
         r = nk_dsp_oct_takes(rows, in_features, ws_bytes, bias, &e)
                 ? nk_dsp_oct_rows(x, w, bias, y, rows, in_features, out_features, offp, &e, ws)
                 : 0;
-        if (nk_dsp_rows_p(rows - r, in_features, ws_bytes, bias, &e))
-            r = nk_dsp_rows_run(x, w, bias, y, r, rows, in_features, out_features, offp, &e, ws,
-                                nk_dsp_rows_p(rows - r, in_features, ws_bytes, bias, &e));
+        p = nk_dsp_rows_p(rows - r, in_features, ws_bytes, bias, &e);
+        if (p)
+            r = nk_dsp_rows_run(x, w, bias, y, r, rows, in_features, out_features, offp, &e, ws, p);
         for (; r + 2 <= rows; r += 2) {
             nk_dsp_widen_row(x + r * k_n, in_features, off, offp, ws);
             nk_dsp_widen_row(x + (r + 1) * k_n, in_features, off, offp, ws + 2);
@@ -1627,7 +1627,7 @@ int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
 
 /* A pointwise conv of equal channels on its own input (xy: input and
  * output), in ws_bytes of workspace at ws: output pixel p lies on input
- * pixel p, and the dense rows (eight, six or two at a time) gather a
+ * pixel p, and the dense rows (eight, six, four or two at a time) gather a
  * block's windows before writing it, so they run in place; an odd last
  * pixel takes a pair's kernel over its window twice (the single-row path
  * reads its input while writing its outputs). 0 when the dense path
