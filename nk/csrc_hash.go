@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "fdb145a5e26a00d7ad27a3ca68c295f3375bc0af2d81dd5cd47645caca3f0822"
+const csrcHash = "dde694f45e3839fc3e7efb3a0085b9ea6be895ce1ffb02aa4391df08befd7301"

@@ -245,8 +245,10 @@ static inline int32_t nk_dsp_min8(int32_t a, int32_t b) {
 
 /* lo, hi = p[off/4], p[off/4 + 1] (p 4-byte aligned, off a constant) in
  * one LDRD, and the same store by STRD: GCC's Cortex-M4 tuning splits
- * them into two LDRs / STRs. */
-#if NK_DSP_NATIVE
+ * them into two LDRs / STRs. Thumb-2 only: in the A32 instruction set
+ * (armv7-linux's Go builds) LDRD wants an even/odd register pair, which
+ * an asm operand cannot ask for, so there the C. */
+#if NK_DSP_NATIVE && defined(__thumb2__)
 #define NK_DSP_LDRD(p, off, lo, hi)                                                               \
     __asm__("ldrd %0, %1, [%2, #" #off "]"                                                        \
             : "=r"(lo), "=r"(hi)                                                                  \
