@@ -387,4 +387,11 @@ static inline nk_dsp_epi nk_dsp_epi_make(const nk_ref_i8_quant *q, int32_t out_c
     return e;
 }
 
+/* Channel c's (m2, a) pair for nk_dsp_rq_half. */
+static inline void nk_dsp_epi_pair(const nk_dsp_epi *e, int32_t c, int32_t *m2, int32_t *a) {
+    const int32_t k = c & e->cmask;
+    *m2 = (int32_t)((uint32_t)e->mult[k] << 1);
+    *a = ~e->shift[k];
+}
+
 #endif /* NK_DSP_H */

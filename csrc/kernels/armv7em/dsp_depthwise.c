@@ -385,9 +385,11 @@ static NK_DW_NOINLINE void nk_dw_finish4(const int32_t *acc, int32_t c, int8_t *
         int32_t s[4], i;
         for (i = 0; i < 4; i++) {
             /* acc order: c, c+2, c+1, c+3 */
-            const int32_t ch = c + (i >> 1) + 2 * (i & 1), k = ch & e->cmask;
+            const int32_t ch = c + (i >> 1) + 2 * (i & 1);
             const int32_t v = (int32_t)((uint32_t)acc[i] + (uint32_t)(bias ? bias[ch] : 0));
-            s[i] = nk_dsp_rq_half(v, (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
+            int32_t m2, a;
+            nk_dsp_epi_pair(e, ch, &m2, &a);
+            s[i] = nk_dsp_rq_half(v, m2, a);
         }
         nk_dw_store4(s[0], s[1], s[2], s[3], y + c, nk_dw_clamps(e), e);
         return;
@@ -1183,13 +1185,6 @@ NK_DWV_SWEEP_FN(nk_dwv_sweep2, 128)
 #undef NK_DWV_SWEEP_FN
 #undef NK_DWV_COLUMN
 
-/* The (m2, a) pair of channel c (nk_dsp_rq_half). */
-static inline void nk_dwv_pair(const nk_dsp_epi *e, int32_t c, int32_t *m2, int32_t *a) {
-    const int32_t k = c & e->cmask;
-    *m2 = (int32_t)((uint32_t)e->mult[k] << 1);
-    *a = ~e->shift[k];
-}
-
 /* The accumulators at acc (as nk_dwv_sweep left them: n output columns
  * of (rows + 1) / 2 pairs) of `rows` output rows, y at channel c of the
  * first pixel, pixels y_px bytes apart, rows y_row. Channel by channel,
@@ -1206,7 +1201,7 @@ static NK_DW_NOINLINE void nk_dwv_finish(const int32_t *acc, int32_t n, int32_t 
         const int32_t *ap = acc + 2 * k, *const end = ap + 8 * n * full;
         int8_t *yp = y + k;
         int32_t m2, a, t, u;
-        nk_dwv_pair(e, c + k, &m2, &a);
+        nk_dsp_epi_pair(e, c + k, &m2, &a);
         /* the pairs of two rows in one walk of the accumulators */
         while (ap != end) {
             const int32_t *const row_end = ap + 8 * n;

@@ -316,8 +316,9 @@ static NK_DSP_NOINLINE void nk_dsp_finish4x1(const int32_t *acc, int32_t o, int8
         return;
     }
     for (i = 0; i < 4; i++) {
-        const int32_t k = (o + i) & e->cmask;
-        s[i] = nk_dsp_rq_half(acc[i], (int32_t)((uint32_t)e->mult[k] << 1), ~e->shift[k]);
+        int32_t m2, a;
+        nk_dsp_epi_pair(e, o + i, &m2, &a);
+        s[i] = nk_dsp_rq_half(acc[i], m2, a);
     }
     /* lanes: channels o, o+2 and o+1, o+3; bytes o..o+3 */
     v = (uint32_t)nk_dsp_zip8(nk_dsp_half_zp(s[0], s[2], e->zp1),
@@ -1336,10 +1337,9 @@ NK_DSP_INLINE void nk_dsp_small_channels_n(const int32_t *wv, const int32_t *bia
     const int clamp = nk_dsp_clamps(e);
     int32_t c;
     for (c = 0; c < out_c; c++, wv += 2 * n4) {
-        const int32_t k = c & e->cmask;
-        const int32_t m2 = (int32_t)((uint32_t)e->mult[k] << 1), a = ~e->shift[k];
-        int32_t acc[4];
+        int32_t m2, a, acc[4];
         uint32_t v;
+        nk_dsp_epi_pair(e, c, &m2, &a);
         acc[0] = bias ? bias[c] : 0;
         nk_dsp_small_mac(wv, win, n4w, n4, acc);
         /* lanes: pixels 0, 1 and 2, 3; bytes pixels 0, 2, 1, 3 */
@@ -1495,11 +1495,9 @@ NK_DSP_INLINE void nk_dsp_rows_channels(const int8_t *w, const int32_t *bias, co
     const size_t s = (size_t)n;
     int32_t c, i;
     for (c = 0; c < n; c++) {
-        const int32_t kc = c & e->cmask;
-        const int32_t m2 = (int32_t)((uint32_t)e->mult[kc] << 1), a = ~e->shift[kc];
         const int8_t *wp = w + (size_t)c * (size_t)k, *const w_end = wp + k;
         const int32_t *xp = win;
-        int32_t a0 = bias[c], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+        int32_t a0 = bias[c], a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, m2, a;
         int8_t *yp = y + c;
 #if NK_DSP_ASM
         int32_t we_, wo_, x0_, x1_;
@@ -1516,6 +1514,7 @@ NK_DSP_INLINE void nk_dsp_rows_channels(const int8_t *w, const int32_t *bias, co
                 *acc[i] = nk_dsp_smlad(wo, xp[1], nk_dsp_smlad(we, xp[0], *acc[i]));
         }
 #endif
+        nk_dsp_epi_pair(e, c, &m2, &a);
         yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a0, m2, a), zp1);
         yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a1, m2, a), zp1);
         yp += 2 * s;

@@ -58,7 +58,7 @@ static int32_t nkf_between(int32_t lo, int32_t hi) {
 static int nkf_chance(int percent) { return nkf_between(1, 100) <= percent; }
 
 #if NK_FAST_I8_ARMV7EM
-static int nkf_oct, nkf_hex; /* cases whose rows ran eight / six or four at a time */
+static int nkf_oct, nkf_rows; /* cases whose rows ran eight / six or four at a time */
 static int nkf_vpair[4]; /* depthwise cases the vertical tap pairs took, by placement */
 
 /* The bytes a conv or dense call may use: what the op asked for at load
@@ -67,24 +67,24 @@ static int nkf_vpair[4]; /* depthwise cases the vertical tap pairs took, by plac
  * eight, or neither */
 static size_t nkf_ws_bytes(size_t asked, int32_t k) {
     const size_t kk = (size_t)(k > 0 ? k : 0), oct = 16u * kk;
-    const size_t hex = nkf_chance(50) ? 12u * kk : 8u * kk;
+    const size_t fewer = nkf_chance(50) ? 12u * kk : 8u * kk;
     if (nkf_chance(50))
         return asked;
     if (nkf_chance(40) && oct > asked)
         return oct + (size_t)nkf_between(0, 64);
-    if (nkf_chance(70) && hex > asked)
-        return hex + (size_t)nkf_between(0, (int)(oct - hex) - 1);
+    if (nkf_chance(70) && fewer > asked)
+        return fewer + (size_t)nkf_between(0, (int)(oct - fewer) - 1);
     return asked + 64u;
 }
 
 /* Counts the rows of k taps that run eight at a time with ws_bytes, or
- * six or four (a dense: hex 1) */
+ * six or four (a dense: by_rows 1) */
 static void nkf_count_oct(size_t rows, int32_t k, size_t ws_bytes, const int32_t *bias,
-                          const nk_ref_i8_quant *q, int32_t out_c, int hex) {
+                          const nk_ref_i8_quant *q, int32_t out_c, int by_rows) {
     const nk_dsp_epi e = nk_dsp_epi_make(q, out_c);
     const int oct = nk_dsp_oct_takes(rows, k, ws_bytes, bias, &e);
     nkf_oct += oct;
-    nkf_hex += hex && !oct && nk_dsp_rows_p(rows, k, ws_bytes, bias, &e) != 0;
+    nkf_rows += by_rows && !oct && nk_dsp_rows_p(rows, k, ws_bytes, bias, &e) != 0;
 }
 #endif
 
@@ -716,8 +716,8 @@ int main(void) {
 #if NK_FAST_I8_ARMV7EM
     printf("fast_i8_test: rows ran eight at a time in %d conv2d and dense cases, six or four "
            "in %d\n",
-           nkf_oct, nkf_hex);
-    if (nkf_oct == 0 || nkf_hex == 0) {
+           nkf_oct, nkf_rows);
+    if (nkf_oct == 0 || nkf_rows == 0) {
         fprintf(stderr, "no case ran rows eight (or six or four) at a time\n");
         return 1;
     }
