@@ -106,6 +106,7 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     const nk_tensor_rt *in = &m->tensors[op->in[0]];
     int folded = (op->def->flags & NK_OPF_ALIAS) && op->def->eval == NULL;
     uint32_t i, j, d;
+    size_t room;
     memset(row, 0, sizeof *row);
     nk_inspect_copy(row->op, sizeof row->op, op->def->name);
     nk_inspect_copy(row->name, sizeof row->name, op->name);
@@ -134,6 +135,8 @@ static void nk_inspect_op(const nk_model_t *m, uint32_t k, nk_op_info_t *row) {
     row->in_place = (int32_t)NK_IN_PLACE_KIND(op->in_place);
     if (row->in_place == 3) /* staged rows: band and slots */
         row->stage = nk_i8_stage_in_place_band(op->in_place) | nk_i8_stage_in_place_slots(op->in_place) << 8;
+    room = nk_context_room(m->ctx, op);
+    row->room = room < INT32_MAX ? (int32_t)room : INT32_MAX;
     row->last_use = nk_inspect_last_use(m, op->out[0], k);
     row->input_number = -1;
     for (i = 0; i < m->img.n_inputs && row->input_number < 0; i++) {

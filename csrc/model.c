@@ -691,6 +691,39 @@ nk_status nk_context_output(const nk_context_t *c, int32_t i, nk_tensor_t *out) 
     return nk_context_view(c, 1, i, out);
 }
 
+/* The bytes the invoke lends op `op` as workspace, just below c's
+ * workspace: when the plan marked it NK_IN_PLACE_ROOM (nothing alive lies
+ * above its operands), the activation block from the 16-byte boundary
+ * after its highest operand on; else, or for a backend's op (its prepare
+ * saw the context's workspace), none. */
+size_t nk_context_room(const nk_context_t *c, const nk_op_rt *op) {
+    const nk_model_t *m = c->model;
+    const uintptr_t lo = (uintptr_t)c->activations, ws = (uintptr_t)c->workspace;
+    uintptr_t top = 0;
+    uint32_t j;
+    if (!(op->in_place & NK_IN_PLACE_ROOM) || lo == 0) return 0;
+#if NETKIT_BACKEND
+    if (op->impl != NULL) return 0;
+#endif
+    for (j = 0; j < (uint32_t)op->n_in + op->n_out; j++) {
+        const uint32_t id = j < op->n_in ? op->in[j] : op->out[j - op->n_in];
+        uintptr_t p;
+        if (id == NK_NONE || m->tensors[id].is_const) continue;
+        p = (uintptr_t)c->data[id];
+        if (p >= lo && p < ws && p - lo + nk_tensor_bytes(&m->tensors[id]) > top)
+            top = p - lo + nk_tensor_bytes(&m->tensors[id]);
+    }
+    top = (top + 15u) & ~(uintptr_t)15u;
+    return top < ws - lo ? (size_t)(ws - lo - top) : 0u;
+}
+
+/* op's workspace: the context's, and its room below (nk_context_room) */
+static void nk_exec_workspace(const nk_context_t *c, const nk_op_rt *op, nk_exec *x) {
+    const size_t room = nk_context_room(c, op);
+    x->workspace = (uint8_t *)c->workspace - room;
+    x->workspace_size = c->model->workspace + room;
+}
+
 /* The op loop is written once, in invoke_loop.inc. Every library build
  * expands it once, as nk_context_invoke, with empty op hooks. The bench
  * runner's build (NETKIT_OP_MARKERS, never a library a user links) expands

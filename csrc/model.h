@@ -162,6 +162,8 @@ NK_HIDDEN const uint8_t *nk_model_plan_view(const nk_model_t *m, const uint8_t *
 /* Runtime tensor id's offset in the activation block (model.c: the
  * default context's data table holds it). */
 NK_HIDDEN uint32_t nk_model_act_offset(const nk_model_t *m, uint32_t id);
+/* The activation-block bytes the invoke lends op as workspace (model.c). */
+NK_HIDDEN size_t nk_context_room(const nk_context_t *c, const nk_op_rt *op);
 
 #if NETKIT_HOST_KERNELS
 /* batch_tile.c: finds m's batch tile, if any, before planning (m->tile,

@@ -107,7 +107,8 @@ typedef struct nk_op_rt {
     uint8_t in_place;        /* planner: 1 output aliases input 0; 2 output overlaps input 0
                               * (nk_op_def.out_shift); 3 overlaps it further, the output
                               * rows staged in the workspace (nk_ops_staged_shift), with the
-                              * band and slots in bits 2-7 (nk_i8_stage_in_place) */
+                              * band and slots in bits 2-6 (nk_i8_stage_in_place); bit 7
+                              * NK_IN_PLACE_ROOM */
     const char *name;        /* "" when unnamed */
     const uint32_t *in;      /* tensor ids, NK_NONE for an absent optional input */
     const uint32_t *out;
@@ -122,6 +123,13 @@ typedef struct nk_op_rt {
     const void *host_packed; /* weights packed at load for the host kernels, or NULL */
 #endif
 } nk_op_rt;
+
+#define NK_IN_PLACE_KIND(v) ((uint32_t)(v) & 3u) /* 0..3: nk_op_rt.in_place's meaning */
+/* Bit 7 of any op's in_place: no tensor alive while the op runs lies
+ * above its operands in the activation block, so the invoke lends the
+ * op's kernels those free bytes, just below the workspace, as workspace
+ * too (the planner marks it: docs/MEMORY.md, "Room above the operands"). */
+#define NK_IN_PLACE_ROOM 0x80u
 
 /* What an eval function gets: the model's tensors, this context's data
  * pointer for each tensor (const payload or activation), the workspace. */

@@ -79,15 +79,14 @@ NK_HIDDEN int nk_i8_conv_stage(const nk_ref_conv_geom *g, int is_dw, nk_i8_stage
 static inline size_t nk_i8_stage_bytes(int32_t band, int32_t slots, size_t out_row) {
     return ((size_t)slots * (size_t)band * out_row + 15u) & ~(size_t)15u;
 }
-/* A staged op's nk_op_rt.in_place: 3 with band << 2 and slots << 4, so
- * the eval reads them and nothing recomputes them after the plan
- * (plan_model.c writes it at load, `netkit aot` into IDENT_plan.c). */
-#define NK_IN_PLACE_KIND(v) ((uint32_t)(v) & 3u) /* 0..3: nk_op_rt.in_place's meaning */
+/* A staged op's nk_op_rt.in_place: 3 with band << 2 and slots - 1 << 4
+ * (1..8 slots), so the eval reads them and nothing recomputes them after
+ * the plan (plan_model.c writes it at load, `netkit aot` into IDENT_plan.c). */
 static inline uint8_t nk_i8_stage_in_place(int32_t band, int32_t slots) {
-    return (uint8_t)(3u | (uint32_t)band << 2 | (uint32_t)slots << 4);
+    return (uint8_t)(3u | (uint32_t)band << 2 | (uint32_t)(slots - 1) << 4);
 }
 static inline int32_t nk_i8_stage_in_place_band(uint32_t in_place) { return (int32_t)(in_place >> 2 & 3u); }
-static inline int32_t nk_i8_stage_in_place_slots(uint32_t in_place) { return (int32_t)(in_place >> 4 & 15u); }
+static inline int32_t nk_i8_stage_in_place_slots(uint32_t in_place) { return (int32_t)(in_place >> 4 & 7u) + 1; }
 /* Band counts fit 32 bits (at most batch x out_h, a tensor's element
  * count); dividing in 32 bits keeps libgcc's 64-bit division out of
  * firmware. */

@@ -526,6 +526,47 @@ static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t
     return high;
 }
 
+/* Marks NK_IN_PLACE_ROOM (nk_internal.h) on each op above whose operands
+ * no buffer alive at its step lies in the layout `off`: from its highest
+ * operand's end (16-rounded) to the block's end, the bytes are free while
+ * it runs. The highest end alive per step comes from a segment tree over
+ * the steps (range max, point query) in list and list2, free after the
+ * layouts: O((buffers + ops) log ops), as a chain's long-lived buffers
+ * would make a pass over each buffer's steps quadratic. */
+static void nk_plan_mark_room(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops, const uint32_t *off) {
+    const uint8_t *cur = NULL;
+    nk_op_rt view;
+    uint32_t *const tree = w->list; /* 2 * n_ops entries: lists >= n_ops + 1 */
+    uint32_t d, k, j, l, r;
+    for (k = 0; k < 2u * n_ops; k++) tree[k] = 0;
+    for (d = 0; d < w->n; d++) {
+        const uint32_t end = nk_plan_add(off[d], w->size[d]);
+        if (w->first[d] == NK_NONE || w->root[d] != d || w->first[d] >= n_ops) continue;
+        l = w->first[d] + n_ops;
+        r = (w->last[d] < n_ops ? w->last[d] + 1u : n_ops) + n_ops;
+        for (; l < r; l >>= 1, r >>= 1) {
+            if ((l & 1u) && tree[l] < end) tree[l] = end;
+            if (l & 1u) l++;
+            if ((r & 1u) && tree[r - 1u] < end) tree[r - 1u] = end;
+            if (r & 1u) r--;
+        }
+    }
+    for (k = 0; k < n_ops; k++) {
+        const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
+        uint32_t own = 0, top = 0;
+        for (j = k + n_ops; j >= 1u; j >>= 1)
+            if (tree[j] > top) top = tree[j];
+        for (j = 0; j < (uint32_t)op->n_in + op->n_out; j++) {
+            const uint32_t id = j < op->n_in ? op->in[j] : op->out[j - op->n_in];
+            uint32_t end;
+            if (!nk_plan_is_runtime(w, id) || w->first[w->map[id]] == NK_NONE) continue;
+            end = nk_plan_add(off[w->root[w->map[id]]], nk_plan_units(nk_tensor_bytes(&w->t[id])));
+            if (end > own) own = end;
+        }
+        if (own != 0 && top <= own) nk_op_seq_mark(ops, k, op->in_place | NK_IN_PLACE_ROOM);
+    }
+}
+
 static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t n_tensors,
                              const nk_op_seq *ops, uint32_t n_ops, int overlap, uint64_t staged_from,
                              nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,
@@ -615,6 +656,7 @@ static nk_status nk_plan_run(const nk_tensor_rt *t, const uint8_t *io, uint32_t 
             if (nk_op_seq_at(ops, i, &view, &cur)->in_place == 2) nk_op_seq_mark(ops, i, 0);
         st.n_overlap = 0;
     }
+    nk_plan_mark_room(&w, ops, n_ops, off);
     st.greedy_peak = (uint64_t)greedy * 16u;
     st.two_ended_peak = (uint64_t)two * 16u;
     st.peak = (uint64_t)peak * 16u;
@@ -661,12 +703,13 @@ static size_t nk_plan_mark_staged(const nk_tensor_rt *t, const nk_op_seq *ops, u
         const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
         const uint64_t in = act_offset[op->in[0]], out = act_offset[op->out[0]];
         size_t staging = 0;
-        if (op->in_place != 2 || nk_ops_staged_shift(op, t, &staging) == NK_SHIFT_NONE) continue;
+        if (NK_IN_PLACE_KIND(op->in_place) != 2 || nk_ops_staged_shift(op, t, &staging) == NK_SHIFT_NONE)
+            continue;
         /* clear of the input, or as the kernels' direct order allows */
         if (out >= in + nk_tensor_bytes(&t[op->in[0]]) || out + nk_tensor_bytes(&t[op->out[0]]) <= in ||
             (int64_t)out <= (int64_t)in + op->def->out_shift(op, t))
             continue;
-        nk_op_seq_mark(ops, k, 3);
+        nk_op_seq_mark(ops, k, 3u | (op->in_place & NK_IN_PLACE_ROOM));
         if (staging + op->workspace > ws) {
             ws = staging + op->workspace;
             *ws_op = (int32_t)k;

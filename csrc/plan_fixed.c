@@ -36,7 +36,7 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
         const nk_op_rt *op = nk_op_seq_at(ops, i, &view, &cur);
         nk_op_seq_mark(ops, i, p->in_place[i]);
         /* an output over its input: only where plan.c would allow it */
-        if (p->in_place[i] && op->def != NULL && op->def->out_shift != NULL &&
+        if (NK_IN_PLACE_KIND(p->in_place[i]) && op->def != NULL && op->def->out_shift != NULL &&
             (!overlap
 #if NETKIT_BACKEND
              || op->impl != NULL
@@ -64,7 +64,7 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
                 *workspace = staging + op->workspace;
                 *workspace_op = (int32_t)i;
             }
-        } else if (p->in_place[i] > 3) { /* band and slots belong to staged ops only */
+        } else if ((p->in_place[i] & ~NK_IN_PLACE_ROOM) > 3) { /* band and slots: staged ops only */
             return nk_fail(err, NK_ERR_FORMAT, (int32_t)i,
                            "the firmware's activation plan has an unknown in-place kind");
         }

@@ -30,11 +30,11 @@ nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, uint8
         const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
         nk_ref_conv_geom g;
         nk_i8_stage st;
-        if (op->in_place != 3) continue;
+        if (NK_IN_PLACE_KIND(op->in_place) != 3) continue;
         nk_ops_conv_geom(op, t, &g);
         /* marked by the planner, so it stages */
         if (nk_i8_conv_stage(&g, op->type != NK_OP_CONV2D_I8, &st))
-            nk_op_seq_mark(ops, k, nk_i8_stage_in_place(st.band, st.slots));
+            nk_op_seq_mark(ops, k, nk_i8_stage_in_place(st.band, st.slots) | (op->in_place & NK_IN_PLACE_ROOM));
     }
     return s;
 }

@@ -463,7 +463,9 @@ typedef struct nk_op_info_t {
                                 per chunk of the batch, on batch / chunks samples, and its
                                 act_bytes is one chunk's when the tile makes and consumes the
                                 output; every other op 1 */
-    int32_t reserved;        /* 0 */
+    int32_t room;            /* activation-block bytes free above this op's operands while it
+                                runs, which the invoke adds to its workspace (docs/MEMORY.md);
+                                0 when some other tensor alive lies above them */
 } nk_op_info_t;
 
 typedef struct nk_report_t {

@@ -27,7 +27,7 @@ const size_t nk_go_layout_op_info[] = { sizeof(nk_op_info_t),
 	offsetof(nk_op_info_t, last_use), offsetof(nk_op_info_t, impl),
 	offsetof(nk_op_info_t, input_number), offsetof(nk_op_info_t, input_last_use),
 	offsetof(nk_op_info_t, input_offset), offsetof(nk_op_info_t, chunks),
-	offsetof(nk_op_info_t, reserved) };
+	offsetof(nk_op_info_t, room) };
 const size_t nk_go_layout_report[] = { sizeof(nk_report_t),
 	offsetof(nk_report_t, arena_after_load), offsetof(nk_report_t, arena_after_forward),
 	offsetof(nk_report_t, model_bytes), offsetof(nk_report_t, context_bytes),

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "2d69f0b792d96d05f6354f88bad68883c0bf27fc41bd6c19e96a49753f975105"
+const csrcHash = "2c3680518205416dbf7fb0869cea98b3caf195c51f872bda4b8e3b61ae155381"

@@ -98,6 +98,11 @@ type OpInfo struct {
 	// tile runs once per chunk of the batch, on batch/Chunks samples
 	// (docs/MEMORY.md); every other op 1.
 	Chunks int
+	// Room is the activation block's bytes free above the op's operands
+	// while it runs, which the invoke lends its kernels as workspace
+	// (docs/MEMORY.md, "Room above the operands"); 0 when some other
+	// tensor alive lies above them.
+	Room int64
 	// Impl is what runs the op: the build's backend ("xnnpack",
 	// "cmsis-nn"), the host ISA kernel set of a float op or of an int8 op
 	// it has kernels for ("avx512vnni", "avx512", "avx2", "neon"), or

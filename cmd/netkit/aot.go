@@ -97,9 +97,10 @@ func aotOutputs(path, dir, ident string) (h, c, ops, plan string, err error) {
 // planOf is the activation plan in an inspect report, as data.
 func planOf(r *nk.Report) aot.Plan {
 	p := aot.Plan{TensorOffsets: r.TensorOffsets, Activations: r.PeakActivations, Workspace: r.Workspace,
-		InPlace: make([]bool, len(r.Ops)), Stages: make([]aot.Stage, len(r.Ops))}
+		InPlace: make([]bool, len(r.Ops)), Stages: make([]aot.Stage, len(r.Ops)), Room: make([]int64, len(r.Ops))}
 	for k, op := range r.Ops {
 		p.InPlace[k] = op.InPlace
+		p.Room[k] = op.Room
 		if op.Staged {
 			p.Stages[k] = aot.Stage{Band: op.StageBand, Slots: op.StageSlots}
 		}

@@ -166,6 +166,7 @@ func TestReadmeCSnippetCompiles(t *testing.T) {
 // and it compiles warning-free against the core's headers.
 func TestAotPlanFile(t *testing.T) {
 	root := filepath.Join("..", "..")
+	rooms := 0
 	for _, path := range []string{model("branch.nk"), filepath.Join(root, "testdata", "models_i8", "mlperf_kws_ref_model.nk")} {
 		dir := t.TempDir()
 		code, stdout, stderr := cli(t, "aot", path, "-o", dir, "--name", "m")
@@ -204,11 +205,15 @@ func TestAotPlanFile(t *testing.T) {
 			want := map[bool]int{false: 0, true: 1}[op.InPlace]
 			if op.Staged {
 				staged++
-				want = 3 | op.StageBand<<2 | op.StageSlots<<4
+				want = 3 | op.StageBand<<2 | (op.StageSlots-1)<<4
 				if fmt.Sprint(op.InShape) == "[1 25 5 64]" && fmt.Sprint(op.OutShape) == "[1 25 5 64]" {
 					hand := map[string][2]int{"depthwise_conv2d_i8": {1, 2}, "conv2d_i8": {2, 1}}[op.Op]
 					assert.Equal(t, hand, [2]int{op.StageBand, op.StageSlots}, "op %d %s", k, op.Op)
 				}
+			}
+			if op.Room > 0 { // the room above the operands (NK_IN_PLACE_ROOM)
+				want |= 0x80
+				rooms++
 			}
 			assert.Equal(t, strconv.Itoa(want), got[k], "op %d in_place", k)
 		}
@@ -222,4 +227,5 @@ func TestAotPlanFile(t *testing.T) {
 			require.NoError(t, err, string(out))
 		}
 	}
+	assert.NotZero(t, rooms, "some op has room above its operands")
 }

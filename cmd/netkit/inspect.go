@@ -171,14 +171,15 @@ func writeInspectTable(w io.Writer, path string, r *nk.Report, full, regions boo
 	if full {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\tin place\timpl\truns\t")
+		fmt.Fprintln(tw, "#\top\tname\tinput\toutput\tMACs\tparams B\tact offset\tact B\tworkspace B\troom B\tin place\timpl\truns\t")
 		for _, op := range r.Ops {
 			inPlace := ""
 			if op.InPlace {
 				inPlace = "yes"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t\n", op.Index, op.Op, op.Name,
-				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, inPlace, op.Impl, op.Chunks)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t\n", op.Index, op.Op, op.Name,
+				dims(op.InShape), dims(op.OutShape), op.MACs, op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.Room,
+				inPlace, op.Impl, op.Chunks)
 		}
 		tw.Flush()
 		if first, last, chunks := batchTile(r.Ops); chunks > 1 {
@@ -232,6 +233,7 @@ type jsonOp struct {
 	ActOffset      int64  `json:"act_offset"`
 	ActBytes       int64  `json:"act_bytes"`
 	WorkspaceBytes int64  `json:"workspace_bytes"`
+	Room           int64  `json:"room"` // activation-block bytes lent as workspace
 	InPlace        bool   `json:"in_place"`
 	Impl           string `json:"impl"`
 	Runs           int    `json:"runs"` // per invoke: a batch tile's chunks, else 1
@@ -310,7 +312,7 @@ func writeInspectJSON(w io.Writer, path string, r *nk.Report, full, regions bool
 	if full {
 		for _, op := range r.Ops {
 			j.Ops = append(j.Ops, jsonOp{op.Index, op.Op, op.Name, op.InShape, op.OutShape, op.MACs,
-				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.InPlace, op.Impl, op.Chunks})
+				op.ParamBytes, op.ActOffset, op.ActBytes, op.WorkspaceBytes, op.Room, op.InPlace, op.Impl, op.Chunks})
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -158,6 +158,10 @@ type Plan struct {
 	// further than the kernels' direct order allows; OpInfo.Staged), the
 	// zero Stage when it does not. Nil: none stages.
 	Stages []Stage
+	// Room, per op: the activation block's bytes free above its operands
+	// that the invoke lends it as workspace, just below the workspace
+	// (OpInfo.Room; NK_IN_PLACE_ROOM in IDENT_plan.c). Nil: none.
+	Room []int64
 }
 
 // Stage is a staged op's band rows and slots, as the C core's plan fixed
@@ -171,6 +175,15 @@ func (p *Plan) staged(k int) (Stage, bool) {
 		return Stage{}, false
 	}
 	return p.Stages[k], true
+}
+
+// room is the bytes op k's workspace reaches below the shared one
+// (Plan.Room), as the invoke lends them.
+func (p *Plan) room(k int) int64 {
+	if p.Room == nil {
+		return 0
+	}
+	return p.Room[k]
 }
 
 // Lowered is everything `netkit aot --lower` writes.

@@ -103,7 +103,8 @@ func (d *directGen) quant(op *nkfile.Op, k int) string {
 func (d *directGen) call(k int) (string, error) {
 	l, op := d.l, &d.l.Model.Ops[k]
 	id := l.Ident
-	ws := fmt.Sprintf("act + %du", l.workspaceOffset())
+	room := l.Plan.room(k)
+	ws := fmt.Sprintf("act + %du", l.workspaceOffset()-room)
 	switch op.Type {
 	case nkfile.OpConv2DI8, nkfile.OpDepthwiseConv2DI8:
 		w := d.tensor(op.Inputs[1])
@@ -118,14 +119,14 @@ func (d *directGen) call(k int) (string, error) {
 		out := d.tensor(op.Outputs[0])
 		fmt.Fprintf(&d.decls, "static const nk_i8_conv_args %s_a%d = {&%s, %s, %s, %s, %d, %d, %du};\n", id, k, g,
 			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), d.quant(op, 9), st.Band, st.Slots,
-			l.Plan.Workspace-stagingBytes(st, int64(out.Shape[2])*int64(out.Shape[3])))
+			l.Plan.Workspace+room-stagingBytes(st, int64(out.Shape[2])*int64(out.Shape[3])))
 		return fmt.Sprintf("%s(&%s_a%d, %s, %s, %s);", fn, id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t"), ws), nil
 	case nkfile.OpDenseI8:
 		w := d.tensor(op.Inputs[1])
 		kk, n := w.Shape[1], w.Shape[0]
 		rows := d.tensor(op.Inputs[0]).Elems() / kk
 		fmt.Fprintf(&d.decls, "static const nk_i8_dense_args %s_a%d = {%s, %s, %du, %d, %d, %s, %du};\n", id, k,
-			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), rows, kk, n, d.quant(op, 0), l.Plan.Workspace)
+			d.in(op, 1, "int8_t"), d.in(op, 2, "int32_t"), rows, kk, n, d.quant(op, 0), l.Plan.Workspace+room)
 		return fmt.Sprintf("nk_dense_i8_run(&%s_a%d, %s, %s, %s);", id, k, d.in(op, 0, "int8_t"), d.out(op, "int8_t"), ws), nil
 	case nkfile.OpAvgPool2DI8, nkfile.OpMaxPool2DI8:
 		var win [8]int32

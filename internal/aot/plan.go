@@ -14,12 +14,13 @@ func checkPlan(m *nkfile.Model, p *Plan) error {
 	if len(p.TensorOffsets) != len(m.Tensors) {
 		return fmt.Errorf("plan has %d tensor offsets, model %d tensors", len(p.TensorOffsets), len(m.Tensors))
 	}
-	if len(p.InPlace) != len(m.Ops) || (p.Stages != nil && len(p.Stages) != len(m.Ops)) {
+	if len(p.InPlace) != len(m.Ops) || (p.Stages != nil && len(p.Stages) != len(m.Ops)) ||
+		(p.Room != nil && len(p.Room) != len(m.Ops)) {
 		return fmt.Errorf("plan has %d ops, model %d", len(p.InPlace), len(m.Ops))
 	}
 	for k, st := range p.Stages {
 		// what nk_i8_stage_in_place packs into a byte
-		if st != (Stage{}) && (st.Band < 1 || st.Band > 3 || st.Slots < 1 || st.Slots > 15 ||
+		if st != (Stage{}) && (st.Band < 1 || st.Band > 3 || st.Slots < 1 || st.Slots > 8 ||
 			(m.Ops[k].Type != nkfile.OpConv2DI8 && m.Ops[k].Type != nkfile.OpDepthwiseConv2DI8)) {
 			return fmt.Errorf("op %d: plan stages %d slots of %d rows", k, st.Slots, st.Band)
 		}
@@ -85,14 +86,17 @@ func FixedPlan(ident, modelFile string, image []byte, m *nkfile.Model, p Plan) (
 			b.WriteString("\n   ")
 		}
 		st, staged := p.staged(k)
+		v := 0
 		switch {
 		case staged: // staged rows: 3 with band and slots (nk_i8_stage_in_place)
-			fmt.Fprintf(&b, " %d,", 3|st.Band<<2|st.Slots<<4)
+			v = 3 | st.Band<<2 | (st.Slots-1)<<4
 		case in:
-			b.WriteString(" 1,")
-		default:
-			b.WriteString(" 0,")
+			v = 1
 		}
+		if p.Room != nil && p.Room[k] > 0 {
+			v |= 0x80 // NK_IN_PLACE_ROOM
+		}
+		fmt.Fprintf(&b, " %d,", v)
 	}
 	fmt.Fprintf(&b, "\n};\n\nstatic const nk_fixed_plan %s_plan = {\n", ident)
 	fmt.Fprintf(&b, "    0x%08xu, %du, /* image checksum and size */\n", binary.LittleEndian.Uint32(image[8:]), binary.LittleEndian.Uint32(image[12:]))

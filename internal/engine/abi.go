@@ -72,7 +72,7 @@ type COpInfo struct {
 	InputLastUse   int32
 	InputOffset    uint64
 	Chunks         int32
-	Reserved       int32
+	Room           int32
 }
 
 // CReport mirrors nk_report_t.
@@ -146,10 +146,10 @@ func Layouts() []StructLayout {
 				unsafe.Offsetof(o.ActOffset), unsafe.Offsetof(o.ActBytes), unsafe.Offsetof(o.WorkspaceBytes),
 				unsafe.Offsetof(o.InPlace), unsafe.Offsetof(o.LastUse), unsafe.Offsetof(o.Impl),
 				unsafe.Offsetof(o.InputNumber), unsafe.Offsetof(o.InputLastUse), unsafe.Offsetof(o.InputOffset),
-				unsafe.Offsetof(o.Chunks), unsafe.Offsetof(o.Reserved)},
+				unsafe.Offsetof(o.Chunks), unsafe.Offsetof(o.Room)},
 			[]string{"op", "name", "index", "out_rank", "out_dims", "in_rank", "in_dims", "stage", "macs", "param_bytes",
 				"act_offset", "act_bytes", "workspace_bytes", "in_place", "last_use", "impl",
-				"input_number", "input_last_use", "input_offset", "chunks", "reserved"}},
+				"input_number", "input_last_use", "input_offset", "chunks", "room"}},
 		{"nk_report_t", unsafe.Sizeof(r),
 			[]uintptr{unsafe.Offsetof(r.ArenaAfterLoad), unsafe.Offsetof(r.ArenaAfterForward),
 				unsafe.Offsetof(r.ModelBytes), unsafe.Offsetof(r.ContextBytes), unsafe.Offsetof(r.PeakActivations),

@@ -135,6 +135,7 @@ func (m *Model) Report() (*Report, error) {
 			LastUse:        int(c.LastUse),
 			InputOffset:    int64(c.InputOffset),
 			Chunks:         int(c.Chunks),
+			Room:           int64(c.Room),
 			InputNumber:    int(c.InputNumber),
 			InputLastUse:   int(c.InputLastUse),
 			Impl:           cstring(c.Impl[:]),

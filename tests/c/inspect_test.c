@@ -484,7 +484,7 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
     for (i = 0; i < m->plan.peak; i++) s.owner[i] = NK_NONE;
     for (i = 0; i < m->n_tensors; i++) s.group[i] = i;
     for (k = 0; k < m->n_ops; k++)
-        if (s.ops[k].in_place == 1) {
+        if (NK_IN_PLACE_KIND(s.ops[k].in_place) == 1) {
             NKT_CHECK(nk_model_act_offset(m, s.ops[k].out[0]) == nk_model_act_offset(m, s.ops[k].in[0]),
                       "%s: op %u in place at another offset", path, k);
             s.group[s.ops[k].out[0]] = s.group[s.ops[k].in[0]];
@@ -504,9 +504,9 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
     for (k = 0; k < m->n_ops && s.bad == 0; k++) {
         const nk_op_rt *op = &s.ops[k];
         for (j = 0; j < op->n_in; j++)
-            if (sim_runtime(&s, op->in[j]) && (op->in_place < 2 || j > 0))
+            if (sim_runtime(&s, op->in[j]) && (NK_IN_PLACE_KIND(op->in_place) < 2 || j > 0))
                 sim_read(&s, k, op->in[j], 0, nk_tensor_bytes(&m->tensors[op->in[j]]));
-        if (op->in_place == 2) {
+        if (NK_IN_PLACE_KIND(op->in_place) == 2) {
             sim_streamed(&s, k);
             continue;
         }
@@ -515,7 +515,7 @@ static uint32_t sim_plan(const nk_model_t *m, const char *path) {
             continue;
         }
         for (j = 0; j < op->n_out; j++)
-            if (op->in_place != 1 || j > 0)
+            if (NK_IN_PLACE_KIND(op->in_place) != 1 || j > 0)
                 sim_write(&s, k, op->out[j], 0, nk_tensor_bytes(&m->tensors[op->out[j]]), NK_NONE);
     }
     for (i = 0; i < m->n_tensors && s.bad == 0; i++)
@@ -545,6 +545,29 @@ static nk_model_t *load_overlap(const char *path, uint32_t flags, uint8_t **mem)
     NKT_CHECK(nk_model_load_file_ex(&m, path, NK_LOAD_COPY | flags, &arena, &err) == NK_OK, "%s: %s", path,
               err.message);
     return m;
+}
+
+/* The room check: before each op, the bytes the invoke lends it below the
+ * workspace (nk_context_room) are filled with 0xA5, from the timed
+ * invoke's clock (called before and after each op). A room over a tensor
+ * still to be read changes the outputs. */
+typedef struct room_poison {
+    nk_context_t *c;
+    uint32_t calls, ops_poisoned;
+} room_poison;
+
+static uint32_t room_ops; /* ops whose room the check poisoned */
+
+static uint64_t room_poison_clock(void *user) {
+    room_poison *p = (room_poison *)user;
+    const uint32_t k = p->calls++ / 2u;
+    if (p->calls % 2u == 1u && k < p->c->model->n_ops) { /* before op k */
+        nk_op_rt view;
+        const size_t room = nk_context_room(p->c, nk_model_op_at(p->c->model, k, &view));
+        memset((uint8_t *)p->c->workspace - room, 0xA5, room);
+        p->ops_poisoned += room != 0;
+    }
+    return 0;
 }
 
 /* Overlap on and off: both plans simulate clean, the overlap plan is never
@@ -578,6 +601,29 @@ static uint64_t check_overlap(const char *path) {
             nk_model_output(off, i, &b);
             NKT_CHECK(a.bytes == b.bytes && memcmp(a.data, b.data, (size_t)a.bytes) == 0,
                       "%s: output %d differs with overlap planning", path, (int)i);
+        }
+#if NETKIT_HOST_KERNELS
+        if (on->tile == NULL) /* a batch tile's ops run per chunk: other clock calls */
+#endif
+        {
+            room_poison p = {0, 0, 0};
+            uint64_t *ticks = calloc(on->n_ops + 1u, sizeof *ticks);
+            p.c = on->ctx;
+            rng.s = 0x6f7665726c6170ull;
+            nkt_fill_inputs(on, &rng);
+            NKT_CHECK(ticks != NULL && nk_context_invoke_timed(on->ctx, room_poison_clock, &p, ticks,
+                                                               (int32_t)on->n_ops, &err) == NK_OK,
+                      "%s: timed invoke: %s", path, err.message);
+            for (i = 0; i < nk_model_num_outputs(on); i++) {
+                nk_tensor_t a, b;
+                nk_model_output(on, i, &a);
+                nk_model_output(off, i, &b);
+                NKT_CHECK(a.bytes == b.bytes && memcmp(a.data, b.data, (size_t)a.bytes) == 0,
+                          "%s: output %d differs with each op's room poisoned (%u ops)", path, (int)i,
+                          p.ops_poisoned);
+            }
+            room_ops += p.ops_poisoned;
+            free(ticks);
         }
         fprintf(stderr,
                 "%s: activations %llu B with overlap (%u ops, %u staged), workspace %zu B (%zu classic), "
@@ -651,6 +697,8 @@ int main(int argc, char **argv) {
         if (d != NULL) closedir(d);
         fprintf(stderr, "arena size exact for %d int8 models\n", n);
     }
+    NKT_CHECK(room_ops > 0, "no op had room to poison");
+    fprintf(stderr, "room poisoned before %u ops, outputs unchanged\n", room_ops);
     if (nkt_failures) fprintf(stderr, "inspect_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }

@@ -234,7 +234,7 @@ static void test_bn_folding(void) {
     {
         nk_op_rt bv;
         const nk_op_rt *b = nk_model_op_at(m, bn, &bv);
-        NKT_CHECK(b->type == NK_OP_BATCH_NORM && b->in_place == 1, "op %u is the batch-norm, a view of the dw output", bn);
+        NKT_CHECK(b->type == NK_OP_BATCH_NORM && NK_IN_PLACE_KIND(b->in_place) == 1, "op %u is the batch-norm, a view of the dw output", bn);
         NKT_CHECK(nk_model_act_offset(m, b->out[0]) == nk_model_act_offset(m, b->in[0]),
                   "folded BN is a view of the dw output: same slot");
     }

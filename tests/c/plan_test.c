@@ -89,6 +89,17 @@ static nk_status g_plan(graph *g, nk_plan_stats *st) { return g_plan_overlap(g, 
 
 static uint64_t r16(uint64_t v) { return (v + 15u) & ~(uint64_t)15u; }
 
+/* ops the checks below saw marked NK_IN_PLACE_ROOM, and not */
+static uint32_t room_marked, room_refused;
+
+/* Whether tensor i is an operand of op k. */
+static int g_operand(const graph *g, uint32_t k, uint32_t i) {
+    uint32_t j;
+    for (j = 0; j < g->ops[k].n_in; j++)
+        if (g->ops[k].in[j] == i) return 1;
+    return g->ops[k].out[0] == i;
+}
+
 /* Independent safety check of a plan. */
 static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *what) {
     uint32_t birth[G_MAX_T], death[G_MAX_T], i, j, k;
@@ -116,7 +127,7 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
             if (!used[j] || g->t[j].is_const) continue;
             if (!(birth[i] <= death[j] && birth[j] <= death[i])) continue;
             for (k = 0; k < g->nops; k++)
-                if (g->ops[k].in_place == 1 && ((g->ops[k].in[0] == i && g->ops[k].out[0] == j) ||
+                if (NK_IN_PLACE_KIND(g->ops[k].in_place) == 1 && ((g->ops[k].in[0] == i && g->ops[k].out[0] == j) ||
                                            (g->ops[k].in[0] == j && g->ops[k].out[0] == i)))
                     shared = 1;
             if (shared) {
@@ -124,7 +135,7 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
                 continue;
             }
             for (k = 0; k < g->nops; k++)
-                if (g->ops[k].in_place == 2 && g->ops[k].in[0] == i && g->ops[k].out[0] == j) {
+                if (NK_IN_PLACE_KIND(g->ops[k].in_place) == 2 && g->ops[k].in[0] == i && g->ops[k].out[0] == j) {
                     /* the output may start at most the rule's shift (16-byte floored) above */
                     int64_t sh = shift_of[j] >= 0 ? shift_of[j] / 16 * 16 : -((-shift_of[j] + 15) / 16 * 16);
                     shared = (int64_t)g->off[j] <= (int64_t)g->off[i] + sh;
@@ -140,6 +151,26 @@ static void g_check_safe(const graph *g, const nk_plan_stats *st, const char *wh
                       "%s: tensors %u [%u,+%u) and %u [%u,+%u) are alive together and overlap", what,
                       i, g->off[i], nk_tensor_bytes(&g->t[i]), j, g->off[j], nk_tensor_bytes(&g->t[j]));
         }
+    }
+    /* NK_IN_PLACE_ROOM: exactly the ops where no other tensor alive at
+     * their step ends above their highest operand (16-rounded), so the
+     * bytes from there to the block's end are free while they run */
+    for (k = 0; k < g->nops; k++) {
+        uint64_t own = 0;
+        int above = 0;
+        for (i = 0; i < g->nt; i++)
+            if (used[i] && !g->t[i].is_const && g_operand(g, k, i) && g->off[i] + (uint64_t)nk_tensor_bytes(&g->t[i]) > own)
+                own = g->off[i] + (uint64_t)nk_tensor_bytes(&g->t[i]);
+        for (i = 0; i < g->nt; i++)
+            if (used[i] && !g->t[i].is_const && !g_operand(g, k, i) && birth[i] <= k && k <= death[i] &&
+                r16(g->off[i] + (uint64_t)nk_tensor_bytes(&g->t[i])) > r16(own))
+                above = 1;
+        if (own == 0) continue;
+        NKT_CHECK((g->ops[k].in_place & NK_IN_PLACE_ROOM) ? !above : above,
+                  "%s: op %u room mark 0x%x, a tensor alive above its operands' end %llu: %d", what, k,
+                  g->ops[k].in_place, (unsigned long long)own, above);
+        if (above) room_refused++;
+        else room_marked++;
     }
 }
 
@@ -165,8 +196,8 @@ static void test_chain_in_place(void) {
     NKT_CHECK(st.peak == 1408, "peak %llu", (unsigned long long)st.peak);
     NKT_CHECK(st.pingpong == 2016, "pingpong %llu", (unsigned long long)st.pingpong);
     NKT_CHECK(st.peak_step == 0, "peak at op 0");
-    NKT_CHECK(g.ops[1].in_place == 1 && g.off[t1] == g.off[t2], "relu in place");
-    NKT_CHECK(g.ops[0].in_place == 0 && g.ops[2].in_place == 0, "others not in place");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[1].in_place) == 1 && g.off[t1] == g.off[t2], "relu in place");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[0].in_place) == 0 && NK_IN_PLACE_KIND(g.ops[2].in_place) == 0, "others not in place");
     NKT_CHECK(st.n_in_place == 1 && st.n_buffers == 4, "4 buffers, 1 in place");
     g_check_safe(&g, &st, "chain_in_place");
 }
@@ -232,6 +263,34 @@ static void test_random_chains(void) {
 }
 
 /* x -> conv -> y -> conv -> z; add(x, z) -> w: three tensors alive at op 1 */
+/* Room above the operands (NK_IN_PLACE_ROOM), by hand: a small skip
+ * tensor s alive over two large ops. x (64 B) -> s (16 B) and c (1008 B);
+ * d (1008 B) = f(c); y = g(d, s). Steps 1 and 2 hold c, d and s together
+ * (2032 B, the lower bound), and the layout puts s above c and d: op 2
+ * (c -> d) gets no room, and op 3 (d, s -> y), whose operand s is
+ * highest, does. */
+static void test_room_hand(void) {
+    graph g;
+    nk_plan_stats st;
+    uint32_t x, s, c, d, y;
+    g_init(&g);
+    x = g_tensor(&g, 64, 1);
+    s = g_tensor(&g, 16, 0);
+    c = g_tensor(&g, 1008, 0);
+    d = g_tensor(&g, 1008, 0);
+    y = g_tensor(&g, 16, 2);
+    g_op(&g, &def_plain, 1, &x, s);
+    g_op(&g, &def_plain, 1, &x, c);
+    g_op(&g, &def_plain, 1, &c, d);
+    g_op(&g, &def_plain, 2, (uint32_t[]){d, s}, y);
+    g_plan(&g, &st);
+    NKT_CHECK(st.peak == 2032 && g.off[s] == 2016, "room: peak %llu, s at %u", (unsigned long long)st.peak,
+              g.off[s]);
+    NKT_CHECK(!(g.ops[2].in_place & NK_IN_PLACE_ROOM) && (g.ops[3].in_place & NK_IN_PLACE_ROOM),
+              "room marks 0x%x 0x%x", g.ops[2].in_place, g.ops[3].in_place);
+    g_check_safe(&g, &st, "room");
+}
+
 static void test_residual(void) {
     graph g;
     nk_plan_stats st;
@@ -253,7 +312,7 @@ static void test_residual(void) {
     /* the same with an elementwise add: w is written over x, LB stays 768 (op 1) */
     g.ops[2].def = &def_ew;
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[2].in_place == 1 && g.off[w] == g.off[x], "add in place over x");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[2].in_place) == 1 && g.off[w] == g.off[x], "add in place over x");
     NKT_CHECK(st.lower_bound == 768 && st.peak == 768, "LB %llu peak %llu",
               (unsigned long long)st.lower_bound, (unsigned long long)st.peak);
     g_check_safe(&g, &st, "residual in place");
@@ -262,7 +321,7 @@ static void test_residual(void) {
     g.ids[2][0] = z;
     g.ids[2][1] = z;
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[2].in_place == 0, "no in place when another input shares the buffer");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[2].in_place) == 0, "no in place when another input shares the buffer");
 }
 
 /* reshape aliases; an elementwise op on the alias must not clobber the
@@ -280,7 +339,7 @@ static void test_alias(void) {
     g_op(&g, &def_alias, 1, &a, b);
     g_op(&g, &def_plain, 1, &b, c);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[1].in_place == 1 && g.off[a] == g.off[b], "reshape is a view");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[1].in_place) == 1 && g.off[a] == g.off[b], "reshape is a view");
     /* x+a = 128 at op 0; b+c = 96 at op 2 */
     NKT_CHECK(st.lower_bound == 128 && st.peak == 128, "alias LB %llu peak %llu",
               (unsigned long long)st.lower_bound, (unsigned long long)st.peak);
@@ -297,7 +356,7 @@ static void test_alias(void) {
     g_op(&g, &def_ew, 1, &b, c);
     g_op(&g, &def_plain, 2, (uint32_t[]){a, c}, d);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[2].in_place == 0, "relu on a view of a live tensor is not in place");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[2].in_place) == 0, "relu on a view of a live tensor is not in place");
     NKT_CHECK(g.off[c] + 64 <= g.off[a] || g.off[a] + 64 <= g.off[c],
               "c does not overlap a");
     g_check_safe(&g, &st, "alias hazard");
@@ -313,7 +372,7 @@ static void test_io_rules(void) {
     y = g_tensor(&g, 100, 2);
     g_op(&g, &def_ew, 1, &x, y);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[0].in_place == 1 && st.peak == 112, "relu in place over the graph input");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[0].in_place) == 1 && st.peak == 112, "relu in place over the graph input");
 
     g_init(&g);
     x = g_tensor(&g, 100, 1);
@@ -322,7 +381,7 @@ static void test_io_rules(void) {
     g_op(&g, &def_plain, 1, &x, y);
     g_op(&g, &def_ew, 1, &y, z);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[1].in_place == 0, "a graph output is never written over");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[1].in_place) == 0, "a graph output is never written over");
     NKT_CHECK(g.off[y] != g.off[z], "separate slots");
     g_check_safe(&g, &st, "io");
 
@@ -332,7 +391,7 @@ static void test_io_rules(void) {
     y = g_tensor(&g, 96, 2);
     g_op(&g, &def_ew, 1, &x, y);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[0].in_place == 0 && st.peak == 112 + 96, "sizes differ: two slots");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[0].in_place) == 0 && st.peak == 112 + 96, "sizes differ: two slots");
 }
 
 static void test_scratch_overflow(void) {
@@ -410,13 +469,13 @@ static void test_overlap_hand(void) {
     g_op(&g, &def_shift, 1, &b, c);
     g_op(&g, &def_plain, 1, &c, d);
     g_plan_overlap(&g, &st, 0);
-    NKT_CHECK(st.peak == 1600 && st.n_overlap == 0 && g.ops[1].in_place == 0, "classic %llu",
+    NKT_CHECK(st.peak == 1600 && st.n_overlap == 0 && NK_IN_PLACE_KIND(g.ops[1].in_place) == 0, "classic %llu",
               (unsigned long long)st.peak);
     g_check_safe(&g, &st, "overlap_hand classic");
     g_plan(&g, &st);
     NKT_CHECK(st.lower_bound == 1600, "LB %llu", (unsigned long long)st.lower_bound);
     NKT_CHECK(st.peak == 960, "peak %llu, expected 960", (unsigned long long)st.peak);
-    NKT_CHECK(st.n_overlap == 1 && g.ops[1].in_place == 2, "op 1 overlaps");
+    NKT_CHECK(st.n_overlap == 1 && NK_IN_PLACE_KIND(g.ops[1].in_place) == 2, "op 1 overlaps");
     NKT_CHECK(g.off[c] + 96u <= g.off[b], "output %u, input %u", g.off[c],
               g.off[b]);
     g_check_safe(&g, &st, "overlap_hand");
@@ -529,7 +588,7 @@ static void test_fixed_plan(void) {
     g_op(&g, &def_shift, 1, &b, c);
     g_op(&g, &def_plain, 1, &c, d);
     g_plan(&g, &st);
-    NKT_CHECK(g.ops[1].in_place == 2, "op 1 overlaps its input");
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[1].in_place) == 2, "op 1 overlaps its input");
     for (i = 0; i < g.nt; i++)
         if (!g.t[i].is_const) offs[n++] = g.off[i];
     for (i = 0; i < g.nops; i++) in_place[i] = g.ops[i].in_place;
@@ -703,7 +762,7 @@ static void test_batch_tile(void) {
     s = nk_plan_staged(g.t, g.io, g.nt, &seq, g.nops, 1, &a, g.off, &st, &ws, &ws_op, &err);
     NKT_CHECK(s == NK_OK, "plan failed: %s", err.message);
     NKT_CHECK(st.lower_bound == 736, "tile LB %llu", (unsigned long long)st.lower_bound);
-    NKT_CHECK(g.ops[0].in_place == 0 && g.ops[2].in_place == 0, "an edge overlapped: %u %u",
+    NKT_CHECK(NK_IN_PLACE_KIND(g.ops[0].in_place) == 0 && NK_IN_PLACE_KIND(g.ops[2].in_place) == 0, "an edge overlapped: %u %u",
               g.ops[0].in_place, g.ops[2].in_place);
     {
         const uint32_t alive[4] = {x, t1, t2, y}; /* all four at op 1 */
@@ -712,7 +771,7 @@ static void test_batch_tile(void) {
                       "tensor %u past the block", alive[i]);
             for (j = i + 1; j < 4; j++) {
                 const uint32_t p = alive[i], q = alive[j];
-                if (p == t1 && q == t2 && g.ops[1].in_place) continue; /* own pair: may overlap */
+                if (p == t1 && q == t2 && NK_IN_PLACE_KIND(g.ops[1].in_place)) continue; /* own pair: may overlap */
                 NKT_CHECK(g.off[p] + nk_tensor_bytes(&g.t[p]) <= g.off[q] ||
                               g.off[q] + nk_tensor_bytes(&g.t[q]) <= g.off[p],
                           "tile: tensors %u and %u overlap", p, q);
@@ -733,6 +792,7 @@ int main(void) {
     test_chain_hand();
     test_random_chains();
     test_residual();
+    test_room_hand();
     test_alias();
     test_io_rules();
     test_scratch_overflow();
@@ -742,6 +802,8 @@ int main(void) {
     test_fixed_plan();
     test_staged_rows_hand();
     test_batch_tile();
+    NKT_CHECK(room_marked > 0 && room_refused > 0, "room marks: %u ops given room, %u refused", room_marked,
+              room_refused);
     if (nkt_failures) fprintf(stderr, "plan_test: %d failures\n", nkt_failures);
     return nkt_failures ? 1 : 0;
 }
