@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "2c3680518205416dbf7fb0869cea98b3caf195c51f872bda4b8e3b61ae155381"
+const csrcHash = "9611efdfd619be4454740a860145fe4497dfcf71c539015c4edbc4fb12309e47"

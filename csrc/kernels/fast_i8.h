@@ -119,11 +119,13 @@ static inline size_t nk_fast_add_i8_workspace(size_t n) {
  * may use (at least those, or 0 for only those): with room for eight
  * pixels' windows a conv over whole words of channels or a dense over many
  * rows takes eight at a time (the evals pass the model's whole workspace,
- * less the op's staged rows, so the arena stays what the ops ask for). */
+ * less the op's staged rows, so the arena stays what the ops ask for).
+ * ws_kept: ws holds what this conv's previous call left, a staged band of
+ * the same op (its widened weights stay). */
 NK_REF_HIDDEN int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                                        const int32_t *NK_RESTRICT bias, int8_t *y,
                                        const nk_ref_conv_geom *g, const nk_ref_i8_quant *q,
-                                       int32_t *NK_RESTRICT ws, size_t ws_bytes);
+                                       int32_t *NK_RESTRICT ws, size_t ws_bytes, int ws_kept);
 NK_REF_HIDDEN int nk_fast_dense_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                                       const int32_t *NK_RESTRICT bias, int8_t *y, size_t rows,
                                       int32_t in_features, int32_t out_features,

@@ -159,12 +159,15 @@ static void nk_i8_conv_staged(const nk_ref_conv_geom *g, int32_t band, int32_t s
         }
     }
 }
-/* What a band of the entry points needs: the op's arguments, and whether
- * the weight sums are in the workspace already (once per call, however
- * many bands run; a DSP conv band uses that space for its windows). */
+/* What a band of the entry points needs: the op's arguments, and what
+ * the op's previous band left in the workspace, so that it is made once
+ * per call however many bands run: nothing, the portable kernels' weight
+ * sums, or the DSP conv's own (its widened weights; its windows take the
+ * sums' place). */
+enum { NK_I8_KEPT_NONE, NK_I8_KEPT_WSUM, NK_I8_KEPT_FAST };
 typedef struct nk_i8_band_ctx {
     const nk_i8_conv_args *a;
-    int wsum_done;
+    int kept;
 } nk_i8_band_ctx;
 
 static void nk_conv2d_i8_band(void *ctx, const nk_ref_conv_geom *g, const int8_t *in, int8_t *out,
@@ -174,18 +177,19 @@ static void nk_conv2d_i8_band(void *ctx, const nk_ref_conv_geom *g, const int8_t
     /* the weight sums for windows inside the input */
     int32_t *wsum = (int32_t *)ws;
 #if NK_FAST_I8_ARMV7EM
-    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws, a->ws_bytes)) {
-        c->wsum_done = 0;
+    if (nk_fast_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, (int32_t *)ws, a->ws_bytes,
+                             c->kept == NK_I8_KEPT_FAST)) {
+        c->kept = NK_I8_KEPT_FAST;
         return;
     }
 #elif NK_FAST_I8
     if (nk_fast_conv2d_i8(in, a->w, a->bias, out, g, &a->q))
         return;
 #endif
-    if (!c->wsum_done)
+    if (c->kept != NK_I8_KEPT_WSUM)
         nk_ref_conv_wsum_i8(a->w, g->out_c, (size_t)g->k_h * (size_t)g->k_w * (size_t)(g->in_c / g->groups),
                             wsum);
-    c->wsum_done = 1;
+    c->kept = NK_I8_KEPT_WSUM;
     nk_ref_conv2d_i8(in, a->w, a->bias, out, g, &a->q, wsum);
 }
 
@@ -197,12 +201,12 @@ static void nk_depthwise_i8_band(void *ctx, const nk_ref_conv_geom *g, const int
 #if NK_FAST_I8_ARMV7EM
     /* vertical tap pairs need no weight sums, and take their place */
     if (nk_fast_depthwise_vpair_i8(in, a->w, a->bias, out, g, &a->q, wsum, a->ws_bytes)) {
-        c->wsum_done = 0;
+        c->kept = NK_I8_KEPT_NONE;
         return;
     }
 #endif
-    if (!c->wsum_done) nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
-    c->wsum_done = 1;
+    if (c->kept != NK_I8_KEPT_WSUM) nk_ref_depthwise_wsum_i8(a->w, g->k_h * g->k_w, g->out_c, wsum);
+    c->kept = NK_I8_KEPT_WSUM;
 #if NK_FAST_I8_ARMV7EM
     /* the DSP 3x3 path's staged rows follow the sums */
     if (nk_fast_depthwise_conv2d_i8_ws(in, a->w, a->bias, out, g, &a->q, wsum,
@@ -241,7 +245,7 @@ void nk_conv2d_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out,
                       void *workspace) {
     nk_i8_band_ctx c;
     c.a = a;
-    c.wsum_done = 0;
+    c.kept = NK_I8_KEPT_NONE;
 #if NK_FAST_I8_ARMV7EM
     /* staged, but on its own input: a pointwise conv of equal channels
      * runs in place (fast_i8.h) */
@@ -260,7 +264,7 @@ void nk_depthwise_i8_run(const nk_i8_conv_args *a, const int8_t *in, int8_t *out
                          void *workspace) {
     nk_i8_band_ctx c;
     c.a = a;
-    c.wsum_done = 0;
+    c.kept = NK_I8_KEPT_NONE;
 #if NK_FAST_I8_ARMV7EM
     /* staged rows whose output sits on its input: vertical tap pairs run
      * in place, in the whole workspace (the slots too), where their rows

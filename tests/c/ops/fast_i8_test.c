@@ -395,7 +395,7 @@ static int nkf_conv(int dw, int n_case) {
             const size_t n_ws = asked ? nkf_ws_bytes(asked, k) : 0;
             int32_t *ws = n_ws ? (int32_t *)malloc(n_ws) : NULL;
             int8_t *w = nkf_exact_copy(nkf_w, nw);
-            took = nk_fast_conv2d_i8_ws(nkf_x, w, bias, nkf_y_fast, &g, &q, ws, n_ws);
+            took = nk_fast_conv2d_i8_ws(nkf_x, w, bias, nkf_y_fast, &g, &q, ws, n_ws, 0);
             /* the pointwise convs' dense rows, and other convs' gathered
              * windows over whole words of channels */
             if (took && (nk_fast_conv2d_i8_is_dense(&g) ||
@@ -412,6 +412,83 @@ static int nkf_conv(int dw, int n_case) {
     if (took)
         nkf_compare(dw ? "depthwise" : "conv2d", n_case, ny, &g, &q);
     return took;
+}
+
+/* A random small-window conv (a stem: up to 32 taps, three channels
+ * often) by column patches (nk_dsp_conv_patch) in exactly the bytes it
+ * needs (ASan sees an overrun), whole or as two bands of rows the way a
+ * staged op runs (the second call keeps the first's widened weights);
+ * returns 1 when the kernel took it. */
+static int nkf_patch_case(int n_case) {
+#if NK_FAST_I8_ARMV7EM
+    nk_ref_conv_geom g, band;
+    nk_ref_i8_quant q;
+    const int32_t *bias;
+    nk_dsp_epi e;
+    size_t nx, ny, need;
+    int took = 0;
+    memset(&g, 0, sizeof g);
+    do {
+        g.batch = nkf_between(1, 2);
+        g.in_h = nkf_between(1, 12);
+        g.in_w = nkf_between(1, 20);
+        g.in_c = nkf_chance(50) ? 3 : nkf_between(1, 4);
+        g.k_h = nkf_between(1, 3);
+        g.k_w = nkf_between(1, 3);
+        g.stride_h = nkf_between(1, 2);
+        g.stride_w = nkf_between(1, 2);
+        g.dil_h = g.dil_w = g.groups = g.multiplier = 1;
+        g.out_c = nkf_between(1, 12);
+        g.out_h = nkf_axis(g.in_h, g.k_h, g.stride_h, 1, &g.pad_top);
+        g.out_w = nkf_axis(g.in_w, g.k_w, g.stride_w, 1, &g.pad_left);
+        nx = (size_t)g.batch * (size_t)g.in_h * (size_t)g.in_w * (size_t)g.in_c;
+        ny = (size_t)g.batch * (size_t)g.out_h * (size_t)g.out_w * (size_t)g.out_c;
+    } while (g.out_h <= 0 || g.out_w <= 0 || (g.stride_w * g.k_h * g.in_c) % 2 != 0 ||
+             !nk_fast_conv2d_i8_small(&g));
+    nkf_fill(nkf_x, nx);
+    nkf_fill(nkf_w, (size_t)g.k_h * (size_t)g.k_w * (size_t)g.in_c * (size_t)g.out_c);
+    nkf_quant(&q, g.out_c, g.k_h * g.k_w * g.in_c);
+    bias = nkf_make_bias(g.out_c);
+    nkf_clear(ny);
+    nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
+    e = nk_dsp_epi_make(&q, g.out_c);
+    /* weights and patch, as the section's comment counts them */
+    need = (size_t)g.out_c * 8u * (size_t)((g.k_h * g.k_w * g.in_c + 3) / 4) + 2u * nk_dsp_patch_lanes(&g);
+    if (nk_dsp_patch_fits(&g, &e, need) && !nk_dsp_patch_fits(&g, &e, need - 1u)) {
+        int32_t *ws = (int32_t *)malloc(need);
+        const int32_t rows = g.batch == 1 && g.out_h > 1 && nkf_chance(50) ? nkf_between(1, g.out_h - 1) : 0;
+        if (rows == 0) {
+            took = nk_fast_conv2d_i8_ws(nkf_x, nkf_w, bias, nkf_y_fast, &g, &q, ws, need, 0);
+        } else { /* rows [0, rows) then the rest, each band's input rows only */
+            int32_t j;
+            for (j = 0; j < 2; j++) {
+                const int32_t r0 = j ? rows : 0, top = r0 * g.stride_h - g.pad_top;
+                const int32_t a = top > 0 ? top : 0;
+                int32_t end;
+                band = g;
+                band.out_h = j ? g.out_h - rows : rows;
+                end = top + (band.out_h - 1) * g.stride_h + g.k_h;
+                if (end > g.in_h) end = g.in_h;
+                if (end <= a) { /* a band over the padding alone: not staged (plan.c) */
+                    took = 0;
+                    break;
+                }
+                band.in_h = end - a;
+                band.pad_top = a - top;
+                took = nk_fast_conv2d_i8_ws(nkf_x + (size_t)a * (size_t)g.in_w * (size_t)g.in_c, nkf_w, bias,
+                                            nkf_y_fast + (size_t)r0 * (size_t)g.out_w * (size_t)g.out_c,
+                                            &band, &q, ws, need, j);
+            }
+        }
+        free(ws);
+    }
+    if (took)
+        nkf_compare("conv2d by patches", n_case, ny, &g, &q);
+    return took;
+#else
+    (void)n_case;
+    return 0;
+#endif
 }
 
 /* A random 3x3 depthwise at stride_h 1 over whole words of channels by
@@ -693,11 +770,12 @@ static int nkf_add(int n_case) {
 
 int main(void) {
     int i, took_conv = 0, took_dw = 0, took_dense = 0, took_pool = 0, took_add = 0;
-    int took_in_place = 0;
+    int took_in_place = 0, took_patch = 0;
     for (i = 0; i < NKF_CASES; i++) {
         took_conv += nkf_conv(0, i);
         took_dw += nkf_conv(1, i);
         nkf_vpair_case(i);
+        took_patch += nkf_patch_case(i);
         took_in_place += nkf_pointwise_in_place(i);
         took_dense += nkf_dense(i, 0);
         nkf_dense(i, 4 + 2 * (i & 1)); /* six or four rows at a time */
@@ -719,6 +797,11 @@ int main(void) {
            nkf_oct, nkf_rows);
     if (nkf_oct == 0 || nkf_rows == 0) {
         fprintf(stderr, "no case ran rows eight (or six or four) at a time\n");
+        return 1;
+    }
+    printf("fast_i8_test: small-window convs ran by column patches in %d cases\n", took_patch);
+    if (took_patch == 0) {
+        fprintf(stderr, "no conv ran by column patches\n");
         return 1;
     }
     printf("fast_i8_test: pointwise convs ran on their own input in %d cases\n", took_in_place);
