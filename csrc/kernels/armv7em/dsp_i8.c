@@ -1430,7 +1430,7 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
  * order (np pairs of words a channel, the lanes past k zero), go ahead of
  * the patch. Each channel then runs over four pixels' windows read in
  * place: np steps of an LDRD of weights and four of windows, 8 SMLADs
- * (13 instructions for 32 MACs), and each output is finished alone
+ * (13 instructions for 16 MACs), and each output is finished alone
  * (nk_dsp_half_zp1), the clamp a pass over the four pixels' words. */
 
 /* LDRD steps (four lanes each) of a window of k taps. */
