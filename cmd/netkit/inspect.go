@@ -24,8 +24,10 @@ to declare in firmware), the shared kernel workspace, the weight bytes kept
 in place outside the arena (flash), and what the arena holds.
 
 --full adds the per-op table: shapes, multiply-accumulates, constant bytes,
-where each op's output sits in the activation block, whether it runs in
-place, and which implementation runs it: the build's backend (e.g.
+where each op's output sits in the activation block, the workspace it asks
+for and the room above its operands that the invoke lends it (activation
+bytes nothing alive uses while it runs), whether it runs in place, and
+which implementation runs it: the build's backend (e.g.
 "xnnpack"), the host's SIMD kernel set for a float op or an int8 op it
 has kernels for ("avx512vnni", "avx512", "avx2", "neon"; NETKIT_HOST_ISA
 forces one), or "portable" (netkit's C kernels), and how many times it
