@@ -532,7 +532,8 @@ static uint32_t nk_plan_chain(nk_plan_ws *w, uint32_t n, uint32_t high, uint32_t
  * it runs. The highest end alive per step comes from a segment tree over
  * the steps (range max, point query) in list and list2, free after the
  * layouts: O((buffers + ops) log ops), as a chain's long-lived buffers
- * would make a pass over each buffer's steps quadratic. */
+ * would make a pass over each buffer's steps quadratic. A batch tile's
+ * ops run on other tensors per chunk (model.h) and get none. */
 static void nk_plan_mark_room(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_ops, const uint32_t *off) {
     const uint8_t *cur = NULL;
     nk_op_rt view;
@@ -554,6 +555,7 @@ static void nk_plan_mark_room(nk_plan_ws *w, const nk_op_seq *ops, uint32_t n_op
     for (k = 0; k < n_ops; k++) {
         const nk_op_rt *op = nk_op_seq_at(ops, k, &view, &cur);
         uint32_t own = 0, top = 0;
+        if (k >= ops->tile_first && k <= ops->tile_last) continue; /* a batch tile's: per chunk */
         for (j = k + n_ops; j >= 1u; j >>= 1)
             if (tree[j] > top) top = tree[j];
         for (j = 0; j < (uint32_t)op->n_in + op->n_out; j++) {
