@@ -46,8 +46,9 @@ target's figures from nk_model_region_sizes.
 
 --svg FILE also writes the memory map as SVG: each tensor a box over the
 ops it is alive for (x) and the bytes it holds in the activation block
-(y), the workspace above the block, lines at the planned peak and the
-liveness lower bound; hovering a box names its tensor.
+(y), the workspace above the block, each op's room a dashed box in its
+column below the workspace, lines at the planned peak and the liveness
+lower bound; hovering a box names its tensor.
 
 Every figure is this host's (its pointer size and struct layouts; a 32-bit
 MCU needs less). --target NAME adds the arena a buffer load needs on that

@@ -16,8 +16,9 @@ import (
 // offset in the activation block bottom to top. Each tensor is a box over
 // the ops it is alive for and the bytes it holds (16-rounded, as the
 // planner places it); the shared kernel workspace sits above the block,
-// as in the context. Lines mark the planned peak and the liveness lower
-// bound. Every box carries its figures as data-* attributes and a <title>
+// as in the context, and each op's room (the free bytes above its
+// operands the invoke lends it) a dashed box in its column below the
+// workspace. Lines mark the planned peak and the liveness lower bound. Every box carries its figures as data-* attributes and a <title>
 // (shown on hover), so a test can check the picture against the report.
 
 const (
@@ -113,6 +114,18 @@ func writeMemorySVG(w io.Writer, path string, r *nk.Report) error {
 			x0, f(y(b.offset+size)), wpx, f(h), fill, b.offset, b.bytes, b.first, b.last)
 		fmt.Fprintf(bw, "<title>%s: %d B at offset %d, ops %d..%d</title></rect>\n",
 			html.EscapeString(b.label), b.bytes, b.offset, b.first, b.last)
+	}
+	// each op's room: the block's free bytes above its operands, lent to
+	// its workspace while it runs (up to where the workspace starts)
+	for _, op := range r.Ops {
+		if op.Room <= 0 {
+			continue
+		}
+		off := round16(r.PeakActivations) - op.Room
+		fmt.Fprintf(bw, `<rect class="room" x="%d" y="%s" width="%d" height="%s" fill="#bab0ac" fill-opacity="0.25" stroke="#bab0ac" stroke-dasharray="2 2" data-op="%d" data-offset="%d" data-bytes="%d">`,
+			svgMargin+op.Index*col, f(y(off+op.Room)), col, f(float64(op.Room)*scale), op.Index, off, op.Room)
+		fmt.Fprintf(bw, "<title>op %d's room: %d B at offset %d, free while it runs, lent to its workspace</title></rect>\n",
+			op.Index, op.Room, off)
 	}
 	if r.Workspace > 0 {
 		fmt.Fprintf(bw, `<rect class="workspace" x="%d" y="%s" width="%d" height="%s" fill="#bab0ac" fill-opacity="0.6" stroke="#222" stroke-width="0.5" data-offset="%d" data-bytes="%d"><title>kernel workspace: %d B after the activation block</title></rect>`+"\n",

@@ -52,6 +52,7 @@ func (e svgElem) num(t *testing.T, name string) float64 {
 func TestInspectSVG(t *testing.T) {
 	rsvg, err := exec.LookPath("rsvg-convert")
 	require.NoError(t, err, "rsvg-convert (Debian librsvg2-bin; scripts/test.sh installs it)")
+	roomOps := 0
 	for _, path := range []string{model("branch.nk"), model("cnn.nk"),
 		filepath.Join("..", "..", "testdata", "models_i8", "mlperf_ad01_int8.nk")} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -93,12 +94,14 @@ func TestInspectSVG(t *testing.T) {
 			height, err := strconv.Atoi(doc.Height)
 			require.NoError(t, err)
 
-			var boxes []svgElem
+			var boxes, rooms []svgElem
 			var peakLines, boundLines, workspaces int
 			for _, e := range doc.Elems {
 				switch e.attr("class") {
 				case "tensor":
 					boxes = append(boxes, e)
+				case "room":
+					rooms = append(rooms, e)
 				case "peak":
 					peakLines++
 					assert.EqualValues(t, peak, e.num(t, "data-bytes"))
@@ -144,6 +147,20 @@ func TestInspectSVG(t *testing.T) {
 			assert.Equal(t, want, got, "tensor lifetimes and sizes")
 			assert.Equal(t, peak, top, "the highest box ends at the planned peak")
 
+			// each op's room reaches the workspace, and no tensor alive at
+			// the op (its operands included) reaches into it
+			for _, rm := range rooms {
+				k, off, size := int(rm.num(t, "data-op")), int64(rm.num(t, "data-offset")), int64(rm.num(t, "data-bytes"))
+				assert.Equal(t, round16(peak), off+size, "op %d's room ends where the workspace starts", k)
+				for _, b := range boxes {
+					if int(b.num(t, "data-first")) <= k && k <= int(b.num(t, "data-last")) {
+						assert.LessOrEqual(t, int64(b.num(t, "data-offset"))+round16(int64(b.num(t, "data-bytes"))), off,
+							"op %d's room over %q", k, b.Title)
+					}
+				}
+			}
+			roomOps += len(rooms)
+
 			pngPath := filepath.Join(dir, "map.png")
 			out, err := exec.Command(rsvg, svgPath, "-o", pngPath).CombinedOutput()
 			require.NoError(t, err, "%s", out)
@@ -156,6 +173,7 @@ func TestInspectSVG(t *testing.T) {
 			assert.Equal(t, height, cfg.Height)
 		})
 	}
+	assert.Positive(t, roomOps, "cnn and AD have ops with room")
 }
 
 // --regions: the fast region holds the activation block (16-rounded) and
