@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "9611efdfd619be4454740a860145fe4497dfcf71c539015c4edbc4fb12309e47"
+const csrcHash = "7b997df7ba7977266db68106d368ce2f96ea925c76d216d9c6edd5bdf341c98e"

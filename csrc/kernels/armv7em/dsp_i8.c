@@ -1427,11 +1427,13 @@ static void nk_dsp_conv_small(const int8_t *x, const int8_t *w, const int32_t *b
  * x - in_zp (0 in the padding). In that order (kx, ky, c) every window is
  * one run of k lanes, and the next pixel's starts d = stride_w * k_h *
  * in_c lanes on (d even: on a word). The weights, widened to the same
- * order (np pairs of words a channel, the lanes past k zero), go ahead of
- * the patch. Each channel then runs over four pixels' windows read in
- * place: np steps of an LDRD of weights and four of windows, 8 SMLADs
- * (13 instructions for 16 MACs), and each output is finished alone
- * (nk_dsp_half_zp1), the clamp a pass over the four pixels' words. */
+ * order (np pairs of words a channel, the lanes past k zero), and each
+ * channel's bias and requantization pair go ahead of the patch. Each
+ * channel then runs over four pixels' windows read in place: np steps of
+ * an LDRD of weights and four of windows, 8 SMLADs (13 instructions for
+ * 16 MACs), and each output is finished alone (nk_dsp_half_zp1), the
+ * clamp a pass over the four pixels' words. A last block of fewer pixels
+ * is finished in the workspace and copied. */
 
 /* LDRD steps (four lanes each) of a window of k taps. */
 static int32_t nk_dsp_patch_steps(const nk_ref_conv_geom *g) {
@@ -1449,13 +1451,21 @@ static size_t nk_dsp_patch_lanes(const nk_ref_conv_geom *g) {
     return ((staged > read ? staged : read) + 3u) & ~(size_t)3u;
 }
 
-/* Whether the patch path takes the conv in ws_bytes: weights and patch. */
+/* Words a channel takes ahead of the patch: its np pairs of weight words,
+ * then its bias, m2 and a (nk_dsp_rq_half) and a word to keep the pairs
+ * on 8 bytes. */
+static size_t nk_dsp_patch_channel_words(int32_t np) { return 2u * (size_t)np + 4u; }
+
+/* Whether the patch path takes the conv in ws_bytes: the channels' words,
+ * the patch, and the outputs of a last block under four pixels. */
 static int nk_dsp_patch_fits(const nk_ref_conv_geom *g, const nk_dsp_epi *e, size_t ws_bytes) {
     const int32_t np = nk_dsp_patch_steps(g);
     if (!e->fast || g->dil_h != 1 || g->dil_w != 1 || np > 8 ||
         (g->stride_w * g->k_h * g->in_c) % 2 != 0)
         return 0;
-    return (size_t)g->out_c * 8u * (size_t)np + 2u * nk_dsp_patch_lanes(g) <= ws_bytes;
+    return (size_t)g->out_c * 4u * nk_dsp_patch_channel_words(np) + 2u * nk_dsp_patch_lanes(g) +
+               (g->out_w % 4 != 0 ? 4u * (size_t)g->out_c : 0u) <=
+           ws_bytes;
 }
 
 /* a[0..3] += step j of the windows at x0, x1, x2, x3 times the weights wv */
@@ -1474,20 +1484,20 @@ NK_DSP_INLINE void nk_dsp_patch_step(const int32_t *wv, const int32_t *x0, const
     a[3] = nk_dsp_smlad(wo, xo, nk_dsp_smlad(we, xe, a[3]));
 }
 
-/* Every channel of the four pixels whose windows start at x0 (d4 words
- * apart), n of them stored (1..4) at y, y + out_c, ... */
-static NK_DSP_NOINLINE void nk_dsp_patch_px4(const int32_t *wv, const int32_t *bias,
-                                             const int32_t *x0, int32_t d4, int32_t np,
-                                             int8_t *y, int32_t n, int32_t out_c,
+/* Every channel (its words at wv: nk_dsp_patch_channel_words) of the
+ * four pixels whose windows start at x0, d4 words apart; the outputs at
+ * y, y + out_c, y + 2 * out_c, y + 3 * out_c. */
+static NK_DSP_NOINLINE void nk_dsp_patch_px4(const int32_t *wv, const int32_t *x0, int32_t d4,
+                                             int32_t np, int8_t *y, int32_t out_c,
                                              const nk_dsp_epi *e) {
     const int32_t *const x1 = x0 + d4, *const x2 = x1 + d4, *const x3 = x2 + d4;
     const int32_t zp1 = 2 * e->q->out_zp + 1;
-    const size_t s = (size_t)out_c;
-    int32_t c;
-    for (c = 0; c < out_c; c++, wv += 2 * np) {
-        int32_t a[4], m2, r;
-        int8_t *yp = y + c;
-        a[0] = a[1] = a[2] = a[3] = bias != NULL ? bias[c] : 0;
+    const size_t s = (size_t)out_c, step = nk_dsp_patch_channel_words(np);
+    int8_t *yp = y, *const y_end = y + out_c;
+    for (; yp != y_end; yp++, wv += step) {
+        const int32_t *const pr = wv + 2 * np; /* bias, m2, a */
+        int32_t a[4];
+        a[0] = a[1] = a[2] = a[3] = pr[0];
         switch (np) { /* steps np - 1 down to 0 */
         case 8: nk_dsp_patch_step(wv, x0, x1, x2, x3, 7, a); /* fall through */
         case 7: nk_dsp_patch_step(wv, x0, x1, x2, x3, 6, a); /* fall through */
@@ -1498,27 +1508,23 @@ static NK_DSP_NOINLINE void nk_dsp_patch_px4(const int32_t *wv, const int32_t *b
         case 2: nk_dsp_patch_step(wv, x0, x1, x2, x3, 1, a); /* fall through */
         default: nk_dsp_patch_step(wv, x0, x1, x2, x3, 0, a);
         }
-        nk_dsp_epi_pair(e, c, &m2, &r);
-        yp[0] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a[0], m2, r), zp1);
-        if (n == 4) {
-            yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a[1], m2, r), zp1);
-            yp[2 * s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a[2], m2, r), zp1);
-            yp[3 * s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a[3], m2, r), zp1);
-        } else {
-            if (n > 1)
-                yp[s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a[1], m2, r), zp1);
-            if (n > 2)
-                yp[2 * s] = (int8_t)nk_dsp_half_zp1(nk_dsp_rq_half(a[2], m2, r), zp1);
+        {
+            const int32_t m2 = pr[1], r = pr[2]; /* read before the byte stores */
+            const int32_t o0 = nk_dsp_half_zp1(nk_dsp_rq_half(a[0], m2, r), zp1);
+            const int32_t o1 = nk_dsp_half_zp1(nk_dsp_rq_half(a[1], m2, r), zp1);
+            const int32_t o2 = nk_dsp_half_zp1(nk_dsp_rq_half(a[2], m2, r), zp1);
+            const int32_t o3 = nk_dsp_half_zp1(nk_dsp_rq_half(a[3], m2, r), zp1);
+            yp[0] = (int8_t)o0;
+            yp[s] = (int8_t)o1;
+            yp[2 * s] = (int8_t)o2;
+            yp[3 * s] = (int8_t)o3;
         }
     }
-    if (nk_dsp_clamps(e)) {
-        int8_t *const end = y + (size_t)n * s;
-        for (; y + 4 <= end; y += 4) {
-            const uint32_t v = nk_dsp_act4((uint32_t)nk_dsp_load4(y), 1, e);
-            memcpy(y, &v, 4);
+    if (nk_dsp_clamps(e)) { /* 4 * out_c bytes: whole words */
+        for (yp = y; yp != y + 4 * s; yp += 4) {
+            const uint32_t v = nk_dsp_act4((uint32_t)nk_dsp_load4(yp), 1, e);
+            memcpy(yp, &v, 4);
         }
-        for (; y != end; y++)
-            *y = (int8_t)(*y < e->q->act_min ? e->q->act_min : *y > e->q->act_max ? e->q->act_max : *y);
     }
 }
 
@@ -1629,19 +1635,24 @@ static void nk_dsp_conv_patch(const int8_t *x, const int8_t *w, const int32_t *b
                               int kept) {
     const int32_t np = nk_dsp_patch_steps(g), out_c = g->out_c, off = -e->q->in_zp;
     const int32_t k = g->k_h * g->k_w * g->in_c, d4 = g->stride_w * g->k_h * g->in_c / 2;
-    const size_t lanes = nk_dsp_patch_lanes(g);
-    int16_t *const patch = (int16_t *)(ws + (size_t)out_c * 2u * (size_t)np);
+    const size_t lanes = nk_dsp_patch_lanes(g), step = nk_dsp_patch_channel_words(np);
+    int16_t *const patch = (int16_t *)(ws + (size_t)out_c * step);
+    int8_t *const tail = (int8_t *)(patch + lanes); /* a last block's outputs */
     int32_t c, kx, ky, i, b, oy, ox;
-    /* the weights in patch order (kx, ky, c), zeros past k */
+    /* the weights in patch order (kx, ky, c), zeros past k; bias, m2, a */
     for (c = 0; c < out_c && !kept; c++) {
-        int16_t *wc = (int16_t *)(ws + (size_t)c * 2u * (size_t)np);
+        int32_t *const wc = ws + (size_t)c * step;
+        int16_t *lane = (int16_t *)wc;
         const int8_t *src = w + (size_t)c * (size_t)k;
         for (i = k; i < 4 * np; i++)
-            wc[i] = 0;
+            lane[i] = 0;
         for (kx = 0; kx < g->k_w; kx++)
             for (ky = 0; ky < g->k_h; ky++)
                 for (i = 0; i < g->in_c; i++)
-                    *wc++ = src[(ky * g->k_w + kx) * g->in_c + i];
+                    *lane++ = src[(ky * g->k_w + kx) * g->in_c + i];
+        wc[2 * np] = bias != NULL ? bias[c] : 0;
+        nk_dsp_epi_pair(e, c, &wc[2 * np + 1], &wc[2 * np + 2]);
+        wc[2 * np + 3] = 0;
     }
     if (!kept)
         memset(patch, 0, 2u * lanes);
@@ -1650,10 +1661,14 @@ static void nk_dsp_conv_patch(const int8_t *x, const int8_t *w, const int32_t *b
         for (oy = 0; oy < g->out_h; oy++) {
             int8_t *yr = y + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w) * (size_t)out_c;
             nk_dsp_patch_stage(xb, g, oy, off, patch);
-            for (ox = 0; ox < g->out_w; ox += 4)
-                nk_dsp_patch_px4(ws, bias, (const int32_t *)(void *)patch + (size_t)ox * (size_t)d4, d4, np,
-                                 yr + (size_t)ox * (size_t)out_c, g->out_w - ox < 4 ? g->out_w - ox : 4,
+            for (ox = 0; ox + 4 <= g->out_w; ox += 4)
+                nk_dsp_patch_px4(ws, (const int32_t *)(void *)patch + (size_t)ox * (size_t)d4, d4, np,
+                                 yr + (size_t)ox * (size_t)out_c, out_c, e);
+            if (ox < g->out_w) { /* 1..3 pixels: all four finished in the workspace */
+                nk_dsp_patch_px4(ws, (const int32_t *)(void *)patch + (size_t)ox * (size_t)d4, d4, np, tail,
                                  out_c, e);
+                memcpy(yr + (size_t)ox * (size_t)out_c, tail, (size_t)(g->out_w - ox) * (size_t)out_c);
+            }
         }
     }
 }

@@ -452,8 +452,10 @@ static int nkf_patch_case(int n_case) {
     nkf_clear(ny);
     nk_ref_conv2d_i8(nkf_x, nkf_w, bias, nkf_y_ref, &g, &q, NULL);
     e = nk_dsp_epi_make(&q, g.out_c);
-    /* weights and patch, as the section's comment counts them */
-    need = (size_t)g.out_c * 8u * (size_t)((g.k_h * g.k_w * g.in_c + 3) / 4) + 2u * nk_dsp_patch_lanes(&g);
+    /* each channel's weight pairs, bias, m2, a and a pad word, the patch,
+     * and a last block's outputs, as the section's comment counts them */
+    need = (size_t)g.out_c * 4u * (2u * (size_t)((g.k_h * g.k_w * g.in_c + 3) / 4) + 4u) +
+           2u * nk_dsp_patch_lanes(&g) + (g.out_w % 4 != 0 ? 4u * (size_t)g.out_c : 0u);
     if (nk_dsp_patch_fits(&g, &e, need) && !nk_dsp_patch_fits(&g, &e, need - 1u)) {
         int32_t *ws = (int32_t *)malloc(need);
         const int32_t rows = g.batch == 1 && g.out_h > 1 && nkf_chance(50) ? nkf_between(1, g.out_h - 1) : 0;
