@@ -131,7 +131,12 @@ typedef struct nk_fixed_plan {
     uint32_t n_activations;         /* non-constant tensors */
     const uint32_t *offsets;        /* each one's byte offset in the block, in tensor id order */
     const uint8_t *in_place;        /* per op: nk_op_rt.in_place */
+    uint32_t version;               /* NK_FIXED_PLAN_VERSION of the netkit that wrote it (0: a
+                                     * file from before the field) */
 } nk_fixed_plan;
+/* What the in_place bytes mean changes with the planner (2: the room bit,
+ * slots counted from 1); a plan of another version is refused. */
+#define NK_FIXED_PLAN_VERSION 2u
 
 /* nk_plan_model's work for a precomputed plan: checks `p` belongs to the
  * loaded image and keeps every activation inside the block (plan_fixed.c

@@ -23,6 +23,13 @@ nk_status nk_plan_fixed_apply(const nk_fixed_plan *p, const nk_image *img, const
     const uint8_t *cur = NULL;
     nk_op_rt view;
     uint32_t i, j, v[4];
+    v[0] = p->version;
+    v[1] = NK_FIXED_PLAN_VERSION;
+    if (v[0] != v[1])
+        return nk_fail_f(err, NK_ERR_UNSUPPORTED, -1,
+                         "the firmware's activation plan (netkit aot's IDENT_plan.c) is of format %u, this "
+                         "netkit reads %u: run netkit aot again",
+                         NULL, v);
     v[0] = p->image_crc;
     v[1] = p->image_size;
     v[2] = nk_rd_u32(img->base + 8);

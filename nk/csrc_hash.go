@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7b997df7ba7977266db68106d368ce2f96ea925c76d216d9c6edd5bdf341c98e"
+const csrcHash = "7c82702ff0d9c6f015571bcf3093f730e9ef38f55ec148d52105464cd6bc7cd9"

@@ -8,6 +8,11 @@ import (
 	"github.com/netkit/netkit/internal/nkfile"
 )
 
+// fixedPlanVersion is NK_FIXED_PLAN_VERSION (csrc/nk_lowered.h): the
+// meaning of the in-place bytes this package writes (the room bit, slots
+// counted from 1).
+const fixedPlanVersion = 2
+
 // checkPlan checks p against m: one offset per tensor, -1 exactly for the
 // constants, every activation inside the block, one in-place flag per op.
 func checkPlan(m *nkfile.Model, p *Plan) error {
@@ -103,7 +108,10 @@ func FixedPlan(ident, modelFile string, image []byte, m *nkfile.Model, p Plan) (
 	fmt.Fprintf(&b, "    %du, %du, /* tensors, ops */\n", len(m.Tensors), len(m.Ops))
 	fmt.Fprintf(&b, "    %du, /* activation block bytes */\n", p.Activations)
 	fmt.Fprintf(&b, "    %du, /* the op whose tensors reach the block's top */\n", peakOp(m, &p))
-	fmt.Fprintf(&b, "    %d, %s_plan_offsets,\n    %s_plan_in_place,\n};\n\n", len(offs), ident, ident)
+	fmt.Fprintf(&b, "    %d, %s_plan_offsets,\n    %s_plan_in_place,\n", len(offs), ident, ident)
+	fmt.Fprintf(&b, "    %du, /* the format of the in-place bytes (NK_FIXED_PLAN_VERSION) */\n};\n", fixedPlanVersion)
+	fmt.Fprintf(&b, "/* headers of another netkit: fails to compile */\n")
+	fmt.Fprintf(&b, "typedef char %s_plan_format[NK_FIXED_PLAN_VERSION == %du ? 1 : -1];\n\n", ident, fixedPlanVersion)
 	b.WriteString("nk_status nk_plan_model(const struct nk_image *img, const nk_tensor_rt *t, uint8_t *io,\n")
 	b.WriteString("                        uint32_t n_tensors, const nk_op_seq *ops, uint32_t n_ops, int overlap,\n")
 	b.WriteString("                        nk_arena_t *scratch, uint32_t *act_offset, nk_plan_stats *stats,\n")

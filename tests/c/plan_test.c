@@ -610,6 +610,7 @@ static void test_fixed_plan(void) {
     p.n_activations = n;
     p.offsets = offs;
     p.in_place = in_place;
+    p.version = NK_FIXED_PLAN_VERSION;
 
     memset(g.off, 0xff, sizeof g.off);
     for (i = 0; i < g.nops; i++) g.ops[i].in_place = 0;
@@ -625,6 +626,12 @@ static void test_fixed_plan(void) {
         NKT_CHECK(g.ops[i].in_place == in_place[i], "op %u in_place %u", i, g.ops[i].in_place);
     g_check_safe(&g, &fst, "fixed plan");
 
+    p.version = 0; /* a file from before the version word */
+    NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
+                      NK_ERR_UNSUPPORTED &&
+                  strstr(err.message, "is of format 0, this netkit reads 2: run netkit aot again") != NULL,
+              "another format: %s", err.message);
+    p.version = NK_FIXED_PLAN_VERSION;
     p.image_crc ^= 1u; /* another image */
     NKT_CHECK(nk_plan_fixed_apply(&p, &img, g.t, g.nt, &seq, g.nops, 1, g.off, &fst, &ws, &ws_op, &err) ==
                       NK_ERR_UNSUPPORTED &&
