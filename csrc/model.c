@@ -707,11 +707,12 @@ size_t nk_context_room(const nk_context_t *c, const nk_op_rt *op) {
 #endif
     for (j = 0; j < (uint32_t)op->n_in + op->n_out; j++) {
         const uint32_t id = j < op->n_in ? op->in[j] : op->out[j - op->n_in];
-        uintptr_t p;
+        uintptr_t p, end;
         if (id == NK_NONE || m->tensors[id].is_const) continue;
         p = (uintptr_t)c->data[id];
-        if (p >= lo && p < ws && p - lo + nk_tensor_bytes(&m->tensors[id]) > top)
-            top = p - lo + nk_tensor_bytes(&m->tensors[id]);
+        if (p < lo || p >= ws) continue; /* a graph input or output bound outside the block */
+        end = p - lo + nk_tensor_bytes(&m->tensors[id]);
+        if (end > top) top = end;
     }
     top = (top + 15u) & ~(uintptr_t)15u;
     return top < ws - lo ? (size_t)(ws - lo - top) : 0u;

@@ -5,4 +5,4 @@ package nk
 // csrcHash is the SHA-256 of the C sources compiled into this package. It
 // exists so that cgo's build cache, which only sees this folder, rebuilds
 // the package when csrc/ changes. A test fails when it is stale.
-const csrcHash = "7c82702ff0d9c6f015571bcf3093f730e9ef38f55ec148d52105464cd6bc7cd9"
+const csrcHash = "14a02127cf6d9b252fe575f99e0184c15164980b3972a104fa499b66a8c3f985"

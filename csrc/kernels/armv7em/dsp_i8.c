@@ -1679,6 +1679,7 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
                          const int32_t *NK_RESTRICT bias, int8_t *y, const nk_ref_conv_geom *g,
                          const nk_ref_i8_quant *q, int32_t *NK_RESTRICT ws, size_t ws_bytes,
                          int ws_kept) {
+    const int small = nk_fast_conv2d_i8_small(g);
     nk_dsp_epi e;
     if (nk_fast_conv2d_i8_workspace(g) == 0)
         return 0;
@@ -1686,13 +1687,13 @@ int nk_fast_conv2d_i8_ws(const int8_t *x, const int8_t *NK_RESTRICT w,
      * on across rows; small ones too when eight pixels fit at a time */
     if (nk_fast_conv2d_i8_is_dense(g)) {
         const size_t n_pix = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
-        if (!nk_fast_conv2d_i8_small(g) || nk_dsp_oct_fits(n_pix, g->in_c, ws_bytes, bias))
+        if (!small || nk_dsp_oct_fits(n_pix, g->in_c, ws_bytes, bias))
             return nk_fast_dense_i8_ws(x, w, bias, y, n_pix, g->in_c, g->out_c, q, ws, ws_bytes);
     }
     e = nk_dsp_epi_make(q, g->out_c);
-    if (nk_fast_conv2d_i8_small(g) && nk_dsp_patch_fits(g, &e, ws_bytes))
+    if (small && nk_dsp_patch_fits(g, &e, ws_bytes))
         nk_dsp_conv_patch(x, w, bias, y, g, &e, ws, ws_kept);
-    else if (e.fast && nk_fast_conv2d_i8_small(g))
+    else if (small && e.fast)
         nk_dsp_conv_small(x, w, bias, y, g, &e, ws);
     else
         nk_dsp_conv_win(x, w, bias, y, g, &e, ws, 0, ws_bytes);
